@@ -1,0 +1,52 @@
+# Kevlar: `make run` boots the kernel in QEMU; `make test` runs every test
+# layer and ends with one line "N passed, N failed".
+
+# Debian's toolchain (rustup's, first in PATH here, has no rust-src).
+CARGO   ?= /usr/bin/cargo
+RUSTC   ?= /usr/bin/rustc
+PYTHON  ?= python3
+PROFILE ?= release
+SMP     ?= 1
+MEM     ?= 512M
+KVM     ?=
+CMDLINE ?=
+
+export RUSTC
+export RUSTC_BOOTSTRAP := 1
+export RUSTDOC ?= /usr/bin/rustdoc
+
+TARGET     := x86_64-unknown-none
+BUILD_STD  := -Zbuild-std=core,alloc,compiler_builtins -Zbuild-std-features=compiler-builtins-mem
+KERNEL_ELF := build/kevlar.elf
+CARGO_OUT  := target/$(TARGET)/$(PROFILE)/kevlar
+ACCEL      := $(if $(KVM),--kvm,)
+
+.PHONY: all setup kernel run debug test test-host check clean
+
+all: kernel
+
+setup:
+	@bash tools/setup.sh
+
+kernel: setup
+	$(CARGO) build -p kevlar_kernel --target $(TARGET) $(BUILD_STD) --profile $(PROFILE)
+	@mkdir -p build
+	cp $(CARGO_OUT) $(KERNEL_ELF)
+	$(PYTHON) tools/embed-symbols.py $(KERNEL_ELF)
+
+run: kernel
+	$(PYTHON) tools/run-qemu.py --kernel $(KERNEL_ELF) --interactive --smp $(SMP) --mem $(MEM) $(ACCEL) --append "$(CMDLINE)"
+
+debug: kernel
+	@echo "QEMU waits for gdb on :1234; in another terminal: gdb $(KERNEL_ELF) -ex 'target remote :1234'"
+	$(PYTHON) tools/run-qemu.py --kernel $(KERNEL_ELF) --interactive --gdb --smp $(SMP) --mem $(MEM) --append "$(CMDLINE)"
+
+test: kernel
+	$(PYTHON) tools/run-tests.py --kernel $(KERNEL_ELF)
+
+test-host: setup
+	$(CARGO) test
+
+clean:
+	$(CARGO) clean
+	rm -rf build

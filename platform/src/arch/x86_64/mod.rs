@@ -1,0 +1,16 @@
+//! x86_64 support: boot, CPU tables, interrupts, paging, SMP, time.
+
+pub mod apic;
+pub mod boot;
+pub mod cpu;
+pub mod exit;
+pub mod gdt;
+pub mod interrupts;
+pub mod io;
+pub mod ioapic;
+pub mod paging;
+pub mod percpu;
+pub mod serial;
+pub mod smp;
+pub mod time;
+pub mod trap;

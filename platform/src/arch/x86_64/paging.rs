@@ -1,0 +1,477 @@
+//! x86_64 four-level page tables: the kernel's own mappings and a safe API
+//! for user address spaces.
+//!
+//! Intermediate entries are always permissive (present, writable, user):
+//! the effective permission is the intersection of all levels, so a
+//! restrictive intermediate entry written for the first mapping below it
+//! would silently restrict every sibling mapped later. Only leaf entries
+//! carry the real permissions.
+
+use core::arch::asm;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use crate::mm::addr::{image_virt_to_phys, PhysAddr, DIRECT_MAP_BASE, PAGE_SIZE};
+use crate::mm::pmm;
+use crate::sync::SpinLock;
+
+bitflags::bitflags! {
+    /// Permissions and attributes of a mapping (present is implied).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct PageFlags: u64 {
+        /// Writes allowed.
+        const WRITABLE = 1 << 1;
+        /// Reachable from user mode.
+        const USER = 1 << 2;
+        /// Write-through caching.
+        const WRITE_THROUGH = 1 << 3;
+        /// Caching disabled (device memory).
+        const NO_CACHE = 1 << 4;
+        /// Set by the CPU on access.
+        const ACCESSED = 1 << 5;
+        /// Set by the CPU on write.
+        const DIRTY = 1 << 6;
+        /// Kept in the TLB across address-space switches.
+        const GLOBAL = 1 << 8;
+        /// Instruction fetches fault.
+        const NO_EXECUTE = 1 << 63;
+    }
+}
+
+const PRESENT: u64 = 1 << 0;
+const HUGE: u64 = 1 << 7;
+const ADDR_MASK: u64 = 0x000f_ffff_ffff_f000;
+const INTERMEDIATE: u64 = PRESENT | PageFlags::WRITABLE.bits() | PageFlags::USER.bits();
+const FLAG_MASK: u64 = PageFlags::all().bits();
+
+/// The size of one mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageSize {
+    /// 4 KiB.
+    Size4K,
+    /// 2 MiB.
+    Size2M,
+    /// 1 GiB.
+    Size1G,
+}
+
+impl PageSize {
+    /// Returns the size in bytes.
+    pub const fn bytes(self) -> usize {
+        match self {
+            PageSize::Size4K => 4096,
+            PageSize::Size2M => 2 << 20,
+            PageSize::Size1G => 1 << 30,
+        }
+    }
+
+    /// The table level whose entry maps a page of this size (1 = PT).
+    const fn level(self) -> usize {
+        match self {
+            PageSize::Size4K => 1,
+            PageSize::Size2M => 2,
+            PageSize::Size1G => 3,
+        }
+    }
+}
+
+/// Why a page-table operation failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapError {
+    /// No memory for a page-table page.
+    OutOfMemory,
+    /// Something is already mapped there.
+    AlreadyMapped,
+    /// Nothing is mapped there.
+    NotMapped,
+    /// The address is not aligned to the page size, or outside the range
+    /// this table may change.
+    BadAddress,
+    /// A larger page covers the address.
+    HugePageInTheWay,
+}
+
+/// The end of the lower (user) half.
+pub const USER_END: usize = 0x0000_8000_0000_0000;
+
+fn table_index(va: usize, level: usize) -> usize {
+    (va >> (12 + 9 * (level - 1))) & 0x1ff
+}
+
+/// Returns the 512 entries of the page-table page at `pa`.
+///
+/// # Safety
+/// `pa` must be a page-table page owned by a table the caller has exclusive
+/// access to (its lock is held, or it is not shared yet).
+unsafe fn entries<'a>(pa: u64) -> &'a mut [u64; 512] {
+    // SAFETY: page-table pages are RAM covered by the direct map; exclusivity
+    // is the caller's promise.
+    unsafe { &mut *((DIRECT_MAP_BASE + (pa & ADDR_MASK) as usize) as *mut [u64; 512]) }
+}
+
+/// Walks from `root` to the entry that maps `va` at `size`, creating
+/// intermediate tables when `create` is set.
+///
+/// # Safety
+/// As for [`entries`], for every table on the path.
+unsafe fn leaf_entry<'a>(root: u64, va: usize, size: PageSize, create: bool) -> Result<&'a mut u64, MapError> {
+    let mut table = root;
+    for level in (size.level() + 1..=4).rev() {
+        // SAFETY: forwarded to the caller.
+        let entry = unsafe { &mut entries(table)[table_index(va, level)] };
+        if *entry & PRESENT == 0 {
+            if !create {
+                return Err(MapError::NotMapped);
+            }
+            let page = pmm::alloc_zeroed(0).ok_or(MapError::OutOfMemory)?;
+            *entry = page.as_u64() | INTERMEDIATE;
+        } else if *entry & HUGE != 0 {
+            return Err(MapError::HugePageInTheWay);
+        }
+        table = *entry & ADDR_MASK;
+    }
+    // SAFETY: forwarded to the caller.
+    Ok(unsafe { &mut entries(table)[table_index(va, size.level())] })
+}
+
+fn leaf_value(pa: PhysAddr, flags: PageFlags, size: PageSize) -> u64 {
+    let huge = if size == PageSize::Size4K { 0 } else { HUGE };
+    pa.as_u64() | PRESENT | huge | (flags.bits() & FLAG_MASK)
+}
+
+/// Looks `va` up in the table at `root`.
+///
+/// # Safety
+/// The tables must not be freed during the walk.
+unsafe fn translate_in(root: u64, va: usize) -> Option<(PhysAddr, PageFlags, PageSize)> {
+    let mut table = root;
+    for level in (1..=4).rev() {
+        // SAFETY: read-only walk; forwarded to the caller.
+        let entry = unsafe { entries(table)[table_index(va, level)] };
+        if entry & PRESENT == 0 {
+            return None;
+        }
+        let size = match level {
+            3 if entry & HUGE != 0 => Some(PageSize::Size1G),
+            2 if entry & HUGE != 0 => Some(PageSize::Size2M),
+            1 => Some(PageSize::Size4K),
+            _ => None,
+        };
+        if let Some(size) = size {
+            let base = entry & ADDR_MASK & !(size.bytes() as u64 - 1);
+            let offset = (va & (size.bytes() - 1)) as u64;
+            return Some((PhysAddr::new(base + offset), PageFlags::from_bits_truncate(entry), size));
+        }
+        table = entry & ADDR_MASK;
+    }
+    None
+}
+
+fn invalidate_local(va: usize) {
+    // SAFETY: INVLPG only drops a TLB entry.
+    unsafe { asm!("invlpg [{}]", in(reg) va, options(nostack, preserves_flags)) };
+}
+
+fn read_cr3() -> u64 {
+    let cr3: u64;
+    // SAFETY: reading CR3 has no side effects.
+    unsafe { asm!("mov {}, cr3", out(reg) cr3, options(nomem, nostack, preserves_flags)) };
+    cr3 & ADDR_MASK
+}
+
+// ---------------------------------------------------------------------------
+// The kernel's page table.
+
+/// Physical address of the kernel's top-level table (0 until built).
+static KERNEL_ROOT: AtomicU64 = AtomicU64::new(0);
+/// Serialises changes to the kernel half.
+static KERNEL_TABLE_LOCK: SpinLock<()> = SpinLock::new(());
+
+/// PML4 slots of the kernel half that exist from boot on, so every address
+/// space can share them by copying the top-level entries once.
+const KERNEL_PML4_SLOTS: [usize; 3] = [256, 257, 511];
+
+extern "C" {
+    static __text_start: u8;
+    static __text_end: u8;
+    static __rodata_start: u8;
+    static __rodata_end: u8;
+    static __data_start: u8;
+    static __bss_end: u8;
+}
+
+fn linker_addr(sym: &u8) -> usize {
+    sym as *const u8 as usize
+}
+
+/// Builds the kernel's page table and switches to it: a direct map of all
+/// physical memory (no-execute), the kernel image with per-section
+/// permissions, and nothing in the lower half.
+pub(crate) fn init_kernel_table(max_phys: u64, is_ram: impl Fn(u64, u64) -> bool, page_1g: bool, unmapped_page: usize) {
+    let root = pmm::alloc_zeroed(0).expect("out of memory for the kernel page table").as_u64();
+    // SAFETY: `root` is a fresh page; no other CPU runs yet.
+    let top = unsafe { entries(root) };
+    for slot in KERNEL_PML4_SLOTS {
+        top[slot] = pmm::alloc_zeroed(0).expect("out of memory for the kernel page table").as_u64() | INTERMEDIATE;
+    }
+
+    // Direct map: 2 MiB pages below 4 GiB (device memory uncached), 1 GiB
+    // pages above when the CPU has them.
+    let rw_nx = PageFlags::WRITABLE | PageFlags::NO_EXECUTE | PageFlags::GLOBAL;
+    let end = max_phys.max(4 << 30).next_multiple_of(1 << 30);
+    let mut pa: u64 = 0;
+    while pa < end {
+        let (size, mut flags) = if pa >= 4 << 30 && page_1g {
+            (PageSize::Size1G, rw_nx)
+        } else {
+            (PageSize::Size2M, rw_nx)
+        };
+        if !is_ram(pa, pa + size.bytes() as u64) {
+            flags |= PageFlags::NO_CACHE | PageFlags::WRITE_THROUGH;
+        }
+        // SAFETY: the table is private to this CPU until CR3 is loaded.
+        let entry = unsafe { leaf_entry(root, DIRECT_MAP_BASE + pa as usize, size, true) }
+            .expect("mapping the direct map");
+        *entry = leaf_value(PhysAddr::new(pa), flags, size);
+        pa += size.bytes() as u64;
+    }
+
+    // The kernel image, page by page, with the permissions of its section.
+    // SAFETY: only the addresses of linker symbols are taken.
+    let (text, text_end, ro, ro_end, data, data_end) = unsafe {
+        (
+            linker_addr(&__text_start),
+            linker_addr(&__text_end),
+            linker_addr(&__rodata_start),
+            linker_addr(&__rodata_end),
+            linker_addr(&__data_start),
+            linker_addr(&__bss_end),
+        )
+    };
+    let sections = [
+        (text, text_end, PageFlags::GLOBAL),
+        (ro, ro_end, PageFlags::GLOBAL | PageFlags::NO_EXECUTE),
+        (data, data_end, PageFlags::GLOBAL | PageFlags::NO_EXECUTE | PageFlags::WRITABLE),
+    ];
+    for (start, end, flags) in sections {
+        let mut va = start & !(PAGE_SIZE - 1);
+        while va < end {
+            if va != unmapped_page {
+                // SAFETY: as above.
+                let entry = unsafe { leaf_entry(root, va, PageSize::Size4K, true) }.expect("mapping the kernel image");
+                *entry = leaf_value(image_virt_to_phys(va), flags, PageSize::Size4K);
+            }
+            va += PAGE_SIZE;
+        }
+    }
+    KERNEL_ROOT.store(root, Ordering::Release);
+    activate_kernel_table();
+}
+
+/// Loads the kernel's page table on this CPU.
+pub(crate) fn activate_kernel_table() {
+    let root = KERNEL_ROOT.load(Ordering::Acquire);
+    // SAFETY: the kernel table maps the running code, stack and data at the
+    // same addresses as the boot tables.
+    unsafe { asm!("mov cr3, {}", in(reg) root, options(nostack, preserves_flags)) };
+}
+
+/// Returns the physical address of the kernel's top-level table.
+pub(crate) fn kernel_root() -> u64 {
+    KERNEL_ROOT.load(Ordering::Acquire)
+}
+
+/// Maps one 4 KiB page in the kernel's half (kernel stacks and other
+/// platform-owned regions only).
+pub(crate) fn map_kernel_page(va: usize, pa: PhysAddr, flags: PageFlags) -> Result<(), MapError> {
+    if va < DIRECT_MAP_BASE || va % PAGE_SIZE != 0 || !KERNEL_PML4_SLOTS.contains(&table_index(va, 4)) {
+        return Err(MapError::BadAddress);
+    }
+    let _guard = KERNEL_TABLE_LOCK.lock();
+    // SAFETY: changes to the kernel half are serialised by the lock.
+    let entry = unsafe { leaf_entry(kernel_root(), va, PageSize::Size4K, true) }?;
+    if *entry & PRESENT != 0 {
+        return Err(MapError::AlreadyMapped);
+    }
+    *entry = leaf_value(pa, flags | PageFlags::GLOBAL, PageSize::Size4K);
+    Ok(())
+}
+
+/// Looks up `va` in the page table this CPU is using.
+pub fn translate_current(va: usize) -> Option<(PhysAddr, PageFlags, PageSize)> {
+    // SAFETY: the kernel half of every table is shared and never freed; a
+    // user half belongs to the running address space, which cannot be torn
+    // down under its own feet.
+    unsafe { translate_in(read_cr3(), va) }
+}
+
+// ---------------------------------------------------------------------------
+// User address spaces.
+
+/// A user address space: its own lower half, the kernel's upper half.
+///
+/// The page-table pages are owned and freed on drop; the frames mapped into
+/// it are not (the memory manager above tracks their ownership).
+pub struct AddressSpace {
+    root: u64,
+}
+
+impl AddressSpace {
+    /// Creates an address space with an empty lower half.
+    pub fn new() -> Result<Self, MapError> {
+        let root = pmm::alloc_zeroed(0).ok_or(MapError::OutOfMemory)?.as_u64();
+        // SAFETY: `root` is fresh; the kernel's top-level entries never
+        // change after boot (KERNEL_PML4_SLOTS exist from the start).
+        unsafe {
+            let kernel = entries(kernel_root());
+            let new = entries(root);
+            new[256..].copy_from_slice(&kernel[256..]);
+        }
+        Ok(Self { root })
+    }
+
+    fn check_user_range(va: usize, size: PageSize) -> Result<(), MapError> {
+        if va % size.bytes() != 0 || va.checked_add(size.bytes()).is_none_or(|end| end > USER_END) {
+            return Err(MapError::BadAddress);
+        }
+        Ok(())
+    }
+
+    /// Maps `pa` at user address `va` with `flags` (USER is added).
+    pub fn map(&mut self, va: usize, pa: PhysAddr, size: PageSize, flags: PageFlags) -> Result<(), MapError> {
+        Self::check_user_range(va, size)?;
+        if pa.as_u64() % size.bytes() as u64 != 0 {
+            return Err(MapError::BadAddress);
+        }
+        // SAFETY: `&mut self` gives exclusive access to the lower half.
+        let entry = unsafe { leaf_entry(self.root, va, size, true) }?;
+        if *entry & PRESENT != 0 {
+            return Err(MapError::AlreadyMapped);
+        }
+        *entry = leaf_value(pa, flags | PageFlags::USER, size);
+        Ok(())
+    }
+
+    /// Removes the mapping at `va`; returns what was mapped.
+    pub fn unmap(&mut self, va: usize, size: PageSize) -> Result<PhysAddr, MapError> {
+        Self::check_user_range(va, size)?;
+        // SAFETY: `&mut self` gives exclusive access to the lower half.
+        let entry = unsafe { leaf_entry(self.root, va, size, false) }?;
+        if *entry & PRESENT == 0 {
+            return Err(MapError::NotMapped);
+        }
+        let pa = PhysAddr::new(*entry & ADDR_MASK);
+        *entry = 0;
+        self.flush(va);
+        Ok(pa)
+    }
+
+    /// Changes the permissions of the mapping at `va`.
+    pub fn protect(&mut self, va: usize, size: PageSize, flags: PageFlags) -> Result<(), MapError> {
+        Self::check_user_range(va, size)?;
+        // SAFETY: `&mut self` gives exclusive access to the lower half.
+        let entry = unsafe { leaf_entry(self.root, va, size, false) }?;
+        if *entry & PRESENT == 0 {
+            return Err(MapError::NotMapped);
+        }
+        let huge = *entry & HUGE;
+        *entry = (*entry & ADDR_MASK) | PRESENT | huge | ((flags | PageFlags::USER).bits() & FLAG_MASK);
+        self.flush(va);
+        Ok(())
+    }
+
+    /// Looks up user address `va`.
+    pub fn translate(&self, va: usize) -> Option<(PhysAddr, PageFlags, PageSize)> {
+        if va >= USER_END {
+            return None;
+        }
+        // SAFETY: `&self` keeps the tables alive during the walk.
+        unsafe { translate_in(self.root, va) }
+    }
+
+    /// Calls `visit(va, pa, flags, size)` for every mapping in the lower
+    /// half, in address order.
+    pub fn walk(&self, mut visit: impl FnMut(usize, PhysAddr, PageFlags, PageSize)) {
+        fn recurse(table: u64, level: usize, base: usize, visit: &mut dyn FnMut(usize, PhysAddr, PageFlags, PageSize)) {
+            let limit = if level == 4 { 256 } else { 512 };
+            // SAFETY: the caller holds `&AddressSpace`, keeping tables alive.
+            let list = unsafe { entries(table) };
+            for (i, &entry) in list.iter().enumerate().take(limit) {
+                if entry & PRESENT == 0 {
+                    continue;
+                }
+                let va = base | (i << (12 + 9 * (level - 1)));
+                let size = match level {
+                    1 => Some(PageSize::Size4K),
+                    2 if entry & HUGE != 0 => Some(PageSize::Size2M),
+                    3 if entry & HUGE != 0 => Some(PageSize::Size1G),
+                    _ => None,
+                };
+                match size {
+                    Some(size) => visit(va, PhysAddr::new(entry & ADDR_MASK), PageFlags::from_bits_truncate(entry), size),
+                    None => recurse(entry & ADDR_MASK, level - 1, va, visit),
+                }
+            }
+        }
+        recurse(self.root, 4, 0, &mut visit);
+    }
+
+    /// Returns how many page-table pages this space owns (root included).
+    pub fn table_page_count(&self) -> usize {
+        fn count(table: u64, level: usize) -> usize {
+            if level == 1 {
+                return 1;
+            }
+            let limit = if level == 4 { 256 } else { 512 };
+            // SAFETY: read-only walk of tables owned by the caller.
+            let list = unsafe { entries(table) };
+            1 + list[..limit]
+                .iter()
+                .filter(|&&e| e & PRESENT != 0 && e & HUGE == 0)
+                .map(|&e| count(e & ADDR_MASK, level - 1))
+                .sum::<usize>()
+        }
+        count(self.root, 4)
+    }
+
+    /// Returns whether this CPU is using this address space.
+    pub fn is_active(&self) -> bool {
+        read_cr3() == self.root
+    }
+
+    /// Switches this CPU to this address space.
+    pub fn activate(&self) {
+        // SAFETY: the upper half is the kernel's, so the running code, stack
+        // and data stay mapped at the same addresses.
+        unsafe { asm!("mov cr3, {}", in(reg) self.root, options(nostack, preserves_flags)) };
+    }
+
+    fn flush(&self, va: usize) {
+        // Other CPUs running this space need a shootdown; that arrives with
+        // multi-threaded processes. Today a space runs on one CPU at a time.
+        if self.is_active() {
+            invalidate_local(va);
+        }
+    }
+}
+
+impl Drop for AddressSpace {
+    fn drop(&mut self) {
+        fn free_tables(table: u64, level: usize) {
+            if level > 1 {
+                let limit = if level == 4 { 256 } else { 512 };
+                // SAFETY: the space is being dropped: nobody else uses it.
+                let list = unsafe { entries(table) };
+                for &entry in &list[..limit] {
+                    if entry & PRESENT != 0 && entry & HUGE == 0 {
+                        free_tables(entry & ADDR_MASK, level - 1);
+                    }
+                }
+            }
+            pmm::free(PhysAddr::new(table), 0);
+        }
+        if self.is_active() {
+            activate_kernel_table();
+        }
+        free_tables(self.root, 4);
+    }
+}

@@ -1,0 +1,103 @@
+//! The kernel console (COM1) and the `log` backend.
+
+use core::fmt::{self, Write};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use crate::arch::serial;
+use crate::sync::IrqSpinLock;
+
+/// Serialises whole lines: without it, CPUs printing at once interleave
+/// characters. Taken from interrupt and exception handlers too, hence the
+/// interrupt-disabling kind.
+static CONSOLE: IrqSpinLock<()> = IrqSpinLock::new(());
+static PANICKING: AtomicBool = AtomicBool::new(false);
+
+struct SerialWriter;
+
+impl Write for SerialWriter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        serial::write_bytes(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// Prints formatted text to the console as one unit.
+pub fn print_fmt(args: fmt::Arguments<'_>) {
+    let _guard = CONSOLE.lock();
+    let _ = SerialWriter.write_fmt(args);
+}
+
+/// Prints without taking the console lock: for the panic and fatal-exception
+/// paths, where the lock holder may be the CPU that just died.
+pub fn print_fmt_unlocked(args: fmt::Arguments<'_>) {
+    let _ = SerialWriter.write_fmt(args);
+}
+
+/// Marks the system as panicking, and frees the console from whichever CPU
+/// held it. Returns false if another CPU panicked first.
+pub fn enter_panic() -> bool {
+    let first = !PANICKING.swap(true, Ordering::SeqCst);
+    CONSOLE.force_unlock();
+    first
+}
+
+/// Prints to the kernel console.
+#[macro_export]
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::console::print_fmt(format_args!($($arg)*)) };
+}
+
+/// Prints a line to the kernel console.
+#[macro_export]
+macro_rules! println {
+    () => { $crate::print!("\n") };
+    ($($arg:tt)*) => { $crate::console::print_fmt(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+static MAX_LEVEL: AtomicUsize = AtomicUsize::new(log::LevelFilter::Info as usize);
+
+struct ConsoleLogger;
+
+impl log::Log for ConsoleLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() as usize <= MAX_LEVEL.load(Ordering::Relaxed)
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if !self.enabled(record.metadata()) {
+            return;
+        }
+        let ns = crate::time::monotonic_ns();
+        let cpu = crate::arch::percpu::cpu_index();
+        let level = match record.level() {
+            log::Level::Error => "error: ",
+            log::Level::Warn => "warning: ",
+            log::Level::Info => "",
+            log::Level::Debug => "debug: ",
+            log::Level::Trace => "trace: ",
+        };
+        print_fmt(format_args!(
+            "[{:5}.{:06} cpu{}] {}{}\n",
+            ns / 1_000_000_000,
+            (ns / 1000) % 1_000_000,
+            cpu,
+            level,
+            record.args()
+        ));
+    }
+
+    fn flush(&self) {}
+}
+
+static LOGGER: ConsoleLogger = ConsoleLogger;
+
+/// Installs the console as the `log` backend.
+pub fn init_logger() {
+    let _ = log::set_logger(&LOGGER);
+    log::set_max_level(log::LevelFilter::Trace);
+}
+
+/// Sets the most verbose level printed (`log=debug` on the command line).
+pub fn set_level(level: log::LevelFilter) {
+    MAX_LEVEL.store(level as usize, Ordering::Relaxed);
+}

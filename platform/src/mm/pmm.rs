@@ -1,0 +1,268 @@
+//! The page-frame allocator: a buddy allocator over all usable RAM.
+//!
+//! Its per-frame metadata (12 bytes a frame) is carved out of the first
+//! usable RAM range large enough to hold it. RAM above 4 GiB is added only
+//! after the kernel's direct map covers it, because the boot page tables map
+//! just the first 4 GiB and the allocator's free lists live in the metadata,
+//! while page-table pages must be writable through the direct map as soon as
+//! they are handed out.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use kevlar_buddy::{BuddyAllocator, FrameLink, MAX_ORDER};
+
+use super::addr::{PhysAddr, PAGE_SIZE};
+use crate::sync::SpinLock;
+
+static ALLOCATOR: SpinLock<Option<BuddyAllocator<'static>>> = SpinLock::new(None);
+/// Ranges held back until the direct map covers them.
+static DEFERRED: SpinLock<RangeList> = SpinLock::new(RangeList::new());
+static TOTAL_FRAMES: AtomicUsize = AtomicUsize::new(0);
+static MAX_FRAME: AtomicUsize = AtomicUsize::new(0);
+
+/// The largest block order callers may ask for (1 GiB).
+pub const MAX_BLOCK_ORDER: usize = MAX_ORDER;
+
+const EARLY_LIMIT: u64 = 4 << 30;
+
+pub(crate) struct RangeList {
+    ranges: [(u64, u64); 64],
+    len: usize,
+}
+
+impl RangeList {
+    pub(crate) const fn new() -> Self {
+        Self { ranges: [(0, 0); 64], len: 0 }
+    }
+
+    pub(crate) fn push(&mut self, start: u64, end: u64) {
+        if start < end && self.len < self.ranges.len() {
+            self.ranges[self.len] = (start, end);
+            self.len += 1;
+        }
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.ranges[..self.len].iter().copied()
+    }
+
+    /// Returns `[start, end)` minus every range in `holes`, as pieces.
+    pub(crate) fn subtract(start: u64, end: u64, holes: &RangeList, out: &mut RangeList) {
+        let mut pieces = RangeList::new();
+        pieces.push(start, end);
+        for (hs, he) in holes.iter() {
+            let mut next = RangeList::new();
+            for (s, e) in pieces.iter() {
+                if he <= s || hs >= e {
+                    next.push(s, e);
+                } else {
+                    next.push(s, hs.max(s).min(e));
+                    next.push(he.min(e).max(s), e);
+                }
+            }
+            pieces = next;
+        }
+        for (s, e) in pieces.iter() {
+            out.push(s, e);
+        }
+    }
+}
+
+/// Sets up the allocator from the usable RAM ranges, minus `reserved` (the
+/// kernel image, boot modules, the first MiB). Only memory below 4 GiB is
+/// handed out until [`add_deferred_ranges`].
+pub(crate) fn init(usable: &RangeList, reserved: &RangeList) {
+    let max_end = usable.iter().map(|(_, e)| e).max().unwrap_or(0);
+    let frame_count = (max_end as usize).div_ceil(PAGE_SIZE);
+    let meta_bytes = (frame_count * core::mem::size_of::<FrameLink>()).next_multiple_of(PAGE_SIZE) as u64;
+
+    let mut free = RangeList::new();
+    for (s, e) in usable.iter() {
+        RangeList::subtract(s, e, reserved, &mut free);
+    }
+    let (meta_start, _) = free
+        .iter()
+        .find(|&(s, e)| e - s >= meta_bytes && e <= EARLY_LIMIT)
+        .expect("no RAM range below 4 GiB can hold the page-frame metadata");
+    let mut holes = RangeList::new();
+    for r in reserved.iter() {
+        holes.push(r.0, r.1);
+    }
+    holes.push(meta_start, meta_start + meta_bytes);
+    let mut final_free = RangeList::new();
+    for (s, e) in usable.iter() {
+        RangeList::subtract(s, e, &holes, &mut final_free);
+    }
+
+    let meta_virt = PhysAddr::new(meta_start).direct_map();
+    // SAFETY: [meta_start, meta_start + meta_bytes) is usable RAM below
+    // 4 GiB (mapped by the boot direct map), excluded from every range given
+    // to the allocator, and never freed, so this is the only reference to it
+    // for the rest of the kernel's life. Zeroing it first makes every
+    // FrameLink valid (all-zero means "not free").
+    let links: &'static mut [FrameLink] = unsafe {
+        core::ptr::write_bytes(meta_virt as *mut u8, 0, meta_bytes as usize);
+        core::slice::from_raw_parts_mut(meta_virt as *mut FrameLink, frame_count)
+    };
+    let mut buddy = BuddyAllocator::new(links);
+    let mut deferred = DEFERRED.lock();
+    let mut total = 0;
+    for (s, e) in final_free.iter() {
+        let s = s.next_multiple_of(PAGE_SIZE as u64);
+        let e = e & !(PAGE_SIZE as u64 - 1);
+        if s >= e {
+            continue;
+        }
+        total += ((e - s) / PAGE_SIZE as u64) as usize;
+        let early_end = e.min(EARLY_LIMIT);
+        if s < early_end {
+            buddy.add_free_range((s >> 12) as usize, (early_end >> 12) as usize);
+        }
+        if e > EARLY_LIMIT {
+            deferred.push(s.max(EARLY_LIMIT), e);
+        }
+    }
+    TOTAL_FRAMES.store(total, Ordering::Relaxed);
+    MAX_FRAME.store(frame_count, Ordering::Relaxed);
+    *ALLOCATOR.lock() = Some(buddy);
+}
+
+/// Hands RAM above 4 GiB to the allocator, once the direct map covers it.
+pub(crate) fn add_deferred_ranges() {
+    let deferred = DEFERRED.lock();
+    let mut guard = ALLOCATOR.lock();
+    let buddy = guard.as_mut().expect("pmm not initialised");
+    for (s, e) in deferred.iter() {
+        buddy.add_free_range((s >> 12) as usize, (e >> 12) as usize);
+    }
+}
+
+/// Returns one past the highest physical address of RAM.
+pub fn max_phys_addr() -> u64 {
+    (MAX_FRAME.load(Ordering::Relaxed) * PAGE_SIZE) as u64
+}
+
+/// Allocates 2^order contiguous, naturally aligned frames (contents
+/// undefined).
+pub(crate) fn alloc(order: usize) -> Option<PhysAddr> {
+    let frame = ALLOCATOR.lock().as_mut()?.alloc(order)?;
+    Some(PhysAddr::from_frame_number(frame))
+}
+
+/// Allocates 2^order frames and fills them with zeros.
+pub(crate) fn alloc_zeroed(order: usize) -> Option<PhysAddr> {
+    let pa = alloc(order)?;
+    // SAFETY: the block was just allocated, so nothing else refers to it, and
+    // all RAM handed out is covered by the direct map.
+    unsafe { core::ptr::write_bytes(pa.direct_map() as *mut u8, 0, PAGE_SIZE << order) };
+    Some(pa)
+}
+
+/// Returns a block to the allocator.
+///
+/// The caller must own the block (it came from `alloc` with the same order)
+/// and nothing may use it afterwards.
+pub(crate) fn free(pa: PhysAddr, order: usize) {
+    ALLOCATOR.lock().as_mut().expect("pmm not initialised").free(pa.frame_number(), order);
+}
+
+/// Memory figures, in bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryStats {
+    /// RAM the allocator manages (usable RAM minus the kernel and its
+    /// boot-time reservations).
+    pub total_bytes: usize,
+    /// RAM not allocated now.
+    pub free_bytes: usize,
+}
+
+/// Returns the allocator's current figures.
+pub fn stats() -> MemoryStats {
+    let free = ALLOCATOR.lock().as_ref().map_or(0, |b| b.free_frames());
+    MemoryStats {
+        total_bytes: TOTAL_FRAMES.load(Ordering::Relaxed) * PAGE_SIZE,
+        free_bytes: free * PAGE_SIZE,
+    }
+}
+
+/// Returns the largest block order that can be allocated now.
+pub fn largest_free_order() -> Option<usize> {
+    ALLOCATOR.lock().as_ref()?.largest_free_order()
+}
+
+/// Checks the allocator's internal consistency (walks every free list and
+/// all metadata: slow, for tests).
+pub fn check_invariants() {
+    ALLOCATOR.lock().as_ref().expect("pmm not initialised").check_invariants();
+}
+
+/// An owned block of 2^order physical frames, freed when dropped.
+pub struct FrameBlock {
+    pa: PhysAddr,
+    order: usize,
+}
+
+impl FrameBlock {
+    /// Allocates a zero-filled block of 2^order frames.
+    pub fn alloc_zeroed(order: usize) -> Option<Self> {
+        if order > MAX_ORDER {
+            return None;
+        }
+        alloc_zeroed(order).map(|pa| Self { pa, order })
+    }
+
+    /// Allocates a block without clearing it (the contents are whatever the
+    /// last owner left, so this stays private to the kernel).
+    pub fn alloc_uninit(order: usize) -> Option<Self> {
+        if order > MAX_ORDER {
+            return None;
+        }
+        alloc(order).map(|pa| Self { pa, order })
+    }
+
+    /// Returns the physical address of the first frame.
+    pub fn phys_addr(&self) -> PhysAddr {
+        self.pa
+    }
+
+    /// Returns the block's order.
+    pub fn order(&self) -> usize {
+        self.order
+    }
+
+    /// Returns the size in bytes.
+    pub fn len(&self) -> usize {
+        PAGE_SIZE << self.order
+    }
+
+    /// Returns false: a block always holds at least one page.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Returns the block's bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: the block is owned by `self`, mapped by the direct map, and
+        // the borrow ties the slice's life to the owner.
+        unsafe { core::slice::from_raw_parts(self.pa.direct_map() as *const u8, self.len()) }
+    }
+
+    /// Returns the block's bytes for writing.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as for `as_slice`, with exclusive access through `&mut self`.
+        unsafe { core::slice::from_raw_parts_mut(self.pa.direct_map() as *mut u8, self.len()) }
+    }
+
+    /// Gives up ownership without freeing; returns the address.
+    pub fn into_phys(self) -> PhysAddr {
+        let pa = self.pa;
+        core::mem::forget(self);
+        pa
+    }
+}
+
+impl Drop for FrameBlock {
+    fn drop(&mut self) {
+        free(self.pa, self.order);
+    }
+}
