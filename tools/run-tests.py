@@ -79,6 +79,11 @@ KERNEL_RUNS: list[dict] = [
      "append": "fault=panic", "expect": "failure", "marker": "PANIC"},
     {"name": "banner", "layer": "banner", "check": "banner",
      "append": "exit_after_banner", "icount": True},
+    # Interrupt-driven serial input: type into the kernel monitor (with a
+    # backspace to correct a typo) and power off from it.
+    {"name": "console-input", "layer": "kernel", "check": "expect",
+     "smp": 2, "inputs": [("kevlar> ", "cpux\x7fs\r"), ("kevlar> ", "poweroff\r")],
+     "patterns": [r"cpu0: apic id \d+, \d+ timer ticks", r"cpu1: apic id \d+"]},
 ]
 
 HOST_LAYER = "host"
@@ -332,7 +337,20 @@ def check_banner(spec: dict, result) -> list:
     return [Outcome(spec["name"], True, f"banner at {ms:g} ms{clock}; {banner}")]
 
 
+def check_expect(spec: dict, result) -> list:
+    """Passes when the guest exits successfully and every regex in
+    spec["patterns"] matches somewhere in its output."""
+    problems = [] if result.guest_success else [result.describe()]
+    for pattern in spec["patterns"]:
+        if not re.search(pattern, result.output, re.M):
+            problems.append(f"no match for {pattern!r}")
+    if problems:
+        return [Outcome(spec["name"], False, "; ".join(problems))]
+    return [Outcome(spec["name"], True, f"{len(spec['patterns'])} expected line(s) seen")]
+
+
 CHECKS: dict[str, Callable] = {
+    "expect": check_expect,
     "ktest": check_ktest,
     "fault": check_fault,
     "banner": check_banner,
@@ -810,8 +828,9 @@ def self_test() -> int:
                                "--known-failures", kf])
             lines = buf.getvalue().rstrip("\n").splitlines()
             # Passes: 2 at smp1 + 1 at smp2 + page and panic faults + banner.
-            # stack-overflow lacks a symbolized frame; ipi_ping[smp2] is xfail.
-            self.assertEqual(lines[-1], "6 passed, 1 failed")
+            # stack-overflow lacks a symbolized frame; the fake QEMU has no
+            # monitor for console-input; ipi_ping[smp2] is xfail.
+            self.assertEqual(lines[-1], "6 passed, 2 failed")
             self.assertEqual(lines[-2], "1 known failures (not counted): ipi_ping[smp2]")
             self.assertEqual(status, 1)
             text = "\n".join(lines)

@@ -130,22 +130,25 @@ pub(crate) fn send_fixed(apic_id: u32, vector: u8) {
     send_ipi(apic_id, (1 << 14) | vector as u32);
 }
 
-/// Measures the APIC timer against the (already calibrated) TSC.
-pub(crate) fn calibrate_timer(tsc_hz: u64) {
+/// Starts the APIC timer counting down from its maximum, for calibration.
+pub(crate) fn calibration_start() {
     if USE_TSC_DEADLINE.load(Ordering::Relaxed) {
         return;
     }
     write(REG_TIMER_DIVIDE, 0b0011); // divide by 16
     write(REG_LVT_TIMER, LVT_MASKED);
     write(REG_TIMER_INITIAL, u32::MAX);
-    let window = tsc_hz / 1000; // 1 ms
-    let start = cpu::rdtsc();
-    while cpu::rdtsc() - start < window {
-        core::hint::spin_loop();
+}
+
+/// Reads how far the timer counted in a window of `window_us`
+/// microseconds since [`calibration_start`], and stops it.
+pub(crate) fn calibration_finish(window_us: u64) {
+    if USE_TSC_DEADLINE.load(Ordering::Relaxed) {
+        return;
     }
-    let elapsed = u32::MAX - read(REG_TIMER_CURRENT);
+    let elapsed = (u32::MAX - read(REG_TIMER_CURRENT)) as u64;
     write(REG_TIMER_INITIAL, 0);
-    TIMER_TICKS_PER_MS.store(elapsed.max(1), Ordering::Relaxed);
+    TIMER_TICKS_PER_MS.store((elapsed * 1000 / window_us.max(1)).max(1) as u32, Ordering::Relaxed);
 }
 
 /// Starts this CPU's periodic tick at `hz` interrupts a second.

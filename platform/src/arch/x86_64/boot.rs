@@ -196,7 +196,6 @@ extern "C" fn platform_bsp_entry(start_info_paddr: u32) -> ! {
     apic::init_global(features, madt.local_apic_addr);
     apic::init_local();
     let tsc_hz = time::calibrate_tsc();
-    apic::calibrate_timer(tsc_hz);
     mark("timer calibrated");
     if let Some(io) = madt.io_apics.first() {
         ioapic::init(io.addr, io.gsi_base);

@@ -66,18 +66,19 @@ pub(crate) fn start_aps(apic_ids: &[u32], bsp_apic_id: u32) -> usize {
     }
 
     let expected = 1 + targets.len();
+    log::debug!("smp: sending INIT at {} ns", crate::time::monotonic_ns());
     for &id in targets.iter() {
         apic::send_init(id);
     }
+    // The INIT-to-SIPI delay real hardware wants; QEMU and modern CPUs do
+    // not need the 10 ms of the original MP specification.
     crate::time::spin_delay_ns(10_000);
     for attempt in 0..2 {
         for &id in targets.iter() {
             apic::send_startup(id, (TRAMPOLINE_PADDR >> 12) as u8);
         }
         let deadline = crate::time::monotonic_ns() + if attempt == 0 { 1_000_000 } else { 100_000_000 };
-        while ONLINE_CPUS.load(Ordering::Acquire) < expected && crate::time::monotonic_ns() < deadline {
-            core::hint::spin_loop();
-        }
+        wait_until(|| ONLINE_CPUS.load(Ordering::Acquire) >= expected || crate::time::monotonic_ns() >= deadline);
         if ONLINE_CPUS.load(Ordering::Acquire) == expected {
             break;
         }
@@ -93,11 +94,14 @@ pub(crate) fn start_aps(apic_ids: &[u32], bsp_apic_id: u32) -> usize {
 #[no_mangle]
 extern "C" fn platform_ap_entry(arrival: u64) -> ! {
     let index = arrival as usize + 1;
+    let t0 = crate::time::monotonic_ns();
     super::boot::init_cpu(index);
+    log::debug!("smp: cpu{} entered at {} ns, init done at {} ns", index, t0, crate::time::monotonic_ns());
     apic::init_local();
     crate::time::start_tick();
     percpu::mark_online(percpu::this_cpu());
     ONLINE_CPUS.fetch_add(1, Ordering::AcqRel);
+    apic::send_fixed(percpu::cpu(0).apic_id(), vectors::IPI_WAKE);
     idle_loop(index)
 }
 
@@ -106,6 +110,25 @@ type Work = fn(usize);
 static WORK: SpinLock<Option<Work>> = SpinLock::new(None);
 static WORK_GENERATION: AtomicU64 = AtomicU64::new(0);
 static WORK_DONE: AtomicUsize = AtomicUsize::new(0);
+/// APIC id of the CPU waiting for posted work to finish.
+static WORK_WAITER_APIC_ID: AtomicU64 = AtomicU64::new(0);
+
+/// Halts until `done()` holds, checking after every interrupt. Halting
+/// rather than spinning matters under TCG: a spinning vCPU holds the
+/// emulator until its time slice (the next timer deadline) runs out, while
+/// a halted one lets the others run at once. Whoever makes `done()` true
+/// sends an IPI_WAKE.
+fn wait_until(done: impl Fn() -> bool) {
+    let were_enabled = interrupts::are_enabled();
+    loop {
+        interrupts::disable();
+        if done() {
+            break;
+        }
+        interrupts::enable_and_halt();
+    }
+    interrupts::restore(were_enabled);
+}
 /// One caller at a time posts work.
 static WORK_CALLER: SpinLock<()> = SpinLock::new(());
 
@@ -122,6 +145,7 @@ fn idle_loop(index: usize) -> ! {
                 work(index);
             }
             WORK_DONE.fetch_add(1, Ordering::AcqRel);
+            apic::send_fixed(WORK_WAITER_APIC_ID.load(Ordering::Acquire) as u32, vectors::IPI_WAKE);
             continue;
         }
         // STI's shadow makes checking and halting atomic: a wake-up IPI sent
@@ -137,6 +161,7 @@ pub fn run_on_all_cpus(work: Work) {
     let others = cpu_count() - 1;
     *WORK.lock() = Some(work);
     WORK_DONE.store(0, Ordering::Release);
+    WORK_WAITER_APIC_ID.store(percpu::this_cpu().apic_id() as u64, Ordering::Release);
     WORK_GENERATION.fetch_add(1, Ordering::AcqRel);
     let me = percpu::cpu_index();
     for index in 0..cpu_count() {
@@ -146,9 +171,7 @@ pub fn run_on_all_cpus(work: Work) {
         }
     }
     work(me);
-    while WORK_DONE.load(Ordering::Acquire) < others {
-        core::hint::spin_loop();
-    }
+    wait_until(|| WORK_DONE.load(Ordering::Acquire) >= others);
 }
 
 /// A fixed-capacity list of APIC ids (no heap needed during bring-up).
