@@ -7,7 +7,7 @@
 //! while page-table pages must be writable through the direct map as soon as
 //! they are handed out.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use kevlar_buddy::{BuddyAllocator, FrameLink, MAX_ORDER};
 
@@ -19,6 +19,10 @@ static ALLOCATOR: SpinLock<Option<BuddyAllocator<'static>>> = SpinLock::new(None
 static DEFERRED: SpinLock<RangeList> = SpinLock::new(RangeList::new());
 static TOTAL_FRAMES: AtomicUsize = AtomicUsize::new(0);
 static MAX_FRAME: AtomicUsize = AtomicUsize::new(0);
+/// Address of the per-frame reference counts of pages handed out as
+/// [`PageRef`]s (the equivalent of Linux's `struct page` count), carved out
+/// with the buddy metadata; MAX_FRAME entries.
+static REFCOUNTS_BASE: AtomicUsize = AtomicUsize::new(0);
 
 /// The largest block order callers may ask for (1 GiB).
 pub const MAX_BLOCK_ORDER: usize = MAX_ORDER;
@@ -74,7 +78,9 @@ impl RangeList {
 pub(crate) fn init(usable: &RangeList, reserved: &RangeList) {
     let max_end = usable.iter().map(|(_, e)| e).max().unwrap_or(0);
     let frame_count = (max_end as usize).div_ceil(PAGE_SIZE);
-    let meta_bytes = (frame_count * core::mem::size_of::<FrameLink>()).next_multiple_of(PAGE_SIZE) as u64;
+    let links_bytes = (frame_count * core::mem::size_of::<FrameLink>()).next_multiple_of(PAGE_SIZE);
+    let refcount_bytes = (frame_count * core::mem::size_of::<AtomicU32>()).next_multiple_of(PAGE_SIZE);
+    let meta_bytes = (links_bytes + refcount_bytes) as u64;
 
     let mut free = RangeList::new();
     for (s, e) in usable.iter() {
@@ -100,10 +106,14 @@ pub(crate) fn init(usable: &RangeList, reserved: &RangeList) {
     // to the allocator, and never freed, so this is the only reference to it
     // for the rest of the kernel's life. Zeroing it first makes every
     // FrameLink valid (all-zero means "not free").
-    let links: &'static mut [FrameLink] = unsafe {
+    let (links, refcounts): (&'static mut [FrameLink], &'static [AtomicU32]) = unsafe {
         core::ptr::write_bytes(meta_virt as *mut u8, 0, meta_bytes as usize);
-        core::slice::from_raw_parts_mut(meta_virt as *mut FrameLink, frame_count)
+        (
+            core::slice::from_raw_parts_mut(meta_virt as *mut FrameLink, frame_count),
+            core::slice::from_raw_parts((meta_virt + links_bytes) as *const AtomicU32, frame_count),
+        )
     };
+    REFCOUNTS_BASE.store(refcounts.as_ptr() as usize, Ordering::Release);
     let mut buddy = BuddyAllocator::new(links);
     let mut deferred = DEFERRED.lock();
     let mut total = 0;
@@ -264,5 +274,113 @@ impl FrameBlock {
 impl Drop for FrameBlock {
     fn drop(&mut self) {
         free(self.pa, self.order);
+    }
+}
+
+fn refcount(pa: PhysAddr) -> &'static AtomicU32 {
+    let frame = pa.frame_number();
+    assert!(frame < MAX_FRAME.load(Ordering::Relaxed), "page reference to {:?} beyond RAM", pa);
+    // SAFETY: REFCOUNTS_BASE points at MAX_FRAME zero-initialised AtomicU32s
+    // that live forever (set before any PageRef exists); the index is
+    // bounds-checked above.
+    unsafe { &*(REFCOUNTS_BASE.load(Ordering::Acquire) as *const AtomicU32).add(frame) }
+}
+
+/// A counted reference to one 4 KiB page of RAM: the unit of sharing for
+/// user memory (copy-on-write, the page cache). The page returns to the
+/// frame allocator when the last reference goes.
+pub struct PageRef {
+    pa: PhysAddr,
+}
+
+impl PageRef {
+    /// Allocates a zero-filled page with one reference.
+    pub fn alloc_zeroed() -> Option<Self> {
+        let pa = alloc_zeroed(0)?;
+        refcount(pa).store(1, Ordering::Relaxed);
+        Some(Self { pa })
+    }
+
+    /// Allocates a page holding a copy of `source`.
+    pub fn alloc_copy_of(source: &PageRef) -> Option<Self> {
+        let pa = alloc(0)?;
+        // SAFETY: `pa` is fresh and `source` is a live page; both are in the
+        // direct map and do not overlap.
+        unsafe { core::ptr::copy_nonoverlapping(source.pa.direct_map() as *const u8, pa.direct_map() as *mut u8, PAGE_SIZE) };
+        refcount(pa).store(1, Ordering::Relaxed);
+        Some(Self { pa })
+    }
+
+    /// Returns the page's physical address.
+    pub fn phys_addr(&self) -> PhysAddr {
+        self.pa
+    }
+
+    /// Returns how many references exist (mappings included).
+    pub fn ref_count(&self) -> u32 {
+        refcount(self.pa).load(Ordering::Acquire)
+    }
+
+    /// Returns the page's bytes. Other references may write the page at the
+    /// same time (shared mappings); the contents are plain bytes, so a racy
+    /// read can only see stale data, never break memory safety.
+    pub fn read(&self, offset: usize, out: &mut [u8]) {
+        let len = out.len().min(PAGE_SIZE.saturating_sub(offset));
+        // SAFETY: the range is inside the page, which this reference keeps
+        // alive; bytes have no invalid values.
+        unsafe { core::ptr::copy((self.pa.direct_map() + offset) as *const u8, out.as_mut_ptr(), len) };
+    }
+
+    /// Writes bytes into the page at `offset` (clipped to the page).
+    pub fn write(&self, offset: usize, data: &[u8]) {
+        let len = data.len().min(PAGE_SIZE.saturating_sub(offset));
+        // SAFETY: as for `read`; writers of shared pages get whatever
+        // interleaving the hardware gives, as user space does.
+        unsafe { core::ptr::copy(data.as_ptr(), (self.pa.direct_map() + offset) as *mut u8, len) };
+    }
+
+    /// Fills `len` bytes at `offset` with zeros (clipped to the page).
+    pub fn zero(&self, offset: usize, len: usize) {
+        let len = len.min(PAGE_SIZE.saturating_sub(offset));
+        // SAFETY: as for `write`.
+        unsafe { core::ptr::write_bytes((self.pa.direct_map() + offset) as *mut u8, 0, len) };
+    }
+
+    /// Gives the reference to a page-table mapping (see `AddressSpace`).
+    pub(crate) fn into_raw(self) -> PhysAddr {
+        let pa = self.pa;
+        core::mem::forget(self);
+        pa
+    }
+
+    /// Takes back a reference a mapping held.
+    pub(crate) fn from_raw(pa: PhysAddr) -> Self {
+        Self { pa }
+    }
+
+    /// Adds a reference on behalf of a mapping of `pa` that owns one.
+    pub(crate) fn inc_raw(pa: PhysAddr) {
+        refcount(pa).fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl Clone for PageRef {
+    fn clone(&self) -> Self {
+        refcount(self.pa).fetch_add(1, Ordering::Relaxed);
+        Self { pa: self.pa }
+    }
+}
+
+impl Drop for PageRef {
+    fn drop(&mut self) {
+        if refcount(self.pa).fetch_sub(1, Ordering::AcqRel) == 1 {
+            free(self.pa, 0);
+        }
+    }
+}
+
+impl core::fmt::Debug for PageRef {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "PageRef({:#x})", self.pa.as_u64())
     }
 }

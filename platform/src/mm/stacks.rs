@@ -7,7 +7,10 @@
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 
+use alloc::vec::Vec;
+
 use super::addr::PAGE_SIZE;
+use crate::sync::SpinLock;
 use super::pmm;
 use crate::arch::paging::{self, PageFlags};
 
@@ -19,9 +22,12 @@ pub const STACK_PAGES: usize = 8;
 const SLOT_SIZE: usize = (STACK_PAGES + 1) * PAGE_SIZE;
 
 static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
+/// Stacks of finished tasks, kept mapped for the next task: unmapping
+/// kernel mappings would need a TLB shootdown on every CPU, and a process
+/// workload reuses stacks at once.
+static FREE_STACKS: SpinLock<Vec<KernelStack>> = SpinLock::new(Vec::new());
 
-/// A mapped kernel stack (never freed for now: CPUs keep theirs forever;
-/// per-thread stacks come with processes).
+/// A mapped kernel stack (returned to a cache on free).
 #[derive(Clone, Copy, Debug)]
 pub struct KernelStack {
     bottom: usize,
@@ -39,8 +45,16 @@ impl KernelStack {
     }
 }
 
+/// Returns a stack to the cache for reuse.
+pub fn free(stack: KernelStack) {
+    FREE_STACKS.lock().push(stack);
+}
+
 /// Allocates and maps a kernel stack below a guard page.
 pub fn alloc() -> Option<KernelStack> {
+    if let Some(stack) = FREE_STACKS.lock().pop() {
+        return Some(stack);
+    }
     let slot = NEXT_SLOT.fetch_add(1, Ordering::Relaxed);
     if (slot + 1) * SLOT_SIZE > STACK_REGION_SIZE {
         return None;

@@ -14,3 +14,4 @@ pub mod serial;
 pub mod smp;
 pub mod time;
 pub mod trap;
+pub mod user;

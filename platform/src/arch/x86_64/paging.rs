@@ -11,7 +11,7 @@ use core::arch::asm;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::mm::addr::{image_virt_to_phys, PhysAddr, DIRECT_MAP_BASE, PAGE_SIZE};
-use crate::mm::pmm;
+use crate::mm::pmm::{self, PageRef};
 use crate::sync::SpinLock;
 
 bitflags::bitflags! {
@@ -38,6 +38,8 @@ bitflags::bitflags! {
 }
 
 const PRESENT: u64 = 1 << 0;
+/// Software bit: the leaf holds a `PageRef` reference to its page.
+const OWNED: u64 = 1 << 9;
 const HUGE: u64 = 1 << 7;
 const ADDR_MASK: u64 = 0x000f_ffff_ffff_f000;
 const INTERMEDIATE: u64 = PRESENT | PageFlags::WRITABLE.bits() | PageFlags::USER.bits();
@@ -359,9 +361,13 @@ impl AddressSpace {
         if *entry & PRESENT == 0 {
             return Err(MapError::NotMapped);
         }
-        let pa = PhysAddr::new(*entry & ADDR_MASK);
+        let old = *entry;
+        let pa = PhysAddr::new(old & ADDR_MASK);
         *entry = 0;
         self.flush(va);
+        if old & OWNED != 0 {
+            drop(PageRef::from_raw(pa));
+        }
         Ok(pa)
     }
 
@@ -373,8 +379,8 @@ impl AddressSpace {
         if *entry & PRESENT == 0 {
             return Err(MapError::NotMapped);
         }
-        let huge = *entry & HUGE;
-        *entry = (*entry & ADDR_MASK) | PRESENT | huge | ((flags | PageFlags::USER).bits() & FLAG_MASK);
+        let kept = *entry & (HUGE | OWNED);
+        *entry = (*entry & ADDR_MASK) | PRESENT | kept | ((flags | PageFlags::USER).bits() & FLAG_MASK);
         self.flush(va);
         Ok(())
     }
@@ -433,6 +439,134 @@ impl AddressSpace {
         count(self.root, 4)
     }
 
+    /// Maps the 4 KiB page `page` at `va`, handing the mapping the
+    /// reference (it comes back from `unmap_page`, or is dropped with the
+    /// address space).
+    pub fn map_page(&mut self, va: usize, page: PageRef, flags: PageFlags) -> Result<(), MapError> {
+        Self::check_user_range(va, PageSize::Size4K)?;
+        // SAFETY: `&mut self` gives exclusive access to the lower half.
+        let entry = unsafe { leaf_entry(self.root, va, PageSize::Size4K, true) }?;
+        if *entry & PRESENT != 0 {
+            return Err(MapError::AlreadyMapped);
+        }
+        *entry = leaf_value(page.into_raw(), flags | PageFlags::USER, PageSize::Size4K) | OWNED;
+        Ok(())
+    }
+
+    /// Replaces whatever is mapped at `va` with `page`; returns the old
+    /// page if it was one (the copy-on-write step).
+    pub fn replace_page(&mut self, va: usize, page: PageRef, flags: PageFlags) -> Result<Option<PageRef>, MapError> {
+        Self::check_user_range(va, PageSize::Size4K)?;
+        // SAFETY: `&mut self` gives exclusive access to the lower half.
+        let entry = unsafe { leaf_entry(self.root, va, PageSize::Size4K, true) }?;
+        let old = *entry;
+        *entry = leaf_value(page.into_raw(), flags | PageFlags::USER, PageSize::Size4K) | OWNED;
+        self.flush(va);
+        Ok((old & PRESENT != 0 && old & OWNED != 0).then(|| PageRef::from_raw(PhysAddr::new(old & ADDR_MASK))))
+    }
+
+    /// Removes the 4 KiB mapping at `va`; returns its page reference if the
+    /// mapping owned one.
+    pub fn unmap_page(&mut self, va: usize) -> Option<PageRef> {
+        Self::check_user_range(va, PageSize::Size4K).ok()?;
+        // SAFETY: `&mut self` gives exclusive access to the lower half.
+        let entry = unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) }.ok()?;
+        let old = *entry;
+        if old & PRESENT == 0 {
+            return None;
+        }
+        *entry = 0;
+        self.flush(va);
+        (old & OWNED != 0).then(|| PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)))
+    }
+
+    /// Returns a new reference to the page mapped at `va` and its flags.
+    pub fn page_at(&self, va: usize) -> Option<(PageRef, PageFlags)> {
+        if va >= USER_END {
+            return None;
+        }
+        // SAFETY: `&self` keeps the tables alive; reading a leaf.
+        let entry = *unsafe { leaf_entry(self.root, va & !(PAGE_SIZE - 1), PageSize::Size4K, false) }.ok()?;
+        if entry & PRESENT == 0 || entry & OWNED == 0 {
+            return None;
+        }
+        let pa = PhysAddr::new(entry & ADDR_MASK);
+        PageRef::inc_raw(pa);
+        Some((PageRef::from_raw(pa), PageFlags::from_bits_truncate(entry)))
+    }
+
+    /// Unmaps every 4 KiB page in `[start, end)`, dropping the references
+    /// the mappings owned. Skips holes quickly (whole missing tables).
+    pub fn unmap_range(&mut self, start: usize, end: usize) {
+        let end = end.min(USER_END);
+        let mut va = start & !(PAGE_SIZE - 1);
+        let mut flushed_all = false;
+        let count = (end.saturating_sub(va)) / PAGE_SIZE;
+        while va < end {
+            // SAFETY: `&mut self` gives exclusive access to the lower half.
+            match unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) } {
+                Ok(entry) => {
+                    let old = *entry;
+                    if old & PRESENT != 0 {
+                        *entry = 0;
+                        if old & OWNED != 0 {
+                            drop(PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)));
+                        }
+                        if count <= 32 {
+                            self.flush(va);
+                        } else {
+                            flushed_all = true;
+                        }
+                    }
+                    va += PAGE_SIZE;
+                }
+                // A missing page table: skip to the end of what it covers.
+                Err(_) => va = (va | 0x1f_ffff) + 1,
+            }
+        }
+        if flushed_all && self.is_active() {
+            self.activate();
+        }
+    }
+
+    /// Makes a copy for `fork`: every user mapping is copied; owned pages
+    /// gain a reference, and writable ones become read-only in both spaces
+    /// so the first write to either copies the page.
+    pub fn fork_copy(&mut self) -> Result<AddressSpace, MapError> {
+        let child = AddressSpace::new()?;
+        fn copy_level(parent: u64, child: u64, level: usize) -> Result<(), MapError> {
+            let limit = if level == 4 { 256 } else { 512 };
+            // SAFETY: the parent is exclusively borrowed by fork_copy; the
+            // child is new and private.
+            let (p, c) = unsafe { (entries(parent), entries(child)) };
+            for i in 0..limit {
+                let entry = p[i];
+                if entry & PRESENT == 0 {
+                    continue;
+                }
+                if level == 1 || entry & HUGE != 0 {
+                    let mut value = entry;
+                    if entry & OWNED != 0 {
+                        PageRef::inc_raw(PhysAddr::new(entry & ADDR_MASK));
+                        value &= !PageFlags::WRITABLE.bits();
+                        p[i] = value;
+                    }
+                    c[i] = value;
+                } else {
+                    let table = pmm::alloc_zeroed(0).ok_or(MapError::OutOfMemory)?.as_u64();
+                    c[i] = table | INTERMEDIATE;
+                    copy_level(entry & ADDR_MASK, table, level - 1)?;
+                }
+            }
+            Ok(())
+        }
+        copy_level(self.root, child.root, 4)?;
+        if self.is_active() {
+            self.activate(); // drop the now stale writable TLB entries
+        }
+        Ok(child)
+    }
+
     /// Returns whether this CPU is using this address space.
     pub fn is_active(&self) -> bool {
         read_cr3() == self.root
@@ -457,14 +591,19 @@ impl AddressSpace {
 impl Drop for AddressSpace {
     fn drop(&mut self) {
         fn free_tables(table: u64, level: usize) {
-            if level > 1 {
-                let limit = if level == 4 { 256 } else { 512 };
-                // SAFETY: the space is being dropped: nobody else uses it.
-                let list = unsafe { entries(table) };
-                for &entry in &list[..limit] {
-                    if entry & PRESENT != 0 && entry & HUGE == 0 {
-                        free_tables(entry & ADDR_MASK, level - 1);
+            let limit = if level == 4 { 256 } else { 512 };
+            // SAFETY: the space is being dropped: nobody else uses it.
+            let list = unsafe { entries(table) };
+            for &entry in &list[..limit] {
+                if entry & PRESENT == 0 {
+                    continue;
+                }
+                if level == 1 || entry & HUGE != 0 {
+                    if entry & OWNED != 0 {
+                        drop(PageRef::from_raw(PhysAddr::new(entry & ADDR_MASK)));
                     }
+                } else {
+                    free_tables(entry & ADDR_MASK, level - 1);
                 }
             }
             pmm::free(PhysAddr::new(table), 0);

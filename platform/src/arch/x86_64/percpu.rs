@@ -24,6 +24,14 @@ const IA32_GS_BASE: u32 = 0xc000_0101;
 pub struct PerCpu {
     /// Points at this structure: `gs:[0]`.
     self_ptr: UnsafeCell<usize>,
+    /// The user stack pointer, parked by the SYSCALL entry: `gs:[8]`.
+    user_rsp_scratch: AtomicU64,
+    /// Top of the running task's kernel stack, loaded by the SYSCALL entry:
+    /// `gs:[16]`.
+    kernel_rsp: AtomicU64,
+    /// The task that was switched away from, whose `running` flag the next
+    /// task clears once it is off the old stack.
+    pub(super) switched_from: AtomicU64,
     /// Dense CPU number, 0 for the boot CPU.
     index: AtomicU32,
     /// Local APIC id.
@@ -48,6 +56,9 @@ impl PerCpu {
     const fn new() -> Self {
         Self {
             self_ptr: UnsafeCell::new(0),
+            user_rsp_scratch: AtomicU64::new(0),
+            kernel_rsp: AtomicU64::new(0),
+            switched_from: AtomicU64::new(0),
             index: AtomicU32::new(0),
             apic_id: AtomicU32::new(0),
             irq_depth: AtomicU32::new(0),
@@ -83,6 +94,21 @@ impl PerCpu {
     pub fn interrupt_count(&self) -> u64 {
         self.interrupts.load(Ordering::Relaxed)
     }
+}
+
+// The entry assembly (user.S) addresses these two fields by offset.
+const _: () = assert!(offset_of!(PerCpu, user_rsp_scratch) == 8);
+const _: () = assert!(offset_of!(PerCpu, kernel_rsp) == 16);
+
+/// Sets where the SYSCALL entry and interrupts from user mode put the
+/// kernel stack: the top of the task about to run.
+pub(crate) fn set_kernel_stack_top(top: u64) {
+    let this = this_cpu();
+    this.kernel_rsp.store(top, Ordering::Relaxed);
+    // SAFETY: only this CPU touches its TSS after bring-up, and the CPU
+    // reads rsp0 only on a privilege change, which cannot happen while this
+    // kernel code runs.
+    unsafe { (*this.tss.get()).privilege_stack_table[0] = x86_64::VirtAddr::new(top) };
 }
 
 static PER_CPU: [PerCpu; MAX_CPUS] = [const { PerCpu::new() }; MAX_CPUS];

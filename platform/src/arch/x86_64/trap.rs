@@ -9,6 +9,7 @@ use x86_64::structures::DescriptorTablePointer;
 use x86_64::VirtAddr;
 
 use super::gdt::{IST_DOUBLE_FAULT, IST_MACHINE_CHECK, IST_NMI, KERNEL_CS};
+use super::user::Exception;
 use super::{apic, percpu, serial};
 use crate::sync::SpinLock;
 
@@ -184,13 +185,24 @@ fn read_cr2() -> u64 {
 
 #[no_mangle]
 extern "C" fn trap_entry(frame: &mut TrapFrame) {
-    percpu::enter_interrupt();
     let vector = frame.vector as u8;
+    let from_user = frame.from_user();
+    // Only device and inter-processor interrupts count as interrupt
+    // context: a page fault is the faulting code's own context (it may take
+    // locks and sleep to fix the mapping).
+    let is_interrupt = vector >= 32;
+    if is_interrupt {
+        percpu::enter_interrupt();
+    }
+    let mut user_exception = None;
     match vector {
         vectors::TIMER => {
             percpu::count_timer_tick();
             apic::end_of_interrupt();
             crate::time::on_timer_interrupt();
+            if let Some(hooks) = super::user::hooks() {
+                (hooks.timer_tick)();
+            }
         }
         vectors::SERIAL => {
             serial::handle_interrupt();
@@ -200,13 +212,38 @@ extern "C" fn trap_entry(frame: &mut TrapFrame) {
             apic::end_of_interrupt();
         }
         vectors::SPURIOUS => {}
+        0..=31 if from_user => user_exception = Some(decode_exception(frame)),
+        14 if super::user::usercopy_fault(frame, read_cr2() as usize) => {}
         0..=31 => handle_exception(frame),
         _ => {
             log::warn!("unexpected interrupt vector {:#x}", vector);
             apic::end_of_interrupt();
         }
     }
-    percpu::leave_interrupt();
+    if is_interrupt {
+        percpu::leave_interrupt();
+    }
+    if from_user {
+        super::user::user_trap(frame, user_exception);
+    }
+}
+
+fn decode_exception(frame: &TrapFrame) -> Exception {
+    match frame.vector {
+        0 => Exception::DivideError,
+        3 => Exception::Breakpoint,
+        6 => Exception::InvalidOpcode,
+        13 => Exception::GeneralProtection,
+        14 => Exception::PageFault {
+            addr: read_cr2() as usize,
+            write: frame.error_code & 2 != 0,
+            exec: frame.error_code & 16 != 0,
+            present: frame.error_code & 1 != 0,
+        },
+        16 | 19 => Exception::FloatingPoint,
+        17 => Exception::AlignmentCheck,
+        v => Exception::Other(v as u8),
+    }
 }
 
 fn handle_exception(frame: &mut TrapFrame) {

@@ -1,0 +1,178 @@
+/* User-mode entry and exit.
+ *
+ * SYSCALL: the CPU saved the user RIP in %rcx and RFLAGS in %r11, masked
+ * RFLAGS with IA32_FMASK (interrupts off) and left %rsp alone. We switch to
+ * the current task's kernel stack (per-CPU slot), build a TrapFrame like the
+ * one interrupts build (vector SYSCALL_VECTOR), and call Rust. Rust returns
+ * nonzero when SYSRET may be used (a plain syscall return to a canonical
+ * address), zero when every register must come back exactly (IRETQ). */
+
+.set PERCPU_USER_RSP, 8
+.set PERCPU_KERNEL_RSP, 16
+.set USER_DS, 0x23
+.set USER_CS, 0x2b
+.set SYSCALL_VECTOR, 0x100
+
+.section .text.user_entry, "ax"
+.code64
+.global syscall_entry
+syscall_entry:
+    swapgs
+    movq %rsp, %gs:PERCPU_USER_RSP
+    movq %gs:PERCPU_KERNEL_RSP, %rsp
+    pushq $USER_DS
+    pushq %gs:PERCPU_USER_RSP
+    pushq %r11
+    pushq $USER_CS
+    pushq %rcx
+    pushq $0
+    pushq $SYSCALL_VECTOR
+    pushq %rax
+    pushq %rbx
+    pushq %rcx
+    pushq %rdx
+    pushq %rsi
+    pushq %rdi
+    pushq %rbp
+    pushq %r8
+    pushq %r9
+    pushq %r10
+    pushq %r11
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    xorl %ebp, %ebp
+    movq %rsp, %rdi
+    call syscall_entry_rust
+    testq %rax, %rax
+    jz return_to_user_iret
+    /* SYSRET: user %rcx/%r11 are clobbered by design (as on Linux). */
+    cli
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %r11
+    popq %r10
+    popq %r9
+    popq %r8
+    popq %rbp
+    popq %rdi
+    popq %rsi
+    popq %rdx
+    popq %rcx
+    popq %rbx
+    popq %rax
+    movq 16(%rsp), %rcx       /* rip */
+    movq 32(%rsp), %r11       /* rflags */
+    movq 40(%rsp), %rsp       /* user rsp */
+    swapgs
+    sysretq
+
+/* Returns to user mode through IRETQ from the TrapFrame at %rsp: used by
+ * new tasks' first entry, and by syscalls whose frame the kernel rewrote
+ * (signal delivery and return, execve). */
+.global return_to_user_iret
+return_to_user_iret:
+    cli
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %r11
+    popq %r10
+    popq %r9
+    popq %r8
+    popq %rbp
+    popq %rdi
+    popq %rsi
+    popq %rdx
+    popq %rcx
+    popq %rbx
+    popq %rax
+    addq $16, %rsp
+    swapgs
+    iretq
+
+/* A new user task's first instructions: the context switch "returns"
+ * here with %rsp at the task's TrapFrame. */
+.global task_first_user_entry
+task_first_user_entry:
+    call task_started
+    jmp return_to_user_iret
+
+/* A new kernel task: %r12 = function, %r13 = argument. */
+.global task_first_kernel_entry
+task_first_kernel_entry:
+    call task_started
+    movq %r13, %rdi
+    call *%r12
+    ud2
+
+/* switch_stacks(save_rsp: *mut usize, next_rsp: usize): saves the
+ * callee-saved registers on the current stack, stores %rsp, loads the next
+ * task's %rsp and pops its registers. */
+.global switch_stacks
+switch_stacks:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+
+/* copy_user_bytes(dst, src, len) -> bytes left uncopied (0 on success).
+ * One of dst/src is a user address the caller has range-checked. A fault
+ * on the REP MOVSB is first offered to the kernel's page-fault resolver
+ * (demand paging, copy-on-write); if it cannot be resolved, the trap
+ * handler resumes at usercopy_fixup with %rcx = bytes left. SMAP is lifted
+ * only around the copy. */
+.global copy_user_bytes
+copy_user_bytes:
+    movq %rdx, %rcx
+    cmpb $0, smap_enabled(%rip)
+    je 1f
+    stac
+1:
+.global usercopy_movs
+usercopy_movs:
+    rep movsb
+.global usercopy_fixup
+usercopy_fixup:
+    cmpb $0, smap_enabled(%rip)
+    je 2f
+    clac
+2:
+    movq %rcx, %rax
+    ret
+
+/* fill_user_bytes(dst, byte, len) -> bytes left unfilled. */
+.global fill_user_bytes
+fill_user_bytes:
+    movq %rdx, %rcx
+    movl %esi, %eax
+    cmpb $0, smap_enabled(%rip)
+    je 3f
+    stac
+3:
+.global userfill_stos
+userfill_stos:
+    rep stosb
+.global userfill_fixup
+userfill_fixup:
+    cmpb $0, smap_enabled(%rip)
+    je 4f
+    clac
+4:
+    movq %rcx, %rax
+    ret

@@ -1,0 +1,460 @@
+//! User mode: SYSCALL set-up, the kernel's hooks into traps and system
+//! calls, tasks (kernel stacks, context switch, FPU and FS-base state), and
+//! copies to and from user memory.
+//!
+//! The kernel (safe code) registers a [`UserHooks`] table at boot; the
+//! platform calls it with a `&mut TrapFrame` on every system call, every
+//! exception taken in user mode, and before every return to user mode.
+
+use alloc::sync::Arc;
+use core::arch::{asm, global_asm};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, Ordering};
+
+use x86_64::registers::model_specific::{Efer, EferFlags, Msr};
+
+use super::gdt::{USER_CS, USER_DS};
+use super::paging::USER_END;
+use super::percpu;
+use super::trap::TrapFrame;
+use crate::mm::stacks::{self, KernelStack};
+
+global_asm!(include_str!("user.S"), options(att_syntax));
+
+/// `TrapFrame::vector` of a frame built by the SYSCALL entry.
+pub const SYSCALL_VECTOR: u64 = 0x100;
+
+extern "C" {
+    fn syscall_entry();
+    fn switch_stacks(save_rsp: *mut u64, next_rsp: u64);
+    fn copy_user_bytes(dst: *mut u8, src: *const u8, len: usize) -> usize;
+    fn fill_user_bytes(dst: *mut u8, byte: u32, len: usize) -> usize;
+    static usercopy_movs: u8;
+    static usercopy_fixup: u8;
+    static userfill_stos: u8;
+    static userfill_fixup: u8;
+    static task_first_user_entry: u8;
+    static task_first_kernel_entry: u8;
+}
+
+/// Read by the usercopy assembly: whether STAC/CLAC exist (they fault
+/// without SMAP).
+#[no_mangle]
+static smap_enabled: AtomicU8 = AtomicU8::new(0);
+
+/// What went wrong in user mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exception {
+    /// A page fault at `addr`.
+    PageFault {
+        /// The faulting address.
+        addr: usize,
+        /// The access was a write.
+        write: bool,
+        /// The access was an instruction fetch.
+        exec: bool,
+        /// The page was present (a protection violation).
+        present: bool,
+    },
+    /// #DE.
+    DivideError,
+    /// #BP (int3).
+    Breakpoint,
+    /// #UD.
+    InvalidOpcode,
+    /// #GP.
+    GeneralProtection,
+    /// #MF or #XM.
+    FloatingPoint,
+    /// #AC.
+    AlignmentCheck,
+    /// Anything else, by vector.
+    Other(u8),
+}
+
+/// The kernel's handlers, called by the platform.
+pub struct UserHooks {
+    /// A system call: arguments in the frame's registers, result into rax.
+    pub syscall: fn(&mut TrapFrame),
+    /// An exception taken in user mode.
+    pub user_exception: fn(&mut TrapFrame, Exception),
+    /// A page fault on a user address while the kernel copied user memory:
+    /// returns whether the mapping was fixed (demand paging, copy-on-write),
+    /// so the copy retries; otherwise the copy fails with EFAULT.
+    pub resolve_user_fault: fn(addr: usize, write: bool) -> bool,
+    /// Runs before every return to user mode (signals, preemption).
+    pub before_user_return: fn(&mut TrapFrame),
+    /// The periodic timer tick, in interrupt context.
+    pub timer_tick: fn(),
+}
+
+static HOOKS: AtomicPtr<UserHooks> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Installs the kernel's hooks and enables SYSCALL on this CPU.
+pub fn set_hooks(hooks: &'static UserHooks) {
+    HOOKS.store(hooks as *const UserHooks as *mut UserHooks, Ordering::Release);
+}
+
+pub(crate) fn hooks() -> Option<&'static UserHooks> {
+    let ptr = HOOKS.load(Ordering::Acquire);
+    // SAFETY: only `set_hooks` stores here, from a `&'static UserHooks`.
+    (!ptr.is_null()).then(|| unsafe { &*ptr })
+}
+
+/// Enables SYSCALL/SYSRET and the FPU/SSE on this CPU.
+pub(crate) fn init_cpu() {
+    const IA32_STAR: u32 = 0xc000_0081;
+    const IA32_LSTAR: u32 = 0xc000_0082;
+    const IA32_FMASK: u32 = 0xc000_0084;
+    // RFLAGS bits SYSCALL clears: TF, IF, DF, IOPL, NT, AC.
+    const FMASK: u64 = (1 << 8) | (1 << 9) | (1 << 10) | (3 << 12) | (1 << 14) | (1 << 18);
+    smap_enabled.store(
+        u8::from(super::cpu::features().contains(super::cpu::Features::SMAP)),
+        Ordering::Relaxed,
+    );
+    // SAFETY: the entry point, selectors and mask describe this kernel's
+    // GDT layout (see gdt.rs); enabling SSE state only lets user code use it,
+    // and every context switch saves and restores it.
+    unsafe {
+        Msr::new(IA32_STAR).write(((0x18u64) << 48) | ((super::gdt::KERNEL_CS as u64) << 32));
+        Msr::new(IA32_LSTAR).write(syscall_entry as *const () as u64);
+        Msr::new(IA32_FMASK).write(FMASK);
+        Efer::update(|e| e.insert(EferFlags::SYSTEM_CALL_EXTENSIONS));
+        // CR0: MP on, EM and TS off; CR4: OSFXSR and OSXMMEXCPT.
+        asm!(
+            "mov {t}, cr0", "and {t}, ~0xc", "or {t}, 0x2", "mov cr0, {t}",
+            "mov {t}, cr4", "or {t}, 0x600", "mov cr4, {t}",
+            "fninit",
+            t = out(reg) _, options(nostack)
+        );
+    }
+    const _: () = assert!(USER_CS == 0x2b && USER_DS == 0x23);
+}
+
+#[no_mangle]
+extern "C" fn syscall_entry_rust(frame: &mut TrapFrame) -> u64 {
+    super::interrupts::enable();
+    if let Some(hooks) = hooks() {
+        (hooks.syscall)(frame);
+        (hooks.before_user_return)(frame);
+    } else {
+        frame.rax = (-38i64) as u64; // ENOSYS
+    }
+    // SYSRET reloads rip from rcx; a non-canonical value there would fault
+    // in kernel mode (with the user's stack), so such returns use IRETQ.
+    let sysret_ok = frame.vector == SYSCALL_VECTOR
+        && frame.rip < USER_END as u64 - 4096
+        && frame.cs == USER_CS as u64
+        && frame.ss == USER_DS as u64;
+    u64::from(sysret_ok)
+}
+
+/// Called by the trap dispatcher for a trap from user mode.
+pub(crate) fn user_trap(frame: &mut TrapFrame, exception: Option<Exception>) {
+    if let Some(hooks) = hooks() {
+        super::interrupts::enable();
+        if let Some(exception) = exception {
+            (hooks.user_exception)(frame, exception);
+        }
+        (hooks.before_user_return)(frame);
+    }
+}
+
+/// Handles a kernel-mode page fault inside a usercopy routine: retries
+/// after the kernel fixes the mapping, else resumes at the fixup label.
+/// Returns false if the fault is not a usercopy fault.
+pub(crate) fn usercopy_fault(frame: &mut TrapFrame, addr: usize) -> bool {
+    // SAFETY: only the addresses of the routine's labels are taken.
+    let (movs, movs_fix, stos, stos_fix) = unsafe {
+        (
+            &usercopy_movs as *const u8 as u64,
+            &usercopy_fixup as *const u8 as u64,
+            &userfill_stos as *const u8 as u64,
+            &userfill_fixup as *const u8 as u64,
+        )
+    };
+    let fixup = if frame.rip == movs {
+        movs_fix
+    } else if frame.rip == stos {
+        stos_fix
+    } else {
+        return false;
+    };
+    let write = frame.error_code & 2 != 0;
+    if addr < USER_END {
+        if let Some(hooks) = hooks() {
+            // The resolver may take sleeping locks; the copy ran with
+            // interrupts on, so turning them on here restores that state.
+            super::interrupts::enable();
+            let fixed = (hooks.resolve_user_fault)(addr, write);
+            super::interrupts::disable();
+            if fixed {
+                return true;
+            }
+        }
+    }
+    frame.rip = fixup;
+    true
+}
+
+/// A failed access to user memory (the syscall returns EFAULT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UserFault;
+
+/// Returns whether `[addr, addr + len)` lies in the user half.
+pub fn is_user_range(addr: usize, len: usize) -> bool {
+    addr.checked_add(len).is_some_and(|end| end <= USER_END)
+}
+
+/// Copies `dst.len()` bytes from user address `src`.
+pub fn copy_from_user(dst: &mut [u8], src: usize) -> Result<(), UserFault> {
+    if !is_user_range(src, dst.len()) {
+        return Err(UserFault);
+    }
+    // SAFETY: the source range is in the user half (checked), and a fault on
+    // it is caught by the fixup; the destination is a valid kernel slice.
+    let left = unsafe { copy_user_bytes(dst.as_mut_ptr(), src as *const u8, dst.len()) };
+    if left == 0 { Ok(()) } else { Err(UserFault) }
+}
+
+/// Copies `src` to user address `dst`.
+pub fn copy_to_user(dst: usize, src: &[u8]) -> Result<(), UserFault> {
+    if !is_user_range(dst, src.len()) {
+        return Err(UserFault);
+    }
+    // SAFETY: as for `copy_from_user`, with the roles swapped; writes go only
+    // to the checked user range.
+    let left = unsafe { copy_user_bytes(dst as *mut u8, src.as_ptr(), src.len()) };
+    if left == 0 { Ok(()) } else { Err(UserFault) }
+}
+
+/// Fills `len` bytes at user address `dst` with `byte`.
+pub fn fill_user(dst: usize, byte: u8, len: usize) -> Result<(), UserFault> {
+    if !is_user_range(dst, len) {
+        return Err(UserFault);
+    }
+    // SAFETY: as for `copy_to_user`.
+    let left = unsafe { fill_user_bytes(dst as *mut u8, byte as u32, len) };
+    if left == 0 { Ok(()) } else { Err(UserFault) }
+}
+
+// ---------------------------------------------------------------------------
+// Tasks
+
+#[repr(C, align(16))]
+struct FpuState([u8; 512]);
+
+impl FpuState {
+    /// The state after FNINIT with SSE exceptions masked (MXCSR 0x1f80),
+    /// which is what a new program starts with.
+    fn initial() -> Self {
+        let mut state = FpuState([0; 512]);
+        state.0[0..2].copy_from_slice(&0x037fu16.to_le_bytes()); // FCW
+        state.0[24..28].copy_from_slice(&0x1f80u32.to_le_bytes()); // MXCSR
+        state
+    }
+}
+
+/// How a new user task's FPU and SSE registers start.
+pub enum FpuInit {
+    /// The state a new program starts with.
+    Fresh,
+    /// A copy of the calling task's live registers (fork).
+    CopyCurrent,
+}
+
+/// A schedulable context: a kernel stack, saved registers, FPU state.
+///
+/// The kernel's thread objects own these; [`switch`] moves a CPU from one
+/// to another. A task is never run by two CPUs at once: `switch` waits
+/// until the previous CPU has left a task before entering it.
+pub struct Task {
+    saved_rsp: UnsafeCell<u64>,
+    stack: Option<KernelStack>,
+    running: AtomicBool,
+    fpu: UnsafeCell<FpuState>,
+    fs_base: AtomicU64,
+}
+
+// SAFETY: `saved_rsp` and `fpu` are touched only by the CPU that switches
+// away from or into the task, and `running` (claimed with an atomic swap in
+// `switch`) makes that CPU unique.
+unsafe impl Sync for Task {}
+// SAFETY: as above; the stack is a plain region of kernel memory.
+unsafe impl Send for Task {}
+
+impl Task {
+    /// Returns a task that stands for the code already running on this CPU
+    /// (the boot path or a CPU's idle loop), so it can be switched away from.
+    pub fn for_current_context() -> Arc<Task> {
+        Arc::new(Task {
+            saved_rsp: UnsafeCell::new(0),
+            stack: None,
+            running: AtomicBool::new(true),
+            fpu: UnsafeCell::new(FpuState::initial()),
+            fs_base: AtomicU64::new(0),
+        })
+    }
+
+    /// Creates a task that enters user mode with the registers in `frame`.
+    pub fn new_user(frame: &TrapFrame, fpu: FpuInit) -> Option<Arc<Task>> {
+        let stack = stacks::alloc()?;
+        let top = stack.top() as u64;
+        let frame_addr = top - core::mem::size_of::<TrapFrame>() as u64;
+        let mut user_frame = frame.clone();
+        user_frame.cs = USER_CS as u64;
+        user_frame.ss = USER_DS as u64;
+        user_frame.rflags = (user_frame.rflags | (1 << 9)) & !((3 << 12) | (1 << 8)); // IF on, IOPL 0, no TF
+        // Six callee-saved registers, then the "return address" the switch
+        // pops: the first-entry stub, which finds the frame right above.
+        let switch_frame = frame_addr - 7 * 8;
+        // SAFETY: `stack` is a fresh, mapped kernel stack owned by this task;
+        // the writes stay inside its top page.
+        unsafe {
+            core::ptr::write(frame_addr as *mut TrapFrame, user_frame);
+            let words = switch_frame as *mut u64;
+            for i in 0..6 {
+                words.add(i).write(0);
+            }
+            words.add(6).write(&task_first_user_entry as *const u8 as u64);
+        }
+        let task = Task {
+            saved_rsp: UnsafeCell::new(switch_frame),
+            stack: Some(stack),
+            running: AtomicBool::new(false),
+            fpu: UnsafeCell::new(FpuState::initial()),
+            fs_base: AtomicU64::new(0),
+        };
+        if let FpuInit::CopyCurrent = fpu {
+            // SAFETY: the task is not shared yet; FXSAVE writes 512 bytes
+            // into the 16-byte aligned area.
+            unsafe { asm!("fxsave64 [{}]", in(reg) task.fpu.get(), options(nostack)) };
+        }
+        Some(Arc::new(task))
+    }
+
+    /// Creates a kernel task that runs `entry(arg)`; `entry` must never
+    /// return (it switches away for good instead).
+    pub fn new_kernel(entry: fn(usize) -> !, arg: usize) -> Option<Arc<Task>> {
+        let stack = stacks::alloc()?;
+        let top = stack.top() as u64;
+        let switch_frame = top - 9 * 8;
+        // SAFETY: as in `new_user`. Slots: r15, r14, r13 (arg), r12 (entry),
+        // rbx, rbp, return address.
+        unsafe {
+            let words = switch_frame as *mut u64;
+            for i in 0..9 {
+                words.add(i).write(0);
+            }
+            words.add(2).write(arg as u64);
+            words.add(3).write(entry as usize as u64);
+            words.add(6).write(&task_first_kernel_entry as *const u8 as u64);
+        }
+        Some(Arc::new(Task {
+            saved_rsp: UnsafeCell::new(switch_frame),
+            stack: Some(stack),
+            running: AtomicBool::new(false),
+            fpu: UnsafeCell::new(FpuState::initial()),
+            fs_base: AtomicU64::new(0),
+        }))
+    }
+
+    /// Sets the task's user FS base (TLS); takes effect at once if the task
+    /// is the one running on this CPU.
+    pub fn set_fs_base(&self, value: u64, is_current: bool) {
+        self.fs_base.store(value, Ordering::Relaxed);
+        if is_current {
+            write_fs_base(value);
+        }
+    }
+
+    /// Returns the task's user FS base.
+    pub fn fs_base(&self) -> u64 {
+        self.fs_base.load(Ordering::Relaxed)
+    }
+
+    /// Returns the top of the task's kernel stack (0 for a boot context).
+    fn stack_top(&self) -> u64 {
+        self.stack.as_ref().map_or(0, |s| s.top() as u64)
+    }
+}
+
+impl Drop for Task {
+    fn drop(&mut self) {
+        // A CPU may still be leaving this task (an exiting thread reaped by
+        // its parent elsewhere): its stack is in use until `running` clears.
+        while self.running.load(Ordering::Acquire) {
+            core::hint::spin_loop();
+        }
+        if let Some(stack) = self.stack.take() {
+            stacks::free(stack);
+        }
+    }
+}
+
+fn write_fs_base(value: u64) {
+    const IA32_FS_BASE: u32 = 0xc000_0100;
+    // SAFETY: the FS base is user state; a non-canonical value would #GP,
+    // so such values are rejected by the caller (arch_prctl) first; here we
+    // clamp defensively.
+    let value = if value < USER_END as u64 { value } else { 0 };
+    unsafe { Msr::new(IA32_FS_BASE).write(value) };
+}
+
+/// Resets the calling task's FPU/SSE registers to their initial state
+/// (execve).
+pub fn reset_fpu() {
+    let initial = FpuState::initial();
+    // SAFETY: FXRSTOR from a valid 512-byte, 16-byte aligned image.
+    unsafe { asm!("fxrstor64 [{}]", in(reg) &initial as *const FpuState, options(nostack)) };
+}
+
+/// Switches this CPU from `prev` (the running task) to `next`. Returns when
+/// some CPU switches back to `prev`.
+pub fn switch(prev: &Task, next: &Task) {
+    if core::ptr::eq(prev, next) {
+        return;
+    }
+    let were_enabled = super::interrupts::save_and_disable();
+    // Wait until the CPU that last ran `next` has saved its state.
+    while next.running.swap(true, Ordering::Acquire) {
+        while next.running.load(Ordering::Relaxed) {
+            core::hint::spin_loop();
+        }
+    }
+    // SAFETY: this CPU owns both tasks' saved state now: `prev` is running
+    // here, `next` was claimed above. FXSAVE/FXRSTOR use 16-byte aligned
+    // 512-byte areas.
+    unsafe {
+        asm!("fxsave64 [{}]", in(reg) prev.fpu.get(), options(nostack));
+        asm!("fxrstor64 [{}]", in(reg) next.fpu.get(), options(nostack));
+    }
+    write_fs_base(next.fs_base.load(Ordering::Relaxed));
+    let top = next.stack_top();
+    if top != 0 {
+        percpu::set_kernel_stack_top(top);
+    }
+    percpu::this_cpu().switched_from.store(prev as *const Task as u64, Ordering::Release);
+    // SAFETY: `prev.saved_rsp` belongs to this CPU until `running` clears;
+    // `next`'s saved stack pointer was stored by a previous switch (or by
+    // the constructors) and points at a switch frame on its own stack.
+    unsafe { switch_stacks(prev.saved_rsp.get(), *next.saved_rsp.get()) };
+    finish_switch();
+    super::interrupts::restore(were_enabled);
+}
+
+/// Marks the task this CPU just left as no longer running.
+fn finish_switch() {
+    let prev = percpu::this_cpu().switched_from.swap(0, Ordering::AcqRel);
+    if prev != 0 {
+        // SAFETY: the previous task's `Drop` waits for `running` to clear, so
+        // it is alive here.
+        unsafe { (*(prev as *const Task)).running.store(false, Ordering::Release) };
+    }
+}
+
+/// First code of every new task, right after its first switch.
+#[no_mangle]
+extern "C" fn task_started() {
+    finish_switch();
+}
