@@ -306,8 +306,9 @@ def _check_loaded(data: bytes, section: Section, phoff: int, phentsize: int, phn
     """Make sure writing the section's file bytes really changes what the
     kernel sees at run time."""
     if section.type == SHT_NOBITS:
-        # Happens when the reserving static is zero-initialised *and* mutable:
-        # the compiler then emits it like .bss and the file holds no bytes.
+        # Happens with `(NOLOAD)` in the linker script, or with GNU ld when the
+        # section is reserved by `. += N` alone: the file then holds no bytes
+        # to overwrite and the loader would just zero-fill the memory.
         raise ToolError(
             f"section {section.name} has no file contents (SHT_NOBITS); reserve it "
             f"with initialised, immutable data so the linker writes its bytes"

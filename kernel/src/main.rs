@@ -8,11 +8,24 @@
 extern crate alloc;
 
 mod banner;
+mod clock;
+mod error;
+mod exec;
 mod fault;
+mod fs;
 mod ktest;
+mod mm;
 mod monitor;
+mod process;
+mod syscalls;
+mod timer;
+mod uaccess;
+mod user;
 
-use kevlar_platform::{exit, BootContext, ExitCode};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use kevlar_platform::{exit, println, BootContext, ExitCode};
 
 kevlar_platform::entry_point!(kernel_main);
 
@@ -29,5 +42,73 @@ fn kernel_main(context: BootContext) -> ! {
         let all_passed = ktest::run(selection);
         exit(if all_passed { ExitCode::Success } else { ExitCode::Failure });
     }
+    if context.initrd.is_some() || cmdline.has("init") {
+        start_user_space(&context);
+    }
+    monitor::run()
+}
+
+/// Ends the machine: power-off (success) or a failure exit.
+pub fn shutdown(success: bool) -> ! {
+    println!("kevlar: {}", if success { "power off" } else { "halting after a failure" });
+    exit(if success { ExitCode::Success } else { ExitCode::Failure })
+}
+
+/// Mounts the root filesystem from the initramfs and starts init; the boot
+/// CPU then becomes an idle CPU of the scheduler.
+fn start_user_space(context: &BootContext) -> ! {
+    let tmpfs = kevlar_tmpfs::TmpFs::new(Arc::new(clock::KernelClock));
+    let root = tmpfs.root();
+    if let Some(image) = context.initrd {
+        match fs::initramfs::unpack(&root, image) {
+            Ok(count) => log::info!("initramfs: {} entries unpacked", count),
+            Err(e) => log::error!("initramfs: {:?}", e),
+        }
+    }
+    for dir in [&b"dev"[..], b"proc", b"sys", b"tmp", b"run"] {
+        let _ = fs::initramfs::ensure_dir(&root, dir);
+    }
+    let dev = fs::initramfs::ensure_dir(&root, b"dev").expect("/dev");
+    fs::initramfs::populate_dev(&dev).expect("device nodes");
+    kevlar_platform::x86::user::set_hooks(&user::HOOKS);
+
+    let fs_context = fs::FsContext::new(root.clone());
+    let creds = process::Credentials::default();
+    let cmdline = &context.command_line;
+    let candidates: Vec<&[u8]> = match cmdline.get("init") {
+        Some(init) => alloc::vec![init.as_bytes()],
+        None => alloc::vec![&b"/init"[..], b"/sbin/init", b"/bin/sh"],
+    };
+    let env: Vec<Vec<u8>> = alloc::vec![b"HOME=/".to_vec(), b"TERM=linux".to_vec(), b"PATH=/sbin:/usr/sbin:/bin:/usr/bin".to_vec()];
+    for path in candidates {
+        let mut argv = alloc::vec![path.to_vec()];
+        argv.extend(cmdline.init_args().iter().map(|a| a.as_bytes().to_vec()));
+        let loaded = match exec::load(&fs_context, &creds, None, path, argv, env.clone()) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                log::warn!("init: cannot run {}: {:?}", syscalls::show(path), e);
+                continue;
+            }
+        };
+        let mut files = fs::FdTable::new();
+        match fs::open_path(&fs_context, &kevlar_vfs::Credentials::root(), None, b"/dev/console", linux_raw_sys::general::O_RDWR, 0) {
+            Ok(console) => {
+                for fd in 0..3 {
+                    files.put(fd, console.clone(), false);
+                }
+            }
+            Err(e) => log::warn!("init: no console: {:?}", e),
+        }
+        let template = kevlar_platform::x86::trap::TrapFrame {
+            r15: 0, r14: 0, r13: 0, r12: 0, r11: 0, r10: 0, r9: 0, r8: 0, rbp: 0, rdi: 0, rsi: 0, rdx: 0, rcx: 0, rbx: 0, rax: 0,
+            vector: 0, error_code: 0, rip: 0, cs: 0, rflags: 0, rsp: 0, ss: 0,
+        };
+        let frame = exec::initial_frame(loaded.entry, loaded.sp, &template);
+        match process::spawn_init(loaded.vm, &frame, fs_context.clone(), files, &loaded.comm) {
+            Ok(_) => process::scheduler::idle_loop(),
+            Err(e) => log::error!("init: cannot start: {:?}", e),
+        }
+    }
+    println!("kevlar: no init found; dropping to the kernel monitor");
     monitor::run()
 }

@@ -27,6 +27,12 @@ pub fn print_fmt(args: fmt::Arguments<'_>) {
     let _ = SerialWriter.write_fmt(args);
 }
 
+/// Writes raw bytes (user output to the console), `\n` as `\r\n`.
+pub fn write_raw(bytes: &[u8]) {
+    let _guard = CONSOLE.lock();
+    serial::write_bytes(bytes);
+}
+
 /// Prints without taking the console lock: for the panic and fatal-exception
 /// paths, where the lock holder may be the CPU that just died.
 pub fn print_fmt_unlocked(args: fmt::Arguments<'_>) {

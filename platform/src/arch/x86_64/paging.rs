@@ -270,7 +270,7 @@ pub(crate) fn init_kernel_table(max_phys: u64, is_ram: impl Fn(u64, u64) -> bool
 }
 
 /// Loads the kernel's page table on this CPU.
-pub(crate) fn activate_kernel_table() {
+pub fn activate_kernel_table() {
     let root = KERNEL_ROOT.load(Ordering::Acquire);
     // SAFETY: the kernel table maps the running code, stack and data at the
     // same addresses as the boot tables.

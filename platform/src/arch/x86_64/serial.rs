@@ -87,6 +87,10 @@ pub fn write_bytes(bytes: &[u8]) {
     }
 }
 
+/// Set by the interrupt when bytes arrive; the kernel wakes its readers
+/// from process context (the idle loop, the return to user mode).
+static INPUT_ARRIVED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
 /// Drains the UART's receive FIFO into the input ring; called from the
 /// serial interrupt.
 pub fn handle_interrupt() {
@@ -94,6 +98,12 @@ pub fn handle_interrupt() {
     while inb(COM1 + REG_LSR) & LSR_DATA_READY != 0 {
         input.push(inb(COM1 + REG_DATA));
     }
+    INPUT_ARRIVED.store(true, core::sync::atomic::Ordering::Release);
+}
+
+/// Returns (and clears) whether input arrived since the last call.
+pub fn take_input_notification() -> bool {
+    INPUT_ARRIVED.swap(false, core::sync::atomic::Ordering::AcqRel)
 }
 
 /// Takes the next received byte, if any.

@@ -148,9 +148,25 @@ fn idle_loop(index: usize) -> ! {
             apic::send_fixed(WORK_WAITER_APIC_ID.load(Ordering::Acquire) as u32, vectors::IPI_WAKE);
             continue;
         }
+        if let Some(hooks) = super::user::hooks() {
+            interrupts::enable();
+            (hooks.idle)();
+            interrupts::disable();
+            if WORK_GENERATION.load(Ordering::Acquire) != seen {
+                continue;
+            }
+        }
         // STI's shadow makes checking and halting atomic: a wake-up IPI sent
         // after the check still ends the HLT.
         interrupts::enable_and_halt();
+    }
+}
+
+/// Wakes CPU `index` from HLT (a scheduler put work in its queue).
+pub fn wake_cpu(index: usize) {
+    let cpu = percpu::cpu(index);
+    if cpu.is_online() {
+        apic::send_fixed(cpu.apic_id(), vectors::IPI_WAKE);
     }
 }
 

@@ -86,6 +86,9 @@ pub struct UserHooks {
     pub before_user_return: fn(&mut TrapFrame),
     /// The periodic timer tick, in interrupt context.
     pub timer_tick: fn(),
+    /// Runs on an idle application processor each time it wakes, with
+    /// interrupts on: the kernel's scheduler picks up work here.
+    pub idle: fn(),
 }
 
 static HOOKS: AtomicPtr<UserHooks> = AtomicPtr::new(core::ptr::null_mut());

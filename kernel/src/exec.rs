@@ -1,0 +1,218 @@
+//! execve: replacing a process's program with an ELF executable (static,
+//! static-PIE, or with an interpreter) or a `#!` script.
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use kevlar_elf::{ElfKind, LoadPlan};
+use kevlar_platform::mm::PAGE_SIZE;
+use kevlar_platform::sync::SpinLock;
+use kevlar_platform::x86::trap::TrapFrame;
+use kevlar_vfs::WalkFlags;
+use kevlar_vfs::{Access, FileType, Inode};
+
+use crate::error::{Errno, Result};
+use crate::mm::{Backing, Prot, Vm, Vma, STACK_SIZE, STACK_TOP};
+use crate::fs::FsContext;
+use crate::process::{Credentials, Thread};
+use crate::syscalls::memory::inode_backing;
+
+/// How many `#!` interpreters may chain (Linux allows 4 levels).
+const MAX_SCRIPT_DEPTH: usize = 4;
+
+fn read_whole(inode: &Arc<dyn Inode>) -> Result<Vec<u8>> {
+    let size = inode.stat()?.size as usize;
+    let mut data = alloc::vec![0u8; size];
+    let mut done = 0;
+    while done < size {
+        let n = inode.read_at(done as u64, &mut data[done..])?;
+        if n == 0 {
+            break;
+        }
+        done += n;
+    }
+    data.truncate(done);
+    Ok(data)
+}
+
+fn resolve_executable(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<Arc<dyn Inode>> {
+    if path.is_empty() {
+        return Err(Errno::ENOENT);
+    }
+    let node = fs.lookup(cred, start, path, WalkFlags::EMPTY)?;
+    match node.file_type() {
+        FileType::Regular => {}
+        FileType::Directory => return Err(Errno::EACCES),
+        _ => return Err(Errno::EACCES),
+    }
+    let stat = node.stat()?;
+    kevlar_vfs::check_access(&stat, cred, Access::EXEC)?;
+    if stat.mode & 0o111 == 0 {
+        return Err(Errno::EACCES); // even root needs an x bit
+    }
+    Ok(node)
+}
+
+fn prot_of(seg: &kevlar_elf::Segment) -> Prot {
+    Prot { read: seg.readable, write: seg.writable, exec: seg.executable }
+}
+
+/// Maps the segments of `plan` (already biased) from `file` into `vm`.
+/// Returns the end of the highest segment.
+fn map_segments(vm: &mut Vm, plan: &LoadPlan, file: &Arc<dyn Inode>) -> Result<usize> {
+    let backing = inode_backing(file.clone());
+    let mut top = 0;
+    for seg in &plan.segments {
+        let start = seg.vaddr as usize & !(PAGE_SIZE - 1);
+        let lead = seg.vaddr as usize - start;
+        let end = (seg.vaddr + seg.mem_size) as usize;
+        let end = end.next_multiple_of(PAGE_SIZE);
+        vm.map(Vma {
+            start,
+            end,
+            prot: prot_of(seg),
+            backing: Backing::File {
+                file: backing.clone(),
+                offset: seg.file_offset - lead as u64,
+                file_len: lead + seg.file_size as usize,
+            },
+            shared_page_base: 0,
+        });
+        top = top.max(end);
+    }
+    Ok(top)
+}
+
+/// A program loaded into a fresh address space, not yet running.
+pub struct Loaded {
+    /// The address space.
+    pub vm: Vm,
+    /// The first instruction (the interpreter's, if any).
+    pub entry: u64,
+    /// The initial stack pointer.
+    pub sp: u64,
+    /// The name for `comm` (the file name, at most 15 bytes).
+    pub comm: alloc::string::String,
+}
+
+/// Loads the program at `path` with `argv` and `envp` into a new address
+/// space.
+pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], mut argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<Loaded> {
+    let cred = kevlar_vfs::Credentials { uid: creds.euid, gid: creds.egid, groups: creds.groups.clone() };
+    let mut exec_path = path.to_vec();
+    let mut node = resolve_executable(fs, &cred, start, path)?;
+    let mut image = read_whole(&node)?;
+    for depth in 0.. {
+        let Some((interp, arg)) = kevlar_elf::is_script(&image) else { break };
+        if depth >= MAX_SCRIPT_DEPTH {
+            return Err(Errno::ELOOP);
+        }
+        let interp = interp.as_bytes().to_vec();
+        let mut new_argv = alloc::vec![interp.clone()];
+        if let Some(arg) = arg {
+            new_argv.push(arg.as_bytes().to_vec());
+        }
+        new_argv.push(exec_path.clone());
+        new_argv.extend(argv.into_iter().skip(1));
+        argv = new_argv;
+        node = resolve_executable(fs, &cred, None, &interp)?;
+        image = read_whole(&node)?;
+        exec_path = interp;
+    }
+    let plan = kevlar_elf::parse(&image).map_err(|_| Errno::ENOEXEC)?;
+    let bias = if plan.kind == ElfKind::Dyn { kevlar_elf::DEFAULT_PIE_BASE } else { 0 };
+    let plan = plan.with_bias(bias).map_err(|_| Errno::ENOEXEC)?;
+    drop(image);
+
+    let mut vm = Vm::new()?;
+    let top = map_segments(&mut vm, &plan, &node)?;
+    let mut entry = plan.entry;
+    let mut interp_base = 0;
+    if let Some(interp_path) = &plan.interpreter {
+        let interp_node = resolve_executable(fs, &cred, None, interp_path.as_bytes())?;
+        let interp_image = read_whole(&interp_node)?;
+        let interp_plan = kevlar_elf::parse(&interp_image).map_err(|_| Errno::ENOEXEC)?;
+        let interp_plan = interp_plan.with_bias(kevlar_elf::DEFAULT_INTERP_BASE).map_err(|_| Errno::ENOEXEC)?;
+        map_segments(&mut vm, &interp_plan, &interp_node)?;
+        entry = interp_plan.entry;
+        interp_base = kevlar_elf::DEFAULT_INTERP_BASE;
+    }
+    vm.brk_start = top;
+    vm.brk = top;
+    vm.map(Vma {
+        start: STACK_TOP - STACK_SIZE,
+        end: STACK_TOP,
+        prot: Prot { read: true, write: true, exec: plan.stack_executable },
+        backing: Backing::Anonymous,
+        shared_page_base: 0,
+    });
+
+    let phdr = plan.phdr_vaddr.unwrap_or(0);
+    let auxv = [
+        (kevlar_elf::AT_PHDR, phdr),
+        (kevlar_elf::AT_PHENT, plan.phent as u64),
+        (kevlar_elf::AT_PHNUM, plan.phnum as u64),
+        (kevlar_elf::AT_PAGESZ, PAGE_SIZE as u64),
+        (kevlar_elf::AT_BASE, interp_base),
+        (kevlar_elf::AT_FLAGS, 0),
+        (kevlar_elf::AT_ENTRY, plan.entry),
+        (kevlar_elf::AT_UID, creds.uid as u64),
+        (kevlar_elf::AT_EUID, creds.euid as u64),
+        (kevlar_elf::AT_GID, creds.gid as u64),
+        (kevlar_elf::AT_EGID, creds.egid as u64),
+        (kevlar_elf::AT_SECURE, 0),
+        (kevlar_elf::AT_HWCAP, 0x178b_fbff),
+        (kevlar_elf::AT_CLKTCK, 100),
+    ];
+    let mut random = [0u8; 16];
+    crate::fs::devices::fill_random(&mut random);
+    let argv_refs: Vec<&[u8]> = argv.iter().map(|a| a.as_slice()).collect();
+    let envp_refs: Vec<&[u8]> = envp.iter().map(|e| e.as_slice()).collect();
+    let stack = kevlar_elf::build_initial_stack(STACK_TOP as u64, &argv_refs, &envp_refs, &auxv, random, b"x86_64", path)
+        .map_err(|_| Errno::E2BIG)?;
+    vm.write_bytes(stack.sp as usize, &stack.bytes)?;
+    let name = exec_path.rsplit(|&b| b == b'/').next().unwrap_or(&exec_path);
+    let comm = alloc::string::String::from_utf8_lossy(&name[..name.len().min(15)]).into_owned();
+    Ok(Loaded { vm, entry, sp: stack.sp, comm })
+}
+
+/// Returns the registers a new program starts with.
+pub fn initial_frame(entry: u64, sp: u64, template: &TrapFrame) -> TrapFrame {
+    TrapFrame {
+        r15: 0, r14: 0, r13: 0, r12: 0, r11: 0, r10: 0, r9: 0, r8: 0, rbp: 0, rdi: 0, rsi: 0, rdx: 0, rcx: 0, rbx: 0, rax: 0,
+        vector: template.vector,
+        error_code: 0,
+        rip: entry,
+        cs: template.cs,
+        rflags: 0x202,
+        rsp: sp,
+        ss: template.ss,
+    }
+}
+
+/// Replaces the current program. On success the frame holds the new
+/// program's entry registers; on failure the old program goes on.
+pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u8], argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<()> {
+    let fs = thread.process.fs.lock().clone();
+    let creds = thread.process.creds.lock().clone();
+    let start = if path.starts_with(b"/") || dirfd == crate::syscalls::AT_FDCWD {
+        None
+    } else {
+        Some(thread.process.files.lock().lock().get(dirfd)?.ops.inode().ok_or(Errno::ENOTDIR)?)
+    };
+    let loaded = load(&fs, &creds, start.as_ref(), path, argv, envp)?;
+
+    // Point of no return: the new image replaces the old one.
+    let process = &thread.process;
+    let old_vm = core::mem::replace(&mut *process.vm.lock(), Arc::new(SpinLock::new(loaded.vm)));
+    process.vm.lock().lock().activate();
+    drop(old_vm);
+    crate::process::release_vfork(process);
+    process.files.lock().lock().close_on_exec();
+    process.signals.lock().reset_for_exec();
+    *process.comm.lock() = loaded.comm;
+    kevlar_platform::x86::user::reset_fpu();
+    thread.task.set_fs_base(0, true);
+    *frame = initial_frame(loaded.entry, loaded.sp, frame);
+    Ok(())
+}

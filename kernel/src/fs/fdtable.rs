@@ -1,0 +1,108 @@
+//! The file-descriptor table.
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use super::file::OpenFile;
+use crate::error::{Errno, Result};
+
+/// The most fds a process may have open (RLIMIT_NOFILE's default).
+pub const MAX_FDS: usize = 1024;
+
+#[derive(Clone)]
+struct Slot {
+    file: Arc<OpenFile>,
+    cloexec: bool,
+}
+
+/// A process's fds.
+#[derive(Clone, Default)]
+pub struct FdTable {
+    slots: Vec<Option<Slot>>,
+}
+
+impl FdTable {
+    /// Creates an empty table.
+    pub fn new() -> Self {
+        Self { slots: Vec::new() }
+    }
+
+    /// Returns the open file of `fd`.
+    pub fn get(&self, fd: i32) -> Result<Arc<OpenFile>> {
+        self.slot(fd).map(|s| s.file.clone())
+    }
+
+    fn slot(&self, fd: i32) -> Result<&Slot> {
+        usize::try_from(fd).ok().and_then(|i| self.slots.get(i)).and_then(|s| s.as_ref()).ok_or(Errno::EBADF)
+    }
+
+    /// Installs `file` at the lowest free fd >= `min`.
+    pub fn insert_from(&mut self, min: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<i32> {
+        let fd = (min..MAX_FDS).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
+        self.put(fd, file, cloexec);
+        Ok(fd as i32)
+    }
+
+    /// Installs `file` at the lowest free fd.
+    pub fn insert(&mut self, file: Arc<OpenFile>, cloexec: bool) -> Result<i32> {
+        self.insert_from(0, file, cloexec)
+    }
+
+    /// Installs `file` at exactly `fd`, closing what was there.
+    pub fn put(&mut self, fd: usize, file: Arc<OpenFile>, cloexec: bool) -> Option<Arc<OpenFile>> {
+        if self.slots.len() <= fd {
+            self.slots.resize(fd + 1, None);
+        }
+        self.slots[fd].replace(Slot { file, cloexec }).map(|s| s.file)
+    }
+
+    /// Closes `fd`, returning its file.
+    pub fn close(&mut self, fd: i32) -> Result<Arc<OpenFile>> {
+        let index = usize::try_from(fd).map_err(|_| Errno::EBADF)?;
+        self.slots.get_mut(index).and_then(Option::take).map(|s| s.file).ok_or(Errno::EBADF)
+    }
+
+    /// Returns the close-on-exec flag of `fd`.
+    pub fn cloexec(&self, fd: i32) -> Result<bool> {
+        self.slot(fd).map(|s| s.cloexec)
+    }
+
+    /// Sets the close-on-exec flag of `fd`.
+    pub fn set_cloexec(&mut self, fd: i32, cloexec: bool) -> Result<()> {
+        let index = usize::try_from(fd).map_err(|_| Errno::EBADF)?;
+        let slot = self.slots.get_mut(index).and_then(Option::as_mut).ok_or(Errno::EBADF)?;
+        slot.cloexec = cloexec;
+        Ok(())
+    }
+
+    /// Closes every close-on-exec fd (execve).
+    pub fn close_on_exec(&mut self) {
+        for slot in self.slots.iter_mut() {
+            if slot.as_ref().is_some_and(|s| s.cloexec) {
+                *slot = None;
+            }
+        }
+    }
+
+    /// Closes (or marks close-on-exec) fds in `[first, last]`.
+    pub fn close_range(&mut self, first: usize, last: usize, only_cloexec: bool) {
+        let end = last.min(self.slots.len().saturating_sub(1));
+        for fd in first..=end {
+            if fd >= self.slots.len() {
+                break;
+            }
+            if only_cloexec {
+                if let Some(slot) = self.slots[fd].as_mut() {
+                    slot.cloexec = true;
+                }
+            } else {
+                self.slots[fd] = None;
+            }
+        }
+    }
+
+    /// Returns the open fds in order (for /proc/self/fd).
+    pub fn fds(&self) -> impl Iterator<Item = (i32, &Arc<OpenFile>)> {
+        self.slots.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| (i as i32, &s.file)))
+    }
+}

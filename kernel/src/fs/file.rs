@@ -1,0 +1,195 @@
+//! Open files: the object an fd refers to, and the operations each kind of
+//! file (regular file, directory, pipe, device, terminal) provides.
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use kevlar_platform::sync::SpinLock;
+use kevlar_vfs::{FileType, Inode, Stat};
+
+use crate::error::{Errno, Result};
+
+/// Readiness bits for poll (POLLIN, POLLOUT, ...).
+pub type PollEvents = u16;
+/// Data to read.
+pub const POLLIN: PollEvents = 0x001;
+/// Room to write.
+pub const POLLOUT: PollEvents = 0x004;
+/// Error.
+pub const POLLERR: PollEvents = 0x008;
+/// The other end hung up.
+pub const POLLHUP: PollEvents = 0x010;
+/// Invalid fd.
+pub const POLLNVAL: PollEvents = 0x020;
+
+/// Everyone in poll or select sleeps here; any pipe or terminal event
+/// wakes them to rescan.
+pub static POLLERS: crate::process::wait_queue::WaitQueue = crate::process::wait_queue::WaitQueue::new();
+
+/// Wakes pollers after a readiness change.
+pub fn notify_pollers() {
+    POLLERS.wake_all();
+}
+
+/// What a kind of open file can do. Offsets are managed by [`OpenFile`];
+/// stream-like files ignore them.
+pub trait FileOps: Send + Sync {
+    /// Reads into `buf` at `offset`; returns the byte count (0 at end).
+    fn read(&self, file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize>;
+    /// Writes `buf` at `offset`; returns the byte count.
+    fn write(&self, file: &OpenFile, offset: u64, buf: &[u8]) -> Result<usize>;
+    /// Returns the file's metadata.
+    fn stat(&self) -> Result<Stat>;
+    /// Returns whether lseek works (false for pipes and terminals).
+    fn is_seekable(&self) -> bool {
+        true
+    }
+    /// Returns the size used by SEEK_END.
+    fn size(&self) -> Result<u64> {
+        Ok(self.stat()?.size)
+    }
+    /// Handles an ioctl.
+    fn ioctl(&self, _file: &OpenFile, _request: u32, _arg: usize) -> Result<isize> {
+        Err(Errno::ENOTTY)
+    }
+    /// Returns the current readiness.
+    fn poll(&self) -> PollEvents {
+        POLLIN | POLLOUT
+    }
+    /// The inode behind the file, for fstat/fchdir/getdents/ftruncate.
+    fn inode(&self) -> Option<Arc<dyn Inode>> {
+        None
+    }
+    /// Called when the last fd referring to this open file closes.
+    fn release(&self, _file: &OpenFile) {}
+    /// The pipe behind a pipe end or FIFO (F_GETPIPE_SZ).
+    fn pipe(&self) -> Option<Arc<super::pipe::Pipe>> {
+        None
+    }
+    /// The pipe or tty wait queue pollers sleep on, if any.
+    fn wait_queue(&self) -> Option<&crate::process::wait_queue::WaitQueue> {
+        None
+    }
+}
+
+/// An open file description (shared by dup'd fds and across fork).
+pub struct OpenFile {
+    /// The kind-specific operations.
+    pub ops: Arc<dyn FileOps>,
+    /// O_* status flags (O_APPEND, O_NONBLOCK, the access mode).
+    flags: AtomicU32,
+    /// The file position.
+    pub offset: SpinLock<u64>,
+    /// The absolute path it was opened by (for /proc and fchdir).
+    pub path: Vec<u8>,
+}
+
+impl OpenFile {
+    /// Wraps `ops` as a new open file description.
+    pub fn new(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>) -> Arc<OpenFile> {
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path })
+    }
+
+    /// Returns the status flags.
+    pub fn flags(&self) -> u32 {
+        self.flags.load(Ordering::Relaxed)
+    }
+
+    /// Replaces the settable status flags (F_SETFL).
+    pub fn set_status_flags(&self, flags: u32) {
+        use linux_raw_sys::general::{O_APPEND, O_NONBLOCK};
+        let settable = O_APPEND | O_NONBLOCK;
+        let old = self.flags();
+        self.flags.store((old & !settable) | (flags & settable), Ordering::Relaxed);
+    }
+
+    /// Returns whether reads are allowed by the access mode.
+    pub fn readable(&self) -> bool {
+        let mode = self.flags() & linux_raw_sys::general::O_ACCMODE;
+        mode == linux_raw_sys::general::O_RDONLY || mode == linux_raw_sys::general::O_RDWR
+    }
+
+    /// Returns whether writes are allowed by the access mode.
+    pub fn writable(&self) -> bool {
+        let mode = self.flags() & linux_raw_sys::general::O_ACCMODE;
+        mode == linux_raw_sys::general::O_WRONLY || mode == linux_raw_sys::general::O_RDWR
+    }
+
+    /// Returns whether O_NONBLOCK is set.
+    pub fn nonblocking(&self) -> bool {
+        self.flags() & linux_raw_sys::general::O_NONBLOCK != 0
+    }
+
+    /// Reads at the file position and advances it.
+    pub fn read(&self, buf: &mut [u8]) -> Result<usize> {
+        if !self.readable() {
+            return Err(Errno::EBADF);
+        }
+        if !self.ops.is_seekable() {
+            return self.ops.read(self, 0, buf);
+        }
+        let mut offset = self.offset.lock();
+        let n = self.ops.read(self, *offset, buf)?;
+        *offset += n as u64;
+        Ok(n)
+    }
+
+    /// Writes at the file position (the end with O_APPEND) and advances it.
+    pub fn write(&self, buf: &[u8]) -> Result<usize> {
+        if !self.writable() {
+            return Err(Errno::EBADF);
+        }
+        if !self.ops.is_seekable() {
+            return self.ops.write(self, 0, buf);
+        }
+        let mut offset = self.offset.lock();
+        if self.flags() & linux_raw_sys::general::O_APPEND != 0 {
+            *offset = self.ops.size()?;
+        }
+        let n = self.ops.write(self, *offset, buf)?;
+        *offset += n as u64;
+        Ok(n)
+    }
+}
+
+impl Drop for OpenFile {
+    fn drop(&mut self) {
+        let ops = self.ops.clone();
+        ops.release(self);
+    }
+}
+
+/// A regular file, directory or symlink opened through the VFS.
+pub struct InodeFile {
+    inode: Arc<dyn Inode>,
+}
+
+impl InodeFile {
+    /// Wraps an inode.
+    pub fn new(inode: Arc<dyn Inode>) -> Arc<InodeFile> {
+        Arc::new(InodeFile { inode })
+    }
+}
+
+impl FileOps for InodeFile {
+    fn read(&self, _file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        Ok(self.inode.read_at(offset, buf)?)
+    }
+
+    fn write(&self, _file: &OpenFile, offset: u64, buf: &[u8]) -> Result<usize> {
+        Ok(self.inode.write_at(offset, buf)?)
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        Ok(self.inode.stat()?)
+    }
+
+    fn inode(&self) -> Option<Arc<dyn Inode>> {
+        Some(self.inode.clone())
+    }
+
+    fn is_seekable(&self) -> bool {
+        self.inode.file_type() != FileType::Fifo
+    }
+}

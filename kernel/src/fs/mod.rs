@@ -1,0 +1,310 @@
+//! Files: the mount table, path lookup for processes, opening files by
+//! path, and terminal ioctls of the console.
+
+pub mod devices;
+pub mod fdtable;
+pub mod file;
+pub mod initramfs;
+pub mod pipe;
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use kevlar_platform::sync::SpinLock;
+use kevlar_vfs::{MountTable, OpenLookup, ParentLookup, WalkContext, WalkFlags};
+use kevlar_vfs::{FileType, Inode};
+use linux_raw_sys::general as abi;
+use linux_raw_sys::ioctl;
+
+pub use fdtable::FdTable;
+use file::{InodeFile, OpenFile};
+
+use crate::error::{Errno, Result};
+
+/// Mounted filesystems: (the directory mounted on, the mounted root).
+static MOUNTS: SpinLock<Vec<(Arc<dyn Inode>, Arc<dyn Inode>, &'static str)>> = SpinLock::new(Vec::new());
+
+struct KernelMounts;
+
+impl MountTable for KernelMounts {
+    fn mounted_at(&self, dir: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
+        MOUNTS.lock().iter().rev().find(|(on, _, _)| kevlar_vfs::same_inode(&**on, &**dir)).map(|(_, root, _)| root.clone())
+    }
+
+    fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
+        MOUNTS.lock().iter().rev().find(|(_, root, _)| kevlar_vfs::same_inode(&**root, &**root_of_mounted)).map(|(on, _, _)| on.clone())
+    }
+}
+
+/// Mounts `root` on directory `on`.
+pub fn mount(on: Arc<dyn Inode>, root: Arc<dyn Inode>, fstype: &'static str) {
+    MOUNTS.lock().push((on, root, fstype));
+}
+
+/// A process's view of the file tree.
+#[derive(Clone)]
+pub struct FsContext {
+    /// The root directory.
+    pub root: Arc<dyn Inode>,
+    /// The working directory.
+    pub cwd: Arc<dyn Inode>,
+    /// The working directory's absolute path (lexically normalised).
+    pub cwd_path: Vec<u8>,
+    /// The file-creation mask.
+    pub umask: u32,
+}
+
+impl FsContext {
+    /// Creates a context rooted (and working) at `root`.
+    pub fn new(root: Arc<dyn Inode>) -> Self {
+        Self { cwd: root.clone(), root, cwd_path: b"/".to_vec(), umask: 0o022 }
+    }
+
+    fn walk_context<'a>(&'a self, cred: &'a kevlar_vfs::Credentials) -> WalkContext<'a> {
+        WalkContext { root: &self.root, cwd: &self.cwd, mounts: &KernelMounts, cred: Some(cred) }
+    }
+
+    /// Resolves `path` relative to `start` (None: the cwd).
+    pub fn lookup(&self, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], flags: WalkFlags) -> Result<Arc<dyn Inode>> {
+        Ok(kevlar_vfs::walk(&self.walk_context(cred), start, path, flags)?)
+    }
+
+    /// Resolves all but the last component of `path`.
+    pub fn lookup_parent(&self, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<ParentLookup> {
+        Ok(kevlar_vfs::walk_parent(&self.walk_context(cred), start, path)?)
+    }
+
+    /// Resolves `path` for open(2): the node, or its parent and name.
+    pub fn lookup_open(&self, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], flags: WalkFlags) -> Result<OpenLookup> {
+        Ok(kevlar_vfs::walk_open(&self.walk_context(cred), start, path, flags)?)
+    }
+
+    /// Returns `path` made absolute against `base` and lexically
+    /// normalised (`.` and `..` removed).
+    pub fn absolute(base: &[u8], path: &[u8]) -> Vec<u8> {
+        let mut parts: Vec<&[u8]> = Vec::new();
+        let full: Vec<u8> = if path.starts_with(b"/") {
+            path.to_vec()
+        } else {
+            let mut v = base.to_vec();
+            v.push(b'/');
+            v.extend_from_slice(path);
+            v
+        };
+        for part in full.split(|&b| b == b'/') {
+            match part {
+                b"" | b"." => {}
+                b".." => {
+                    parts.pop();
+                }
+                other => parts.push(other),
+            }
+        }
+        let mut out = Vec::new();
+        for part in parts {
+            out.push(b'/');
+            out.extend_from_slice(part);
+        }
+        if out.is_empty() {
+            out.push(b'/');
+        }
+        out
+    }
+}
+
+/// The open flags this kernel understands; others are EINVAL.
+const KNOWN_OPEN_FLAGS: u32 = abi::O_ACCMODE
+    | abi::O_CREAT
+    | abi::O_EXCL
+    | abi::O_NOCTTY
+    | abi::O_TRUNC
+    | abi::O_APPEND
+    | abi::O_NONBLOCK
+    | abi::O_DSYNC
+    | abi::O_SYNC
+    | abi::O_DIRECTORY
+    | abi::O_NOFOLLOW
+    | abi::O_CLOEXEC
+    | abi::O_LARGEFILE
+    | abi::O_NOATIME
+    | abi::O_PATH
+    | abi::O_DIRECT
+    | abi::FASYNC;
+
+/// Opens `path` with open(2) flags and mode, as `cred` in `fs`.
+pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], flags: u32, mode: u32) -> Result<Arc<OpenFile>> {
+    if flags & !KNOWN_OPEN_FLAGS != 0 || flags & abi::O_TMPFILE & !abi::O_DIRECTORY != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let mut walk_flags = WalkFlags::EMPTY;
+    if flags & abi::O_NOFOLLOW != 0 || (flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0) {
+        walk_flags = walk_flags | WalkFlags::NOFOLLOW;
+    }
+    if flags & abi::O_DIRECTORY != 0 {
+        walk_flags = walk_flags | WalkFlags::DIRECTORY;
+    }
+    let node = match fs.lookup_open(cred, start, path, walk_flags)? {
+        OpenLookup::Found(node) => {
+            if flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0 {
+                return Err(Errno::EEXIST);
+            }
+            node
+        }
+        OpenLookup::Missing { dir, name, trailing_slash } => {
+            if flags & abi::O_CREAT == 0 {
+                return Err(Errno::ENOENT);
+            }
+            if trailing_slash {
+                return Err(Errno::EISDIR);
+            }
+            kevlar_vfs::check_access(&dir.stat()?, cred, kevlar_vfs::Access::WRITE | kevlar_vfs::Access::EXEC)?;
+            dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0)?
+        }
+    };
+    let file_type = node.file_type();
+    if file_type == FileType::Symlink {
+        return Err(Errno::ELOOP); // O_NOFOLLOW on a symlink
+    }
+    if flags & abi::O_DIRECTORY != 0 && file_type != FileType::Directory {
+        return Err(Errno::ENOTDIR);
+    }
+    let accmode = flags & abi::O_ACCMODE;
+    if file_type == FileType::Directory && accmode != abi::O_RDONLY {
+        return Err(Errno::EISDIR);
+    }
+    let stat = node.stat()?;
+    let mut want = kevlar_vfs::Access::NONE;
+    if accmode == abi::O_RDONLY || accmode == abi::O_RDWR {
+        want = want | kevlar_vfs::Access::READ;
+    }
+    if accmode == abi::O_WRONLY || accmode == abi::O_RDWR || flags & abi::O_TRUNC != 0 {
+        want = want | kevlar_vfs::Access::WRITE;
+    }
+    kevlar_vfs::check_access(&stat, cred, want)?;
+    if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular && accmode != abi::O_RDONLY {
+        node.truncate(0)?;
+    }
+    let abs = FsContext::absolute(&fs.cwd_path, path);
+    let ops: Arc<dyn file::FileOps> = match file_type {
+        FileType::CharDevice => {
+            let rdev = stat.rdev;
+            let (major, minor) = (((rdev >> 8) & 0xfff) as u32, ((rdev & 0xff) | ((rdev >> 12) & 0xfff00)) as u32);
+            devices::DeviceKind::from_rdev(major, minor).ok_or(Errno::ENXIO)?.open(stat)
+        }
+        FileType::Fifo => return open_fifo(&node, flags, abs),
+        FileType::BlockDevice | FileType::Socket => return Err(Errno::ENXIO),
+        _ => InodeFile::new(node),
+    };
+    Ok(OpenFile::new(ops, flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC), abs))
+}
+
+/// FIFOs: the pipe behind each FIFO inode, created on first open.
+static FIFOS: SpinLock<Vec<(Arc<dyn Inode>, Arc<pipe::Pipe>)>> = SpinLock::new(Vec::new());
+
+fn open_fifo(node: &Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Result<Arc<OpenFile>> {
+    let pipe = {
+        let mut fifos = FIFOS.lock();
+        fifos.retain(|(_, p)| Arc::strong_count(p) > 1);
+        match fifos.iter().find(|(n, _)| kevlar_vfs::same_inode(&**n, &**node)) {
+            Some((_, p)) => p.clone(),
+            None => {
+                let p = pipe::Pipe::new();
+                fifos.push((node.clone(), p.clone()));
+                p
+            }
+        }
+    };
+    let accmode = flags & abi::O_ACCMODE;
+    let write = accmode == abi::O_WRONLY;
+    if accmode == abi::O_RDWR {
+        return Err(Errno::EINVAL); // not supported yet: Linux allows it as a special case
+    }
+    let end = pipe.open_end(write);
+    let file = OpenFile::new(end, flags & !abi::O_CLOEXEC, path);
+    // Opening one end blocks until the other end is opened too, unless
+    // O_NONBLOCK (then a writer without reader gets ENXIO).
+    if flags & abi::O_NONBLOCK != 0 {
+        if write && !pipe.has_peer(false) {
+            return Err(Errno::ENXIO);
+        }
+    } else {
+        pipe.waiters.wait_until(|| Ok(pipe.has_peer(!write).then_some(())))?;
+    }
+    Ok(file)
+}
+
+/// Terminal ioctls of the console (a minimal line discipline: the full
+/// termios handling comes with the TTY layer).
+pub fn tty_ioctl(request: u32, arg: usize) -> Result<isize> {
+    use crate::uaccess::{copy_from_user, copy_to_user};
+    static TERMIOS: SpinLock<[u8; 60]> = SpinLock::new(initial_termios());
+    static WINSIZE: SpinLock<[u8; 8]> = SpinLock::new([24, 0, 80, 0, 0, 0, 0, 0]);
+    static FOREGROUND: SpinLock<i32> = SpinLock::new(1);
+    match request {
+        ioctl::TCGETS => {
+            let termios = *TERMIOS.lock();
+            copy_to_user(arg, &termios[..36])?;
+            Ok(0)
+        }
+        ioctl::TCSETS | ioctl::TCSETSW | ioctl::TCSETSF => {
+            let mut buf = [0u8; 36];
+            copy_from_user(&mut buf, arg)?;
+            TERMIOS.lock()[..36].copy_from_slice(&buf);
+            Ok(0)
+        }
+        ioctl::TIOCGWINSZ => {
+            copy_to_user(arg, &*WINSIZE.lock())?;
+            Ok(0)
+        }
+        ioctl::TIOCSWINSZ => {
+            let mut buf = [0u8; 8];
+            copy_from_user(&mut buf, arg)?;
+            *WINSIZE.lock() = buf;
+            Ok(0)
+        }
+        ioctl::TIOCGPGRP => {
+            copy_to_user(arg, &FOREGROUND.lock().to_le_bytes())?;
+            Ok(0)
+        }
+        ioctl::TIOCSPGRP => {
+            let mut buf = [0u8; 4];
+            copy_from_user(&mut buf, arg)?;
+            *FOREGROUND.lock() = i32::from_le_bytes(buf);
+            Ok(0)
+        }
+        ioctl::TIOCSCTTY | ioctl::TIOCNOTTY => Ok(0),
+        ioctl::FIONREAD => {
+            copy_to_user(arg, &0i32.to_le_bytes())?;
+            Ok(0)
+        }
+        _ => Err(Errno::ENOTTY),
+    }
+}
+
+const fn initial_termios() -> [u8; 60] {
+    // struct termios: c_iflag, c_oflag, c_cflag, c_lflag, c_line, c_cc[19].
+    let mut t = [0u8; 60];
+    let iflag: u32 = abi::ICRNL | abi::IXON;
+    let oflag: u32 = abi::OPOST | abi::ONLCR;
+    let cflag: u32 = abi::B38400 | abi::CS8 | abi::CREAD | abi::HUPCL;
+    let lflag: u32 = abi::ISIG | abi::ICANON | abi::ECHO | abi::ECHOE | abi::ECHOK | abi::ECHOCTL | abi::ECHOKE | abi::IEXTEN;
+    let words = [iflag, oflag, cflag, lflag];
+    let mut i = 0;
+    while i < 4 {
+        let b = words[i].to_le_bytes();
+        t[i * 4] = b[0];
+        t[i * 4 + 1] = b[1];
+        t[i * 4 + 2] = b[2];
+        t[i * 4 + 3] = b[3];
+        i += 1;
+    }
+    // c_cc after c_line (offset 17): VINTR ^C, VQUIT ^\, VERASE DEL,
+    // VKILL ^U, VEOF ^D, VTIME 0, VMIN 1, ..., VSUSP ^Z, VWERASE ^W.
+    let cc = [3u8, 28, 127, 21, 4, 0, 1, 0, 17, 19, 26, 0, 18, 15, 23, 22, 0];
+    let mut j = 0;
+    while j < cc.len() {
+        t[17 + j] = cc[j];
+        j += 1;
+    }
+    t
+}

@@ -1,0 +1,241 @@
+//! Pipes and FIFOs: a bounded byte queue with Linux's semantics (atomic
+//! writes up to PIPE_BUF, EPIPE with SIGPIPE when no reader is left, end of
+//! file when no writer is left, O_NONBLOCK).
+
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
+
+use kevlar_platform::sync::SpinLock;
+use kevlar_vfs::{FileType, Stat, Timespec};
+
+use super::file::{FileOps, OpenFile, PollEvents, POLLERR, POLLHUP, POLLIN, POLLOUT};
+use crate::error::{Errno, Result};
+use crate::process::wait_queue::WaitQueue;
+
+/// Writes up to this size are atomic.
+pub const PIPE_BUF: usize = 4096;
+/// Default capacity (16 pages, as Linux).
+pub const DEFAULT_CAPACITY: usize = 65536;
+
+struct State {
+    data: VecDeque<u8>,
+    capacity: usize,
+    readers: usize,
+    writers: usize,
+}
+
+/// The shared part of a pipe.
+pub struct Pipe {
+    state: SpinLock<State>,
+    /// Readers and writers (and pollers) sleep here.
+    pub waiters: WaitQueue,
+    ino: u64,
+}
+
+static NEXT_PIPE_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+
+impl Pipe {
+    /// Creates a pipe with no ends open yet.
+    pub fn new() -> Arc<Pipe> {
+        Arc::new(Pipe {
+            state: SpinLock::new(State { data: VecDeque::new(), capacity: DEFAULT_CAPACITY, readers: 0, writers: 0 }),
+            waiters: WaitQueue::new(),
+            ino: NEXT_PIPE_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
+        })
+    }
+
+    /// Returns an end: the read side or the write side.
+    pub fn open_end(self: &Arc<Self>, write: bool) -> Arc<PipeEnd> {
+        {
+            let mut state = self.state.lock();
+            if write {
+                state.writers += 1;
+            } else {
+                state.readers += 1;
+            }
+        }
+        self.waiters.wake_all();
+        super::file::notify_pollers();
+        Arc::new(PipeEnd { pipe: self.clone(), write })
+    }
+
+    /// Returns whether a reader (or a writer) is connected.
+    pub fn has_peer(&self, want_writer: bool) -> bool {
+        let state = self.state.lock();
+        if want_writer { state.writers > 0 } else { state.readers > 0 }
+    }
+
+    /// Returns the capacity (F_GETPIPE_SZ).
+    pub fn capacity(&self) -> usize {
+        self.state.lock().capacity
+    }
+
+    /// Changes the capacity (F_SETPIPE_SZ): rounded up to a power of two
+    /// pages, at least the data held.
+    pub fn set_capacity(&self, size: usize) -> Result<usize> {
+        if size > 1 << 20 {
+            return Err(Errno::EPERM);
+        }
+        let size = size.max(4096).next_power_of_two();
+        let mut state = self.state.lock();
+        if size < state.data.len() {
+            return Err(Errno::EBUSY);
+        }
+        state.capacity = size;
+        Ok(size)
+    }
+}
+
+/// One end of a pipe, as an open file.
+pub struct PipeEnd {
+    pipe: Arc<Pipe>,
+    write: bool,
+}
+
+impl PipeEnd {
+    /// Returns the pipe.
+    pub fn pipe(&self) -> &Arc<Pipe> {
+        &self.pipe
+    }
+}
+
+impl FileOps for PipeEnd {
+    fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
+        if self.write {
+            return Err(Errno::EBADF);
+        }
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let n = self.pipe.waiters.wait_until(|| {
+            let mut state = self.pipe.state.lock();
+            if state.data.is_empty() {
+                if state.writers == 0 {
+                    return Ok(Some(0));
+                }
+                if file.nonblocking() {
+                    return Err(Errno::EAGAIN);
+                }
+                return Ok(None);
+            }
+            let n = buf.len().min(state.data.len());
+            for (dst, src) in buf.iter_mut().zip(state.data.drain(..n)) {
+                *dst = src;
+            }
+            Ok(Some(n))
+        })?;
+        self.pipe.waiters.wake_all();
+        super::file::notify_pollers();
+        Ok(n)
+    }
+
+    fn write(&self, file: &OpenFile, _offset: u64, buf: &[u8]) -> Result<usize> {
+        if !self.write {
+            return Err(Errno::EBADF);
+        }
+        let mut written = 0;
+        while written < buf.len() || buf.is_empty() {
+            let rest = &buf[written..];
+            let result = self.pipe.waiters.wait_until(|| {
+                let mut state = self.pipe.state.lock();
+                if state.readers == 0 {
+                    return Err(Errno::EPIPE);
+                }
+                let room = state.capacity - state.data.len();
+                // Up to PIPE_BUF bytes go in one piece or not at all.
+                let needed = if rest.len() <= PIPE_BUF { rest.len() } else { 1 };
+                if room < needed.max(1) && !rest.is_empty() {
+                    if file.nonblocking() {
+                        return Err(Errno::EAGAIN);
+                    }
+                    return Ok(None);
+                }
+                let n = rest.len().min(room);
+                state.data.extend(&rest[..n]);
+                Ok(Some(n))
+            });
+            match result {
+                Ok(n) => {
+                    written += n;
+                    self.pipe.waiters.wake_all();
+        super::file::notify_pollers();
+                    if buf.is_empty() {
+                        break;
+                    }
+                }
+                Err(Errno::EPIPE) => {
+                    if let Some(thread) = crate::process::current() {
+                        crate::process::signal::send_signal(&thread.process, crate::process::signal::SIGPIPE);
+                    }
+                    return Err(Errno::EPIPE);
+                }
+                Err(err) if written > 0 && (err == Errno::EAGAIN || err == Errno::EINTR) => return Ok(written),
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(written)
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        Ok(Stat {
+            dev: 0x0c,
+            ino: self.pipe.ino,
+            mode: FileType::Fifo.mode_bits() | 0o600,
+            nlink: 1,
+            uid: 0,
+            gid: 0,
+            rdev: 0,
+            size: 0,
+            blksize: 4096,
+            blocks: 0,
+            atime: Timespec::default(),
+            mtime: Timespec::default(),
+            ctime: Timespec::default(),
+        })
+    }
+
+    fn is_seekable(&self) -> bool {
+        false
+    }
+
+    fn poll(&self) -> PollEvents {
+        let state = self.pipe.state.lock();
+        let mut events = 0;
+        if self.write {
+            if state.readers == 0 {
+                events |= POLLERR;
+            } else if state.capacity - state.data.len() >= PIPE_BUF.min(state.capacity) {
+                events |= POLLOUT;
+            }
+        } else {
+            if !state.data.is_empty() {
+                events |= POLLIN;
+            }
+            if state.writers == 0 {
+                events |= POLLHUP;
+            }
+        }
+        events
+    }
+
+    fn release(&self, _file: &OpenFile) {
+        {
+            let mut state = self.pipe.state.lock();
+            if self.write {
+                state.writers -= 1;
+            } else {
+                state.readers -= 1;
+            }
+        }
+        self.pipe.waiters.wake_all();
+        super::file::notify_pollers();
+    }
+
+    fn wait_queue(&self) -> Option<&WaitQueue> {
+        Some(&self.pipe.waiters)
+    }
+
+    fn pipe(&self) -> Option<Arc<Pipe>> {
+        Some(self.pipe.clone())
+    }
+}

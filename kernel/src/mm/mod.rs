@@ -1,0 +1,430 @@
+//! User memory: virtual memory areas (VMAs), demand paging, copy-on-write,
+//! and the operations behind mmap, munmap, mprotect, mremap and brk.
+
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use kevlar_platform::arch::paging::{AddressSpace, PageFlags, USER_END};
+use kevlar_platform::mm::pmm::PageRef;
+use kevlar_platform::mm::PAGE_SIZE;
+use kevlar_platform::sync::SpinLock;
+
+use crate::error::{Errno, Result};
+
+/// The lowest address a mapping may use (Linux's default mmap_min_addr).
+pub const MMAP_MIN_ADDR: usize = 0x10000;
+/// Where top-down mmap placement starts (below the stack area).
+pub const MMAP_TOP: usize = 0x7fff_0000_0000;
+/// The initial stack's top (exclusive).
+pub const STACK_TOP: usize = 0x7fff_ffff_f000;
+/// The stack's reserved size.
+pub const STACK_SIZE: usize = 8 << 20;
+
+/// Access rights of a mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Prot {
+    /// Reads allowed.
+    pub read: bool,
+    /// Writes allowed.
+    pub write: bool,
+    /// Execution allowed.
+    pub exec: bool,
+}
+
+impl Prot {
+    /// Decodes PROT_* bits; unknown bits are an error.
+    pub fn from_bits(bits: u32) -> Result<Prot> {
+        use linux_raw_sys::general::{PROT_EXEC, PROT_READ, PROT_WRITE};
+        if bits & !(PROT_READ | PROT_WRITE | PROT_EXEC) != 0 {
+            return Err(Errno::EINVAL);
+        }
+        Ok(Prot { read: bits & PROT_READ != 0, write: bits & PROT_WRITE != 0, exec: bits & PROT_EXEC != 0 })
+    }
+
+    fn page_flags(self, writable_now: bool) -> PageFlags {
+        let mut flags = PageFlags::empty();
+        if self.write && writable_now {
+            flags |= PageFlags::WRITABLE;
+        }
+        if !self.exec {
+            flags |= PageFlags::NO_EXECUTE;
+        }
+        flags
+    }
+
+    fn any(self) -> bool {
+        self.read || self.write || self.exec
+    }
+}
+
+/// Where a file-backed mapping reads its pages from.
+pub trait FileBacking: Send + Sync {
+    /// Reads bytes at `offset`; returns how many (short at end of file).
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize>;
+}
+
+/// Pages of a MAP_SHARED anonymous mapping, shared by every process that
+/// maps it (across fork), indexed by page number within the mapping.
+pub struct SharedPages {
+    pages: SpinLock<BTreeMap<usize, PageRef>>,
+}
+
+impl Default for SharedPages {
+    fn default() -> Self {
+        Self { pages: SpinLock::new(BTreeMap::new()) }
+    }
+}
+
+/// What a mapping's pages hold before they are written.
+#[derive(Clone)]
+pub enum Backing {
+    /// Zero-filled memory.
+    Anonymous,
+    /// A private copy of a file's bytes from `offset`; pages past
+    /// `file_end` (relative to the mapping start) read as zeros (ELF bss).
+    File {
+        /// The file.
+        file: Arc<dyn FileBacking>,
+        /// File offset of the mapping's first byte.
+        offset: u64,
+        /// Bytes of the mapping that come from the file.
+        file_len: usize,
+    },
+    /// MAP_SHARED | MAP_ANONYMOUS memory.
+    Shared(Arc<SharedPages>),
+}
+
+/// A virtual memory area.
+#[derive(Clone)]
+pub struct Vma {
+    /// First address (page aligned).
+    pub start: usize,
+    /// One past the last address (page aligned).
+    pub end: usize,
+    /// Access rights.
+    pub prot: Prot,
+    /// Contents.
+    pub backing: Backing,
+    /// Offset of `start` within the backing object, in pages (for split
+    /// shared mappings).
+    pub shared_page_base: usize,
+}
+
+impl Vma {
+    fn is_shared(&self) -> bool {
+        matches!(self.backing, Backing::Shared(_))
+    }
+
+    /// Splits off the part from `at` on; `self` keeps `[start, at)`.
+    fn split_at(&mut self, at: usize) -> Vma {
+        let mut tail = self.clone();
+        tail.start = at;
+        let delta = at - self.start;
+        if let Backing::File { offset, file_len, .. } = &mut tail.backing {
+            *offset += delta as u64;
+            *file_len = file_len.saturating_sub(delta);
+        }
+        tail.shared_page_base += delta / PAGE_SIZE;
+        self.end = at;
+        tail
+    }
+}
+
+/// A process's user address space: the page table and the VMAs.
+pub struct Vm {
+    space: AddressSpace,
+    vmas: BTreeMap<usize, Vma>,
+    /// Program break (start and current end).
+    pub brk_start: usize,
+    /// The current program break.
+    pub brk: usize,
+}
+
+impl Vm {
+    /// Creates an empty address space.
+    pub fn new() -> Result<Vm> {
+        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0 })
+    }
+
+    /// Switches this CPU to the address space.
+    pub fn activate(&self) {
+        self.space.activate();
+    }
+
+    /// Returns the VMA containing `addr`.
+    pub fn find(&self, addr: usize) -> Option<&Vma> {
+        self.vmas.range(..=addr).next_back().map(|(_, v)| v).filter(|v| addr < v.end)
+    }
+
+    fn overlaps(&self, start: usize, end: usize) -> bool {
+        self.vmas.range(..end).next_back().is_some_and(|(_, v)| v.end > start)
+    }
+
+    /// Finds a free range of `len` bytes, searching down from MMAP_TOP.
+    pub fn find_free(&self, len: usize) -> Option<usize> {
+        let mut top = MMAP_TOP;
+        for (_, vma) in self.vmas.range(..MMAP_TOP).rev() {
+            if vma.end <= top && top - vma.end >= len {
+                return Some(top - len);
+            }
+            top = top.min(vma.start);
+        }
+        (top >= MMAP_MIN_ADDR + len).then(|| top - len)
+    }
+
+    /// Adds a mapping of `[start, end)`, replacing whatever was there.
+    pub fn map(&mut self, vma: Vma) {
+        self.unmap(vma.start, vma.end);
+        self.vmas.insert(vma.start, vma);
+    }
+
+    /// Returns whether `[start, end)` is free of mappings.
+    pub fn is_free(&self, start: usize, end: usize) -> bool {
+        !self.overlaps(start, end)
+    }
+
+    /// Removes mappings in `[start, end)`, splitting VMAs at the edges.
+    pub fn unmap(&mut self, start: usize, end: usize) {
+        self.split(start);
+        self.split(end);
+        let doomed: Vec<usize> = self.vmas.range(start..end).map(|(&s, _)| s).collect();
+        for s in doomed {
+            self.vmas.remove(&s);
+        }
+        self.space.unmap_range(start, end);
+    }
+
+    /// Makes a VMA boundary at `addr` if one spans it.
+    fn split(&mut self, addr: usize) {
+        let Some((&s, _)) = self.vmas.range(..addr).next_back() else { return };
+        let vma = self.vmas.get_mut(&s).unwrap();
+        if vma.end > addr {
+            let tail = vma.split_at(addr);
+            self.vmas.insert(addr, tail);
+        }
+    }
+
+    /// Changes the protection of `[start, end)`; every page must be mapped.
+    pub fn protect(&mut self, start: usize, end: usize, prot: Prot) -> Result<()> {
+        // Linux requires the whole range to be covered.
+        let mut cursor = start;
+        while cursor < end {
+            let vma = self.find(cursor).ok_or(Errno::ENOMEM)?;
+            cursor = vma.end;
+        }
+        self.split(start);
+        self.split(end);
+        let starts: Vec<usize> = self.vmas.range(start..end).map(|(&s, _)| s).collect();
+        for s in starts {
+            let vma = self.vmas.get_mut(&s).unwrap();
+            vma.prot = prot;
+            let shared = vma.is_shared();
+            let (vs, ve) = (vma.start, vma.end);
+            for va in (vs..ve).step_by(PAGE_SIZE) {
+                if let Some((page, flags)) = self.space.page_at(va) {
+                    // A private page shared with another process stays
+                    // read-only: the next write copies it.
+                    let writable_now = shared || page.ref_count() == 2;
+                    drop((page, flags));
+                    let _ = self.space.protect(va, kevlar_platform::arch::paging::PageSize::Size4K, prot.page_flags(writable_now));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves a page fault at `addr`; returns false when the access is
+    /// not allowed (the caller sends SIGSEGV or returns EFAULT).
+    pub fn handle_fault(&mut self, addr: usize, write: bool, exec: bool) -> FaultOutcome {
+        let Some(vma) = self.find(addr).cloned() else { return FaultOutcome::NoMapping };
+        if (write && !vma.prot.write) || (exec && !vma.prot.exec) || (!write && !exec && !vma.prot.any()) {
+            return FaultOutcome::AccessDenied;
+        }
+        let page_va = addr & !(PAGE_SIZE - 1);
+        match self.space.page_at(page_va) {
+            Some((page, _)) => {
+                // Present: a write to a read-only page of a writable VMA.
+                if !write {
+                    return FaultOutcome::Fixed; // another CPU fixed it first
+                }
+                let flags = vma.prot.page_flags(true);
+                if vma.is_shared() || page.ref_count() == 2 {
+                    // Shared memory, or the last private user (our
+                    // reference plus the mapping's): write in place.
+                    drop(page);
+                    let _ = self.space.protect(page_va, kevlar_platform::arch::paging::PageSize::Size4K, flags);
+                } else {
+                    let Some(copy) = PageRef::alloc_copy_of(&page) else { return FaultOutcome::OutOfMemory };
+                    drop(page);
+                    if self.space.replace_page(page_va, copy, flags).is_err() {
+                        return FaultOutcome::OutOfMemory;
+                    }
+                }
+                FaultOutcome::Fixed
+            }
+            None => match self.populate(&vma, page_va, write) {
+                Ok(()) => FaultOutcome::Fixed,
+                Err(_) => FaultOutcome::OutOfMemory,
+            },
+        }
+    }
+
+    /// Maps the page at `page_va` of `vma` for the first time.
+    fn populate(&mut self, vma: &Vma, page_va: usize, write: bool) -> Result<()> {
+        let index = (page_va - vma.start) / PAGE_SIZE;
+        let page = match &vma.backing {
+            Backing::Anonymous => PageRef::alloc_zeroed().ok_or(Errno::ENOMEM)?,
+            Backing::Shared(shared) => {
+                let mut pages = shared.pages.lock();
+                let key = vma.shared_page_base + index;
+                match pages.get(&key) {
+                    Some(page) => page.clone(),
+                    None => {
+                        let page = PageRef::alloc_zeroed().ok_or(Errno::ENOMEM)?;
+                        pages.insert(key, page.clone());
+                        page
+                    }
+                }
+            }
+            Backing::File { file, offset, file_len } => {
+                let page = PageRef::alloc_zeroed().ok_or(Errno::ENOMEM)?;
+                let within = page_va - vma.start;
+                if within < *file_len {
+                    let len = (*file_len - within).min(PAGE_SIZE);
+                    let mut buf = [0u8; PAGE_SIZE];
+                    let n = file.read_at(offset + within as u64, &mut buf[..len])?;
+                    page.write(0, &buf[..n]);
+                }
+                page
+            }
+        };
+        let writable_now = write || vma.is_shared();
+        self.space.map_page(page_va, page, vma.prot.page_flags(writable_now)).map_err(|_| Errno::ENOMEM)
+    }
+
+    /// Writes `data` at user address `addr` of this (possibly inactive)
+    /// address space, faulting pages in: used to build a new program's
+    /// stack before it runs.
+    pub fn write_bytes(&mut self, addr: usize, data: &[u8]) -> Result<()> {
+        let mut done = 0;
+        while done < data.len() {
+            let va = addr + done;
+            let page_va = va & !(PAGE_SIZE - 1);
+            if self.space.page_at(page_va).is_none() {
+                if self.handle_fault(va, true, false) != FaultOutcome::Fixed {
+                    return Err(Errno::EFAULT);
+                }
+            }
+            let (page, _) = self.space.page_at(page_va).ok_or(Errno::EFAULT)?;
+            let offset = va - page_va;
+            let len = (PAGE_SIZE - offset).min(data.len() - done);
+            page.write(offset, &data[done..done + len]);
+            done += len;
+        }
+        Ok(())
+    }
+
+    /// Makes a copy-on-write copy for fork.
+    pub fn fork(&mut self) -> Result<Vm> {
+        let space = self.space.fork_copy().map_err(|_| Errno::ENOMEM)?;
+        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk })
+    }
+
+    /// Moves the program break; returns the new break (the old one when
+    /// the request cannot be met, as Linux's brk does).
+    pub fn set_brk(&mut self, new_brk: usize) -> usize {
+        if new_brk < self.brk_start || new_brk >= MMAP_TOP {
+            return self.brk;
+        }
+        let old_end = self.brk.next_multiple_of(PAGE_SIZE);
+        let new_end = new_brk.next_multiple_of(PAGE_SIZE);
+        if new_end > old_end {
+            if !self.is_free(old_end, new_end) {
+                return self.brk;
+            }
+            let rw = Prot { read: true, write: true, exec: false };
+            // Extend the heap VMA if it ends right here, else start one.
+            let heap = self.vmas.range(..old_end).next_back().map(|(&s, v)| (s, v.end, v.prot, matches!(v.backing, Backing::Anonymous)));
+            match heap {
+                Some((s, end, prot, true)) if end == old_end && prot == rw && s >= self.brk_start => {
+                    self.vmas.get_mut(&s).unwrap().end = new_end;
+                }
+                _ => self.map(Vma { start: old_end, end: new_end, prot: rw, backing: Backing::Anonymous, shared_page_base: 0 }),
+            }
+        } else if new_end < old_end {
+            self.unmap(new_end, old_end);
+        }
+        self.brk = new_brk;
+        self.brk
+    }
+
+    /// Extends the VMA starting at `start` to end at `new_end` (the range
+    /// after it must be free).
+    pub fn extend_vma(&mut self, start: usize, new_end: usize) {
+        if let Some(vma) = self.vmas.get_mut(&start) {
+            if let Backing::File { file_len, .. } = &mut vma.backing {
+                *file_len += new_end - vma.end;
+            }
+            vma.end = new_end;
+        }
+    }
+
+    /// Moves the mapping `[old, old + old_len)` to `new` with `new_len`
+    /// bytes, carrying its pages over (mremap with MREMAP_MAYMOVE).
+    pub fn move_range(&mut self, old: usize, old_len: usize, new: usize, new_len: usize) -> Result<()> {
+        self.split(old);
+        self.split(old + old_len);
+        let vma = self.vmas.remove(&old).ok_or(Errno::EFAULT)?;
+        let mut moved = vma.clone();
+        moved.start = new;
+        moved.end = new + new_len;
+        if let Backing::File { file_len, .. } = &mut moved.backing {
+            *file_len += new_len - old_len;
+        }
+        for offset in (0..old_len).step_by(PAGE_SIZE) {
+            if let Some(page) = self.space.unmap_page(old + offset) {
+                let writable = vma.prot.write && (vma.is_shared() || page.ref_count() == 1);
+                let _ = self.space.map_page(new + offset, page, vma.prot.page_flags(writable));
+            }
+        }
+        self.space.unmap_range(old, old + old_len);
+        self.vmas.insert(new, moved);
+        Ok(())
+    }
+
+    /// Drops the pages of `[start, end)` (MADV_DONTNEED): private memory
+    /// reads as zeros (or the file) again; shared memory keeps its data.
+    pub fn discard_pages(&mut self, start: usize, end: usize) -> Result<()> {
+        let mut cursor = start;
+        while cursor < end {
+            let vma = self.find(cursor).ok_or(Errno::ENOMEM)?;
+            cursor = vma.end;
+        }
+        self.space.unmap_range(start, end);
+        Ok(())
+    }
+
+    /// Returns the VMAs in address order.
+    pub fn vmas(&self) -> impl Iterator<Item = &Vma> {
+        self.vmas.values()
+    }
+
+    /// Returns the highest user address (exclusive).
+    pub const fn user_end() -> usize {
+        USER_END
+    }
+}
+
+/// The result of a page fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultOutcome {
+    /// The page is mapped now.
+    Fixed,
+    /// No VMA covers the address (SEGV_MAPERR).
+    NoMapping,
+    /// A VMA covers it but forbids the access (SEGV_ACCERR).
+    AccessDenied,
+    /// Memory ran out.
+    OutOfMemory,
+}

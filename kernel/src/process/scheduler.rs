@@ -1,0 +1,215 @@
+//! The scheduler: per-CPU run queues, the current thread of each CPU,
+//! preemption on the timer tick, and idle CPUs taking work from others.
+//!
+//! The kernel is not preemptible: a thread gives up its CPU when it sleeps,
+//! exits, or is about to return to user mode after its time slice ran out.
+
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use kevlar_platform::arch::interrupts;
+use kevlar_platform::smp::{self, MAX_CPUS};
+use kevlar_platform::sync::SpinLock;
+use kevlar_platform::x86::user::{self as platform_task, Task};
+
+use super::{Thread, ThreadState};
+
+/// Timer ticks a thread may run before it is preempted (at 100 Hz: 30 ms).
+const TIME_SLICE_TICKS: usize = 3;
+
+struct CpuState {
+    run_queue: SpinLock<VecDeque<Arc<Thread>>>,
+    current: SpinLock<Option<Arc<Thread>>>,
+    /// The context this CPU runs when it has nothing to do.
+    idle: SpinLock<Option<Arc<Task>>>,
+    /// A thread that ran last and is finished: dropped by whoever runs next,
+    /// once the CPU is off its stack.
+    finished: SpinLock<Option<Arc<Thread>>>,
+    need_resched: AtomicBool,
+    ticks_in_slice: AtomicUsize,
+}
+
+static CPUS: [CpuState; MAX_CPUS] = [const {
+    CpuState {
+        run_queue: SpinLock::new(VecDeque::new()),
+        current: SpinLock::new(None),
+        idle: SpinLock::new(None),
+        finished: SpinLock::new(None),
+        need_resched: AtomicBool::new(false),
+        ticks_in_slice: AtomicUsize::new(0),
+    }
+}; MAX_CPUS];
+
+fn this() -> &'static CpuState {
+    &CPUS[smp::cpu_index()]
+}
+
+/// Returns the thread running on this CPU, if a user thread runs.
+pub fn current() -> Option<Arc<Thread>> {
+    this().current.lock().clone()
+}
+
+/// Makes `thread` runnable, on the least loaded online CPU, and wakes that
+/// CPU if it idles.
+pub fn enqueue(thread: Arc<Thread>) {
+    // A thread is in at most one run queue: a wake-up racing with the
+    // thread's own requeue must not queue it twice.
+    if thread.on_run_queue.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let count = smp::cpu_count();
+    let me = smp::cpu_index();
+    let mut target = me;
+    let mut best = usize::MAX;
+    for offset in 0..count {
+        let cpu = (me + offset) % count;
+        let len = CPUS[cpu].run_queue.lock().len() + usize::from(CPUS[cpu].current.lock().is_some());
+        if len < best {
+            best = len;
+            target = cpu;
+        }
+    }
+    CPUS[target].run_queue.lock().push_back(thread);
+    if target != me {
+        kevlar_platform::smp::wake_cpu(target);
+    }
+}
+
+fn pick_next() -> Option<Arc<Thread>> {
+    let me = smp::cpu_index();
+    let mut picked = CPUS[me].run_queue.lock().pop_front();
+    if picked.is_none() {
+        // Take work from a busier CPU.
+        for offset in 1..smp::cpu_count() {
+            let cpu = (me + offset) % smp::cpu_count();
+            picked = CPUS[cpu].run_queue.lock().pop_back();
+            if picked.is_some() {
+                break;
+            }
+        }
+    }
+    if let Some(thread) = &picked {
+        thread.on_run_queue.store(false, Ordering::Release);
+    }
+    picked
+}
+
+/// Gives up the CPU. The caller has set its state: `Runnable` to stay in
+/// the run queue (yield, preemption), `Sleeping` to wait for a wake-up
+/// (which re-queues it), `Dead` to never run again.
+pub fn schedule() {
+    let cpu = this();
+    let prev = cpu.current.lock().clone();
+    let next = pick_next();
+    cpu.need_resched.store(false, Ordering::Relaxed);
+    cpu.ticks_in_slice.store(0, Ordering::Relaxed);
+    match (prev, next) {
+        (Some(prev), Some(next)) => {
+            if Arc::ptr_eq(&prev, &next) {
+                return;
+            }
+            requeue_or_retire(cpu, &prev);
+            *cpu.current.lock() = Some(next.clone());
+            next.activate_address_space();
+            let (prev_task, next_task) = (prev.task.clone(), next.task.clone());
+            drop((prev, next));
+            platform_task::switch(&prev_task, &next_task);
+            after_switch();
+        }
+        (Some(prev), None) => {
+            if prev.state() == ThreadState::Runnable {
+                return; // nothing else to run: keep going
+            }
+            retire(cpu, &prev);
+            *cpu.current.lock() = None;
+            let idle = cpu.idle.lock().clone().expect("CPU without an idle context");
+            let prev_task = prev.task.clone();
+            drop(prev);
+            kevlar_platform::arch::paging::activate_kernel_table();
+            platform_task::switch(&prev_task, &idle);
+            after_switch();
+        }
+        (None, _) => {}
+    }
+}
+
+fn requeue_or_retire(cpu: &CpuState, prev: &Arc<Thread>) {
+    match prev.state() {
+        ThreadState::Runnable => {
+            if !prev.on_run_queue.swap(true, Ordering::AcqRel) {
+                cpu.run_queue.lock().push_back(prev.clone());
+            }
+        }
+        _ => retire(cpu, prev),
+    }
+}
+
+fn retire(cpu: &CpuState, prev: &Arc<Thread>) {
+    if prev.state() == ThreadState::Dead {
+        *cpu.finished.lock() = Some(prev.clone());
+    }
+}
+
+/// Runs after every switch, on the new context: drops a finished thread
+/// now that this CPU is off its stack.
+pub fn after_switch() {
+    let finished = this().finished.lock().take();
+    drop(finished);
+}
+
+/// The idle loop of a CPU: runs threads while there are any, halts
+/// otherwise. The boot CPU enters it after starting init; the others from
+/// the platform's idle hook.
+pub fn idle_once() {
+    let cpu = this();
+    {
+        let mut idle = cpu.idle.lock();
+        if idle.is_none() {
+            *idle = Some(Task::for_current_context());
+        }
+    }
+    interrupts::disable();
+    if let Some(next) = pick_next() {
+        *cpu.current.lock() = Some(next.clone());
+        next.activate_address_space();
+        let idle = cpu.idle.lock().clone().expect("idle context");
+        let next_task = next.task.clone();
+        drop(next);
+        platform_task::switch(&idle, &next_task);
+        after_switch();
+    }
+    interrupts::enable();
+}
+
+/// Runs this CPU's idle loop forever.
+pub fn idle_loop() -> ! {
+    loop {
+        idle_once();
+        interrupts::disable();
+        if this().run_queue.lock().is_empty() {
+            interrupts::enable_and_halt();
+        } else {
+            interrupts::enable();
+        }
+    }
+}
+
+/// Timer tick (interrupt context): asks for a reschedule when the slice is
+/// used up. Only atomics here: no locks in interrupt context.
+pub fn on_tick() {
+    let cpu = this();
+    if cpu.ticks_in_slice.fetch_add(1, Ordering::Relaxed) + 1 >= TIME_SLICE_TICKS {
+        cpu.need_resched.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Called before returning to user mode: preempts if the slice ran out.
+pub fn preempt_if_needed() {
+    if this().need_resched.load(Ordering::Relaxed) {
+        if let Some(current) = current() {
+            current.set_state(ThreadState::Runnable);
+        }
+        schedule();
+    }
+}

@@ -1,0 +1,115 @@
+//! System information: uname, sysinfo, getrandom, resource limits, reboot.
+
+use crate::uaccess::copy_to_user;
+use linux_raw_sys::general as abi;
+
+use super::read_bytes;
+use crate::error::{Errno, Result};
+use crate::process::{find_process, Thread};
+
+pub fn uname(buf: usize) -> Result<isize> {
+    let mut raw = [0u8; 390];
+    let fields: [&[u8]; 6] = [b"Linux", b"kevlar", b"6.1.0-kevlar", b"#1 SMP Kevlar", b"x86_64", b"(none)"];
+    for (i, f) in fields.iter().enumerate() {
+        raw[i * 65..i * 65 + f.len()].copy_from_slice(f);
+    }
+    copy_to_user(buf, &raw)?;
+    Ok(0)
+}
+
+pub fn sysinfo(buf: usize) -> Result<isize> {
+    let stats = kevlar_platform::mm::pmm::stats();
+    let mut raw = [0u8; 112];
+    let uptime = (kevlar_platform::time::monotonic_ns() / 1_000_000_000) as i64;
+    raw[0..8].copy_from_slice(&uptime.to_le_bytes());
+    raw[32..40].copy_from_slice(&(stats.total_bytes as u64).to_le_bytes());
+    raw[40..48].copy_from_slice(&(stats.free_bytes as u64).to_le_bytes());
+    let procs = crate::process::all_processes().len() as u16;
+    raw[80..82].copy_from_slice(&procs.to_le_bytes());
+    raw[104..108].copy_from_slice(&1u32.to_le_bytes()); // mem_unit
+    copy_to_user(buf, &raw)?;
+    Ok(0)
+}
+
+pub fn getrandom(buf: usize, len: usize, flags: u32) -> Result<isize> {
+    if flags & !(abi::GRND_NONBLOCK | abi::GRND_RANDOM | abi::GRND_INSECURE) != 0 || flags & abi::GRND_RANDOM != 0 && flags & abi::GRND_INSECURE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = len.min(33_554_431);
+    let mut done = 0;
+    let mut chunk = [0u8; 256];
+    while done < len {
+        let n = (len - done).min(chunk.len());
+        crate::fs::devices::fill_random(&mut chunk[..n]);
+        copy_to_user(buf + done, &chunk[..n])?;
+        done += n;
+    }
+    Ok(len as isize)
+}
+
+/// Per-process resource limits: [current, max] by resource number.
+pub type Limits = [[u64; 2]; 16];
+
+/// Linux's defaults for a root shell.
+pub const DEFAULT_LIMITS: Limits = {
+    let inf = u64::MAX;
+    let mut l = [[inf, inf]; 16];
+    l[abi::RLIMIT_STACK as usize] = [8 << 20, inf];
+    l[abi::RLIMIT_CORE as usize] = [0, inf];
+    l[abi::RLIMIT_NOFILE as usize] = [1024, 4096];
+    l[abi::RLIMIT_NPROC as usize] = [7782, 7782];
+    l[abi::RLIMIT_MEMLOCK as usize] = [8 << 20, 8 << 20];
+    l[abi::RLIMIT_SIGPENDING as usize] = [7782, 7782];
+    l[abi::RLIMIT_MSGQUEUE as usize] = [819200, 819200];
+    l[abi::RLIMIT_NICE as usize] = [0, 0];
+    l[abi::RLIMIT_RTPRIO as usize] = [0, 0];
+    l
+};
+
+pub fn prlimit64(thread: &Thread, pid: i32, resource: u32, new: usize, old: usize) -> Result<isize> {
+    if resource >= 16 {
+        return Err(Errno::EINVAL);
+    }
+    let target = if pid == 0 { thread.process.clone() } else { find_process(pid).ok_or(Errno::ESRCH)? };
+    let new_value = if new != 0 {
+        let raw = read_bytes::<16>(new)?;
+        let cur = u64::from_le_bytes(raw[..8].try_into().unwrap());
+        let max = u64::from_le_bytes(raw[8..].try_into().unwrap());
+        if cur > max {
+            return Err(Errno::EINVAL);
+        }
+        Some([cur, max])
+    } else {
+        None
+    };
+    let mut limits = target.limits.lock();
+    let current = limits[resource as usize];
+    if let Some(v) = new_value {
+        if v[1] > current[1] && thread.process.creds.lock().euid != 0 {
+            return Err(Errno::EPERM);
+        }
+        if resource == abi::RLIMIT_NOFILE && v[1] > crate::fs::fdtable::MAX_FDS as u64 * 1024 {
+            return Err(Errno::EPERM);
+        }
+        limits[resource as usize] = v;
+    }
+    drop(limits);
+    if old != 0 {
+        let mut raw = [0u8; 16];
+        raw[..8].copy_from_slice(&current[0].to_le_bytes());
+        raw[8..].copy_from_slice(&current[1].to_le_bytes());
+        copy_to_user(old, &raw)?;
+    }
+    Ok(0)
+}
+
+pub fn reboot(magic1: u32, magic2: u32, cmd: u32) -> Result<isize> {
+    if magic1 != abi::LINUX_REBOOT_MAGIC1 || ![abi::LINUX_REBOOT_MAGIC2, abi::LINUX_REBOOT_MAGIC2A, abi::LINUX_REBOOT_MAGIC2B, abi::LINUX_REBOOT_MAGIC2C].contains(&magic2) {
+        return Err(Errno::EINVAL);
+    }
+    match cmd {
+        abi::LINUX_REBOOT_CMD_POWER_OFF | abi::LINUX_REBOOT_CMD_HALT | abi::LINUX_REBOOT_CMD_RESTART => crate::shutdown(true),
+        abi::LINUX_REBOOT_CMD_CAD_ON | abi::LINUX_REBOOT_CMD_CAD_OFF => Ok(0),
+        _ => Err(Errno::EINVAL),
+    }
+}

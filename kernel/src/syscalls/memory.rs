@@ -1,0 +1,181 @@
+//! Memory system calls: brk, mmap, munmap, mprotect, mremap, madvise.
+
+use alloc::sync::Arc;
+
+use kevlar_platform::mm::PAGE_SIZE;
+use linux_raw_sys::general as abi;
+
+use crate::error::{Errno, Result};
+use crate::mm::{Backing, Prot, SharedPages, Vma, MMAP_MIN_ADDR};
+use crate::process::Thread;
+
+fn page_up(len: usize) -> Option<usize> {
+    len.checked_add(PAGE_SIZE - 1).map(|v| v & !(PAGE_SIZE - 1))
+}
+
+pub fn brk(thread: &Thread, addr: usize) -> Result<isize> {
+    let vm = thread.process.vm.lock().clone();
+    let mut vm = vm.lock();
+    if addr == 0 {
+        return Ok(vm.brk as isize);
+    }
+    Ok(vm.set_brk(addr) as isize)
+}
+
+/// A file-backed mapping source: the open file's inode.
+struct InodeBacking(Arc<dyn kevlar_vfs::Inode>);
+
+impl crate::mm::FileBacking for InodeBacking {
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        Ok(self.0.read_at(offset, buf)?)
+    }
+}
+
+/// Returns a backing that reads `inode`.
+pub fn inode_backing(inode: Arc<dyn kevlar_vfs::Inode>) -> Arc<dyn crate::mm::FileBacking> {
+    Arc::new(InodeBacking(inode))
+}
+
+pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd: i32, offset: u64) -> Result<isize> {
+    let prot = Prot::from_bits(prot)?;
+    let known = abi::MAP_SHARED | abi::MAP_PRIVATE | abi::MAP_SHARED_VALIDATE | abi::MAP_FIXED | abi::MAP_ANONYMOUS
+        | abi::MAP_FIXED_NOREPLACE | abi::MAP_NORESERVE | abi::MAP_POPULATE | abi::MAP_STACK | abi::MAP_GROWSDOWN
+        | abi::MAP_DENYWRITE | abi::MAP_EXECUTABLE | abi::MAP_LOCKED | abi::MAP_NONBLOCK;
+    let kind = flags & (abi::MAP_SHARED | abi::MAP_PRIVATE | abi::MAP_SHARED_VALIDATE);
+    if len == 0 || (kind != abi::MAP_SHARED && kind != abi::MAP_PRIVATE && kind != abi::MAP_SHARED_VALIDATE) {
+        return Err(Errno::EINVAL);
+    }
+    if kind == abi::MAP_SHARED_VALIDATE && flags & !known != 0 {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    if offset % PAGE_SIZE as u64 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_up(len).ok_or(Errno::ENOMEM)?;
+    let shared = kind != abi::MAP_PRIVATE;
+    let backing = if flags & abi::MAP_ANONYMOUS != 0 {
+        if shared { Backing::Shared(Arc::new(SharedPages::default())) } else { Backing::Anonymous }
+    } else {
+        let file = thread.process.files.lock().lock().get(fd)?;
+        let inode = file.ops.inode().ok_or(Errno::ENODEV)?;
+        if inode.file_type() != kevlar_vfs::FileType::Regular {
+            return Err(Errno::ENODEV);
+        }
+        if !file.readable() || (shared && prot.write && !file.writable()) {
+            return Err(Errno::EACCES);
+        }
+        if shared {
+            // Shared file mappings need the page cache (writes must reach
+            // the file); not there yet.
+            return Err(Errno::ENODEV);
+        }
+        Backing::File { file: inode_backing(inode), offset, file_len: len }
+    };
+    let vm = thread.process.vm.lock().clone();
+    let mut vm = vm.lock();
+    let start = if flags & (abi::MAP_FIXED | abi::MAP_FIXED_NOREPLACE) != 0 {
+        if addr % PAGE_SIZE != 0 {
+            return Err(Errno::EINVAL);
+        }
+        let end = addr.checked_add(len).ok_or(Errno::ENOMEM)?;
+        if addr < MMAP_MIN_ADDR || end > crate::mm::Vm::user_end() {
+            return Err(if addr < MMAP_MIN_ADDR { Errno::EPERM } else { Errno::ENOMEM });
+        }
+        if flags & abi::MAP_FIXED_NOREPLACE != 0 && !vm.is_free(addr, end) {
+            return Err(Errno::EEXIST);
+        }
+        addr
+    } else {
+        let hint = addr & !(PAGE_SIZE - 1);
+        if hint >= MMAP_MIN_ADDR && hint.checked_add(len).is_some_and(|e| e <= crate::mm::MMAP_TOP) && vm.is_free(hint, hint + len) {
+            hint
+        } else {
+            vm.find_free(len).ok_or(Errno::ENOMEM)?
+        }
+    };
+    vm.map(Vma { start, end: start + len, prot, backing, shared_page_base: 0 });
+    Ok(start as isize)
+}
+
+pub fn munmap(thread: &Thread, addr: usize, len: usize) -> Result<isize> {
+    if addr % PAGE_SIZE != 0 || len == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_up(len).ok_or(Errno::EINVAL)?;
+    let end = addr.checked_add(len).ok_or(Errno::EINVAL)?;
+    if end > crate::mm::Vm::user_end() {
+        return Err(Errno::EINVAL);
+    }
+    let vm = thread.process.vm.lock().clone();
+    vm.lock().unmap(addr, end);
+    Ok(0)
+}
+
+pub fn mprotect(thread: &Thread, addr: usize, len: usize, prot: u32) -> Result<isize> {
+    let prot = Prot::from_bits(prot & !(abi::PROT_GROWSDOWN | abi::PROT_GROWSUP))?;
+    if addr % PAGE_SIZE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_up(len).ok_or(Errno::ENOMEM)?;
+    if len == 0 {
+        return Ok(0);
+    }
+    let end = addr.checked_add(len).ok_or(Errno::ENOMEM)?;
+    let vm = thread.process.vm.lock().clone();
+    vm.lock().protect(addr, end, prot)?;
+    Ok(0)
+}
+
+pub fn mremap(thread: &Thread, old: usize, old_len: usize, new_len: usize, flags: u32, new_addr: usize) -> Result<isize> {
+    if flags & !(abi::MREMAP_MAYMOVE | abi::MREMAP_FIXED | abi::MREMAP_DONTUNMAP) != 0 || old % PAGE_SIZE != 0 || new_len == 0 {
+        return Err(Errno::EINVAL);
+    }
+    if flags & (abi::MREMAP_FIXED | abi::MREMAP_DONTUNMAP) != 0 {
+        return Err(Errno::EINVAL); // not supported yet
+    }
+    let old_len = page_up(old_len).ok_or(Errno::EINVAL)?;
+    let new_len = page_up(new_len).ok_or(Errno::ENOMEM)?;
+    let vm = thread.process.vm.lock().clone();
+    let mut vm = vm.lock();
+    let vma = vm.find(old).cloned().ok_or(Errno::EFAULT)?;
+    if old + old_len > vma.end {
+        return Err(Errno::EFAULT);
+    }
+    if new_len <= old_len {
+        vm.unmap(old + new_len, old + old_len);
+        return Ok(old as isize);
+    }
+    // Grow in place when the following range is free.
+    if vma.end == old + old_len && vm.is_free(old + old_len, old + new_len) && old + new_len <= crate::mm::MMAP_TOP {
+        let mut grown = vma.clone();
+        grown.end = old + new_len;
+        if let Backing::File { file_len, .. } = &mut grown.backing {
+            *file_len += new_len - old_len;
+        }
+        vm.extend_vma(vma.start, grown.end);
+        return Ok(old as isize);
+    }
+    if flags & abi::MREMAP_MAYMOVE == 0 {
+        return Err(Errno::ENOMEM);
+    }
+    let target = vm.find_free(new_len).ok_or(Errno::ENOMEM)?;
+    vm.move_range(old, old_len, target, new_len)?;
+    Ok(target as isize)
+}
+
+pub fn madvise(thread: &Thread, addr: usize, len: usize, advice: u32) -> Result<isize> {
+    if addr % PAGE_SIZE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_up(len).ok_or(Errno::EINVAL)?;
+    match advice {
+        abi::MADV_DONTNEED => {
+            let vm = thread.process.vm.lock().clone();
+            vm.lock().discard_pages(addr, addr + len)?;
+            Ok(0)
+        }
+        abi::MADV_NORMAL | abi::MADV_RANDOM | abi::MADV_SEQUENTIAL | abi::MADV_WILLNEED | abi::MADV_FREE
+        | abi::MADV_DONTFORK | abi::MADV_DOFORK | abi::MADV_HUGEPAGE | abi::MADV_NOHUGEPAGE | abi::MADV_DONTDUMP | abi::MADV_DODUMP => Ok(0),
+        _ => Err(Errno::EINVAL),
+    }
+}

@@ -1,0 +1,335 @@
+//! The system call layer: one dispatch table indexed by the x86_64 numbers
+//! from linux-raw-sys, and the helpers handlers share (argument decoding,
+//! user strings and structs).
+//!
+//! Each family lives in its own file. An unknown number returns ENOSYS and
+//! is logged once, by name.
+
+mod fs;
+pub use fs::{fs_cred, AT_FDCWD};
+mod info;
+pub use info::{Limits, DEFAULT_LIMITS};
+pub mod memory;
+pub mod names;
+mod poll;
+mod process;
+mod signal;
+mod time;
+
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use kevlar_platform::x86::trap::TrapFrame;
+use crate::uaccess::{copy_from_user, copy_to_user};
+use linux_raw_sys::general as nr;
+
+use crate::error::{Errno, Result};
+use crate::process::Thread;
+
+/// The six argument registers of a system call.
+#[derive(Clone, Copy)]
+pub struct Args(pub [u64; 6]);
+
+impl Args {
+    fn usize(&self, i: usize) -> usize {
+        self.0[i] as usize
+    }
+    fn i32(&self, i: usize) -> i32 {
+        self.0[i] as i32
+    }
+    fn u32(&self, i: usize) -> u32 {
+        self.0[i] as u32
+    }
+}
+
+/// One bit per syscall number already reported as unimplemented.
+static REPORTED: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
+
+fn report_unknown(number: usize) {
+    let (word, bit) = (number / 64, 1u64 << (number % 64));
+    if word < REPORTED.len() && REPORTED[word].fetch_or(bit, Ordering::Relaxed) & bit != 0 {
+        return;
+    }
+    let name = names::SYSCALL_NAMES.get(number).copied().filter(|n| !n.is_empty()).unwrap_or("?");
+    log::warn!("unimplemented system call {} ({}): ENOSYS", name, number);
+}
+
+/// Handles the system call in `frame` for the current thread.
+pub fn handle(frame: &mut TrapFrame) {
+    let thread = crate::process::current().expect("system call without a current thread");
+    let number = frame.rax as usize;
+    let args = Args([frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9]);
+    let result = dispatch(&thread, frame, number, args);
+    frame.rax = match result {
+        Ok(value) => value as u64,
+        Err(errno) => errno.as_negative_isize() as u64,
+    };
+    if result == Err(Errno::EINTR) && is_restartable(number) {
+        thread.set_interrupted_syscall(number as u64);
+    }
+}
+
+fn is_restartable(number: usize) -> bool {
+    let n = number as u32;
+    matches!(n, nr::__NR_read | nr::__NR_write | nr::__NR_readv | nr::__NR_writev | nr::__NR_wait4 | nr::__NR_waitid
+        | nr::__NR_open | nr::__NR_openat | nr::__NR_pread64 | nr::__NR_pwrite64)
+}
+
+fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args) -> Result<isize> {
+    let Ok(n) = u32::try_from(number) else {
+        report_unknown(number);
+        return Err(Errno::ENOSYS);
+    };
+    match n {
+        // Files.
+        nr::__NR_read => fs::read(thread, a.i32(0), a.usize(1), a.usize(2)),
+        nr::__NR_write => fs::write(thread, a.i32(0), a.usize(1), a.usize(2)),
+        nr::__NR_readv => fs::readv(thread, a.i32(0), a.usize(1), a.usize(2), None),
+        nr::__NR_writev => fs::writev(thread, a.i32(0), a.usize(1), a.usize(2), None),
+        nr::__NR_preadv => fs::readv(thread, a.i32(0), a.usize(1), a.usize(2), Some(a.0[3] as i64)),
+        nr::__NR_pwritev => fs::writev(thread, a.i32(0), a.usize(1), a.usize(2), Some(a.0[3] as i64)),
+        nr::__NR_pread64 => fs::pread(thread, a.i32(0), a.usize(1), a.usize(2), a.0[3] as i64),
+        nr::__NR_pwrite64 => fs::pwrite(thread, a.i32(0), a.usize(1), a.usize(2), a.0[3] as i64),
+        nr::__NR_lseek => fs::lseek(thread, a.i32(0), a.0[1] as i64, a.u32(2)),
+        nr::__NR_open => fs::openat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1), a.u32(2)),
+        nr::__NR_openat => fs::openat(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3)),
+        nr::__NR_creat => fs::openat(thread, fs::AT_FDCWD, a.usize(0), nr::O_CREAT | nr::O_WRONLY | nr::O_TRUNC, a.u32(1)),
+        nr::__NR_close => fs::close(thread, a.i32(0)),
+        nr::__NR_close_range => fs::close_range(thread, a.u32(0), a.u32(1), a.u32(2)),
+        nr::__NR_dup => fs::dup(thread, a.i32(0)),
+        nr::__NR_dup2 => fs::dup3(thread, a.i32(0), a.i32(1), 0, true),
+        nr::__NR_dup3 => fs::dup3(thread, a.i32(0), a.i32(1), a.u32(2), false),
+        nr::__NR_fcntl => fs::fcntl(thread, a.i32(0), a.u32(1), a.usize(2)),
+        nr::__NR_ioctl => fs::ioctl(thread, a.i32(0), a.u32(1), a.usize(2)),
+        nr::__NR_pipe => fs::pipe2(thread, a.usize(0), 0),
+        nr::__NR_pipe2 => fs::pipe2(thread, a.usize(0), a.u32(1)),
+        nr::__NR_fstat => fs::fstat(thread, a.i32(0), a.usize(1)),
+        nr::__NR_stat => fs::fstatat(thread, fs::AT_FDCWD, a.usize(0), a.usize(1), 0),
+        nr::__NR_lstat => fs::fstatat(thread, fs::AT_FDCWD, a.usize(0), a.usize(1), nr::AT_SYMLINK_NOFOLLOW),
+        nr::__NR_newfstatat => fs::fstatat(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
+        nr::__NR_statx => fs::statx(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3), a.usize(4)),
+        nr::__NR_getdents64 => fs::getdents64(thread, a.i32(0), a.usize(1), a.usize(2)),
+        nr::__NR_getcwd => fs::getcwd(thread, a.usize(0), a.usize(1)),
+        nr::__NR_chdir => fs::chdir(thread, a.usize(0)),
+        nr::__NR_fchdir => fs::fchdir(thread, a.i32(0)),
+        nr::__NR_mkdir => fs::mkdirat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1)),
+        nr::__NR_mkdirat => fs::mkdirat(thread, a.i32(0), a.usize(1), a.u32(2)),
+        nr::__NR_mknod => fs::mknodat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1), a.0[2]),
+        nr::__NR_mknodat => fs::mknodat(thread, a.i32(0), a.usize(1), a.u32(2), a.0[3]),
+        nr::__NR_rmdir => fs::unlinkat(thread, fs::AT_FDCWD, a.usize(0), nr::AT_REMOVEDIR),
+        nr::__NR_unlink => fs::unlinkat(thread, fs::AT_FDCWD, a.usize(0), 0),
+        nr::__NR_unlinkat => fs::unlinkat(thread, a.i32(0), a.usize(1), a.u32(2)),
+        nr::__NR_rename => fs::renameat2(thread, fs::AT_FDCWD, a.usize(0), fs::AT_FDCWD, a.usize(1), 0),
+        nr::__NR_renameat => fs::renameat2(thread, a.i32(0), a.usize(1), a.i32(2), a.usize(3), 0),
+        nr::__NR_renameat2 => fs::renameat2(thread, a.i32(0), a.usize(1), a.i32(2), a.usize(3), a.u32(4)),
+        nr::__NR_link => fs::linkat(thread, fs::AT_FDCWD, a.usize(0), fs::AT_FDCWD, a.usize(1), 0),
+        nr::__NR_linkat => fs::linkat(thread, a.i32(0), a.usize(1), a.i32(2), a.usize(3), a.u32(4)),
+        nr::__NR_symlink => fs::symlinkat(thread, a.usize(0), fs::AT_FDCWD, a.usize(1)),
+        nr::__NR_symlinkat => fs::symlinkat(thread, a.usize(0), a.i32(1), a.usize(2)),
+        nr::__NR_readlink => fs::readlinkat(thread, fs::AT_FDCWD, a.usize(0), a.usize(1), a.usize(2)),
+        nr::__NR_readlinkat => fs::readlinkat(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3)),
+        nr::__NR_access => fs::faccessat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1), 0),
+        nr::__NR_faccessat => fs::faccessat(thread, a.i32(0), a.usize(1), a.u32(2), 0),
+        nr::__NR_faccessat2 => fs::faccessat(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3)),
+        nr::__NR_chmod => fs::fchmodat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1)),
+        nr::__NR_fchmodat => fs::fchmodat(thread, a.i32(0), a.usize(1), a.u32(2)),
+        nr::__NR_fchmod => fs::fchmod(thread, a.i32(0), a.u32(1)),
+        nr::__NR_chown => fs::fchownat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1), a.u32(2), 0),
+        nr::__NR_lchown => fs::fchownat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1), a.u32(2), nr::AT_SYMLINK_NOFOLLOW),
+        nr::__NR_fchownat => fs::fchownat(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3), a.u32(4)),
+        nr::__NR_fchown => fs::fchown(thread, a.i32(0), a.u32(1), a.u32(2)),
+        nr::__NR_truncate => fs::truncate(thread, a.usize(0), a.0[1] as i64),
+        nr::__NR_ftruncate => fs::ftruncate(thread, a.i32(0), a.0[1] as i64),
+        nr::__NR_utimensat => fs::utimensat(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
+        nr::__NR_fsync | nr::__NR_fdatasync => fs::fsync(thread, a.i32(0)),
+        nr::__NR_sync => Ok(0),
+        nr::__NR_umask => fs::umask(thread, a.u32(0)),
+        nr::__NR_poll => poll::poll(thread, a.usize(0), a.usize(1), a.i32(2) as i64 * 1_000_000),
+        nr::__NR_ppoll => poll::ppoll(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3)),
+        nr::__NR_select => poll::select(thread, a.i32(0), [a.usize(1), a.usize(2), a.usize(3)], a.usize(4), false),
+        nr::__NR_pselect6 => poll::select(thread, a.i32(0), [a.usize(1), a.usize(2), a.usize(3)], a.usize(4), true),
+
+        // Processes.
+        nr::__NR_getpid => Ok(thread.process.pid as isize),
+        nr::__NR_gettid => Ok(thread.tid as isize),
+        nr::__NR_getppid => Ok(thread.process.ppid() as isize),
+        nr::__NR_getuid => Ok(thread.process.creds.lock().uid as isize),
+        nr::__NR_geteuid => Ok(thread.process.creds.lock().euid as isize),
+        nr::__NR_getgid => Ok(thread.process.creds.lock().gid as isize),
+        nr::__NR_getegid => Ok(thread.process.creds.lock().egid as isize),
+        nr::__NR_setuid => process::setuid(thread, a.u32(0)),
+        nr::__NR_setgid => process::setgid(thread, a.u32(0)),
+        nr::__NR_setreuid => process::setresuid(thread, a.u32(0), a.u32(1), u32::MAX),
+        nr::__NR_setregid => process::setresgid(thread, a.u32(0), a.u32(1), u32::MAX),
+        nr::__NR_setresuid => process::setresuid(thread, a.u32(0), a.u32(1), a.u32(2)),
+        nr::__NR_setresgid => process::setresgid(thread, a.u32(0), a.u32(1), a.u32(2)),
+        nr::__NR_getresuid => process::getresuid(thread, a.usize(0), a.usize(1), a.usize(2), true),
+        nr::__NR_getresgid => process::getresuid(thread, a.usize(0), a.usize(1), a.usize(2), false),
+        nr::__NR_getgroups => process::getgroups(thread, a.i32(0), a.usize(1)),
+        nr::__NR_setgroups => process::setgroups(thread, a.usize(0), a.usize(1)),
+        nr::__NR_setfsuid | nr::__NR_setfsgid => Ok(0),
+        nr::__NR_getpgid => process::getpgid(a.i32(0), thread),
+        nr::__NR_getpgrp => process::getpgid(0, thread),
+        nr::__NR_setpgid => process::setpgid(thread, a.i32(0), a.i32(1)),
+        nr::__NR_getsid => process::getsid(thread, a.i32(0)),
+        nr::__NR_setsid => process::setsid(thread),
+        nr::__NR_exit | nr::__NR_exit_group => crate::process::exit_current(crate::process::ExitStatus::Exited(a.0[0] as u8)),
+        nr::__NR_fork => process::fork(thread, frame, nr::SIGCHLD as u64, 0, 0, 0),
+        nr::__NR_vfork => process::fork(thread, frame, (nr::CLONE_VM | nr::CLONE_VFORK | nr::SIGCHLD) as u64, 0, 0, 0),
+        nr::__NR_clone => process::fork(thread, frame, a.0[0], a.usize(1), a.usize(3), a.0[4]),
+        nr::__NR_execve => process::execve(thread, frame, fs::AT_FDCWD, a.usize(0), a.usize(1), a.usize(2), 0),
+        nr::__NR_execveat => process::execve(thread, frame, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.u32(4)),
+        nr::__NR_wait4 => process::wait4(thread, a.i32(0), a.usize(1), a.u32(2), a.usize(3)),
+        nr::__NR_waitid => process::waitid(thread, a.u32(0), a.i32(1), a.usize(2), a.u32(3)),
+        nr::__NR_set_tid_address => {
+            thread.clear_child_tid.store(a.usize(0), Ordering::Relaxed);
+            Ok(thread.tid as isize)
+        }
+        nr::__NR_arch_prctl => process::arch_prctl(thread, a.u32(0), a.0[1]),
+        nr::__NR_prctl => process::prctl(thread, a.u32(0), a.usize(1)),
+        nr::__NR_sched_yield => {
+            crate::process::scheduler::schedule();
+            Ok(0)
+        }
+        nr::__NR_set_robust_list | nr::__NR_rseq => Err(Errno::ENOSYS),
+
+        // Signals.
+        nr::__NR_rt_sigaction => signal::rt_sigaction(thread, a.u32(0), a.usize(1), a.usize(2), a.usize(3)),
+        nr::__NR_rt_sigprocmask => signal::rt_sigprocmask(thread, a.u32(0), a.usize(1), a.usize(2), a.usize(3)),
+        nr::__NR_rt_sigreturn => signal::rt_sigreturn(thread, frame),
+        nr::__NR_rt_sigpending => signal::rt_sigpending(thread, a.usize(0), a.usize(1)),
+        nr::__NR_rt_sigsuspend => signal::rt_sigsuspend(thread, a.usize(0), a.usize(1)),
+        nr::__NR_rt_sigtimedwait => signal::rt_sigtimedwait(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3)),
+        nr::__NR_sigaltstack => signal::sigaltstack(thread, a.usize(0), a.usize(1)),
+        nr::__NR_kill => signal::kill(thread, a.i32(0), a.u32(1)),
+        nr::__NR_tkill => signal::tkill(thread, a.i32(0), a.u32(1)),
+        nr::__NR_tgkill => signal::tkill(thread, a.i32(1), a.u32(2)),
+        nr::__NR_pause => signal::pause(thread),
+
+        // Memory.
+        nr::__NR_brk => memory::brk(thread, a.usize(0)),
+        nr::__NR_mmap => memory::mmap(thread, a.usize(0), a.usize(1), a.u32(2), a.u32(3), a.i32(4), a.0[5]),
+        nr::__NR_munmap => memory::munmap(thread, a.usize(0), a.usize(1)),
+        nr::__NR_mprotect => memory::mprotect(thread, a.usize(0), a.usize(1), a.u32(2)),
+        nr::__NR_mremap => memory::mremap(thread, a.usize(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
+        nr::__NR_madvise => memory::madvise(thread, a.usize(0), a.usize(1), a.u32(2)),
+
+        // Time.
+        nr::__NR_clock_gettime => time::clock_gettime(a.u32(0), a.usize(1)),
+        nr::__NR_clock_getres => time::clock_getres(a.u32(0), a.usize(1)),
+        nr::__NR_gettimeofday => time::gettimeofday(a.usize(0)),
+        nr::__NR_time => time::time(a.usize(0)),
+        nr::__NR_nanosleep => time::nanosleep(a.usize(0), a.usize(1)),
+        nr::__NR_clock_nanosleep => time::clock_nanosleep(a.u32(0), a.u32(1), a.usize(2), a.usize(3)),
+        nr::__NR_times => time::times(thread, a.usize(0)),
+        nr::__NR_getrusage => time::getrusage(thread, a.i32(0), a.usize(1)),
+
+        // System information.
+        nr::__NR_uname => info::uname(a.usize(0)),
+        nr::__NR_sysinfo => info::sysinfo(a.usize(0)),
+        nr::__NR_getrandom => info::getrandom(a.usize(0), a.usize(1), a.u32(2)),
+        nr::__NR_getrlimit => info::prlimit64(thread, 0, a.u32(0), 0, a.usize(1)),
+        nr::__NR_setrlimit => info::prlimit64(thread, 0, a.u32(0), a.usize(1), 0),
+        nr::__NR_prlimit64 => info::prlimit64(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
+        nr::__NR_getpriority => Ok(20),
+        nr::__NR_setpriority => Ok(0),
+        nr::__NR_reboot => info::reboot(a.u32(0), a.u32(1), a.u32(2)),
+
+        _ => {
+            report_unknown(number);
+            Err(Errno::ENOSYS)
+        }
+    }
+}
+
+// --- helpers shared by the families -----------------------------------------
+
+/// The longest path accepted (PATH_MAX).
+pub const PATH_MAX: usize = 4096;
+
+/// Reads a NUL-terminated string of at most `max` bytes (NUL excluded).
+pub fn read_user_cstr(addr: usize, max: usize) -> Result<Vec<u8>> {
+    if addr == 0 {
+        return Err(Errno::EFAULT);
+    }
+    let mut out = Vec::new();
+    let mut chunk = [0u8; 256];
+    loop {
+        let at = addr + out.len();
+        // Never read past a page boundary in one go: the next page may be
+        // unmapped even though the string ends before it.
+        let to_page_end = 4096 - (at % 4096);
+        let len = chunk.len().min(to_page_end);
+        copy_from_user(&mut chunk[..len], at)?;
+        if let Some(nul) = chunk[..len].iter().position(|&b| b == 0) {
+            out.extend_from_slice(&chunk[..nul]);
+            if out.len() > max {
+                return Err(Errno::ENAMETOOLONG);
+            }
+            return Ok(out);
+        }
+        out.extend_from_slice(&chunk[..len]);
+        if out.len() > max {
+            return Err(Errno::ENAMETOOLONG);
+        }
+    }
+}
+
+/// Reads a path argument.
+pub fn read_path(addr: usize) -> Result<Vec<u8>> {
+    let path = read_user_cstr(addr, PATH_MAX - 1)?;
+    Ok(path)
+}
+
+/// Reads a NULL-terminated array of string pointers (argv, envp).
+pub fn read_string_array(addr: usize) -> Result<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    if addr == 0 {
+        return Ok(out);
+    }
+    let mut total = 0;
+    for i in 0.. {
+        let mut ptr = [0u8; 8];
+        copy_from_user(&mut ptr, addr + i * 8)?;
+        let ptr = u64::from_le_bytes(ptr) as usize;
+        if ptr == 0 {
+            break;
+        }
+        let s = read_user_cstr(ptr, 128 * 1024)?;
+        total += s.len() + 1 + 8;
+        if total > 2 * 1024 * 1024 {
+            return Err(Errno::E2BIG);
+        }
+        out.push(s);
+    }
+    Ok(out)
+}
+
+/// Reads a plain value of `N` bytes from user memory.
+pub fn read_bytes<const N: usize>(addr: usize) -> Result<[u8; N]> {
+    let mut buf = [0u8; N];
+    copy_from_user(&mut buf, addr)?;
+    Ok(buf)
+}
+
+/// Reads a little-endian u64.
+pub fn read_u64(addr: usize) -> Result<u64> {
+    Ok(u64::from_le_bytes(read_bytes::<8>(addr)?))
+}
+
+/// Writes a little-endian u64.
+pub fn write_u64(addr: usize, value: u64) -> Result<()> {
+    Ok(copy_to_user(addr, &value.to_le_bytes())?)
+}
+
+/// Writes a little-endian i32.
+pub fn write_i32(addr: usize, value: i32) -> Result<()> {
+    Ok(copy_to_user(addr, &value.to_le_bytes())?)
+}
+
+/// Lossy conversion for log messages.
+pub fn show(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}

@@ -1,0 +1,172 @@
+//! poll, ppoll, select, pselect6.
+//!
+//! Pollers sleep on one global queue that every pipe and terminal event
+//! wakes (see `fs::file::notify_pollers`), then rescan their fds.
+
+use alloc::vec::Vec;
+
+use kevlar_platform::time;
+use crate::uaccess::copy_to_user;
+
+use super::{read_bytes, read_u64};
+use crate::error::{Errno, Result};
+use crate::fs::file::{POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT};
+use crate::process::Thread;
+
+fn scan(thread: &Thread, fds: &mut [(i32, u16, u16)]) -> usize {
+    let table = thread.process.files.lock().clone();
+    let table = table.lock();
+    let mut ready = 0;
+    for (fd, events, revents) in fds.iter_mut() {
+        *revents = 0;
+        if *fd < 0 {
+            continue;
+        }
+        *revents = match table.get(*fd) {
+            Ok(file) => file.ops.poll() & (*events | POLLERR | POLLHUP),
+            Err(_) => POLLNVAL,
+        };
+        if *revents != 0 {
+            ready += 1;
+        }
+    }
+    ready
+}
+
+/// Waits until `check` finds something ready, the timeout passes (None:
+/// forever) or a signal arrives.
+fn wait_ready(thread: &alloc::sync::Arc<Thread>, timeout_ns: Option<u64>, mut check: impl FnMut() -> usize) -> Result<usize> {
+    let deadline = timeout_ns.map(|t| time::monotonic_ns().saturating_add(t));
+    if let Some(d) = deadline {
+        crate::timer::arm(d, thread.clone());
+    }
+    let result = crate::fs::file::POLLERS.wait_until(|| {
+        let n = check();
+        if n > 0 || deadline.is_some_and(|d| time::monotonic_ns() >= d) {
+            return Ok(Some(n));
+        }
+        Ok(None)
+    });
+    if deadline.is_some() {
+        crate::timer::disarm(thread);
+    }
+    result
+}
+
+pub fn poll(thread: &alloc::sync::Arc<Thread>, fds_ptr: usize, nfds: usize, timeout_ns: i64) -> Result<isize> {
+    if nfds > 1 << 20 {
+        return Err(Errno::EINVAL);
+    }
+    let mut fds = Vec::with_capacity(nfds);
+    for i in 0..nfds {
+        let raw = read_bytes::<8>(fds_ptr + i * 8)?;
+        fds.push((i32::from_le_bytes(raw[..4].try_into().unwrap()), u16::from_le_bytes(raw[4..6].try_into().unwrap()), 0u16));
+    }
+    let timeout = (timeout_ns >= 0).then_some(timeout_ns as u64);
+    let ready = if timeout == Some(0) { scan(thread, &mut fds) } else { wait_ready(thread, timeout, || scan(thread, &mut fds))? };
+    for (i, (_, _, revents)) in fds.iter().enumerate() {
+        copy_to_user(fds_ptr + i * 8 + 6, &revents.to_le_bytes())?;
+    }
+    Ok(ready as isize)
+}
+
+pub fn ppoll(thread: &alloc::sync::Arc<Thread>, fds: usize, nfds: usize, timeout: usize, sigmask: usize) -> Result<isize> {
+    let timeout_ns = if timeout == 0 { -1 } else { super::time::read_timespec(timeout)? as i64 };
+    with_sigmask(thread, sigmask, || poll(thread, fds, nfds, timeout_ns))
+}
+
+fn with_sigmask(thread: &Thread, sigmask: usize, f: impl FnOnce() -> Result<isize>) -> Result<isize> {
+    if sigmask == 0 {
+        return f();
+    }
+    let mask = read_u64(sigmask)?;
+    let saved = core::mem::replace(&mut thread.process.signals.lock().blocked, mask);
+    let result = f();
+    thread.process.signals.lock().blocked = saved;
+    result
+}
+
+pub fn select(thread: &alloc::sync::Arc<Thread>, nfds: i32, sets: [usize; 3], timeout: usize, is_pselect: bool) -> Result<isize> {
+    if !(0..=1024).contains(&nfds) {
+        return Err(Errno::EINVAL);
+    }
+    let nfds = nfds as usize;
+    let words = nfds.div_ceil(64);
+    let mut input = [[0u64; 16]; 3];
+    for (k, &ptr) in sets.iter().enumerate() {
+        if ptr != 0 {
+            for w in 0..words {
+                input[k][w] = read_u64(ptr + w * 8)?;
+            }
+        }
+    }
+    let timeout_ns = if timeout == 0 {
+        None
+    } else if is_pselect {
+        Some(super::time::read_timespec(timeout)?)
+    } else {
+        let raw = read_bytes::<16>(timeout)?;
+        let sec = i64::from_le_bytes(raw[..8].try_into().unwrap());
+        let usec = i64::from_le_bytes(raw[8..].try_into().unwrap());
+        if sec < 0 || !(0..1_000_000).contains(&usec) {
+            return Err(Errno::EINVAL);
+        }
+        Some(sec as u64 * 1_000_000_000 + usec as u64 * 1000)
+    };
+    let mut fds: Vec<(i32, u16, u16)> = Vec::new();
+    for fd in 0..nfds {
+        let bit = |k: usize| input[k][fd / 64] & (1 << (fd % 64)) != 0;
+        let mut events = 0;
+        if bit(0) {
+            events |= POLLIN | POLLHUP;
+        }
+        if bit(1) {
+            events |= POLLOUT;
+        }
+        if bit(2) {
+            events |= POLLERR;
+        }
+        if events != 0 {
+            fds.push((fd as i32, events, 0));
+        }
+    }
+    let run = |fds: &mut Vec<(i32, u16, u16)>| -> Result<usize> {
+        let ready = if timeout_ns == Some(0) { scan(thread, fds) } else { wait_ready(thread, timeout_ns, || scan(thread, fds))? };
+        Ok(ready)
+    };
+    let result = if is_pselect && sets.len() == 3 {
+        run(&mut fds)
+    } else {
+        run(&mut fds)
+    };
+    result?;
+    let mut output = [[0u64; 16]; 3];
+    let mut count = 0;
+    for (fd, events, revents) in &fds {
+        if *revents & POLLNVAL != 0 {
+            return Err(Errno::EBADF);
+        }
+        let fd = *fd as usize;
+        let mut mark = |k: usize| {
+            output[k][fd / 64] |= 1 << (fd % 64);
+            count += 1;
+        };
+        if events & POLLIN != 0 && revents & (POLLIN | POLLHUP | POLLERR) != 0 {
+            mark(0);
+        }
+        if events & POLLOUT != 0 && revents & (POLLOUT | POLLERR) != 0 {
+            mark(1);
+        }
+        if events & POLLERR != 0 && revents & POLLERR != 0 {
+            mark(2);
+        }
+    }
+    for (k, &ptr) in sets.iter().enumerate() {
+        if ptr != 0 {
+            for w in 0..words {
+                copy_to_user(ptr + w * 8, &output[k][w].to_le_bytes())?;
+            }
+        }
+    }
+    Ok(count as isize)
+}

@@ -1,0 +1,311 @@
+//! Process system calls: fork/vfork/clone, execve, wait4/waitid, ids,
+//! process groups and sessions, arch_prctl, prctl.
+
+use alloc::sync::Arc;
+use core::sync::atomic::Ordering;
+
+use kevlar_platform::x86::trap::TrapFrame;
+use crate::uaccess::copy_to_user;
+use linux_raw_sys::general as abi;
+
+use super::{read_path, read_string_array};
+use crate::error::{Errno, Result};
+use crate::process::{self, find_process, CloneOptions, ExitStatus, Pid, Process, Thread};
+
+pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, _child_tid: usize, tls: u64) -> Result<isize> {
+    let flags = flags as u32;
+    let supported = abi::CLONE_VM | abi::CLONE_VFORK | abi::CLONE_SETTLS | abi::CLONE_CHILD_CLEARTID | abi::CLONE_CHILD_SETTID
+        | abi::CLONE_PARENT_SETTID | abi::CLONE_FILES | 0xff;
+    if flags & !supported != 0 {
+        // Threads (CLONE_THREAD, CLONE_SIGHAND) and namespaces come later.
+        return Err(Errno::EINVAL);
+    }
+    if flags & abi::CLONE_VM != 0 && flags & abi::CLONE_VFORK == 0 {
+        return Err(Errno::EINVAL); // shared memory without vfork means threads
+    }
+    let options = CloneOptions {
+        share_vm: flags & abi::CLONE_VM != 0,
+        vfork: flags & abi::CLONE_VFORK != 0,
+        share_files: flags & abi::CLONE_FILES != 0,
+        stack,
+        tls: (flags & abi::CLONE_SETTLS != 0).then_some(tls),
+    };
+    Ok(process::fork(thread, frame, options)? as isize)
+}
+
+pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: usize, argv: usize, envp: usize, flags: u32) -> Result<isize> {
+    if flags & !(abi::AT_EMPTY_PATH | abi::AT_SYMLINK_NOFOLLOW) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let path = read_path(path)?;
+    let argv = read_string_array(argv)?;
+    let envp = read_string_array(envp)?;
+    crate::exec::execve(thread, frame, dirfd, &path, argv, envp)?;
+    Ok(0)
+}
+
+fn matches_wait_target(child: &Process, caller: &Process, pid: Pid) -> bool {
+    match pid {
+        -1 => true,
+        0 => child.pgid.load(Ordering::Relaxed) == caller.pgid.load(Ordering::Relaxed),
+        p if p < 0 => child.pgid.load(Ordering::Relaxed) == -p,
+        p => child.pid == p,
+    }
+}
+
+pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage: usize) -> Result<isize> {
+    if options & !(abi::WNOHANG | abi::WUNTRACED | abi::WCONTINUED | abi::__WALL | abi::__WCLONE | abi::__WNOTHREAD) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let me = thread.process.clone();
+    let (child_pid, exit) = me.child_event.wait_until(|| {
+        let children = me.children();
+        let targets: alloc::vec::Vec<_> = children.iter().filter(|c| matches_wait_target(c, &me, pid)).collect();
+        if targets.is_empty() {
+            return Err(Errno::ECHILD);
+        }
+        if let Some(zombie) = targets.iter().find(|c| c.exit_status().is_some()) {
+            return Ok(Some((zombie.pid, zombie.exit_status().unwrap())));
+        }
+        if options & abi::WNOHANG != 0 {
+            return Ok(Some((0, ExitStatus::Exited(0))));
+        }
+        Ok(None)
+    })?;
+    if child_pid == 0 {
+        return Ok(0);
+    }
+    me.forget_child(child_pid);
+    if status != 0 {
+        copy_to_user(status, &exit.wait_status().to_le_bytes())?;
+    }
+    if rusage != 0 {
+        copy_to_user(rusage, &[0u8; 144])?;
+    }
+    Ok(child_pid as isize)
+}
+
+pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options: u32) -> Result<isize> {
+    if options & !(abi::WNOHANG | abi::WEXITED | abi::WSTOPPED | abi::WCONTINUED | abi::WNOWAIT | abi::__WALL) != 0 || options & (abi::WEXITED | abi::WSTOPPED | abi::WCONTINUED) == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let pid = match idtype {
+        abi::P_ALL => -1,
+        abi::P_PID => id,
+        abi::P_PGID => if id == 0 { 0 } else { -id },
+        _ => return Err(Errno::EINVAL),
+    };
+    let me = thread.process.clone();
+    let found = me.child_event.wait_until(|| {
+        let children = me.children();
+        let targets: alloc::vec::Vec<_> = children.iter().filter(|c| matches_wait_target(c, &me, pid)).collect();
+        if targets.is_empty() {
+            return Err(Errno::ECHILD);
+        }
+        if options & abi::WEXITED != 0 {
+            if let Some(z) = targets.iter().find(|c| c.exit_status().is_some()) {
+                return Ok(Some(Some((z.pid, z.exit_status().unwrap(), z.creds.lock().uid))));
+            }
+        }
+        if options & abi::WNOHANG != 0 {
+            return Ok(Some(None));
+        }
+        Ok(None)
+    })?;
+    let mut info = [0u8; 128];
+    if let Some((child, status, uid)) = found {
+        if options & abi::WNOWAIT == 0 {
+            me.forget_child(child);
+        }
+        let (code, value) = match status {
+            ExitStatus::Exited(c) => (abi::CLD_EXITED as i32, c as i32),
+            ExitStatus::Signaled(s, true) => (abi::CLD_DUMPED as i32, s as i32),
+            ExitStatus::Signaled(s, false) => (abi::CLD_KILLED as i32, s as i32),
+        };
+        info[0..4].copy_from_slice(&(abi::SIGCHLD as i32).to_le_bytes());
+        info[8..12].copy_from_slice(&code.to_le_bytes());
+        info[16..20].copy_from_slice(&child.to_le_bytes());
+        info[20..24].copy_from_slice(&uid.to_le_bytes());
+        info[24..28].copy_from_slice(&value.to_le_bytes());
+    }
+    if infop != 0 {
+        copy_to_user(infop, &info)?;
+    }
+    Ok(0)
+}
+
+pub fn setuid(thread: &Thread, uid: u32) -> Result<isize> {
+    let mut c = thread.process.creds.lock();
+    if c.euid == 0 {
+        c.uid = uid;
+        c.euid = uid;
+        c.suid = uid;
+    } else if uid == c.uid || uid == c.suid {
+        c.euid = uid;
+    } else {
+        return Err(Errno::EPERM);
+    }
+    Ok(0)
+}
+
+pub fn setgid(thread: &Thread, gid: u32) -> Result<isize> {
+    let mut c = thread.process.creds.lock();
+    if c.euid == 0 {
+        c.gid = gid;
+        c.egid = gid;
+        c.sgid = gid;
+    } else if gid == c.gid || gid == c.sgid {
+        c.egid = gid;
+    } else {
+        return Err(Errno::EPERM);
+    }
+    Ok(0)
+}
+
+pub fn setresuid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
+    let mut c = thread.process.creds.lock();
+    let allowed = |v: u32| v == u32::MAX || c.euid == 0 || v == c.uid || v == c.euid || v == c.suid;
+    if !(allowed(r) && allowed(e) && allowed(s)) {
+        return Err(Errno::EPERM);
+    }
+    if r != u32::MAX {
+        c.uid = r;
+    }
+    if e != u32::MAX {
+        c.euid = e;
+    }
+    if s != u32::MAX {
+        c.suid = s;
+    }
+    Ok(0)
+}
+
+pub fn setresgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
+    let mut c = thread.process.creds.lock();
+    let allowed = |v: u32| v == u32::MAX || c.euid == 0 || v == c.gid || v == c.egid || v == c.sgid;
+    if !(allowed(r) && allowed(e) && allowed(s)) {
+        return Err(Errno::EPERM);
+    }
+    if r != u32::MAX {
+        c.gid = r;
+    }
+    if e != u32::MAX {
+        c.egid = e;
+    }
+    if s != u32::MAX {
+        c.sgid = s;
+    }
+    Ok(0)
+}
+
+pub fn getresuid(thread: &Thread, r: usize, e: usize, s: usize, users: bool) -> Result<isize> {
+    let c = thread.process.creds.lock().clone();
+    let values = if users { [c.uid, c.euid, c.suid] } else { [c.gid, c.egid, c.sgid] };
+    for (addr, v) in [r, e, s].into_iter().zip(values) {
+        copy_to_user(addr, &v.to_le_bytes())?;
+    }
+    Ok(0)
+}
+
+pub fn getgroups(thread: &Thread, size: i32, list: usize) -> Result<isize> {
+    let groups = thread.process.creds.lock().groups.clone();
+    if size < 0 {
+        return Err(Errno::EINVAL);
+    }
+    if size == 0 {
+        return Ok(groups.len() as isize);
+    }
+    if (size as usize) < groups.len() {
+        return Err(Errno::EINVAL);
+    }
+    for (i, g) in groups.iter().enumerate() {
+        copy_to_user(list + i * 4, &g.to_le_bytes())?;
+    }
+    Ok(groups.len() as isize)
+}
+
+pub fn setgroups(thread: &Thread, size: usize, list: usize) -> Result<isize> {
+    if thread.process.creds.lock().euid != 0 {
+        return Err(Errno::EPERM);
+    }
+    if size > 65536 {
+        return Err(Errno::EINVAL);
+    }
+    let mut groups = alloc::vec::Vec::with_capacity(size);
+    for i in 0..size {
+        groups.push(u32::from_le_bytes(super::read_bytes::<4>(list + i * 4)?));
+    }
+    thread.process.creds.lock().groups = groups;
+    Ok(0)
+}
+
+pub fn getpgid(pid: Pid, thread: &Thread) -> Result<isize> {
+    let target = if pid == 0 { thread.process.clone() } else { find_process(pid).ok_or(Errno::ESRCH)? };
+    Ok(target.pgid.load(Ordering::Relaxed) as isize)
+}
+
+pub fn setpgid(thread: &Thread, pid: Pid, pgid: Pid) -> Result<isize> {
+    process::set_process_group(&thread.process, pid, pgid)?;
+    Ok(0)
+}
+
+pub fn getsid(thread: &Thread, pid: Pid) -> Result<isize> {
+    let target = if pid == 0 { thread.process.clone() } else { find_process(pid).ok_or(Errno::ESRCH)? };
+    Ok(target.sid.load(Ordering::Relaxed) as isize)
+}
+
+pub fn setsid(thread: &Thread) -> Result<isize> {
+    let me = &thread.process;
+    let pid = me.pid;
+    let leader = process::all_processes().iter().any(|p| p.pgid.load(Ordering::Relaxed) == pid);
+    if leader {
+        return Err(Errno::EPERM);
+    }
+    me.sid.store(pid, Ordering::Relaxed);
+    me.pgid.store(pid, Ordering::Relaxed);
+    Ok(pid as isize)
+}
+
+pub fn arch_prctl(thread: &Thread, code: u32, addr: u64) -> Result<isize> {
+    const ARCH_SET_GS: u32 = 0x1001;
+    const ARCH_SET_FS: u32 = 0x1002;
+    const ARCH_GET_FS: u32 = 0x1003;
+    const ARCH_GET_GS: u32 = 0x1004;
+    match code {
+        ARCH_SET_FS => {
+            if addr >= 0x0000_8000_0000_0000 {
+                return Err(Errno::EPERM);
+            }
+            thread.task.set_fs_base(addr, true);
+            Ok(0)
+        }
+        ARCH_GET_FS => {
+            copy_to_user(addr as usize, &thread.task.fs_base().to_le_bytes())?;
+            Ok(0)
+        }
+        ARCH_SET_GS | ARCH_GET_GS => Err(Errno::EINVAL),
+        _ => Err(Errno::EINVAL),
+    }
+}
+
+pub fn prctl(thread: &Thread, option: u32, arg: usize) -> Result<isize> {
+    match option {
+        linux_raw_sys::prctl::PR_SET_NAME => {
+            let name = super::read_user_cstr(arg, 4096)?;
+            let name = &name[..name.len().min(15)];
+            *thread.process.comm.lock() = alloc::string::String::from_utf8_lossy(name).into_owned();
+            Ok(0)
+        }
+        linux_raw_sys::prctl::PR_GET_NAME => {
+            let mut buf = [0u8; 16];
+            let comm = thread.process.comm.lock().clone();
+            let n = comm.len().min(15);
+            buf[..n].copy_from_slice(&comm.as_bytes()[..n]);
+            copy_to_user(arg, &buf)?;
+            Ok(0)
+        }
+        linux_raw_sys::prctl::PR_SET_PDEATHSIG | linux_raw_sys::prctl::PR_SET_DUMPABLE | linux_raw_sys::prctl::PR_SET_NO_NEW_PRIVS => Ok(0),
+        linux_raw_sys::prctl::PR_GET_DUMPABLE => Ok(1),
+        _ => Err(Errno::EINVAL),
+    }
+}

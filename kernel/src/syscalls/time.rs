@@ -1,0 +1,132 @@
+//! Time system calls.
+
+use kevlar_platform::time;
+use crate::uaccess::copy_to_user;
+use linux_raw_sys::general as abi;
+
+use super::read_bytes;
+use crate::error::{Errno, Result};
+use crate::process::Thread;
+
+/// Reads a `struct timespec` as nanoseconds (EINVAL if malformed).
+pub fn read_timespec(addr: usize) -> Result<u64> {
+    let raw = read_bytes::<16>(addr)?;
+    let sec = i64::from_le_bytes(raw[..8].try_into().unwrap());
+    let nsec = i64::from_le_bytes(raw[8..].try_into().unwrap());
+    if sec < 0 || !(0..1_000_000_000).contains(&nsec) {
+        return Err(Errno::EINVAL);
+    }
+    Ok((sec as u64).saturating_mul(1_000_000_000).saturating_add(nsec as u64))
+}
+
+fn write_timespec(addr: usize, ns: u64) -> Result<()> {
+    let mut raw = [0u8; 16];
+    raw[..8].copy_from_slice(&((ns / 1_000_000_000) as i64).to_le_bytes());
+    raw[8..].copy_from_slice(&((ns % 1_000_000_000) as i64).to_le_bytes());
+    Ok(copy_to_user(addr, &raw)?)
+}
+
+fn clock_now(clock: u32) -> Result<u64> {
+    match clock {
+        abi::CLOCK_REALTIME | abi::CLOCK_REALTIME_COARSE | abi::CLOCK_TAI => Ok(time::realtime_ns()),
+        abi::CLOCK_MONOTONIC | abi::CLOCK_MONOTONIC_RAW | abi::CLOCK_MONOTONIC_COARSE | abi::CLOCK_BOOTTIME => Ok(time::monotonic_ns()),
+        abi::CLOCK_PROCESS_CPUTIME_ID | abi::CLOCK_THREAD_CPUTIME_ID => Ok(time::monotonic_ns()),
+        _ => Err(Errno::EINVAL),
+    }
+}
+
+pub fn clock_gettime(clock: u32, tp: usize) -> Result<isize> {
+    let now = clock_now(clock)?;
+    write_timespec(tp, now)?;
+    Ok(0)
+}
+
+pub fn clock_getres(clock: u32, tp: usize) -> Result<isize> {
+    clock_now(clock)?;
+    if tp != 0 {
+        write_timespec(tp, 1)?;
+    }
+    Ok(0)
+}
+
+pub fn gettimeofday(tv: usize) -> Result<isize> {
+    if tv != 0 {
+        let ns = time::realtime_ns();
+        let mut raw = [0u8; 16];
+        raw[..8].copy_from_slice(&((ns / 1_000_000_000) as i64).to_le_bytes());
+        raw[8..].copy_from_slice(&(((ns / 1000) % 1_000_000) as i64).to_le_bytes());
+        copy_to_user(tv, &raw)?;
+    }
+    Ok(0)
+}
+
+pub fn time(t: usize) -> Result<isize> {
+    let secs = (time::realtime_ns() / 1_000_000_000) as i64;
+    if t != 0 {
+        copy_to_user(t, &secs.to_le_bytes())?;
+    }
+    Ok(secs as isize)
+}
+
+fn sleep_for(ns: u64, remaining: usize) -> Result<isize> {
+    let start = time::monotonic_ns();
+    match crate::timer::sleep_until(start + ns) {
+        Ok(()) => Ok(0),
+        Err(e) => {
+            if remaining != 0 {
+                let left = (start + ns).saturating_sub(time::monotonic_ns());
+                write_timespec(remaining, left)?;
+            }
+            Err(e)
+        }
+    }
+}
+
+pub fn nanosleep(req: usize, rem: usize) -> Result<isize> {
+    let ns = read_timespec(req)?;
+    sleep_for(ns, rem)
+}
+
+pub fn clock_nanosleep(clock: u32, flags: u32, req: usize, rem: usize) -> Result<isize> {
+    if flags & !abi::TIMER_ABSTIME != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let now = clock_now(clock)?;
+    let ns = read_timespec(req)?;
+    if flags & abi::TIMER_ABSTIME != 0 {
+        let delta = ns.saturating_sub(now);
+        return match crate::timer::sleep_until(time::monotonic_ns() + delta) {
+            Ok(()) => Ok(0),
+            Err(e) => Err(e),
+        };
+    }
+    sleep_for(ns, rem)
+}
+
+pub fn times(_thread: &Thread, buf: usize) -> Result<isize> {
+    // Clock ticks (USER_HZ = 100) since boot; CPU time accounting per
+    // process comes with the scheduler statistics.
+    let ticks = (time::monotonic_ns() / 10_000_000) as i64;
+    if buf != 0 {
+        let mut raw = [0u8; 32];
+        raw[0..8].copy_from_slice(&(ticks / 2).to_le_bytes());
+        copy_to_user(buf, &raw)?;
+    }
+    Ok(ticks as isize)
+}
+
+pub fn getrusage(_thread: &Thread, who: i32, buf: usize) -> Result<isize> {
+    if who != abi::RUSAGE_SELF as i32 && who != abi::RUSAGE_CHILDREN && who != abi::RUSAGE_THREAD as i32 {
+        return Err(Errno::EINVAL);
+    }
+    let mut raw = [0u8; 144];
+    if who != abi::RUSAGE_CHILDREN {
+        // ru_utime: some time passed; ru_maxrss in KiB.
+        let ns = time::monotonic_ns();
+        raw[0..8].copy_from_slice(&((ns / 1_000_000_000) as i64).to_le_bytes());
+        raw[8..16].copy_from_slice(&(((ns / 1000) % 1_000_000) as i64).to_le_bytes());
+        raw[32..40].copy_from_slice(&1024i64.to_le_bytes());
+    }
+    copy_to_user(buf, &raw)?;
+    Ok(0)
+}

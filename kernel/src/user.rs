@@ -1,0 +1,77 @@
+//! The kernel's side of the platform's user-mode hooks: system calls,
+//! faults, signal delivery and preemption before returning to user mode.
+
+use kevlar_platform::x86::trap::TrapFrame;
+use kevlar_platform::x86::user::{Exception, UserHooks};
+
+use crate::mm::FaultOutcome;
+use crate::process::signal::{self, Delivery};
+use crate::process::{current, scheduler};
+
+/// The hooks registered with the platform at boot.
+pub static HOOKS: UserHooks = UserHooks {
+    syscall: crate::syscalls::handle,
+    user_exception,
+    resolve_user_fault,
+    before_user_return,
+    timer_tick: scheduler::on_tick,
+    idle: scheduler::idle_once,
+};
+
+/// si_code values for SIGSEGV.
+const SEGV_MAPERR: i32 = 1;
+const SEGV_ACCERR: i32 = 2;
+const SI_KERNEL: i32 = 0x80;
+
+fn user_exception(frame: &mut TrapFrame, exception: Exception) {
+    let Some(thread) = current() else { return };
+    let process = thread.process.clone();
+    let (sig, code, addr) = match exception {
+        Exception::PageFault { addr, write, exec, .. } => {
+            let vm = process.vm.lock().clone();
+            let outcome = vm.lock().handle_fault(addr, write, exec);
+            match outcome {
+                FaultOutcome::Fixed => return,
+                FaultOutcome::NoMapping => (signal::SIGSEGV, SEGV_MAPERR, addr as u64),
+                FaultOutcome::AccessDenied => (signal::SIGSEGV, SEGV_ACCERR, addr as u64),
+                FaultOutcome::OutOfMemory => (signal::SIGKILL, 0, 0),
+            }
+        }
+        Exception::DivideError => (signal::SIGFPE, 1, frame.rip),
+        Exception::FloatingPoint => (signal::SIGFPE, 0, frame.rip),
+        Exception::InvalidOpcode => (signal::SIGILL, 2, frame.rip),
+        Exception::Breakpoint => (signal::SIGTRAP, SI_KERNEL, 0),
+        Exception::AlignmentCheck => (signal::SIGBUS, 1, 0),
+        Exception::GeneralProtection | Exception::Other(_) => (signal::SIGSEGV, SI_KERNEL, 0),
+    };
+    signal::send_fault_signal(&process, sig, code, addr);
+}
+
+fn resolve_user_fault(addr: usize, write: bool) -> bool {
+    let Some(thread) = current() else { return false };
+    let vm = thread.process.vm.lock().clone();
+    let outcome = vm.lock().handle_fault(addr, write, false);
+    outcome == FaultOutcome::Fixed
+}
+
+fn before_user_return(frame: &mut TrapFrame) {
+    scheduler::after_switch();
+    crate::timer::run_expired();
+    scheduler::preempt_if_needed();
+    let Some(thread) = current() else { return };
+    let interrupted = thread.take_interrupted_syscall();
+    let saved = thread.take_saved_sigmask();
+    let delivery = signal::deliver_pending(&thread.process, frame, saved);
+    if let Some(number) = interrupted {
+        let restart = match delivery {
+            Delivery::Nothing => true,
+            Delivery::Handler { restart } => restart,
+        };
+        if restart {
+            // Back up over the 2-byte SYSCALL instruction with the number
+            // in rax again: the call runs anew.
+            frame.rax = number;
+            frame.rip -= 2;
+        }
+    }
+}

@@ -1,0 +1,582 @@
+//! Path resolution with Linux semantics (see `path_resolution(7)`).
+//!
+//! A path is walked one component at a time from the process root (absolute
+//! paths) or a start directory (relative paths):
+//!
+//! - an empty path fails with ENOENT (unless [`WalkFlags::EMPTY_PATH`]);
+//!   a path of [`PATH_MAX`] bytes or more, or a component longer than
+//!   [`NAME_MAX`], fails with ENAMETOOLONG;
+//! - repeated slashes count as one; a trailing slash requires the final node
+//!   to be a directory (ENOTDIR) and makes a final symlink be followed even
+//!   with [`WalkFlags::NOFOLLOW`];
+//! - every directory a component is looked up in must be a directory
+//!   (ENOTDIR) and, when credentials are given, searchable (EACCES);
+//! - `.` stays; `..` goes to the parent, except at the process root, where it
+//!   stays, and at the root of a mounted file system, where it first moves to
+//!   the directory the file system is mounted on;
+//! - a name with a file system mounted on it resolves to that file system's
+//!   root (repeatedly, for stacked mounts);
+//! - symlinks are followed in the middle of a path always and at the end
+//!   unless [`WalkFlags::NOFOLLOW`]; relative targets continue from the
+//!   directory holding the link, absolute ones from the process root; an
+//!   empty target gives ENOENT; more than [`MAX_SYMLINK_FOLLOWS`] links in
+//!   one walk give ELOOP.
+//!
+//! Three entry points share this engine: [`walk`] resolves a whole path,
+//! [`walk_parent`] stops before the last component (for mkdir, unlink,
+//! rename, ...), and [`walk_open`] resolves a path that may name a file
+//! still to be created (open with `O_CREAT`).
+
+use alloc::borrow::Cow;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::ops::BitOr;
+use linux_raw_sys::general as g;
+
+use crate::errno::{Errno, Result};
+use crate::inode::{same_inode, Inode};
+use crate::perm::{check_access, Access, Credentials};
+use crate::types::FileType;
+
+/// Longest file-name component, in bytes.
+pub const NAME_MAX: usize = g::NAME_MAX as usize;
+
+/// Size of the buffer a path is copied into, counting its terminating NUL:
+/// a usable path is at most `PATH_MAX - 1` bytes.
+pub const PATH_MAX: usize = g::PATH_MAX as usize;
+
+/// Symlinks one walk may follow before failing with ELOOP (Linux's
+/// `MAXSYMLINKS`, a kernel constant rather than part of the ABI headers).
+pub const MAX_SYMLINK_FOLLOWS: u32 = 40;
+
+/// Mounts stacked on one directory the walker will descend through; only a
+/// corrupt mount table (a cycle) reaches it, and then ELOOP beats a hang.
+const MAX_STACKED_MOUNTS: u32 = 1024;
+
+/// An iterator over the non-empty components of a path (repeated, leading
+/// and trailing slashes produce nothing).
+#[derive(Clone, Debug)]
+pub struct Components<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Components<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let start = self.rest.iter().position(|&b| b != b'/')?;
+        let rest = &self.rest[start..];
+        let end = rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
+        self.rest = &rest[end..];
+        Some(&rest[..end])
+    }
+}
+
+/// Splits `path` into its components, skipping empty ones.
+pub fn split_components(path: &[u8]) -> Components<'_> {
+    Components { rest: path }
+}
+
+/// Tells whether `path` has a component followed by a slash at its end,
+/// which requires the component to name a directory.
+pub fn has_trailing_slash(path: &[u8]) -> bool {
+    path.last() == Some(&b'/') && path.iter().any(|&b| b != b'/')
+}
+
+/// The mounts a walk may cross; implemented by the kernel's mount table.
+///
+/// Mounts are identified by inodes: `mounted_at` maps a directory covered by
+/// a mount to the mounted root, and `mount_parent` maps it back. A directory
+/// bind-mounted in two places is therefore ambiguous for `..`; the table
+/// decides which mount point it reports.
+pub trait MountTable {
+    /// Returns the root of the file system mounted on `dir`, if any.
+    fn mounted_at(&self, dir: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>>;
+
+    /// Returns the directory `root_of_mounted` is mounted on, if it is the
+    /// root of a mounted file system (not the namespace's root).
+    fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>>;
+}
+
+/// A mount table with no mounts, for single-file-system use and tests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoMounts;
+
+impl MountTable for NoMounts {
+    fn mounted_at(&self, _dir: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
+        None
+    }
+
+    fn mount_parent(&self, _root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
+        None
+    }
+}
+
+/// The per-process state a walk needs.
+#[derive(Clone, Copy)]
+pub struct WalkContext<'a> {
+    /// The process root (`chroot`): where absolute paths start and `..` stops.
+    pub root: &'a Arc<dyn Inode>,
+    /// The current directory, where relative paths start by default.
+    pub cwd: &'a Arc<dyn Inode>,
+    /// The mounts to cross.
+    pub mounts: &'a dyn MountTable,
+    /// Credentials for search-permission checks; `None` skips them (kernel
+    /// internal lookups).
+    pub cred: Option<&'a Credentials>,
+}
+
+/// Options of a walk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct WalkFlags(u32);
+
+impl WalkFlags {
+    /// No options: follow a final symlink.
+    pub const EMPTY: WalkFlags = WalkFlags(0);
+    /// Do not follow a symlink in the last component (`O_NOFOLLOW`,
+    /// `AT_SYMLINK_NOFOLLOW`, `lstat`); a trailing slash overrides it.
+    pub const NOFOLLOW: WalkFlags = WalkFlags(1 << 0);
+    /// Require the result to be a directory (`O_DIRECTORY`), else ENOTDIR.
+    pub const DIRECTORY: WalkFlags = WalkFlags(1 << 1);
+    /// Let an empty path name the start node itself (`AT_EMPTY_PATH`).
+    pub const EMPTY_PATH: WalkFlags = WalkFlags(1 << 2);
+
+    /// Tells whether every option in `other` is set.
+    pub const fn contains(self, other: WalkFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl BitOr for WalkFlags {
+    type Output = WalkFlags;
+
+    fn bitor(self, rhs: WalkFlags) -> WalkFlags {
+        WalkFlags(self.0 | rhs.0)
+    }
+}
+
+/// The last component of a path resolved by [`walk_parent`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LastComponent {
+    /// An ordinary name.
+    Normal(Vec<u8>),
+    /// `.`
+    Dot,
+    /// `..`
+    DotDot,
+    /// The path was only slashes: it names the root, which has no parent entry.
+    Root,
+}
+
+/// The directory holding a path's last component, and that component.
+#[derive(Clone)]
+pub struct ParentLookup {
+    /// The directory the last component is (or would be) an entry of;
+    /// for [`LastComponent::Root`], the process root.
+    pub dir: Arc<dyn Inode>,
+    /// The last component.
+    pub last: LastComponent,
+    /// Whether the path ended with a slash after the last component.
+    pub trailing_slash: bool,
+}
+
+impl ParentLookup {
+    fn normal_name(&self) -> Option<&[u8]> {
+        match &self.last {
+            LastComponent::Normal(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// Returns the name for creating a non-directory (mknod, symlink, the new
+    /// name of link). `.`, `..` and `/` exist, so they give EEXIST; with a
+    /// trailing slash the name must be a directory, which a new node is not:
+    /// EEXIST if the name exists, else ENOENT (as Linux's `filename_create`).
+    pub fn name_for_create(&self) -> Result<&[u8]> {
+        let name = self.normal_name().ok_or(Errno::EEXIST)?;
+        if self.trailing_slash {
+            return Err(match self.dir.lookup(name) {
+                Ok(_) => Errno::EEXIST,
+                Err(Errno::ENOENT) => Errno::ENOENT,
+                Err(e) => e,
+            });
+        }
+        Ok(name)
+    }
+
+    /// Returns the name for mkdir: `.`, `..` and `/` give EEXIST; a trailing
+    /// slash is allowed.
+    pub fn name_for_mkdir(&self) -> Result<&[u8]> {
+        self.normal_name().ok_or(Errno::EEXIST)
+    }
+
+    /// Returns the name for unlink: `.`, `..` and `/` are directories, so
+    /// EISDIR; with a trailing slash the entry (not followed if a symlink)
+    /// gives ENOENT if missing, EISDIR if a directory, ENOTDIR otherwise.
+    pub fn name_for_unlink(&self) -> Result<&[u8]> {
+        let name = self.normal_name().ok_or(Errno::EISDIR)?;
+        if self.trailing_slash {
+            let node = self.dir.lookup(name)?;
+            return Err(if node.file_type().is_dir() { Errno::EISDIR } else { Errno::ENOTDIR });
+        }
+        Ok(name)
+    }
+
+    /// Returns the name for rmdir: `.` gives EINVAL, `..` ENOTEMPTY (its
+    /// directory holds at least the current one) and `/` EBUSY, as Linux.
+    pub fn name_for_rmdir(&self) -> Result<&[u8]> {
+        match &self.last {
+            LastComponent::Normal(name) => Ok(name),
+            LastComponent::Dot => Err(Errno::EINVAL),
+            LastComponent::DotDot => Err(Errno::ENOTEMPTY),
+            LastComponent::Root => Err(Errno::EBUSY),
+        }
+    }
+
+    /// Returns the name for either side of rename: `.`, `..` and `/` give
+    /// EBUSY, as Linux. Trailing slashes are checked by
+    /// [`ParentLookup::check_rename_slashes`] once the source is known.
+    pub fn name_for_rename(&self) -> Result<&[u8]> {
+        self.normal_name().ok_or(Errno::EBUSY)
+    }
+
+    /// Checks rename's trailing-slash rule: a slash after either name is only
+    /// allowed when the source is a directory (else ENOTDIR).
+    pub fn check_rename_slashes(old: &ParentLookup, new: &ParentLookup, source_is_dir: bool) -> Result<()> {
+        if !source_is_dir && (old.trailing_slash || new.trailing_slash) {
+            return Err(Errno::ENOTDIR);
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of [`walk_open`].
+#[derive(Clone)]
+pub enum OpenLookup {
+    /// The path names an existing node (symlinks followed as the flags say).
+    Found(Arc<dyn Inode>),
+    /// The last component does not exist in `dir`, which does. A dangling
+    /// symlink at the end (when followed) yields its target's location here,
+    /// so `O_CREAT` creates the file the link points at. With a trailing
+    /// slash, `open` fails: EISDIR with `O_CREAT`, ENOENT without.
+    Missing {
+        /// Directory to create the entry in.
+        dir: Arc<dyn Inode>,
+        /// Name to create.
+        name: Vec<u8>,
+        /// Whether the (last followed) path ended with a slash.
+        trailing_slash: bool,
+    },
+}
+
+/// Resolves `path` to a node. Relative paths start at `start`, or at the
+/// context's cwd when `start` is `None` (`AT_FDCWD`).
+pub fn walk(
+    ctx: &WalkContext<'_>,
+    start: Option<&Arc<dyn Inode>>,
+    path: &[u8],
+    flags: WalkFlags,
+) -> Result<Arc<dyn Inode>> {
+    match Walker::new(ctx, start).run(path, Mode::Full, flags)? {
+        Outcome::Found(node) => Ok(node),
+        // Full mode never stops early.
+        _ => Err(Errno::EINVAL),
+    }
+}
+
+/// Resolves all but the last component of `path`, for operations that
+/// create, remove or rename that component. Symlinks in the middle are
+/// followed; the last component is returned as written. Use the
+/// `name_for_*` methods of the result to apply each operation's rules for
+/// `.`, `..`, `/` and trailing slashes.
+pub fn walk_parent(ctx: &WalkContext<'_>, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<ParentLookup> {
+    match Walker::new(ctx, start).run(path, Mode::Parent, WalkFlags::EMPTY)? {
+        Outcome::Parent(p) => Ok(p),
+        Outcome::Found(root) => {
+            Ok(ParentLookup { dir: root, last: LastComponent::Root, trailing_slash: false })
+        }
+        Outcome::Missing { .. } => Err(Errno::EINVAL),
+    }
+}
+
+/// Resolves `path` for `open`: like [`walk`], but a missing last component
+/// (in an existing directory) is reported as [`OpenLookup::Missing`] instead
+/// of ENOENT. Pass [`WalkFlags::NOFOLLOW`] for `O_NOFOLLOW` and for
+/// `O_CREAT | O_EXCL` (which must not follow a final symlink and fails with
+/// EEXIST on one).
+pub fn walk_open(
+    ctx: &WalkContext<'_>,
+    start: Option<&Arc<dyn Inode>>,
+    path: &[u8],
+    flags: WalkFlags,
+) -> Result<OpenLookup> {
+    match Walker::new(ctx, start).run(path, Mode::Open, flags)? {
+        Outcome::Found(node) => Ok(OpenLookup::Found(node)),
+        Outcome::Missing { dir, name, trailing_slash } => Ok(OpenLookup::Missing { dir, name, trailing_slash }),
+        Outcome::Parent(_) => Err(Errno::EINVAL),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Full,
+    Parent,
+    Open,
+}
+
+enum Outcome {
+    Found(Arc<dyn Inode>),
+    Parent(ParentLookup),
+    Missing { dir: Arc<dyn Inode>, name: Vec<u8>, trailing_slash: bool },
+}
+
+/// Part of a path still to walk: the path itself, or a symlink's target
+/// spliced in front of the rest.
+struct Frame<'p> {
+    buf: Cow<'p, [u8]>,
+    pos: usize,
+    /// The symlink this target replaces had to be a directory, so the
+    /// target's last component must be one too.
+    must_dir_at_end: bool,
+}
+
+impl<'p> Frame<'p> {
+    fn has_more(&self) -> bool {
+        self.buf[self.pos..].iter().any(|&b| b != b'/')
+    }
+
+    /// Advances past the next component; returns its byte range and whether
+    /// it must be a directory (a slash follows it, or the frame demands it).
+    fn next_component(&mut self) -> Option<(usize, usize, bool)> {
+        let len = self.buf.len();
+        while self.pos < len && self.buf[self.pos] == b'/' {
+            self.pos += 1;
+        }
+        if self.pos == len {
+            return None;
+        }
+        let start = self.pos;
+        while self.pos < len && self.buf[self.pos] != b'/' {
+            self.pos += 1;
+        }
+        let end = self.pos;
+        let must_dir = end < len || self.must_dir_at_end;
+        Some((start, end, must_dir))
+    }
+}
+
+struct Walker<'c, 'a> {
+    ctx: &'c WalkContext<'a>,
+    start: &'c Arc<dyn Inode>,
+    links_followed: u32,
+}
+
+impl<'c, 'a> Walker<'c, 'a> {
+    fn new(ctx: &'c WalkContext<'a>, start: Option<&'c Arc<dyn Inode>>) -> Self {
+        Walker { ctx, start: start.unwrap_or(ctx.cwd), links_followed: 0 }
+    }
+
+    fn run(&mut self, path: &[u8], mode: Mode, flags: WalkFlags) -> Result<Outcome> {
+        if path.is_empty() {
+            if mode == Mode::Full && flags.contains(WalkFlags::EMPTY_PATH) {
+                return Ok(Outcome::Found(self.start.clone()));
+            }
+            return Err(Errno::ENOENT);
+        }
+        if path.len() >= PATH_MAX {
+            return Err(Errno::ENAMETOOLONG);
+        }
+        let mut cur = if path[0] == b'/' { self.ctx.root.clone() } else { self.start.clone() };
+        let mut frames: Vec<Frame<'_>> = Vec::new();
+        let first = Frame { buf: Cow::Borrowed(path), pos: 0, must_dir_at_end: false };
+        if first.has_more() {
+            frames.push(first);
+        } else if mode == Mode::Parent {
+            // Only slashes: the root, which is nobody's entry.
+            return Ok(Outcome::Parent(ParentLookup {
+                dir: cur,
+                last: LastComponent::Root,
+                trailing_slash: false,
+            }));
+        }
+        let follow_last = !flags.contains(WalkFlags::NOFOLLOW);
+        let mut last_must_dir = false;
+        let mut name_buf = [0u8; NAME_MAX];
+
+        while let Some(top) = frames.last_mut() {
+            // Invariant: every frame on the stack has a component left.
+            let Some((s, e, must_dir)) = top.next_component() else {
+                return Err(Errno::EINVAL);
+            };
+            let len = e - s;
+            if len > NAME_MAX {
+                return Err(Errno::ENAMETOOLONG);
+            }
+            name_buf[..len].copy_from_slice(&top.buf[s..e]);
+            if !top.has_more() {
+                frames.pop();
+            }
+            let name = &name_buf[..len];
+            let is_last = frames.is_empty();
+            last_must_dir = must_dir;
+
+            if cur.file_type() != FileType::Directory {
+                return Err(Errno::ENOTDIR);
+            }
+            self.check_search(&cur)?;
+
+            if is_last && mode == Mode::Parent {
+                let last = match name {
+                    b"." => LastComponent::Dot,
+                    b".." => LastComponent::DotDot,
+                    _ => LastComponent::Normal(name.to_vec()),
+                };
+                return Ok(Outcome::Parent(ParentLookup { dir: cur, last, trailing_slash: must_dir }));
+            }
+
+            match name {
+                b"." => {}
+                b".." => cur = self.dotdot(cur)?,
+                _ => {
+                    let child = match cur.lookup(name) {
+                        Ok(child) => child,
+                        Err(Errno::ENOENT) if is_last && mode == Mode::Open => {
+                            return Ok(Outcome::Missing {
+                                dir: cur,
+                                name: name.to_vec(),
+                                trailing_slash: must_dir,
+                            });
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    let child = self.cross_mounts(child)?;
+                    let follow = !is_last || must_dir || follow_last;
+                    if follow && child.file_type() == FileType::Symlink {
+                        self.links_followed += 1;
+                        if self.links_followed > MAX_SYMLINK_FOLLOWS {
+                            return Err(Errno::ELOOP);
+                        }
+                        let target = child.read_link()?;
+                        if target.is_empty() {
+                            return Err(Errno::ENOENT);
+                        }
+                        if target.len() >= PATH_MAX {
+                            return Err(Errno::ENAMETOOLONG);
+                        }
+                        if target[0] == b'/' {
+                            cur = self.ctx.root.clone();
+                        }
+                        // A relative target continues from `cur`, the
+                        // directory holding the link.
+                        let frame = Frame { buf: Cow::Owned(target), pos: 0, must_dir_at_end: must_dir };
+                        if frame.has_more() {
+                            frames.push(frame);
+                        }
+                        continue;
+                    }
+                    cur = child;
+                }
+            }
+        }
+
+        if (last_must_dir || flags.contains(WalkFlags::DIRECTORY)) && !cur.file_type().is_dir() {
+            return Err(Errno::ENOTDIR);
+        }
+        Ok(Outcome::Found(cur))
+    }
+
+    fn check_search(&self, dir: &Arc<dyn Inode>) -> Result<()> {
+        match self.ctx.cred {
+            Some(cred) => check_access(&dir.stat()?, cred, Access::EXEC),
+            None => Ok(()),
+        }
+    }
+
+    /// Replaces a directory that has something mounted on it by the mounted
+    /// root, through any number of stacked mounts.
+    fn cross_mounts(&self, mut node: Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
+        let mut depth = 0;
+        while let Some(mounted) = self.ctx.mounts.mounted_at(&node) {
+            depth += 1;
+            if depth > MAX_STACKED_MOUNTS {
+                return Err(Errno::ELOOP);
+            }
+            node = mounted;
+        }
+        Ok(node)
+    }
+
+    /// Moves to the parent of `cur`, staying at the process root and leaving
+    /// a mounted file system through its mount point first.
+    fn dotdot(&self, mut cur: Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
+        let mut depth = 0;
+        loop {
+            if same_inode(&*cur, &**self.ctx.root) {
+                return Ok(cur);
+            }
+            match self.ctx.mounts.mount_parent(&cur) {
+                Some(mount_point) => {
+                    depth += 1;
+                    if depth > MAX_STACKED_MOUNTS {
+                        return Err(Errno::ELOOP);
+                    }
+                    cur = mount_point;
+                }
+                None => break,
+            }
+        }
+        let parent = cur.lookup(b"..")?;
+        // The parent may itself be covered by a mount made after we entered
+        // the tree below it; Linux resolves `..` onto that mount's root too.
+        self.cross_mounts(parent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comps(p: &[u8]) -> Vec<&[u8]> {
+        split_components(p).collect()
+    }
+
+    #[test]
+    fn components() {
+        assert_eq!(comps(b""), Vec::<&[u8]>::new());
+        assert_eq!(comps(b"///"), Vec::<&[u8]>::new());
+        assert_eq!(comps(b"/a//b/"), vec![&b"a"[..], b"b"]);
+        assert_eq!(comps(b"a/./../c"), vec![&b"a"[..], b".", b"..", b"c"]);
+        assert_eq!(comps(b"x"), vec![&b"x"[..]]);
+    }
+
+    #[test]
+    fn trailing_slashes() {
+        assert!(has_trailing_slash(b"a/"));
+        assert!(has_trailing_slash(b"/a/b//"));
+        assert!(!has_trailing_slash(b"a"));
+        assert!(!has_trailing_slash(b"/"));
+        assert!(!has_trailing_slash(b""));
+    }
+
+    #[test]
+    fn frame_marks_directories() {
+        let mut f = Frame { buf: Cow::Borrowed(&b"a//b/"[..]), pos: 0, must_dir_at_end: false };
+        assert_eq!(f.next_component(), Some((0, 1, true)));
+        assert!(f.has_more());
+        assert_eq!(f.next_component(), Some((3, 4, true)));
+        assert!(!f.has_more());
+        assert_eq!(f.next_component(), None);
+        let mut g = Frame { buf: Cow::Borrowed(&b"x"[..]), pos: 0, must_dir_at_end: true };
+        assert_eq!(g.next_component(), Some((0, 1, true)));
+        let mut h = Frame { buf: Cow::Borrowed(&b"x"[..]), pos: 0, must_dir_at_end: false };
+        assert_eq!(h.next_component(), Some((0, 1, false)));
+    }
+
+    #[test]
+    fn flags() {
+        let f = WalkFlags::NOFOLLOW | WalkFlags::DIRECTORY;
+        assert!(f.contains(WalkFlags::NOFOLLOW));
+        assert!(!f.contains(WalkFlags::EMPTY_PATH));
+        assert!(WalkFlags::EMPTY.contains(WalkFlags::EMPTY));
+    }
+}

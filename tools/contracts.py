@@ -1,0 +1,496 @@
+#!/usr/bin/env python3
+"""Contract tests: small static programs whose output under Linux defines
+what Kevlar must print. See docs/contracts.md.
+
+    contracts.py build                       compile everything, write build/contracts.cpio
+    contracts.py linux [--smp N]             run under Linux (cached), print the outputs
+    contracts.py compare --kernel K [--smp N]
+                                             run under Kevlar and Linux, PASS/FAIL per test
+    contracts.py validate                    Linux at -smp 1 and 2: every test completes
+                                             with exit 0, prints something, and agrees
+    contracts.py host                        quick run under the host kernel in a private
+                                             pid+mount namespace (a developer aid, not the oracle)
+
+Every command except `build` builds first (incremental). Parsing is importable:
+
+    parse_blocks(text) -> Run(blocks={name: Block}, order=[...], all_done=bool)
+    compare_runs(linux_run, kevlar_run) -> [(name, passed, reason)]
+    compare_outputs(linux_text, kevlar_text, suffix="[smp1]") -> [Outcome-like tuples]
+
+so tools/run-tests.py can call `run_compare(kernel, smp, append)` and turn the
+results into its own PASS/FAIL lines.
+"""
+
+import argparse
+import concurrent.futures
+import dataclasses
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from typing import Optional
+
+TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(TOOLS_DIR)
+SRC_DIR = os.path.join(REPO_ROOT, "userland", "contracts")
+INIT_SRC = os.path.join(REPO_ROOT, "userland", "init", "contract-init.c")
+OUT_DIR = os.path.join(REPO_ROOT, "build", "contracts")
+CPIO = os.path.join(REPO_ROOT, "build", "contracts.cpio")
+LOG_DIR = os.path.join(REPO_ROOT, "build", "test-logs")
+CC = "/usr/bin/musl-gcc"
+CFLAGS = ["-static", "-O2", "-Wall"]
+# Areas in the order they run; a new directory is appended after these.
+AREAS = ["process", "memory", "sched", "time", "fs", "sys", "pipe", "signal", "errors"]
+NOT_AREAS = {"helpers"}
+GUEST_ROOT = "/contracts"
+# Whole-run time limits (seconds). Per test the init kills after 10 s.
+RUN_TIMEOUT = 900.0
+
+BEGIN_RE = re.compile(r"^=== CONTRACT (\S+)\s*$")
+END_RE = re.compile(r"^=== END (\S+) status=(.+?)\s*$")
+DONE_RE = re.compile(r"^=== ALL DONE\s*$")
+# Linux kernel log lines (printk with timestamps) that may land on the
+# console between or inside blocks; they are not part of any test's output.
+KLOG_RE = re.compile(r"^\[\s*\d+\.\d+\] ")
+
+
+def _load(name: str, filename: str):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ---------------------------------------------------------------------------
+# Parsing and comparison (pure functions of text)
+# ---------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Block:
+    name: str  # "<area>/<name>"
+    lines: list  # output lines, without the markers
+    status: Optional[str]  # "exit 0", "signal SIGSEGV"; None if the END line is missing
+
+    @property
+    def complete(self) -> bool:
+        return self.status is not None
+
+    def text(self) -> str:
+        return "\n".join(self.lines + [f"status={self.status}"])
+
+
+@dataclasses.dataclass
+class Run:
+    blocks: dict  # name -> Block
+    order: list  # names in output order
+    all_done: bool
+
+
+def parse_blocks(text: str) -> Run:
+    """Split a console log into per-test blocks. Lines outside blocks are
+    ignored; a block cut off by a crash has status None."""
+    blocks, order = {}, []
+    cur: Optional[Block] = None
+    all_done = False
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        m = BEGIN_RE.match(line)
+        if m:
+            cur = Block(m.group(1), [], None)
+            blocks[cur.name] = cur
+            if cur.name not in order:
+                order.append(cur.name)
+            continue
+        m = END_RE.match(line)
+        if m and cur is not None and m.group(1) == cur.name:
+            cur.status = m.group(2)
+            cur = None
+            continue
+        if DONE_RE.match(line):
+            all_done = True
+            cur = None
+            continue
+        if cur is not None and not KLOG_RE.match(line):
+            cur.lines.append(line)
+    return Run(blocks, order, all_done)
+
+
+def first_difference(a: Block, b: Block) -> Optional[str]:
+    """None if equal, else a description of the first differing line
+    (a = linux, b = kevlar)."""
+    la = a.lines + [f"status={a.status}"]
+    lb = b.lines + [f"status={b.status}"] if b.complete else b.lines
+    for i in range(max(len(la), len(lb))):
+        x = la[i] if i < len(la) else "<no line>"
+        y = lb[i] if i < len(lb) else "<no line>"
+        if x != y:
+            if not b.complete and i >= len(lb):
+                return (f"line {i + 1}: linux={x!r} kevlar=<output ends: the test did not "
+                        f"finish (kernel crashed or hung)>")
+            return f"line {i + 1}: linux={x!r} kevlar={y!r}"
+    return None
+
+
+def compare_runs(linux: Run, kevlar: Run, kevlar_note: str = "") -> list:
+    """[(name, passed, reason)] for every test in the Linux run, in order."""
+    results = []
+    note = f" ({kevlar_note})" if kevlar_note else ""
+    for name in linux.order:
+        lb = linux.blocks[name]
+        kb = kevlar.blocks.get(name)
+        if kb is None:
+            if not kevlar.order:
+                why = "no contract output from Kevlar at all: it did not run the init" + note
+            else:
+                why = "no block from Kevlar: the run ended before this test" + note
+            results.append((name, False, why))
+            continue
+        diff = first_difference(lb, kb)
+        results.append((name, diff is None, diff or ""))
+    return results
+
+
+def compare_outputs(linux_text: str, kevlar_text: str, kevlar_note: str = "") -> list:
+    return compare_runs(parse_blocks(linux_text), parse_blocks(kevlar_text), kevlar_note)
+
+
+# ---------------------------------------------------------------------------
+# Building
+# ---------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Test:
+    area: str
+    name: str
+    src: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.area}/{self.name}"
+
+    @property
+    def exe(self) -> str:
+        return os.path.join(OUT_DIR, self.area, self.name)
+
+    @property
+    def guest(self) -> str:
+        return f"{GUEST_ROOT}/{self.area}/{self.name}"
+
+
+def discover() -> list:
+    """Every userland/contracts/<area>/<name>.c, areas in AREAS order."""
+    found = []
+    dirs = sorted(d for d in os.listdir(SRC_DIR)
+                  if os.path.isdir(os.path.join(SRC_DIR, d)) and d not in NOT_AREAS)
+    ordered = [a for a in AREAS if a in dirs] + [d for d in dirs if d not in AREAS]
+    for area in ordered:
+        for f in sorted(os.listdir(os.path.join(SRC_DIR, area))):
+            if f.endswith(".c"):
+                found.append(Test(area, f[:-2], os.path.join(SRC_DIR, area, f)))
+    return found
+
+
+def helper_sources() -> list:
+    """(kind, src, out path, guest path) for every helper: C programs are
+    compiled, anything else (scripts) is copied as an executable file."""
+    hdir = os.path.join(SRC_DIR, "helpers")
+    items = []
+    if not os.path.isdir(hdir):
+        return items
+    for f in sorted(os.listdir(hdir)):
+        src = os.path.join(hdir, f)
+        if not os.path.isfile(src) or f.startswith(".") or f.endswith((".h", ".md")):
+            continue
+        if f.endswith(".c"):
+            items.append(("c", src, os.path.join(OUT_DIR, "helpers", f[:-2]),
+                          f"{GUEST_ROOT}/helpers/{f[:-2]}"))
+        else:
+            items.append(("copy", src, os.path.join(OUT_DIR, "helpers", f),
+                          f"{GUEST_ROOT}/helpers/{f}"))
+    return items
+
+
+def _stale(out: str, deps: list) -> bool:
+    if not os.path.exists(out):
+        return True
+    t = os.path.getmtime(out)
+    return any(os.path.getmtime(d) > t for d in deps)
+
+
+def _compile(src: str, out: str, extra_deps: list) -> Optional[str]:
+    """Compile one program if stale; returns an error text or None."""
+    if not _stale(out, [src] + extra_deps + [os.path.abspath(__file__)]):
+        return None
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    cmd = [CC] + CFLAGS + ["-I", SRC_DIR, "-o", out, src]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"{os.path.relpath(src, REPO_ROOT)}:\n{r.stderr}"
+    if r.stderr.strip():
+        # Warnings fail the build: -Wall hygiene keeps tests honest.
+        try:
+            os.unlink(out)
+        except OSError:
+            pass
+        return f"{os.path.relpath(src, REPO_ROOT)} (warnings are errors):\n{r.stderr}"
+    return None
+
+
+def build(quiet: bool = False, include_busybox: bool = False) -> list:
+    """Compile all tests, helpers and the init; write the list and the cpio.
+    Returns the tests. Raises SystemExit on a compile error."""
+    if not os.path.exists(CC):
+        sys.exit(f"contracts: {CC} not found (apt-get install musl-tools)")
+    tests = discover()
+    common = [os.path.join(SRC_DIR, "common.h")]
+    jobs = [(t.src, t.exe) for t in tests]
+    helpers = helper_sources()
+    jobs += [(src, out) for kind, src, out, _ in helpers if kind == "c"]
+    init_exe = os.path.join(OUT_DIR, "init")
+    jobs.append((INIT_SRC, init_exe))
+    errors = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+        for err in ex.map(lambda j: _compile(j[0], j[1], common), jobs):
+            if err:
+                errors.append(err)
+    if errors:
+        sys.stderr.write("\n".join(errors))
+        sys.exit(f"contracts: {len(errors)} program(s) failed to build")
+    for kind, src, out, _ in helpers:
+        if kind == "copy":
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            shutil.copyfile(src, out)
+            os.chmod(out, 0o755)
+
+    list_file = os.path.join(OUT_DIR, "list")
+    with open(list_file, "w") as f:
+        for t in tests:
+            f.write(t.guest + "\n")
+
+    bi = _load("build_initramfs", "build-initramfs.py")
+    entries = [bi.File("/init", init_exe, 0o755), bi.File(f"{GUEST_ROOT}/list", list_file, 0o644),
+               bi.Dir("/dev"), bi.Dir("/proc", 0o555), bi.Dir("/tmp", 0o1777),
+               bi.Dir("/bin"), bi.Dir("/root", 0o700)]
+    for t in tests:
+        entries.append(bi.File(t.guest, t.exe, 0o755))
+    for _, _, out, guest in helpers:
+        entries.append(bi.File(guest, out, 0o755))
+    if include_busybox:
+        entries += bi.busybox_entries()
+    bi.build(entries, CPIO)
+    if not quiet:
+        counts = area_counts(tests)
+        print(f"contracts: {len(tests)} tests ({', '.join(f'{a} {n}' for a, n in counts.items())}), "
+              f"{len(helpers)} helpers -> {os.path.relpath(CPIO, REPO_ROOT)}")
+    return tests
+
+
+def area_counts(tests: list) -> dict:
+    counts: dict = {}
+    for t in tests:
+        counts[t.area] = counts.get(t.area, 0) + 1
+    return counts
+
+
+# ---------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------
+
+def oracle():
+    return _load("linux_oracle", "linux-oracle.py")
+
+
+def run_linux(smp: int = 1, append: str = "", use_cache: bool = True, echo: bool = False):
+    """Linux's output for the current build/contracts.cpio (cached)."""
+    lo = oracle()
+    os.makedirs(LOG_DIR, exist_ok=True)
+    return lo.run_initramfs(CPIO, smp=smp, append=append, timeout=RUN_TIMEOUT,
+                            use_cache=use_cache, echo=echo,
+                            log=os.path.join(LOG_DIR, f"contracts-linux-smp{smp}.log"))
+
+
+def run_kevlar(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
+               timeout: float = RUN_TIMEOUT):
+    rq = _load("run_qemu", "run-qemu.py")
+    os.makedirs(LOG_DIR, exist_ok=True)
+    opts = rq.Options(kernel=kernel, initrd=CPIO, append=append, smp=smp, timeout=timeout,
+                      echo=echo, log=os.path.join(LOG_DIR, f"contracts-kevlar-smp{smp}.log"))
+    return rq.run(opts)
+
+
+def run_compare(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
+                timeout: float = RUN_TIMEOUT) -> list:
+    """Build, run under Linux (cached) and Kevlar, and compare.
+    Returns [(test name like `contract:fs/open-excl[smp1]`, passed, reason)]."""
+    build(quiet=True)
+    lin = run_linux(smp, append)
+    if not lin.ok:
+        return [(f"contract:linux-oracle[smp{smp}]", False,
+                 f"Linux run failed (QEMU status {lin.exit_status}); "
+                 f"see build/test-logs/contracts-linux-smp{smp}.log")]
+    kev = run_kevlar(kernel, smp, append, echo, timeout)
+    note = kev.describe() if not parse_blocks(kev.output).all_done else ""
+    out = []
+    for name, ok, reason in compare_outputs(lin.output, kev.output, note):
+        out.append((f"contract:{name}[smp{smp}]", ok, reason))
+    return out
+
+
+def _print_run(run: Run, tests: list) -> tuple:
+    ok = 0
+    for name in run.order:
+        b = run.blocks[name]
+        print(f"=== {name}")
+        for line in b.lines:
+            print(f"    {line}")
+        print(f"    status={b.status if b.complete else '<missing: run ended>'}")
+        if b.status == "exit 0":
+            ok += 1
+    missing = [t.id for t in tests if t.id not in run.blocks]
+    return ok, missing
+
+
+def cmd_linux(ns) -> int:
+    tests = build()
+    res = run_linux(ns.smp, ns.append, not ns.no_cache, ns.verbose)
+    run = parse_blocks(res.output)
+    ok, missing = _print_run(run, tests)
+    how = "cached" if res.cached else f"booted in {res.elapsed_s:.1f}s"
+    print(f"linux (smp{ns.smp}, {how}): {len(run.order)} tests ran, {ok} exited 0"
+          + (f"; missing: {', '.join(missing)}" if missing else "")
+          + ("" if run.all_done else "; no `=== ALL DONE`"))
+    return 0 if res.ok and ok == len(tests) and not missing else 1
+
+
+def cmd_compare(ns) -> int:
+    if not os.path.isfile(ns.kernel):
+        print(f"contracts: kernel not found: {ns.kernel}", file=sys.stderr)
+        return 1
+    passed = failed = 0
+    for smp in ns.smp:
+        for name, ok, reason in run_compare(ns.kernel, smp, ns.append, ns.verbose):
+            if ok:
+                passed += 1
+                print(f"PASS {name}")
+            else:
+                failed += 1
+                print(f"FAIL {name}: {reason}")
+            sys.stdout.flush()
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+def validate_runs(runs: dict, tests: list) -> list:
+    """Problems found in Linux runs {smp: Run}: incomplete, non-zero, empty,
+    or differing between CPU counts."""
+    problems = []
+    base_smp = min(runs)
+    for t in tests:
+        blocks = {smp: r.blocks.get(t.id) for smp, r in runs.items()}
+        for smp, b in blocks.items():
+            if b is None or not b.complete:
+                problems.append(f"{t.id}: did not complete under Linux smp{smp}")
+            elif b.status != "exit 0":
+                problems.append(f"{t.id}: status={b.status} under Linux smp{smp}")
+            elif not [x for x in b.lines if x.strip()]:
+                problems.append(f"{t.id}: printed nothing under Linux smp{smp}")
+        base = blocks[base_smp]
+        for smp, b in blocks.items():
+            if smp == base_smp or base is None or b is None:
+                continue
+            diff = first_difference(base, b)
+            if diff:
+                problems.append(f"{t.id}: smp{base_smp} vs smp{smp} differ: {diff}")
+    return problems
+
+
+def cmd_validate(ns) -> int:
+    tests = build()
+    runs = {}
+    for smp in ns.smp:
+        res = run_linux(smp, ns.append, not ns.no_cache, ns.verbose)
+        how = "cached" if res.cached else f"{res.elapsed_s:.1f}s"
+        print(f"linux smp{smp}: QEMU status {res.exit_status} ({how})")
+        runs[smp] = parse_blocks(res.output)
+    problems = validate_runs(runs, tests)
+    for p in problems:
+        print(f"PROBLEM {p}")
+    print(f"{len(tests)} tests, {len(problems)} problem(s)")
+    return 0 if not problems else 1
+
+
+def cmd_host(ns) -> int:
+    """Unpack the image into a directory and run its init as PID 1 of a new
+    pid + mount namespace under the host kernel. Fast feedback while writing
+    tests; the Linux VM remains the reference."""
+    tests = build()
+    root = os.path.join(REPO_ROOT, "build", "contracts-root")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    subprocess.run(["cpio", "-idm", "--quiet"], cwd=root, stdin=open(CPIO, "rb"), check=True)
+    if ns.only:
+        with open(os.path.join(root, "contracts", "list"), "w") as f:
+            for t in tests:
+                if any(t.id == o or t.id.startswith(o.rstrip("/") + "/") for o in ns.only):
+                    f.write(t.guest + "\n")
+    start = time.monotonic()
+    r = subprocess.run(["unshare", "--mount", "--pid", "--uts", "--ipc", "--fork", "--mount-proc",
+                        "chroot", root, "/init"], capture_output=True, text=True,
+                       timeout=RUN_TIMEOUT)
+    run = parse_blocks(r.stdout)
+    ok, _ = _print_run(run, tests)
+    if r.stderr.strip():
+        print(r.stderr)
+    print(f"host: {len(run.order)} tests ran, {ok} exited 0, {time.monotonic() - start:.1f}s")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="contracts.py", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="compile the tests and write build/contracts.cpio")
+    b.add_argument("--busybox", action="store_true", help="also put BusyBox in the image")
+    for name, hlp in (("linux", "run under Linux and print the outputs"),
+                      ("compare", "run under Kevlar and Linux, PASS/FAIL per test"),
+                      ("validate", "check every test on Linux at -smp 1 and 2")):
+        s = sub.add_parser(name, help=hlp)
+        s.add_argument("--append", default="", help="extra kernel command-line words (both kernels)")
+        s.add_argument("-v", "--verbose", action="store_true", help="echo the serial output")
+        if name == "linux":
+            s.add_argument("--smp", type=int, default=1)
+            s.add_argument("--no-cache", action="store_true")
+        elif name == "compare":
+            s.add_argument("--kernel", default=os.path.join(REPO_ROOT, "build", "kevlar.elf"))
+            s.add_argument("--smp", type=int, action="append",
+                           help="CPU count; repeat for several (default 1)")
+        else:
+            s.add_argument("--smp", type=int, action="append",
+                           help="CPU counts (default 1 and 2)")
+            s.add_argument("--no-cache", action="store_true")
+    h = sub.add_parser("host", help="quick run under the host kernel (namespaces)")
+    h.add_argument("only", nargs="*", help="areas or area/name to run (default all)")
+    ns = p.parse_args(argv)
+    if ns.cmd == "build":
+        build(include_busybox=ns.busybox)
+        return 0
+    if ns.cmd == "compare":
+        ns.smp = ns.smp or [1]
+        return cmd_compare(ns)
+    if ns.cmd == "validate":
+        ns.smp = ns.smp or [1, 2]
+        return cmd_validate(ns)
+    if ns.cmd == "linux":
+        return cmd_linux(ns)
+    if ns.cmd == "host":
+        return cmd_host(ns)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+#!/contracts/helpers/no-such-interpreter

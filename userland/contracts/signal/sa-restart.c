@@ -1,0 +1,68 @@
+/* A signal interrupting a blocking pipe read: with SA_RESTART the read
+ * restarts and returns the data written later; without it read fails with
+ * EINTR. The handler runs in both cases. */
+#include "common.h"
+
+static volatile int handled;
+static void h(int s) { (void)s; handled++; }
+
+static void run(int flags, const char *label)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sa.sa_flags = flags;
+    sigaction(SIGUSR1, &sa, NULL);
+    int p[2];
+    pipe(p);
+    handled = 0;
+    pid_t me = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        msleep(150); /* let the parent block in read */
+        kill(me, SIGUSR1);
+        msleep(150);
+        write(p[1], "data", 4);
+        _exit(0);
+    }
+    char buf[8] = {0};
+    errno = 0;
+    ssize_t n = read(p[0], buf, sizeof buf);
+    if (n < 0)
+        out("%s: read -1 %s, handler ran %d time(s)", label, errname(errno), handled);
+    else
+        out("%s: read %ld '%s', handler ran %d time(s)", label, (long)n, buf, handled);
+    reap("child", pid);
+    close(p[0]);
+    close(p[1]);
+}
+
+int main(void)
+{
+    run(SA_RESTART, "SA_RESTART");
+    run(0, "no SA_RESTART");
+    /* siginterrupt-style: signal() in musl sets SA_RESTART. */
+    signal(SIGUSR1, h);
+    struct sigaction cur;
+    sigaction(SIGUSR1, NULL, &cur);
+    out("signal() installs SA_RESTART: %s", yesno(cur.sa_flags & SA_RESTART));
+    /* nanosleep is never restarted: EINTR with the remaining time. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR1, &sa, NULL);
+    pid_t me = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        msleep(100);
+        kill(me, SIGUSR1);
+        _exit(0);
+    }
+    struct timespec req = {3, 0}, rem = {0, 0};
+    int r = nanosleep(&req, &rem);
+    out("nanosleep with SA_RESTART: %d %s, remaining between 1 and 3 s: %s", r, errname(errno),
+        yesno(rem.tv_sec >= 1 && rem.tv_sec < 3));
+    reap("child", pid);
+    return 0;
+}
