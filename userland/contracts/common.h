@@ -99,10 +99,7 @@ static const char *signame(int s)
     case 0: return "0";
     }
     static char buf[32];
-    if (s >= 34 && s <= 64)
-        snprintf(buf, sizeof buf, "SIGRTMIN+%d", s - 34);
-    else
-        snprintf(buf, sizeof buf, "signal%d", s);
+    snprintf(buf, sizeof buf, "signal%d", s);
     return buf;
 }
 

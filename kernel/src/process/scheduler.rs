@@ -162,6 +162,9 @@ pub fn after_switch() {
 /// otherwise. The boot CPU enters it after starting init; the others from
 /// the platform's idle hook.
 pub fn idle_once() {
+    // Deferred work interrupt handlers cannot do (they take no sleeping
+    // locks): expired timers, console input.
+    crate::timer::run_expired();
     let cpu = this();
     {
         let mut idle = cpu.idle.lock();

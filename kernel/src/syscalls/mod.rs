@@ -101,7 +101,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_dup => fs::dup(thread, a.i32(0)),
         nr::__NR_dup2 => fs::dup3(thread, a.i32(0), a.i32(1), 0, true),
         nr::__NR_dup3 => fs::dup3(thread, a.i32(0), a.i32(1), a.u32(2), false),
+        // partial(fcntl): record locks always succeed (no lock table yet)
         nr::__NR_fcntl => fs::fcntl(thread, a.i32(0), a.u32(1), a.usize(2)),
+        // partial(ioctl): console termios is stored, not yet applied (TTY layer)
         nr::__NR_ioctl => fs::ioctl(thread, a.i32(0), a.u32(1), a.usize(2)),
         nr::__NR_pipe => fs::pipe2(thread, a.usize(0), 0),
         nr::__NR_pipe2 => fs::pipe2(thread, a.usize(0), a.u32(1)),
@@ -178,6 +180,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_exit | nr::__NR_exit_group => crate::process::exit_current(crate::process::ExitStatus::Exited(a.0[0] as u8)),
         nr::__NR_fork => process::fork(thread, frame, nr::SIGCHLD as u64, 0, 0, 0),
         nr::__NR_vfork => process::fork(thread, frame, (nr::CLONE_VM | nr::CLONE_VFORK | nr::SIGCHLD) as u64, 0, 0, 0),
+        // partial(clone): processes and vfork only; CLONE_THREAD and namespaces return EINVAL
         nr::__NR_clone => process::fork(thread, frame, a.0[0], a.usize(1), a.usize(3), a.0[4]),
         nr::__NR_execve => process::execve(thread, frame, fs::AT_FDCWD, a.usize(0), a.usize(1), a.usize(2), 0),
         nr::__NR_execveat => process::execve(thread, frame, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.u32(4)),
@@ -210,9 +213,11 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
 
         // Memory.
         nr::__NR_brk => memory::brk(thread, a.usize(0)),
+        // partial(mmap): MAP_SHARED file mappings return ENODEV (no page cache yet)
         nr::__NR_mmap => memory::mmap(thread, a.usize(0), a.usize(1), a.u32(2), a.u32(3), a.i32(4), a.0[5]),
         nr::__NR_munmap => memory::munmap(thread, a.usize(0), a.usize(1)),
         nr::__NR_mprotect => memory::mprotect(thread, a.usize(0), a.usize(1), a.u32(2)),
+        // partial(mremap): MREMAP_FIXED and MREMAP_DONTUNMAP return EINVAL
         nr::__NR_mremap => memory::mremap(thread, a.usize(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
         nr::__NR_madvise => memory::madvise(thread, a.usize(0), a.usize(1), a.u32(2)),
 
@@ -223,7 +228,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_time => time::time(a.usize(0)),
         nr::__NR_nanosleep => time::nanosleep(a.usize(0), a.usize(1)),
         nr::__NR_clock_nanosleep => time::clock_nanosleep(a.u32(0), a.u32(1), a.usize(2), a.usize(3)),
+        // partial(times): per-process CPU time is not accounted yet
         nr::__NR_times => time::times(thread, a.usize(0)),
+        // partial(getrusage): CPU time approximated by uptime; no per-process accounting
         nr::__NR_getrusage => time::getrusage(thread, a.i32(0), a.usize(1)),
 
         // System information.
@@ -233,6 +240,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_getrlimit => info::prlimit64(thread, 0, a.u32(0), 0, a.usize(1)),
         nr::__NR_setrlimit => info::prlimit64(thread, 0, a.u32(0), a.usize(1), 0),
         nr::__NR_prlimit64 => info::prlimit64(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
+        // partial(getpriority): fixed nice 0, setpriority accepted but not applied
         nr::__NR_getpriority => Ok(20),
         nr::__NR_setpriority => Ok(0),
         nr::__NR_reboot => info::reboot(a.u32(0), a.u32(1), a.u32(2)),

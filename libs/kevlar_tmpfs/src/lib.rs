@@ -56,7 +56,8 @@ use core::mem;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_vfs::{
-    Clock, DirEntry, Errno, FileType, Inode, RenameFlags, Result, SetAttr, Stat, Timespec, NAME_MAX, PATH_MAX,
+    Clock, DirEntry, Errno, FileType, Inode, RenameFlags, Result, SetAttr, Stat, Timespec,
+    NAME_MAX, PATH_MAX,
 };
 use linux_raw_sys::general as g;
 use spin::{Mutex, RwLock};
@@ -185,7 +186,9 @@ impl TmpFs {
 
     /// Creates an empty tmpfs with the given options.
     pub fn with_options(clock: Arc<dyn Clock>, options: TmpFsOptions) -> Arc<TmpFs> {
-        let dev = options.dev.unwrap_or_else(|| NEXT_DEV.fetch_add(1, Ordering::Relaxed));
+        let dev = options
+            .dev
+            .unwrap_or_else(|| NEXT_DEV.fetch_add(1, Ordering::Relaxed));
         let root_ino = 1;
         let shared = Arc::new(Shared {
             clock,
@@ -318,12 +321,16 @@ impl Entries {
     /// Points an existing name at another node, keeping its position (used
     /// by exchange, where both names stay present).
     fn replace(&mut self, name: &[u8], node: Arc<TmpInode>) -> Option<Arc<TmpInode>> {
-        self.by_name.get_mut(name).map(|slot| mem::replace(&mut slot.node, node))
+        self.by_name
+            .get_mut(name)
+            .map(|slot| mem::replace(&mut slot.node, node))
     }
 
     fn take_all(&mut self) -> impl Iterator<Item = Arc<TmpInode>> {
         self.by_cookie.clear();
-        mem::take(&mut self.by_name).into_values().map(|slot| slot.node)
+        mem::take(&mut self.by_name)
+            .into_values()
+            .map(|slot| slot.node)
     }
 }
 
@@ -414,7 +421,10 @@ fn page_pos(pos: u64) -> (u64, usize) {
 /// Which two entry maps a rename works on: one directory or two.
 enum EntriesPair<'g> {
     Same(&'g mut Entries),
-    Two { old: &'g mut Entries, new: &'g mut Entries },
+    Two {
+        old: &'g mut Entries,
+        new: &'g mut Entries,
+    },
 }
 
 impl EntriesPair<'_> {
@@ -461,7 +471,10 @@ impl TmpInode {
 
     /// Recognises `other` as a node of this same tmpfs instance.
     fn same_fs<'o>(&self, other: &'o Arc<dyn Inode>) -> Result<&'o TmpInode> {
-        let node = other.as_any().downcast_ref::<TmpInode>().ok_or(Errno::EXDEV)?;
+        let node = other
+            .as_any()
+            .downcast_ref::<TmpInode>()
+            .ok_or(Errno::EXDEV)?;
         if !Arc::ptr_eq(&node.shared, &self.shared) {
             return Err(Errno::EXDEV);
         }
@@ -515,13 +528,21 @@ impl TmpInode {
     fn touch_accessed(&self) {
         let now = self.shared.now();
         self.update_meta(|m| {
-            if m.atime <= m.mtime || m.atime <= m.ctime || now.sec - m.atime.sec >= RELATIME_MAX_AGE {
+            if m.atime <= m.mtime || m.atime <= m.ctime || now.sec - m.atime.sec >= RELATIME_MAX_AGE
+            {
                 m.atime = now;
             }
         });
     }
 
-    fn new_node(shared: &Arc<Shared>, kind: Kind, perm: u32, uid: u32, gid: u32, now: Timespec) -> Result<Arc<TmpInode>> {
+    fn new_node(
+        shared: &Arc<Shared>,
+        kind: Kind,
+        perm: u32,
+        uid: u32,
+        gid: u32,
+        now: Timespec,
+    ) -> Result<Arc<TmpInode>> {
         Shared::charge(&shared.inodes, shared.max_inodes)?;
         let ino = shared.next_ino.fetch_add(1, Ordering::Relaxed);
         let nlink = if matches!(kind, Kind::Dir(_)) { 2 } else { 1 };
@@ -530,12 +551,27 @@ impl TmpInode {
             ino,
             this: this.clone(),
             kind,
-            meta: Mutex::new(Meta { perm, uid, gid, nlink, atime: now, mtime: now, ctime: now }),
+            meta: Mutex::new(Meta {
+                perm,
+                uid,
+                gid,
+                nlink,
+                atime: now,
+                mtime: now,
+                ctime: now,
+            }),
         }))
     }
 
     /// Adds a new node under `name`, the shared part of create and symlink.
-    fn insert_new(&self, name: &[u8], kind: Kind, perm: u32, uid: u32, gid: u32) -> Result<Arc<TmpInode>> {
+    fn insert_new(
+        &self,
+        name: &[u8],
+        kind: Kind,
+        perm: u32,
+        uid: u32,
+        gid: u32,
+    ) -> Result<Arc<TmpInode>> {
         let dir = self.dir()?;
         let is_dir = matches!(kind, Kind::Dir(_));
         let mut entries = dir.entries.write();
@@ -580,9 +616,15 @@ impl TmpInode {
         let mut data = file.write();
         if len < data.size {
             let (last_page, in_page) = page_pos(len);
-            let first_dropped = if in_page == 0 { last_page } else { last_page + 1 };
+            let first_dropped = if in_page == 0 {
+                last_page
+            } else {
+                last_page + 1
+            };
             let dropped = data.pages.split_off(&first_dropped);
-            self.shared.pages.fetch_sub(dropped.len() as u64, Ordering::AcqRel);
+            self.shared
+                .pages
+                .fetch_sub(dropped.len() as u64, Ordering::AcqRel);
             // Keep the invariant that bytes past the end are zero, so a
             // later extension reads zeros there.
             if in_page != 0 {
@@ -885,7 +927,12 @@ impl Inode for TmpInode {
                 return Ok(self.arc()?);
             }
             // A removed directory whose old parent is gone too has no `..`.
-            return dir.parent.lock().upgrade().map(|p| p as Arc<dyn Inode>).ok_or(Errno::ENOENT);
+            return dir
+                .parent
+                .lock()
+                .upgrade()
+                .map(|p| p as Arc<dyn Inode>)
+                .ok_or(Errno::ENOENT);
         }
         check_name(name)?;
         let entries = dir.entries.read();
@@ -910,7 +957,10 @@ impl Inode for TmpInode {
         }
         check_name(name)?;
         let kind = match file_type {
-            FileType::Regular => Kind::File(RwLock::new(FileData { pages: BTreeMap::new(), size: 0 })),
+            FileType::Regular => Kind::File(RwLock::new(FileData {
+                pages: BTreeMap::new(),
+                size: 0,
+            })),
             FileType::Directory => Kind::Dir(Dir::new(self.this.clone())),
             FileType::Symlink => return Err(Errno::EINVAL),
             FileType::CharDevice | FileType::BlockDevice => Kind::Special(file_type, rdev),
@@ -1047,7 +1097,13 @@ impl Inode for TmpInode {
         Ok(())
     }
 
-    fn rename(&self, old_name: &[u8], new_dir: &Arc<dyn Inode>, new_name: &[u8], flags: RenameFlags) -> Result<()> {
+    fn rename(
+        &self,
+        old_name: &[u8],
+        new_dir: &Arc<dyn Inode>,
+        new_name: &[u8],
+        flags: RenameFlags,
+    ) -> Result<()> {
         let old_dir = self.dir()?;
         let flags = RenameFlags::from_bits(flags.bits())?;
         if flags.contains(RenameFlags::WHITEOUT) {
@@ -1065,7 +1121,13 @@ impl Inode for TmpInode {
         let _serial = self.shared.rename_lock.lock();
         let replaced = if self.ino == new_node.ino {
             let mut entries = old_dir.entries.write();
-            self.rename_locked(&mut EntriesPair::Same(&mut entries), new_node, old_name, new_name, flags)?
+            self.rename_locked(
+                &mut EntriesPair::Same(&mut entries),
+                new_node,
+                old_name,
+                new_name,
+                flags,
+            )?
         } else {
             let old_first = if self.is_ancestor_of(new_node) {
                 true
@@ -1082,7 +1144,10 @@ impl Inode for TmpInode {
                 (old_dir.entries.write(), new)
             };
             self.rename_locked(
-                &mut EntriesPair::Two { old: &mut old, new: &mut new },
+                &mut EntriesPair::Two {
+                    old: &mut old,
+                    new: &mut new,
+                },
                 new_node,
                 old_name,
                 new_name,
@@ -1100,10 +1165,24 @@ impl Inode for TmpInode {
             return Err(Errno::ENOENT);
         }
         let entry = match index {
-            0 => Some((DirEntry { ino: self.ino, file_type: FileType::Directory, name: b".".to_vec() }, 1)),
+            0 => Some((
+                DirEntry {
+                    ino: self.ino,
+                    file_type: FileType::Directory,
+                    name: b".".to_vec(),
+                },
+                1,
+            )),
             1 => {
                 let parent = dir.parent.lock().upgrade().map_or(self.ino, |p| p.ino);
-                Some((DirEntry { ino: parent, file_type: FileType::Directory, name: b"..".to_vec() }, 2))
+                Some((
+                    DirEntry {
+                        ino: parent,
+                        file_type: FileType::Directory,
+                        name: b"..".to_vec(),
+                    },
+                    2,
+                ))
             }
             _ => {
                 let from = u64::try_from(index).map_err(|_| Errno::EINVAL)?;
@@ -1111,7 +1190,14 @@ impl Inode for TmpInode {
                     Some((&cookie, name)) => {
                         let node = entries.get(name).ok_or(Errno::EIO)?;
                         let next = usize::try_from(cookie + 1).map_err(|_| Errno::EOVERFLOW)?;
-                        Some((DirEntry { ino: node.ino, file_type: node.file_type(), name: name.clone() }, next))
+                        Some((
+                            DirEntry {
+                                ino: node.ino,
+                                file_type: node.file_type(),
+                                name: name.clone(),
+                            },
+                            next,
+                        ))
                     }
                     None => None,
                 }

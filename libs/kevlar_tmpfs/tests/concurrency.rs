@@ -23,7 +23,9 @@ fn creating_and_removing_in_one_directory() {
                 barrier.wait();
                 for round in 0..200 {
                     let name = format!("t{t}-{round}");
-                    let file = dir.create(name.as_bytes(), FileType::Regular, 0o644, 0, 0, 0).unwrap();
+                    let file = dir
+                        .create(name.as_bytes(), FileType::Regular, 0o644, 0, 0, 0)
+                        .unwrap();
                     file.write_at(0, name.as_bytes()).unwrap();
                     // Everyone also fights over one shared name.
                     match dir.create(b"contended", FileType::Regular, 0o644, 0, 0, 0) {
@@ -53,7 +55,10 @@ fn creating_and_removing_in_one_directory() {
         for round in (1..200).step_by(2) {
             let name = format!("t{t}-{round}");
             assert!(left.contains(&name));
-            assert_eq!(read_all(&dir.lookup(name.as_bytes()).unwrap()), name.as_bytes());
+            assert_eq!(
+                read_all(&dir.lookup(name.as_bytes()).unwrap()),
+                name.as_bytes()
+            );
         }
     }
     assert_eq!(f.fs.usage().inodes, 2 + (THREADS * 100) as u64);
@@ -67,7 +72,11 @@ fn check_tree(dir: &Arc<dyn Inode>, found: &mut Vec<String>) {
         let node = dir.lookup(name.as_bytes()).unwrap();
         if node.file_type() == FileType::Directory {
             subdirs += 1;
-            assert_eq!(node.lookup(b"..").unwrap().ino(), dir.ino(), "`..` of {name}");
+            assert_eq!(
+                node.lookup(b"..").unwrap().ino(),
+                dir.ino(),
+                "`..` of {name}"
+            );
             found.push(name);
             check_tree(&node, found);
         }
@@ -105,7 +114,10 @@ fn concurrent_directory_renames_do_not_deadlock() {
                         let _ = to.rename(name, &root, name, RenameFlags::EMPTY);
                         let _ = root.rename(name, from, name, RenameFlags::EMPTY);
                     }
-                    assert_eq!(root.rename(b"p", &p, b"x", RenameFlags::EMPTY), Err(Errno::EINVAL));
+                    assert_eq!(
+                        root.rename(b"p", &p, b"x", RenameFlags::EMPTY),
+                        Err(Errno::EINVAL)
+                    );
                     if let Ok(d) = to.lookup(name) {
                         let _ = d.create(b"tmp", FileType::Directory, 0o755, 0, 0, 0);
                         let _ = d.rmdir(b"tmp");
@@ -128,7 +140,9 @@ fn concurrent_directory_renames_do_not_deadlock() {
 #[test]
 fn parallel_writers_to_separate_files() {
     let f = fixture();
-    let files: Vec<Arc<dyn Inode>> = (0..THREADS).map(|i| mkfile(&f.root, &format!("f{i}"))).collect();
+    let files: Vec<Arc<dyn Inode>> = (0..THREADS)
+        .map(|i| mkfile(&f.root, &format!("f{i}")))
+        .collect();
     let handles: Vec<_> = files
         .iter()
         .enumerate()

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use common::*;
 use kevlar_tmpfs::{TmpFs, TmpFsOptions};
-use kevlar_vfs::{Errno, FileType, Inode, ManualClock};
+use kevlar_vfs::{Errno, FileType, ManualClock};
 
 #[test]
 fn unlink_removes_files_and_refuses_directories() {
@@ -52,7 +52,10 @@ fn removed_directory_is_dead() {
     let d = mkdir(&f.root, "d");
     f.root.rmdir(b"d").unwrap();
     // A process whose cwd was removed can neither create nor list there.
-    assert_eq!(d.create(b"x", FileType::Regular, 0o644, 0, 0, 0).err(), Some(Errno::ENOENT));
+    assert_eq!(
+        d.create(b"x", FileType::Regular, 0o644, 0, 0, 0).err(),
+        Some(Errno::ENOENT)
+    );
     assert_eq!(d.symlink(b"x", b"y", 0, 0).err(), Some(Errno::ENOENT));
     assert_eq!(d.read_dir(0).err(), Some(Errno::ENOENT));
     assert_eq!(d.lookup(b"x").err(), Some(Errno::ENOENT));
@@ -117,16 +120,27 @@ fn link_errors() {
 
 #[test]
 fn link_limit_gives_emlink() {
-    let f = fixture_with(TmpFsOptions { max_links: 3, ..TmpFsOptions::default() });
+    let f = fixture_with(TmpFsOptions {
+        max_links: 3,
+        ..TmpFsOptions::default()
+    });
     let file = mkfile(&f.root, "f");
     f.root.link(b"f2", &file).unwrap();
     f.root.link(b"f3", &file).unwrap();
     assert_eq!(f.root.link(b"f4", &file), Err(Errno::EMLINK));
     let d = mkdir(&f.root, "d"); // root: 3 links now
     assert_eq!(nlink(&f.root), 3);
-    assert_eq!(f.root.create(b"e", FileType::Directory, 0o755, 0, 0, 0).err(), Some(Errno::EMLINK));
+    assert_eq!(
+        f.root
+            .create(b"e", FileType::Directory, 0o755, 0, 0, 0)
+            .err(),
+        Some(Errno::EMLINK)
+    );
     mkdir(&d, "sub");
-    assert_eq!(d.create(b"sub2", FileType::Directory, 0o755, 0, 0, 0).err(), Some(Errno::EMLINK));
+    assert_eq!(
+        d.create(b"sub2", FileType::Directory, 0o755, 0, 0, 0).err(),
+        Some(Errno::EMLINK)
+    );
 }
 
 #[test]
@@ -181,7 +195,10 @@ fn listing_is_stable_while_entries_change() {
     let mut step = 0;
     while let Some((e, next)) = d.read_dir(pos).unwrap() {
         let name = String::from_utf8(e.name).unwrap();
-        assert!(!removed.contains(&name), "{name} returned after its removal");
+        assert!(
+            !removed.contains(&name),
+            "{name} returned after its removal"
+        );
         seen.push(name);
         pos = next;
         step += 1;
@@ -204,7 +221,11 @@ fn listing_is_stable_while_entries_change() {
     }
     for i in 0..100 {
         let name = format!("keep{i:03}");
-        assert_eq!(counts.get(name.as_str()), Some(&1), "{name} must appear exactly once");
+        assert_eq!(
+            counts.get(name.as_str()),
+            Some(&1),
+            "{name} must appear exactly once"
+        );
     }
     // Apart from the re-created "aaa" (a new entry each time), no name is
     // returned twice.

@@ -75,7 +75,10 @@ fn holes_read_as_zeros_and_cost_nothing() {
     assert_eq!(s.blocks, PAGE_SIZE as u64 / 512, "only one page allocated");
     assert_eq!(f.fs.usage().pages, 1);
     let mut buf = vec![0xaau8; 3 * PAGE_SIZE];
-    assert_eq!(file.read_at(far - PAGE_SIZE as u64, &mut buf).unwrap(), PAGE_SIZE + 3);
+    assert_eq!(
+        file.read_at(far - PAGE_SIZE as u64, &mut buf).unwrap(),
+        PAGE_SIZE + 3
+    );
     assert!(buf[..PAGE_SIZE].iter().all(|&b| b == 0));
     assert_eq!(&buf[PAGE_SIZE..PAGE_SIZE + 3], b"end");
     // A hole inside a written page is zero too.
@@ -175,7 +178,10 @@ fn file_size_limit() {
 
 #[test]
 fn custom_file_size_limit() {
-    let f = fixture_with(TmpFsOptions { max_file_size: 100, ..TmpFsOptions::default() });
+    let f = fixture_with(TmpFsOptions {
+        max_file_size: 100,
+        ..TmpFsOptions::default()
+    });
     let file = mkfile(&f.root, "f");
     assert_eq!(file.write_at(90, &[1u8; 20]).unwrap(), 10);
     assert_eq!(file.write_at(100, b"x"), Err(Errno::EFBIG));
@@ -184,12 +190,21 @@ fn custom_file_size_limit() {
 
 #[test]
 fn page_budget_gives_enospc_and_partial_writes() {
-    let f = fixture_with(TmpFsOptions { max_pages: Some(2), ..TmpFsOptions::default() });
+    let f = fixture_with(TmpFsOptions {
+        max_pages: Some(2),
+        ..TmpFsOptions::default()
+    });
     let file = mkfile(&f.root, "f");
     // Three pages asked, two available: a short write.
-    assert_eq!(file.write_at(0, &vec![1u8; 3 * PAGE_SIZE]).unwrap(), 2 * PAGE_SIZE);
+    assert_eq!(
+        file.write_at(0, &vec![1u8; 3 * PAGE_SIZE]).unwrap(),
+        2 * PAGE_SIZE
+    );
     assert_eq!(st(&file).size, 2 * PAGE_SIZE as u64);
-    assert_eq!(file.write_at(2 * PAGE_SIZE as u64, b"x"), Err(Errno::ENOSPC));
+    assert_eq!(
+        file.write_at(2 * PAGE_SIZE as u64, b"x"),
+        Err(Errno::ENOSPC)
+    );
     let other = mkfile(&f.root, "g");
     assert_eq!(other.write_at(0, b"x"), Err(Errno::ENOSPC));
     assert_eq!(st(&other).size, 0);

@@ -38,7 +38,13 @@ fn root_directory() {
 #[test]
 fn options_apply_to_root() {
     let clock = Arc::new(ManualClock::new(T0));
-    let options = TmpFsOptions { dev: Some(77), root_mode: 0o755, root_uid: 5, root_gid: 6, ..TmpFsOptions::default() };
+    let options = TmpFsOptions {
+        dev: Some(77),
+        root_mode: 0o755,
+        root_uid: 5,
+        root_gid: 6,
+        ..TmpFsOptions::default()
+    };
     let fs = TmpFs::with_options(clock, options);
     let s = fs.root().stat().unwrap();
     assert_eq!((s.dev, s.perm(), s.uid, s.gid), (77, 0o755, 5, 6));
@@ -56,10 +62,16 @@ fn instances_have_distinct_devices() {
 #[test]
 fn create_and_lookup_regular_file() {
     let f = fixture();
-    let file = f.root.create(b"hello", FileType::Regular, 0o640, 10, 20, 999).unwrap();
+    let file = f
+        .root
+        .create(b"hello", FileType::Regular, 0o640, 10, 20, 999)
+        .unwrap();
     let s = st(&file);
     assert_eq!(s.mode, g::S_IFREG | 0o640);
-    assert_eq!((s.uid, s.gid, s.nlink, s.size, s.rdev, s.blocks), (10, 20, 1, 0, 0, 0));
+    assert_eq!(
+        (s.uid, s.gid, s.nlink, s.size, s.rdev, s.blocks),
+        (10, 20, 1, 0, 0, 0)
+    );
     assert_eq!(s.blksize as usize, PAGE_SIZE);
     assert_eq!((s.atime, s.mtime, s.ctime), (T0, T0, T0));
     let again = f.root.lookup(b"hello").unwrap();
@@ -71,7 +83,10 @@ fn create_and_lookup_regular_file() {
 #[test]
 fn mode_keeps_only_permission_bits() {
     let f = fixture();
-    let file = f.root.create(b"x", FileType::Regular, g::S_IFDIR | 0o4755, 0, 0, 0).unwrap();
+    let file = f
+        .root
+        .create(b"x", FileType::Regular, g::S_IFDIR | 0o4755, 0, 0, 0)
+        .unwrap();
     assert_eq!(st(&file).mode, g::S_IFREG | 0o4755);
 }
 
@@ -87,19 +102,29 @@ fn create_errors() {
     assert_eq!(create(b"a/b"), Some(Errno::EINVAL));
     assert_eq!(create(b"a\0b"), Some(Errno::EINVAL));
     assert_eq!(create(&[b'n'; NAME_MAX + 1]), Some(Errno::ENAMETOOLONG));
-    assert_eq!(f.root.lookup(&[b'n'; NAME_MAX + 1]).err(), Some(Errno::ENAMETOOLONG));
+    assert_eq!(
+        f.root.lookup(&[b'n'; NAME_MAX + 1]).err(),
+        Some(Errno::ENAMETOOLONG)
+    );
     // Symlinks have their own operation.
-    assert_eq!(f.root.create(b"s", FileType::Symlink, 0o777, 0, 0, 0).err(), Some(Errno::EINVAL));
+    assert_eq!(
+        f.root.create(b"s", FileType::Symlink, 0o777, 0, 0, 0).err(),
+        Some(Errno::EINVAL)
+    );
 }
 
 #[test]
 fn longest_name_and_non_utf8_names_work() {
     let f = fixture();
     let long = vec![b'n'; NAME_MAX];
-    f.root.create(&long, FileType::Regular, 0o644, 0, 0, 0).unwrap();
+    f.root
+        .create(&long, FileType::Regular, 0o644, 0, 0, 0)
+        .unwrap();
     assert!(f.root.lookup(&long).is_ok());
     let latin1 = b"caf\xe9";
-    f.root.create(latin1, FileType::Regular, 0o644, 0, 0, 0).unwrap();
+    f.root
+        .create(latin1, FileType::Regular, 0o644, 0, 0, 0)
+        .unwrap();
     assert!(f.root.lookup(latin1).is_ok());
     let mut found = false;
     let mut pos = 0;
@@ -115,14 +140,23 @@ fn directory_operations_on_non_directories() {
     let f = fixture();
     let file = mkfile(&f.root, "f");
     assert_eq!(file.lookup(b"x").err(), Some(Errno::ENOTDIR));
-    assert_eq!(file.create(b"x", FileType::Regular, 0, 0, 0, 0).err(), Some(Errno::ENOTDIR));
+    assert_eq!(
+        file.create(b"x", FileType::Regular, 0, 0, 0, 0).err(),
+        Some(Errno::ENOTDIR)
+    );
     assert_eq!(file.symlink(b"x", b"y", 0, 0).err(), Some(Errno::ENOTDIR));
     assert_eq!(file.unlink(b"x"), Err(Errno::ENOTDIR));
     assert_eq!(file.rmdir(b"x"), Err(Errno::ENOTDIR));
     assert_eq!(file.link(b"x", &file), Err(Errno::ENOTDIR));
     assert_eq!(file.read_dir(0).err(), Some(Errno::ENOTDIR));
-    assert_eq!(file.rename(b"x", &f.root, b"y", Default::default()), Err(Errno::ENOTDIR));
-    assert_eq!(f.root.rename(b"f", &file, b"y", Default::default()), Err(Errno::ENOTDIR));
+    assert_eq!(
+        file.rename(b"x", &f.root, b"y", Default::default()),
+        Err(Errno::ENOTDIR)
+    );
+    assert_eq!(
+        f.root.rename(b"f", &file, b"y", Default::default()),
+        Err(Errno::ENOTDIR)
+    );
 }
 
 #[test]
@@ -133,7 +167,13 @@ fn data_operations_on_directories_and_others() {
     assert_eq!(dir.read_at(0, &mut buf), Err(Errno::EISDIR));
     assert_eq!(dir.write_at(0, b"x"), Err(Errno::EISDIR));
     assert_eq!(dir.truncate(0), Err(Errno::EISDIR));
-    assert_eq!(dir.set_attr(&SetAttr { size: Some(0), ..SetAttr::default() }), Err(Errno::EISDIR));
+    assert_eq!(
+        dir.set_attr(&SetAttr {
+            size: Some(0),
+            ..SetAttr::default()
+        }),
+        Err(Errno::EISDIR)
+    );
     assert_eq!(dir.read_link(), Err(Errno::EINVAL));
     let link = f.root.symlink(b"l", b"d", 0, 0).unwrap();
     assert_eq!(link.read_at(0, &mut buf), Err(Errno::EINVAL));
@@ -149,10 +189,22 @@ fn data_operations_on_directories_and_others() {
 #[test]
 fn special_nodes() {
     let f = fixture();
-    let chr = f.root.create(b"null", FileType::CharDevice, 0o666, 0, 0, 0x103).unwrap();
-    let blk = f.root.create(b"sda", FileType::BlockDevice, 0o660, 0, 6, 0x800).unwrap();
-    let fifo = f.root.create(b"fifo", FileType::Fifo, 0o600, 0, 0, 0x55).unwrap();
-    let sock = f.root.create(b"sock", FileType::Socket, 0o755, 0, 0, 0x55).unwrap();
+    let chr = f
+        .root
+        .create(b"null", FileType::CharDevice, 0o666, 0, 0, 0x103)
+        .unwrap();
+    let blk = f
+        .root
+        .create(b"sda", FileType::BlockDevice, 0o660, 0, 6, 0x800)
+        .unwrap();
+    let fifo = f
+        .root
+        .create(b"fifo", FileType::Fifo, 0o600, 0, 0, 0x55)
+        .unwrap();
+    let sock = f
+        .root
+        .create(b"sock", FileType::Socket, 0o755, 0, 0, 0x55)
+        .unwrap();
     assert_eq!(st(&chr).mode, g::S_IFCHR | 0o666);
     assert_eq!(st(&chr).rdev, 0x103);
     assert_eq!(st(&blk).mode, g::S_IFBLK | 0o660);
@@ -177,7 +229,10 @@ fn symlinks() {
     assert_eq!(link.read_link().unwrap(), target.to_vec());
     assert_eq!(f.root.symlink(b"l", b"x", 0, 0).err(), Some(Errno::EEXIST));
     assert_eq!(f.root.symlink(b"e", b"", 0, 0).err(), Some(Errno::ENOENT));
-    assert_eq!(f.root.symlink(b"e", &vec![b'a'; 4096], 0, 0).err(), Some(Errno::ENAMETOOLONG));
+    assert_eq!(
+        f.root.symlink(b"e", &vec![b'a'; 4096], 0, 0).err(),
+        Some(Errno::ENAMETOOLONG)
+    );
     assert!(f.root.symlink(b"e", &vec![b'a'; 4095], 0, 0).is_ok());
     assert_eq!(f.root.symlink(b"..", b"x", 0, 0).err(), Some(Errno::EEXIST));
 }
@@ -214,11 +269,19 @@ fn set_attr_size_truncates_and_sets_mtime() {
     let file = mkfile(&f.root, "f");
     file.write_at(0, b"0123456789").unwrap();
     f.clock.advance(1, 0);
-    file.set_attr(&SetAttr { size: Some(4), ..SetAttr::default() }).unwrap();
+    file.set_attr(&SetAttr {
+        size: Some(4),
+        ..SetAttr::default()
+    })
+    .unwrap();
     assert_eq!(read_all(&file), b"0123");
     assert_eq!(st(&file).mtime, Timespec::new(T0.sec + 1, 0));
     // EFBIG leaves the other attributes alone.
-    let big = SetAttr { size: Some(u64::MAX), uid: Some(9), ..SetAttr::default() };
+    let big = SetAttr {
+        size: Some(u64::MAX),
+        uid: Some(9),
+        ..SetAttr::default()
+    };
     assert_eq!(file.set_attr(&big), Err(Errno::EFBIG));
     assert_eq!(st(&file).uid, 0);
 }
@@ -226,16 +289,23 @@ fn set_attr_size_truncates_and_sets_mtime() {
 #[test]
 fn setgid_directories_pass_on_their_group() {
     let f = fixture();
-    let dir = f.root.create(b"shared", FileType::Directory, 0o2775, 0, 50, 0).unwrap();
+    let dir = f
+        .root
+        .create(b"shared", FileType::Directory, 0o2775, 0, 50, 0)
+        .unwrap();
     let file = dir.create(b"f", FileType::Regular, 0o644, 7, 7, 0).unwrap();
-    let sub = dir.create(b"sub", FileType::Directory, 0o755, 7, 7, 0).unwrap();
+    let sub = dir
+        .create(b"sub", FileType::Directory, 0o755, 7, 7, 0)
+        .unwrap();
     assert_eq!(st(&file).gid, 50);
     assert_eq!(st(&file).perm(), 0o644);
     assert_eq!(st(&sub).gid, 50);
     assert_eq!(st(&sub).perm(), 0o2755);
     // Without the bit, the caller's group is used.
     let plain = mkdir(&f.root, "plain");
-    let other = plain.create(b"f", FileType::Regular, 0o644, 7, 8, 0).unwrap();
+    let other = plain
+        .create(b"f", FileType::Regular, 0o644, 7, 8, 0)
+        .unwrap();
     assert_eq!(st(&other).gid, 8);
 }
 
@@ -259,10 +329,16 @@ fn inode_numbers_are_unique() {
 
 #[test]
 fn inode_budget_gives_enospc() {
-    let f = fixture_with(TmpFsOptions { max_inodes: Some(3), ..TmpFsOptions::default() });
+    let f = fixture_with(TmpFsOptions {
+        max_inodes: Some(3),
+        ..TmpFsOptions::default()
+    });
     mkfile(&f.root, "a");
     mkfile(&f.root, "b");
-    assert_eq!(f.root.create(b"c", FileType::Regular, 0o644, 0, 0, 0).err(), Some(Errno::ENOSPC));
+    assert_eq!(
+        f.root.create(b"c", FileType::Regular, 0o644, 0, 0, 0).err(),
+        Some(Errno::ENOSPC)
+    );
     assert_eq!(f.root.symlink(b"c", b"a", 0, 0).err(), Some(Errno::ENOSPC));
     assert_eq!(f.fs.usage().inodes, 3);
     f.root.unlink(b"a").unwrap();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use common::*;
 use kevlar_tmpfs::{TmpFs, TmpFsOptions};
-use kevlar_vfs::{Errno, Inode, ManualClock, RenameFlags};
+use kevlar_vfs::{Errno, ManualClock, RenameFlags};
 
 const NONE: RenameFlags = RenameFlags::EMPTY;
 
@@ -115,7 +115,10 @@ fn directory_over_non_empty_directory() {
     mkdir(&f.root, "a");
     let b = mkdir(&f.root, "b");
     mkfile(&b, "x");
-    assert_eq!(f.root.rename(b"a", &f.root, b"b", NONE), Err(Errno::ENOTEMPTY));
+    assert_eq!(
+        f.root.rename(b"a", &f.root, b"b", NONE),
+        Err(Errno::ENOTEMPTY)
+    );
     assert_eq!(names(&f.root), set(&["a", "b"]));
 }
 
@@ -124,7 +127,10 @@ fn type_mismatches() {
     let f = fixture();
     mkdir(&f.root, "d");
     mkfile(&f.root, "f");
-    assert_eq!(f.root.rename(b"d", &f.root, b"f", NONE), Err(Errno::ENOTDIR));
+    assert_eq!(
+        f.root.rename(b"d", &f.root, b"f", NONE),
+        Err(Errno::ENOTDIR)
+    );
     assert_eq!(f.root.rename(b"f", &f.root, b"d", NONE), Err(Errno::EISDIR));
     assert_eq!(names(&f.root), set(&["d", "f"]));
 }
@@ -152,14 +158,20 @@ fn onto_an_ancestor_is_not_empty() {
     mkdir(&b, "sub");
     assert_eq!(b.rename(b"sub", &f.root, b"a", NONE), Err(Errno::ENOTEMPTY));
     mkfile(&b, "file");
-    assert_eq!(b.rename(b"file", &f.root, b"a", NONE), Err(Errno::ENOTEMPTY));
+    assert_eq!(
+        b.rename(b"file", &f.root, b"a", NONE),
+        Err(Errno::ENOTEMPTY)
+    );
 }
 
 #[test]
 fn missing_source_and_dead_directories() {
     let f = fixture();
     let d = mkdir(&f.root, "d");
-    assert_eq!(f.root.rename(b"nope", &f.root, b"x", NONE), Err(Errno::ENOENT));
+    assert_eq!(
+        f.root.rename(b"nope", &f.root, b"x", NONE),
+        Err(Errno::ENOENT)
+    );
     mkfile(&f.root, "f");
     f.root.rmdir(b"d").unwrap();
     assert_eq!(f.root.rename(b"f", &d, b"f", NONE), Err(Errno::ENOENT));
@@ -171,10 +183,16 @@ fn dot_names_and_bad_targets() {
     let file = mkfile(&f.root, "f");
     assert_eq!(f.root.rename(b".", &f.root, b"x", NONE), Err(Errno::EBUSY));
     assert_eq!(f.root.rename(b"f", &f.root, b"..", NONE), Err(Errno::EBUSY));
-    assert_eq!(f.root.rename(b"f", &f.root, &[b'x'; 256], NONE), Err(Errno::ENAMETOOLONG));
+    assert_eq!(
+        f.root.rename(b"f", &f.root, &[b'x'; 256], NONE),
+        Err(Errno::ENAMETOOLONG)
+    );
     assert_eq!(f.root.rename(b"f", &file, b"x", NONE), Err(Errno::ENOTDIR));
     let other = TmpFs::new(Arc::new(ManualClock::new(T0)));
-    assert_eq!(f.root.rename(b"f", &other.root(), b"x", NONE), Err(Errno::EXDEV));
+    assert_eq!(
+        f.root.rename(b"f", &other.root(), b"x", NONE),
+        Err(Errno::EXDEV)
+    );
 }
 
 #[test]
@@ -182,8 +200,13 @@ fn noreplace() {
     let f = fixture();
     mkfile(&f.root, "a");
     mkfile(&f.root, "b");
-    assert_eq!(f.root.rename(b"a", &f.root, b"b", RenameFlags::NOREPLACE), Err(Errno::EEXIST));
-    f.root.rename(b"a", &f.root, b"c", RenameFlags::NOREPLACE).unwrap();
+    assert_eq!(
+        f.root.rename(b"a", &f.root, b"b", RenameFlags::NOREPLACE),
+        Err(Errno::EEXIST)
+    );
+    f.root
+        .rename(b"a", &f.root, b"c", RenameFlags::NOREPLACE)
+        .unwrap();
     assert_eq!(names(&f.root), set(&["b", "c"]));
 }
 
@@ -202,7 +225,10 @@ fn exchange_swaps_entries() {
     assert_eq!(dir.lookup(b"..").unwrap().ino(), p.ino());
     assert_eq!(nlink(&file), 1);
     // Missing target.
-    assert_eq!(p.rename(b"x", &q, b"nope", RenameFlags::EXCHANGE), Err(Errno::ENOENT));
+    assert_eq!(
+        p.rename(b"x", &q, b"nope", RenameFlags::EXCHANGE),
+        Err(Errno::ENOENT)
+    );
 }
 
 #[test]
@@ -211,7 +237,9 @@ fn exchange_within_a_directory_keeps_both_names() {
     let a = mkfile(&f.root, "a");
     let b = mkdir(&f.root, "b");
     mkfile(&b, "inside"); // non-empty directories can be exchanged
-    f.root.rename(b"a", &f.root, b"b", RenameFlags::EXCHANGE).unwrap();
+    f.root
+        .rename(b"a", &f.root, b"b", RenameFlags::EXCHANGE)
+        .unwrap();
     assert_eq!(f.root.lookup(b"a").unwrap().ino(), b.ino());
     assert_eq!(f.root.lookup(b"b").unwrap().ino(), a.ino());
     assert_eq!(nlink(&f.root), 3);
@@ -222,8 +250,14 @@ fn exchange_with_an_ancestor_is_invalid() {
     let f = fixture();
     let a = mkdir(&f.root, "a");
     let b = mkdir(&a, "b");
-    assert_eq!(a.rename(b"b", &f.root, b"a", RenameFlags::EXCHANGE), Err(Errno::EINVAL));
-    assert_eq!(f.root.rename(b"a", &a, b"b", RenameFlags::EXCHANGE), Err(Errno::EINVAL));
+    assert_eq!(
+        a.rename(b"b", &f.root, b"a", RenameFlags::EXCHANGE),
+        Err(Errno::EINVAL)
+    );
+    assert_eq!(
+        f.root.rename(b"a", &a, b"b", RenameFlags::EXCHANGE),
+        Err(Errno::EINVAL)
+    );
     assert_eq!(b.lookup(b"..").unwrap().ino(), a.ino());
 }
 
@@ -234,19 +268,28 @@ fn invalid_flag_combinations() {
     mkfile(&f.root, "b");
     let both = RenameFlags::EXCHANGE | RenameFlags::NOREPLACE;
     assert_eq!(f.root.rename(b"a", &f.root, b"b", both), Err(Errno::EINVAL));
-    assert_eq!(f.root.rename(b"a", &f.root, b"c", RenameFlags::WHITEOUT), Err(Errno::EINVAL));
+    assert_eq!(
+        f.root.rename(b"a", &f.root, b"c", RenameFlags::WHITEOUT),
+        Err(Errno::EINVAL)
+    );
     assert_eq!(names(&f.root), set(&["a", "b"]));
 }
 
 #[test]
 fn directory_link_limit_applies_to_moves() {
-    let f = fixture_with(TmpFsOptions { max_links: 3, ..TmpFsOptions::default() });
+    let f = fixture_with(TmpFsOptions {
+        max_links: 3,
+        ..TmpFsOptions::default()
+    });
     let full = mkdir(&f.root, "full");
     let one = mkdir(&full, "one"); // `full` now has 3 links: the limit
     mkdir(&one, "mover");
     mkfile(&one, "file");
     assert_eq!(nlink(&full), 3);
-    assert_eq!(one.rename(b"mover", &full, b"mover", NONE), Err(Errno::EMLINK));
+    assert_eq!(
+        one.rename(b"mover", &full, b"mover", NONE),
+        Err(Errno::EMLINK)
+    );
     assert_eq!(names(&one), set(&["file", "mover"]));
     // Files do not add links to their directory.
     one.rename(b"file", &full, b"file", NONE).unwrap();

@@ -31,9 +31,19 @@ fn writes_set_mtime_and_ctime_only() {
     f.clock.advance(2, 500);
     file.write_at(0, b"x").unwrap();
     let s = st(&file);
-    assert_eq!((s.mtime, s.ctime), (Timespec::new(T0.sec + 2, 500), Timespec::new(T0.sec + 2, 500)));
+    assert_eq!(
+        (s.mtime, s.ctime),
+        (
+            Timespec::new(T0.sec + 2, 500),
+            Timespec::new(T0.sec + 2, 500)
+        )
+    );
     assert_eq!(s.atime, T0);
-    assert_eq!(st(&f.root).mtime, T0, "file writes do not touch the directory");
+    assert_eq!(
+        st(&f.root).mtime,
+        T0,
+        "file writes do not touch the directory"
+    );
 }
 
 #[test]
@@ -53,14 +63,22 @@ fn reads_follow_relatime() {
     let mut buf = [0u8; 3];
     f.clock.advance(10, 0);
     file.read_at(0, &mut buf).unwrap();
-    assert_eq!(st(&file).atime, at(10), "atime not newer than mtime: updated");
+    assert_eq!(
+        st(&file).atime,
+        at(10),
+        "atime not newer than mtime: updated"
+    );
     f.clock.advance(10, 0);
     file.read_at(0, &mut buf).unwrap();
     assert_eq!(st(&file).atime, at(10), "already newer than mtime: kept");
     file.write_at(0, b"d").unwrap(); // mtime = 20
     f.clock.advance(1, 0);
     file.read_at(0, &mut buf).unwrap();
-    assert_eq!(st(&file).atime, at(21), "modified since last access: updated");
+    assert_eq!(
+        st(&file).atime,
+        at(21),
+        "modified since last access: updated"
+    );
     f.clock.advance(24 * 3600, 0);
     file.read_at(0, &mut buf).unwrap();
     assert_eq!(st(&file).atime, at(21 + 24 * 3600), "a day old: updated");
@@ -134,7 +152,9 @@ fn rename_sets_both_directories_and_the_moved_node() {
     assert_eq!(st(&file).mtime, T0);
     assert_eq!(st(&victim).ctime, at(9));
     f.clock.advance(1, 0);
-    f.root.rename(b"a", &f.root, b"b", RenameFlags::EXCHANGE).unwrap();
+    f.root
+        .rename(b"a", &f.root, b"b", RenameFlags::EXCHANGE)
+        .unwrap();
     assert_eq!(st(&a).ctime, at(10));
     assert_eq!(st(&b).ctime, at(10));
     assert_eq!(st(&f.root).mtime, at(10));
@@ -146,11 +166,20 @@ fn explicit_times_through_set_attr() {
     let file = mkfile(&f.root, "f");
     f.clock.advance(100, 0);
     let when = Timespec::new(-5, 123); // before the epoch is allowed
-    file.set_attr(&SetAttr { atime: Some(when), ..SetAttr::default() }).unwrap();
+    file.set_attr(&SetAttr {
+        atime: Some(when),
+        ..SetAttr::default()
+    })
+    .unwrap();
     let s = st(&file);
     assert_eq!((s.atime, s.mtime, s.ctime), (when, T0, at(100)));
     // "UTIME_NOW" is the caller passing its clock's time.
     let now = Timespec::new(T0.sec + 100, 0);
-    file.set_attr(&SetAttr { atime: Some(now), mtime: Some(now), ..SetAttr::default() }).unwrap();
+    file.set_attr(&SetAttr {
+        atime: Some(now),
+        mtime: Some(now),
+        ..SetAttr::default()
+    })
+    .unwrap();
     assert_eq!((st(&file).atime, st(&file).mtime), (now, now));
 }

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use common::*;
 use kevlar_tmpfs::TmpFs;
 use kevlar_vfs::{
-    same_inode, walk, walk_open, walk_parent, Credentials, Errno, FileType, Inode, LastComponent, MountTable,
-    NoMounts, OpenLookup, ParentLookup, Result, WalkContext, WalkFlags, MAX_SYMLINK_FOLLOWS,
+    same_inode, walk, walk_open, walk_parent, Credentials, Errno, FileType, Inode, LastComponent,
+    MountTable, NoMounts, OpenLookup, ParentLookup, Result, WalkContext, WalkFlags,
+    MAX_SYMLINK_FOLLOWS,
 };
 
 /// A mount table as a list of (covered directory, mounted root) pairs.
@@ -25,11 +26,17 @@ impl Mounts {
 
 impl MountTable for Mounts {
     fn mounted_at(&self, dir: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
-        self.list.iter().find(|(on, _)| same_inode(&**on, &**dir)).map(|(_, root)| root.clone())
+        self.list
+            .iter()
+            .find(|(on, _)| same_inode(&**on, &**dir))
+            .map(|(_, root)| root.clone())
     }
 
     fn mount_parent(&self, root: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
-        self.list.iter().find(|(_, r)| same_inode(&**r, &**root)).map(|(on, _)| on.clone())
+        self.list
+            .iter()
+            .find(|(_, r)| same_inode(&**r, &**root))
+            .map(|(on, _)| on.clone())
     }
 }
 
@@ -66,12 +73,26 @@ fn tree() -> Tree {
     Tree { f, a, b, c, x }
 }
 
-fn ctx<'a>(root: &'a Arc<dyn Inode>, cwd: &'a Arc<dyn Inode>, mounts: &'a dyn MountTable) -> WalkContext<'a> {
-    WalkContext { root, cwd, mounts, cred: None }
+fn ctx<'a>(
+    root: &'a Arc<dyn Inode>,
+    cwd: &'a Arc<dyn Inode>,
+    mounts: &'a dyn MountTable,
+) -> WalkContext<'a> {
+    WalkContext {
+        root,
+        cwd,
+        mounts,
+        cred: None,
+    }
 }
 
 /// Resolves `path` from `cwd` with no mounts and returns the inode number.
-fn ino_at(root: &Arc<dyn Inode>, cwd: &Arc<dyn Inode>, path: &str, flags: WalkFlags) -> Result<u64> {
+fn ino_at(
+    root: &Arc<dyn Inode>,
+    cwd: &Arc<dyn Inode>,
+    path: &str,
+    flags: WalkFlags,
+) -> Result<u64> {
     walk(&ctx(root, cwd, &NoMounts), None, path.as_bytes(), flags).map(|n| n.ino())
 }
 
@@ -86,12 +107,24 @@ fn absolute_and_relative_paths() {
     assert_eq!(ino(&t, "a/b/c"), Ok(t.c.ino()));
     assert_eq!(ino(&t, "/"), Ok(t.f.root.ino()));
     assert_eq!(ino(&t, "///a//b///c"), Ok(t.c.ino()));
-    assert_eq!(ino_at(&t.f.root, &t.a, "b/c", WalkFlags::EMPTY), Ok(t.c.ino()));
-    assert_eq!(ino_at(&t.f.root, &t.a, "/a", WalkFlags::EMPTY), Ok(t.a.ino()));
+    assert_eq!(
+        ino_at(&t.f.root, &t.a, "b/c", WalkFlags::EMPTY),
+        Ok(t.c.ino())
+    );
+    assert_eq!(
+        ino_at(&t.f.root, &t.a, "/a", WalkFlags::EMPTY),
+        Ok(t.a.ino())
+    );
     // An explicit start (a dirfd) overrides the cwd for relative paths only.
     let c = ctx(&t.f.root, &t.f.root, &NoMounts);
-    assert_eq!(walk(&c, Some(&t.b), b"c", WalkFlags::EMPTY).unwrap().ino(), t.c.ino());
-    assert_eq!(walk(&c, Some(&t.b), b"/a", WalkFlags::EMPTY).unwrap().ino(), t.a.ino());
+    assert_eq!(
+        walk(&c, Some(&t.b), b"c", WalkFlags::EMPTY).unwrap().ino(),
+        t.c.ino()
+    );
+    assert_eq!(
+        walk(&c, Some(&t.b), b"/a", WalkFlags::EMPTY).unwrap().ino(),
+        t.a.ino()
+    );
 }
 
 #[test]
@@ -101,8 +134,14 @@ fn dot_and_dotdot() {
     assert_eq!(ino(&t, "."), Ok(t.f.root.ino()));
     assert_eq!(ino(&t, "/.."), Ok(t.f.root.ino()));
     assert_eq!(ino(&t, "/../../a"), Ok(t.a.ino()));
-    assert_eq!(ino_at(&t.f.root, &t.b, "../../../..", WalkFlags::EMPTY), Ok(t.f.root.ino()));
-    assert_eq!(ino_at(&t.f.root, &t.b, "..", WalkFlags::EMPTY), Ok(t.a.ino()));
+    assert_eq!(
+        ino_at(&t.f.root, &t.b, "../../../..", WalkFlags::EMPTY),
+        Ok(t.f.root.ino())
+    );
+    assert_eq!(
+        ino_at(&t.f.root, &t.b, "..", WalkFlags::EMPTY),
+        Ok(t.a.ino())
+    );
     // `.` and `..` need a directory to be in.
     assert_eq!(ino(&t, "/file/."), Err(Errno::ENOTDIR));
     assert_eq!(ino(&t, "/file/.."), Err(Errno::ENOTDIR));
@@ -114,13 +153,28 @@ fn dotdot_stops_at_the_process_root() {
     // A process chrooted into /a.
     let root = t.a.clone();
     assert_eq!(ino_at(&root, &root, "/..", WalkFlags::EMPTY), Ok(t.a.ino()));
-    assert_eq!(ino_at(&root, &root, "../../b", WalkFlags::EMPTY), Ok(t.b.ino()));
-    assert_eq!(ino_at(&root, &t.b, "../../../x", WalkFlags::EMPTY), Ok(t.x.ino()));
-    assert_eq!(ino_at(&root, &root, "/b/c", WalkFlags::EMPTY), Ok(t.c.ino()));
+    assert_eq!(
+        ino_at(&root, &root, "../../b", WalkFlags::EMPTY),
+        Ok(t.b.ino())
+    );
+    assert_eq!(
+        ino_at(&root, &t.b, "../../../x", WalkFlags::EMPTY),
+        Ok(t.x.ino())
+    );
+    assert_eq!(
+        ino_at(&root, &root, "/b/c", WalkFlags::EMPTY),
+        Ok(t.c.ino())
+    );
     // Absolute symlink targets restart at the process root: /abs is outside.
-    assert_eq!(ino_at(&root, &root, "/rel", WalkFlags::EMPTY), Ok(t.c.ino()));
+    assert_eq!(
+        ino_at(&root, &root, "/rel", WalkFlags::EMPTY),
+        Ok(t.c.ino())
+    );
     t.a.symlink(b"jail", b"/x", 0, 0).unwrap();
-    assert_eq!(ino_at(&root, &root, "jail", WalkFlags::EMPTY), Ok(t.x.ino()));
+    assert_eq!(
+        ino_at(&root, &root, "jail", WalkFlags::EMPTY),
+        Ok(t.x.ino())
+    );
 }
 
 #[test]
@@ -129,10 +183,21 @@ fn empty_paths() {
     assert_eq!(ino(&t, ""), Err(Errno::ENOENT));
     let c = ctx(&t.f.root, &t.f.root, &NoMounts);
     // AT_EMPTY_PATH names the start itself, which may be any kind of node.
-    assert_eq!(walk(&c, Some(&t.c), b"", WalkFlags::EMPTY_PATH).unwrap().ino(), t.c.ino());
-    assert_eq!(walk(&c, None, b"", WalkFlags::EMPTY_PATH).unwrap().ino(), t.f.root.ino());
+    assert_eq!(
+        walk(&c, Some(&t.c), b"", WalkFlags::EMPTY_PATH)
+            .unwrap()
+            .ino(),
+        t.c.ino()
+    );
+    assert_eq!(
+        walk(&c, None, b"", WalkFlags::EMPTY_PATH).unwrap().ino(),
+        t.f.root.ino()
+    );
     assert_eq!(walk_parent(&c, None, b"").err(), Some(Errno::ENOENT));
-    assert_eq!(walk_open(&c, None, b"", WalkFlags::EMPTY).err(), Some(Errno::ENOENT));
+    assert_eq!(
+        walk_open(&c, None, b"", WalkFlags::EMPTY).err(),
+        Some(Errno::ENOENT)
+    );
 }
 
 #[test]
@@ -143,7 +208,10 @@ fn missing_components_and_non_directories() {
     assert_eq!(ino(&t, "/a/b/c/d"), Err(Errno::ENOTDIR));
     // A relative path from a start that is not a directory.
     let c = ctx(&t.f.root, &t.f.root, &NoMounts);
-    assert_eq!(walk(&c, Some(&t.c), b"x", WalkFlags::EMPTY).err(), Some(Errno::ENOTDIR));
+    assert_eq!(
+        walk(&c, Some(&t.c), b"x", WalkFlags::EMPTY).err(),
+        Some(Errno::ENOTDIR)
+    );
 }
 
 #[test]
@@ -153,8 +221,14 @@ fn trailing_slashes_require_directories() {
     assert_eq!(ino(&t, "/a/b//"), Ok(t.b.ino()));
     assert_eq!(ino(&t, "/a/b/c/"), Err(Errno::ENOTDIR));
     assert_eq!(ino(&t, "/a/b/c"), Ok(t.c.ino()));
-    assert_eq!(ino_at(&t.f.root, &t.f.root, "/a/b/c", WalkFlags::DIRECTORY), Err(Errno::ENOTDIR));
-    assert_eq!(ino_at(&t.f.root, &t.f.root, "/a/b", WalkFlags::DIRECTORY), Ok(t.b.ino()));
+    assert_eq!(
+        ino_at(&t.f.root, &t.f.root, "/a/b/c", WalkFlags::DIRECTORY),
+        Err(Errno::ENOTDIR)
+    );
+    assert_eq!(
+        ino_at(&t.f.root, &t.f.root, "/a/b", WalkFlags::DIRECTORY),
+        Ok(t.b.ino())
+    );
 }
 
 #[test]
@@ -162,7 +236,10 @@ fn long_names_and_paths() {
     let t = tree();
     let long = "n".repeat(256);
     assert_eq!(ino(&t, &format!("/a/{long}")), Err(Errno::ENAMETOOLONG));
-    assert_eq!(ino(&t, &format!("/a/{}", "n".repeat(255))), Err(Errno::ENOENT));
+    assert_eq!(
+        ino(&t, &format!("/a/{}", "n".repeat(255))),
+        Err(Errno::ENOENT)
+    );
     // Components are checked as they are reached, as Linux does.
     assert_eq!(ino(&t, &format!("/nope/{long}")), Err(Errno::ENOENT));
     // 4095 bytes is the longest usable path.
@@ -172,7 +249,10 @@ fn long_names_and_paths() {
     let too_long = format!("{ok}/");
     assert_eq!(ino(&t, &too_long), Err(Errno::ENAMETOOLONG));
     let c = ctx(&t.f.root, &t.f.root, &NoMounts);
-    assert_eq!(walk_parent(&c, None, too_long.as_bytes()).err(), Some(Errno::ENAMETOOLONG));
+    assert_eq!(
+        walk_parent(&c, None, too_long.as_bytes()).err(),
+        Some(Errno::ENAMETOOLONG)
+    );
 }
 
 #[test]
@@ -181,12 +261,19 @@ fn relative_and_absolute_symlinks() {
     // Relative targets resolve from the directory holding the link.
     assert_eq!(ino(&t, "/a/rel"), Ok(t.c.ino()));
     assert_eq!(ino(&t, "/a/b/up"), Ok(t.x.ino()));
-    assert_eq!(ino_at(&t.f.root, &t.b, "up", WalkFlags::EMPTY), Ok(t.x.ino()));
+    assert_eq!(
+        ino_at(&t.f.root, &t.b, "up", WalkFlags::EMPTY),
+        Ok(t.x.ino())
+    );
     // Absolute targets restart at the root; links in the middle are followed.
     assert_eq!(ino(&t, "/abs"), Ok(t.b.ino()));
     assert_eq!(ino(&t, "/abs/c"), Ok(t.c.ino()));
     assert_eq!(ino(&t, "/abs/up"), Ok(t.x.ino()));
-    assert_eq!(ino(&t, "/abs/../x"), Ok(t.x.ino()), ".. after a followed link goes up from the target");
+    assert_eq!(
+        ino(&t, "/abs/../x"),
+        Ok(t.x.ino()),
+        ".. after a followed link goes up from the target"
+    );
     // Dangling links fail at the end, not when listed.
     assert_eq!(ino(&t, "/dangling"), Err(Errno::ENOENT));
 }
@@ -196,15 +283,30 @@ fn nofollow_and_trailing_slash_on_symlinks() {
     let t = tree();
     let abs = t.f.root.lookup(b"abs").unwrap();
     let nofollow = WalkFlags::NOFOLLOW;
-    assert_eq!(ino_at(&t.f.root, &t.f.root, "/abs", nofollow), Ok(abs.ino()));
-    assert_eq!(ino_at(&t.f.root, &t.f.root, "/dangling", nofollow), Ok(t.f.root.lookup(b"dangling").unwrap().ino()));
+    assert_eq!(
+        ino_at(&t.f.root, &t.f.root, "/abs", nofollow),
+        Ok(abs.ino())
+    );
+    assert_eq!(
+        ino_at(&t.f.root, &t.f.root, "/dangling", nofollow),
+        Ok(t.f.root.lookup(b"dangling").unwrap().ino())
+    );
     // NOFOLLOW only concerns the last component.
-    assert_eq!(ino_at(&t.f.root, &t.f.root, "/abs/c", nofollow), Ok(t.c.ino()));
+    assert_eq!(
+        ino_at(&t.f.root, &t.f.root, "/abs/c", nofollow),
+        Ok(t.c.ino())
+    );
     // A trailing slash forces the final link to be followed.
-    assert_eq!(ino_at(&t.f.root, &t.f.root, "/abs/", nofollow), Ok(t.b.ino()));
+    assert_eq!(
+        ino_at(&t.f.root, &t.f.root, "/abs/", nofollow),
+        Ok(t.b.ino())
+    );
     // ... and then the target must be a directory.
     assert_eq!(ino(&t, "/a/rel/"), Err(Errno::ENOTDIR));
-    assert_eq!(ino_at(&t.f.root, &t.f.root, "/a/rel/", nofollow), Err(Errno::ENOTDIR));
+    assert_eq!(
+        ino_at(&t.f.root, &t.f.root, "/a/rel/", nofollow),
+        Err(Errno::ENOTDIR)
+    );
 }
 
 #[test]
@@ -216,7 +318,8 @@ fn symlink_target_with_trailing_slash() {
     assert_eq!(ino(&t, "/todir"), Ok(t.b.ino()));
     t.f.root.symlink(b"slash", b"/", 0, 0).unwrap();
     assert_eq!(ino(&t, "/slash"), Ok(t.f.root.ino()));
-    assert_eq!(ino(&t, "/slash/a/slash/a"), Ok(t.a.ino()));
+    assert_eq!(ino(&t, "/slash/a/../slash/a/"), Ok(t.a.ino()));
+    assert_eq!(ino(&t, "/slash/a/slash"), Err(Errno::ENOENT));
 }
 
 #[test]
@@ -232,7 +335,10 @@ fn symlink_loops() {
     assert_eq!(ino(&t, "/deep"), Err(Errno::ELOOP));
     assert_eq!(ino(&t, "/self/x"), Err(Errno::ELOOP));
     // Not following the last one avoids the loop.
-    assert_eq!(ino_at(r, r, "/self", WalkFlags::NOFOLLOW), Ok(r.lookup(b"self").unwrap().ino()));
+    assert_eq!(
+        ino_at(r, r, "/self", WalkFlags::NOFOLLOW),
+        Ok(r.lookup(b"self").unwrap().ino())
+    );
 }
 
 #[test]
@@ -242,11 +348,20 @@ fn at_most_forty_symlinks() {
     // l0 -> a/x, l1 -> l0, ..., l40 -> l39: resolving lN follows N+1 links.
     r.symlink(b"l0", b"a/x", 0, 0).unwrap();
     for i in 1..=MAX_SYMLINK_FOLLOWS {
-        r.symlink(format!("l{i}").as_bytes(), format!("l{}", i - 1).as_bytes(), 0, 0).unwrap();
+        r.symlink(
+            format!("l{i}").as_bytes(),
+            format!("l{}", i - 1).as_bytes(),
+            0,
+            0,
+        )
+        .unwrap();
     }
     let limit = MAX_SYMLINK_FOLLOWS - 1;
     assert_eq!(ino(&t, &format!("/l{limit}")), Ok(t.x.ino()));
-    assert_eq!(ino(&t, &format!("/l{}", MAX_SYMLINK_FOLLOWS)), Err(Errno::ELOOP));
+    assert_eq!(
+        ino(&t, &format!("/l{}", MAX_SYMLINK_FOLLOWS)),
+        Err(Errno::ELOOP)
+    );
 }
 
 #[test]
@@ -256,7 +371,13 @@ fn link_count_spans_the_whole_walk() {
     // d0 -> a, dK -> d(K-1): a directory reached through K+1 links.
     r.symlink(b"d0", b"a", 0, 0).unwrap();
     for i in 1..30 {
-        r.symlink(format!("d{i}").as_bytes(), format!("d{}", i - 1).as_bytes(), 0, 0).unwrap();
+        r.symlink(
+            format!("d{i}").as_bytes(),
+            format!("d{}", i - 1).as_bytes(),
+            0,
+            0,
+        )
+        .unwrap();
     }
     t.a.symlink(b"back", b"/d9", 0, 0).unwrap();
     // /d19 (20 links) then back (1 + 10 links) = 31: fine.
@@ -279,10 +400,16 @@ fn mount_crossing() {
     let r = &t.f.root;
     let c = ctx(r, r, &mounts);
     let go = |path: &str| walk(&c, None, path.as_bytes(), WalkFlags::EMPTY);
-    let at = |start: &Arc<dyn Inode>, path: &str| walk(&c, Some(start), path.as_bytes(), WalkFlags::EMPTY);
+    let at = |start: &Arc<dyn Inode>, path: &str| {
+        walk(&c, Some(start), path.as_bytes(), WalkFlags::EMPTY)
+    };
     assert!(same_inode(&*go("/mnt").unwrap(), &*oroot));
     assert!(same_inode(&*go("/mnt/inner/deep").unwrap(), &*deep));
-    assert_eq!(go("/mnt/hidden").err(), Some(Errno::ENOENT), "the mount covers the directory");
+    assert_eq!(
+        go("/mnt/hidden").err(),
+        Some(Errno::ENOENT),
+        "the mount covers the directory"
+    );
     // `..` from the mounted root leaves through the mount point.
     assert!(same_inode(&*go("/mnt/..").unwrap(), &**r));
     assert!(same_inode(&*go("/mnt/inner/../../a").unwrap(), &*t.a));
@@ -310,15 +437,24 @@ fn stacked_mounts_and_mounted_parents() {
     mounts.mount(&r1, &r2); // mounted again on /mnt: covers the first
     let r = &t.f.root;
     let c = ctx(r, r, &mounts);
-    assert!(same_inode(&*walk(&c, None, b"/mnt", WalkFlags::EMPTY).unwrap(), &*r2));
-    assert!(same_inode(&*walk(&c, Some(&r2), b"..", WalkFlags::EMPTY).unwrap(), &**r));
+    assert!(same_inode(
+        &*walk(&c, None, b"/mnt", WalkFlags::EMPTY).unwrap(),
+        &*r2
+    ));
+    assert!(same_inode(
+        &*walk(&c, Some(&r2), b"..", WalkFlags::EMPTY).unwrap(),
+        &**r
+    ));
     // A directory mounted on after a walker got below it: `..` lands on the
     // mounted root, as in Linux.
     let mut later = Mounts::default();
     let third = TmpFs::new(t.f.clock.clone());
     later.mount(&t.a, &third.root());
     let c = ctx(r, r, &later);
-    assert!(same_inode(&*walk(&c, Some(&t.b), b"..", WalkFlags::EMPTY).unwrap(), &*third.root()));
+    assert!(same_inode(
+        &*walk(&c, Some(&t.b), b"..", WalkFlags::EMPTY).unwrap(),
+        &*third.root()
+    ));
 }
 
 #[test]
@@ -331,45 +467,85 @@ fn chroot_into_a_mounted_file_system() {
     mounts.mount(&mnt, &oroot);
     // The process root is the mounted root: `..` must not leave it.
     let c = ctx(&oroot, &oroot, &mounts);
-    assert!(same_inode(&*walk(&c, None, b"../..", WalkFlags::EMPTY).unwrap(), &*oroot));
+    assert!(same_inode(
+        &*walk(&c, None, b"../..", WalkFlags::EMPTY).unwrap(),
+        &*oroot
+    ));
 }
 
 fn user_ctx<'a>(t: &'a Tree, cred: &'a Credentials) -> WalkContext<'a> {
-    WalkContext { root: &t.f.root, cwd: &t.f.root, mounts: &NoMounts, cred: Some(cred) }
+    WalkContext {
+        root: &t.f.root,
+        cwd: &t.f.root,
+        mounts: &NoMounts,
+        cred: Some(cred),
+    }
 }
 
 #[test]
 fn search_permission() {
     let t = tree();
-    let secret = t.f.root.create(b"secret", FileType::Directory, 0o700, 0, 0, 0).unwrap();
+    let secret =
+        t.f.root
+            .create(b"secret", FileType::Directory, 0o700, 0, 0, 0)
+            .unwrap();
     mkfile(&secret, "x");
-    let group = t.f.root.create(b"group", FileType::Directory, 0o710, 0, 100, 0).unwrap();
+    let group =
+        t.f.root
+            .create(b"group", FileType::Directory, 0o710, 0, 100, 0)
+            .unwrap();
     mkfile(&group, "x");
     // Owner rw-, group ---, other --x: only strangers may search it.
-    let odd = t.f.root.create(b"odd", FileType::Directory, 0o601, 1000, 100, 0).unwrap();
+    let odd =
+        t.f.root
+            .create(b"odd", FileType::Directory, 0o601, 1000, 100, 0)
+            .unwrap();
     mkfile(&odd, "x");
     let user = Credentials::new(1000, 1000);
-    let member = Credentials { uid: 2000, gid: 2000, groups: vec![100] };
+    let member = Credentials {
+        uid: 2000,
+        gid: 2000,
+        groups: vec![100],
+    };
     let stranger = Credentials::new(3000, 3000);
     let root = Credentials::root();
     let u = user_ctx(&t, &user);
     let s = user_ctx(&t, &stranger);
     let m = user_ctx(&t, &member);
     let rt = user_ctx(&t, &root);
-    let go = |c: &WalkContext<'_>, p: &str| walk(c, None, p.as_bytes(), WalkFlags::EMPTY).map(|n| n.ino());
+    let go = |c: &WalkContext<'_>, p: &str| {
+        walk(c, None, p.as_bytes(), WalkFlags::EMPTY).map(|n| n.ino())
+    };
     assert_eq!(go(&u, "/secret/x"), Err(Errno::EACCES));
-    assert!(go(&u, "/secret").is_ok(), "naming the directory needs no search in it");
+    assert!(
+        go(&u, "/secret").is_ok(),
+        "naming the directory needs no search in it"
+    );
     assert_eq!(go(&u, "/secret/."), Err(Errno::EACCES));
     assert!(go(&m, "/group/x").is_ok());
     assert_eq!(go(&u, "/group/x"), Err(Errno::EACCES));
-    assert_eq!(go(&u, "/odd/x"), Err(Errno::EACCES), "the owner class denies");
-    assert_eq!(go(&m, "/odd/x"), Err(Errno::EACCES), "the group class denies");
+    assert_eq!(
+        go(&u, "/odd/x"),
+        Err(Errno::EACCES),
+        "the owner class denies"
+    );
+    assert_eq!(
+        go(&m, "/odd/x"),
+        Err(Errno::EACCES),
+        "the group class denies"
+    );
     assert!(go(&s, "/odd/x").is_ok(), "the other class allows");
     assert!(go(&rt, "/secret/x").is_ok());
     assert!(go(&ctx(&t.f.root, &t.f.root, &NoMounts), "/secret/x").is_ok());
     // The parent walk checks the last directory too.
-    assert_eq!(walk_parent(&u, None, b"/secret/new").err(), Some(Errno::EACCES));
-    assert_eq!(walk_open(&u, None, b"/secret/new", WalkFlags::EMPTY).err(), Some(Errno::EACCES));
+    assert_eq!(
+        walk_parent(&u, None, b"/secret/new").err(),
+        Some(Errno::EACCES)
+    );
+    assert_eq!(
+        walk_open(&u, None, b"/secret/new", WalkFlags::EMPTY).err(),
+        Some(Errno::EACCES)
+    );
     // Symlink targets are checked like any path.
     t.f.root.symlink(b"peek", b"secret/x", 0, 0).unwrap();
     assert_eq!(go(&u, "/peek"), Err(Errno::EACCES));
@@ -403,7 +579,10 @@ fn parent_walks() {
     assert_eq!(p.last, LastComponent::Normal(b"abs".to_vec()));
     assert_eq!(parent(&t, "/nope/new").err(), Some(Errno::ENOENT));
     assert_eq!(parent(&t, "/file/new").err(), Some(Errno::ENOTDIR));
-    assert_eq!(parent(&t, &format!("/a/{}", "n".repeat(256))).err(), Some(Errno::ENAMETOOLONG));
+    assert_eq!(
+        parent(&t, &format!("/a/{}", "n".repeat(256))).err(),
+        Some(Errno::ENAMETOOLONG)
+    );
 }
 
 #[test]
@@ -427,7 +606,11 @@ fn parent_rules_per_operation() {
     assert_eq!(p("/a/x/").name_for_unlink().err(), Some(Errno::ENOTDIR));
     assert_eq!(p("/a/b/").name_for_unlink().err(), Some(Errno::EISDIR));
     assert_eq!(p("/a/nope/").name_for_unlink().err(), Some(Errno::ENOENT));
-    assert_eq!(p("/abs/").name_for_unlink().err(), Some(Errno::ENOTDIR), "the link itself is not a directory");
+    assert_eq!(
+        p("/abs/").name_for_unlink().err(),
+        Some(Errno::ENOTDIR),
+        "the link itself is not a directory"
+    );
     // rmdir
     assert_eq!(p("/a/b/").name_for_rmdir().unwrap(), b"b");
     assert_eq!(p("/a/.").name_for_rmdir().err(), Some(Errno::EINVAL));
@@ -438,19 +621,40 @@ fn parent_rules_per_operation() {
     assert_eq!(p("/a/.").name_for_rename().err(), Some(Errno::EBUSY));
     assert_eq!(p("/").name_for_rename().err(), Some(Errno::EBUSY));
     let (plain, slashed) = (p("/a/x"), p("/a/y/"));
-    assert_eq!(ParentLookup::check_rename_slashes(&plain, &slashed, false), Err(Errno::ENOTDIR));
-    assert_eq!(ParentLookup::check_rename_slashes(&slashed, &plain, false), Err(Errno::ENOTDIR));
-    assert_eq!(ParentLookup::check_rename_slashes(&slashed, &slashed, true), Ok(()));
-    assert_eq!(ParentLookup::check_rename_slashes(&plain, &plain, false), Ok(()));
+    assert_eq!(
+        ParentLookup::check_rename_slashes(&plain, &slashed, false),
+        Err(Errno::ENOTDIR)
+    );
+    assert_eq!(
+        ParentLookup::check_rename_slashes(&slashed, &plain, false),
+        Err(Errno::ENOTDIR)
+    );
+    assert_eq!(
+        ParentLookup::check_rename_slashes(&slashed, &slashed, true),
+        Ok(())
+    );
+    assert_eq!(
+        ParentLookup::check_rename_slashes(&plain, &plain, false),
+        Ok(())
+    );
 }
 
 fn open(t: &Tree, path: &str, flags: WalkFlags) -> Result<OpenLookup> {
-    walk_open(&ctx(&t.f.root, &t.f.root, &NoMounts), None, path.as_bytes(), flags)
+    walk_open(
+        &ctx(&t.f.root, &t.f.root, &NoMounts),
+        None,
+        path.as_bytes(),
+        flags,
+    )
 }
 
 fn missing(lookup: Result<OpenLookup>) -> (Arc<dyn Inode>, Vec<u8>, bool) {
     match lookup {
-        Ok(OpenLookup::Missing { dir, name, trailing_slash }) => (dir, name, trailing_slash),
+        Ok(OpenLookup::Missing {
+            dir,
+            name,
+            trailing_slash,
+        }) => (dir, name, trailing_slash),
         Ok(OpenLookup::Found(n)) => panic!("found inode {}", n.ino()),
         Err(e) => panic!("error {e:?}"),
     }
@@ -459,7 +663,9 @@ fn missing(lookup: Result<OpenLookup>) -> (Arc<dyn Inode>, Vec<u8>, bool) {
 fn found(lookup: Result<OpenLookup>) -> u64 {
     match lookup {
         Ok(OpenLookup::Found(n)) => n.ino(),
-        Ok(OpenLookup::Missing { name, .. }) => panic!("missing {:?}", String::from_utf8_lossy(&name)),
+        Ok(OpenLookup::Missing { name, .. }) => {
+            panic!("missing {:?}", String::from_utf8_lossy(&name))
+        }
         Err(e) => panic!("error {e:?}"),
     }
 }
@@ -482,11 +688,27 @@ fn open_walks() {
     assert_eq!(name, b"newfile");
     // ... unless not followed (O_NOFOLLOW, O_EXCL): then it is found.
     let dangling = t.f.root.lookup(b"dangling").unwrap();
-    assert_eq!(found(open(&t, "/dangling", WalkFlags::NOFOLLOW)), dangling.ino());
-    assert_eq!(open(&t, "/nope/new", WalkFlags::EMPTY).err(), Some(Errno::ENOENT));
-    assert_eq!(open(&t, "/a/b/c/", WalkFlags::EMPTY).err(), Some(Errno::ENOTDIR));
-    assert_eq!(open(&t, "/a/b/c", WalkFlags::DIRECTORY).err(), Some(Errno::ENOTDIR));
+    assert_eq!(
+        found(open(&t, "/dangling", WalkFlags::NOFOLLOW)),
+        dangling.ino()
+    );
+    assert_eq!(
+        open(&t, "/nope/new", WalkFlags::EMPTY).err(),
+        Some(Errno::ENOENT)
+    );
+    assert_eq!(
+        open(&t, "/a/b/c/", WalkFlags::EMPTY).err(),
+        Some(Errno::ENOTDIR)
+    );
+    assert_eq!(
+        open(&t, "/a/b/c", WalkFlags::DIRECTORY).err(),
+        Some(Errno::ENOTDIR)
+    );
     // Creating where the lookup said, then opening again, finds it.
-    dir.create(&name, FileType::Regular, 0o644, 0, 0, 0).unwrap();
-    assert_eq!(found(open(&t, "/dangling", WalkFlags::EMPTY)), t.b.lookup(b"newfile").unwrap().ino());
+    dir.create(&name, FileType::Regular, 0o644, 0, 0, 0)
+        .unwrap();
+    assert_eq!(
+        found(open(&t, "/dangling", WalkFlags::EMPTY)),
+        t.b.lookup(b"newfile").unwrap().ino()
+    );
 }

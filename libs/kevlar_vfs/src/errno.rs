@@ -168,7 +168,10 @@ mod tests {
         assert_eq!(Errno::new(4000).name(), "E?");
         assert_eq!(Errno::EWOULDBLOCK.name(), "EAGAIN");
         assert_eq!(format!("{:?}", Errno::EEXIST), "EEXIST(17)");
-        assert_eq!(format!("{}", Errno::ENOENT), "ENOENT: No such file or directory");
+        assert_eq!(
+            format!("{}", Errno::ENOENT),
+            "ENOENT: No such file or directory"
+        );
         assert_eq!(Errno::new(4000).description(), "Unknown error");
     }
 

@@ -24,7 +24,9 @@ pub struct ManualClock {
 impl ManualClock {
     /// Creates a clock reading `start`.
     pub fn new(start: Timespec) -> ManualClock {
-        ManualClock { now: spin::Mutex::new(start) }
+        ManualClock {
+            now: spin::Mutex::new(start),
+        }
     }
 
     /// Sets the time the clock reads.
@@ -245,9 +247,15 @@ mod tests {
         assert_eq!(d.write_at(0, b"x"), Err(Errno::EISDIR));
         assert_eq!(d.truncate(0).err(), Some(Errno::EISDIR));
         assert_eq!(d.lookup(b"x").err(), Some(Errno::EPERM));
-        assert_eq!(d.create(b"x", FileType::Regular, 0o644, 0, 0, 0).err(), Some(Errno::EPERM));
+        assert_eq!(
+            d.create(b"x", FileType::Regular, 0o644, 0, 0, 0).err(),
+            Some(Errno::EPERM)
+        );
         assert_eq!(d.unlink(b"x"), Err(Errno::EPERM));
-        assert_eq!(d.rename(b"x", &d, b"y", RenameFlags::EMPTY), Err(Errno::EPERM));
+        assert_eq!(
+            d.rename(b"x", &d, b"y", RenameFlags::EMPTY),
+            Err(Errno::EPERM)
+        );
         assert_eq!(d.read_link(), Err(Errno::EINVAL));
         assert_eq!(d.set_attr(&SetAttr::default()), Err(Errno::EPERM));
         assert!(d.is_seekable());
@@ -255,7 +263,12 @@ mod tests {
 
     #[test]
     fn defaults_for_non_directories() {
-        for t in [FileType::Regular, FileType::Symlink, FileType::Fifo, FileType::CharDevice] {
+        for t in [
+            FileType::Regular,
+            FileType::Symlink,
+            FileType::Fifo,
+            FileType::CharDevice,
+        ] {
             let n: Arc<dyn Inode> = Arc::new(Bare(t));
             let mut buf = [0u8; 4];
             assert_eq!(n.read_at(0, &mut buf), Err(Errno::EINVAL));

@@ -33,8 +33,9 @@ mod types;
 pub use errno::{Errno, Result};
 pub use inode::{same_inode, Clock, Inode, ManualClock};
 pub use path::{
-    has_trailing_slash, split_components, walk, walk_open, walk_parent, Components, LastComponent, MountTable,
-    NoMounts, OpenLookup, ParentLookup, WalkContext, WalkFlags, MAX_SYMLINK_FOLLOWS, NAME_MAX, PATH_MAX,
+    has_trailing_slash, split_components, walk, walk_open, walk_parent, Components, LastComponent,
+    MountTable, NoMounts, OpenLookup, ParentLookup, WalkContext, WalkFlags, MAX_SYMLINK_FOLLOWS,
+    NAME_MAX, PATH_MAX,
 };
 pub use perm::{check_access, check_owner, check_sticky, Access, Credentials};
 pub use types::{DirEntry, FileType, RenameFlags, SetAttr, Stat, Timespec};

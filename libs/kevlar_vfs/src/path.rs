@@ -217,7 +217,11 @@ impl ParentLookup {
         let name = self.normal_name().ok_or(Errno::EISDIR)?;
         if self.trailing_slash {
             let node = self.dir.lookup(name)?;
-            return Err(if node.file_type().is_dir() { Errno::EISDIR } else { Errno::ENOTDIR });
+            return Err(if node.file_type().is_dir() {
+                Errno::EISDIR
+            } else {
+                Errno::ENOTDIR
+            });
         }
         Ok(name)
     }
@@ -242,7 +246,11 @@ impl ParentLookup {
 
     /// Checks rename's trailing-slash rule: a slash after either name is only
     /// allowed when the source is a directory (else ENOTDIR).
-    pub fn check_rename_slashes(old: &ParentLookup, new: &ParentLookup, source_is_dir: bool) -> Result<()> {
+    pub fn check_rename_slashes(
+        old: &ParentLookup,
+        new: &ParentLookup,
+        source_is_dir: bool,
+    ) -> Result<()> {
         if !source_is_dir && (old.trailing_slash || new.trailing_slash) {
             return Err(Errno::ENOTDIR);
         }
@@ -289,12 +297,18 @@ pub fn walk(
 /// followed; the last component is returned as written. Use the
 /// `name_for_*` methods of the result to apply each operation's rules for
 /// `.`, `..`, `/` and trailing slashes.
-pub fn walk_parent(ctx: &WalkContext<'_>, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<ParentLookup> {
+pub fn walk_parent(
+    ctx: &WalkContext<'_>,
+    start: Option<&Arc<dyn Inode>>,
+    path: &[u8],
+) -> Result<ParentLookup> {
     match Walker::new(ctx, start).run(path, Mode::Parent, WalkFlags::EMPTY)? {
         Outcome::Parent(p) => Ok(p),
-        Outcome::Found(root) => {
-            Ok(ParentLookup { dir: root, last: LastComponent::Root, trailing_slash: false })
-        }
+        Outcome::Found(root) => Ok(ParentLookup {
+            dir: root,
+            last: LastComponent::Root,
+            trailing_slash: false,
+        }),
         Outcome::Missing { .. } => Err(Errno::EINVAL),
     }
 }
@@ -312,7 +326,15 @@ pub fn walk_open(
 ) -> Result<OpenLookup> {
     match Walker::new(ctx, start).run(path, Mode::Open, flags)? {
         Outcome::Found(node) => Ok(OpenLookup::Found(node)),
-        Outcome::Missing { dir, name, trailing_slash } => Ok(OpenLookup::Missing { dir, name, trailing_slash }),
+        Outcome::Missing {
+            dir,
+            name,
+            trailing_slash,
+        } => Ok(OpenLookup::Missing {
+            dir,
+            name,
+            trailing_slash,
+        }),
         Outcome::Parent(_) => Err(Errno::EINVAL),
     }
 }
@@ -327,7 +349,11 @@ enum Mode {
 enum Outcome {
     Found(Arc<dyn Inode>),
     Parent(ParentLookup),
-    Missing { dir: Arc<dyn Inode>, name: Vec<u8>, trailing_slash: bool },
+    Missing {
+        dir: Arc<dyn Inode>,
+        name: Vec<u8>,
+        trailing_slash: bool,
+    },
 }
 
 /// Part of a path still to walk: the path itself, or a symlink's target
@@ -373,7 +399,11 @@ struct Walker<'c, 'a> {
 
 impl<'c, 'a> Walker<'c, 'a> {
     fn new(ctx: &'c WalkContext<'a>, start: Option<&'c Arc<dyn Inode>>) -> Self {
-        Walker { ctx, start: start.unwrap_or(ctx.cwd), links_followed: 0 }
+        Walker {
+            ctx,
+            start: start.unwrap_or(ctx.cwd),
+            links_followed: 0,
+        }
     }
 
     fn run(&mut self, path: &[u8], mode: Mode, flags: WalkFlags) -> Result<Outcome> {
@@ -386,9 +416,17 @@ impl<'c, 'a> Walker<'c, 'a> {
         if path.len() >= PATH_MAX {
             return Err(Errno::ENAMETOOLONG);
         }
-        let mut cur = if path[0] == b'/' { self.ctx.root.clone() } else { self.start.clone() };
+        let mut cur = if path[0] == b'/' {
+            self.ctx.root.clone()
+        } else {
+            self.start.clone()
+        };
         let mut frames: Vec<Frame<'_>> = Vec::new();
-        let first = Frame { buf: Cow::Borrowed(path), pos: 0, must_dir_at_end: false };
+        let first = Frame {
+            buf: Cow::Borrowed(path),
+            pos: 0,
+            must_dir_at_end: false,
+        };
         if first.has_more() {
             frames.push(first);
         } else if mode == Mode::Parent {
@@ -431,7 +469,11 @@ impl<'c, 'a> Walker<'c, 'a> {
                     b".." => LastComponent::DotDot,
                     _ => LastComponent::Normal(name.to_vec()),
                 };
-                return Ok(Outcome::Parent(ParentLookup { dir: cur, last, trailing_slash: must_dir }));
+                return Ok(Outcome::Parent(ParentLookup {
+                    dir: cur,
+                    last,
+                    trailing_slash: must_dir,
+                }));
             }
 
             match name {
@@ -468,7 +510,11 @@ impl<'c, 'a> Walker<'c, 'a> {
                         }
                         // A relative target continues from `cur`, the
                         // directory holding the link.
-                        let frame = Frame { buf: Cow::Owned(target), pos: 0, must_dir_at_end: must_dir };
+                        let frame = Frame {
+                            buf: Cow::Owned(target),
+                            pos: 0,
+                            must_dir_at_end: must_dir,
+                        };
                         if frame.has_more() {
                             frames.push(frame);
                         }
@@ -560,15 +606,27 @@ mod tests {
 
     #[test]
     fn frame_marks_directories() {
-        let mut f = Frame { buf: Cow::Borrowed(&b"a//b/"[..]), pos: 0, must_dir_at_end: false };
+        let mut f = Frame {
+            buf: Cow::Borrowed(&b"a//b/"[..]),
+            pos: 0,
+            must_dir_at_end: false,
+        };
         assert_eq!(f.next_component(), Some((0, 1, true)));
         assert!(f.has_more());
         assert_eq!(f.next_component(), Some((3, 4, true)));
         assert!(!f.has_more());
         assert_eq!(f.next_component(), None);
-        let mut g = Frame { buf: Cow::Borrowed(&b"x"[..]), pos: 0, must_dir_at_end: true };
+        let mut g = Frame {
+            buf: Cow::Borrowed(&b"x"[..]),
+            pos: 0,
+            must_dir_at_end: true,
+        };
         assert_eq!(g.next_component(), Some((0, 1, true)));
-        let mut h = Frame { buf: Cow::Borrowed(&b"x"[..]), pos: 0, must_dir_at_end: false };
+        let mut h = Frame {
+            buf: Cow::Borrowed(&b"x"[..]),
+            pos: 0,
+            must_dir_at_end: false,
+        };
         assert_eq!(h.next_component(), Some((0, 1, false)));
     }
 

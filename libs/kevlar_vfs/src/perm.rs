@@ -27,7 +27,11 @@ impl Credentials {
 
     /// Builds credentials for `uid`/`gid` with no supplementary groups.
     pub fn new(uid: u32, gid: u32) -> Credentials {
-        Credentials { uid, gid, groups: Vec::new() }
+        Credentials {
+            uid,
+            gid,
+            groups: Vec::new(),
+        }
     }
 
     /// Tells whether these are the superuser's, who bypasses most checks.
@@ -148,7 +152,12 @@ mod tests {
     use super::*;
 
     fn node(t: FileType, perm: u32, uid: u32, gid: u32) -> Stat {
-        Stat { mode: t.mode_bits() | perm, uid, gid, ..Stat::default() }
+        Stat {
+            mode: t.mode_bits() | perm,
+            uid,
+            gid,
+            ..Stat::default()
+        }
     }
 
     #[test]
@@ -156,9 +165,16 @@ mod tests {
         let st = node(FileType::Regular, 0o640, 100, 200);
         let owner = Credentials::new(100, 1);
         let group = Credentials::new(101, 200);
-        let supplementary = Credentials { uid: 102, gid: 5, groups: vec![7, 200] };
+        let supplementary = Credentials {
+            uid: 102,
+            gid: 5,
+            groups: vec![7, 200],
+        };
         let other = Credentials::new(103, 300);
-        assert_eq!(check_access(&st, &owner, Access::READ | Access::WRITE), Ok(()));
+        assert_eq!(
+            check_access(&st, &owner, Access::READ | Access::WRITE),
+            Ok(())
+        );
         assert_eq!(check_access(&st, &owner, Access::EXEC), Err(Errno::EACCES));
         assert_eq!(check_access(&st, &group, Access::READ), Ok(()));
         assert_eq!(check_access(&st, &group, Access::WRITE), Err(Errno::EACCES));
@@ -171,26 +187,44 @@ mod tests {
     fn denying_class_is_final() {
         // Owner has no rights although "other" has all: Linux denies the owner.
         let st = node(FileType::Regular, 0o007, 100, 200);
-        assert_eq!(check_access(&st, &Credentials::new(100, 1), Access::READ), Err(Errno::EACCES));
-        assert_eq!(check_access(&st, &Credentials::new(5, 200), Access::READ), Err(Errno::EACCES));
-        assert_eq!(check_access(&st, &Credentials::new(5, 6), Access::READ), Ok(()));
+        assert_eq!(
+            check_access(&st, &Credentials::new(100, 1), Access::READ),
+            Err(Errno::EACCES)
+        );
+        assert_eq!(
+            check_access(&st, &Credentials::new(5, 200), Access::READ),
+            Err(Errno::EACCES)
+        );
+        assert_eq!(
+            check_access(&st, &Credentials::new(5, 6), Access::READ),
+            Ok(())
+        );
     }
 
     #[test]
     fn root_rules() {
         let root = Credentials::root();
         let file = node(FileType::Regular, 0o000, 100, 100);
-        assert_eq!(check_access(&file, &root, Access::READ | Access::WRITE), Ok(()));
+        assert_eq!(
+            check_access(&file, &root, Access::READ | Access::WRITE),
+            Ok(())
+        );
         assert_eq!(check_access(&file, &root, Access::EXEC), Err(Errno::EACCES));
         let exec_by_other = node(FileType::Regular, 0o001, 100, 100);
         assert_eq!(check_access(&exec_by_other, &root, Access::EXEC), Ok(()));
         let dir = node(FileType::Directory, 0o000, 100, 100);
-        assert_eq!(check_access(&dir, &root, Access::EXEC | Access::WRITE), Ok(()));
+        assert_eq!(
+            check_access(&dir, &root, Access::EXEC | Access::WRITE),
+            Ok(())
+        );
     }
 
     #[test]
     fn access_bits_validation() {
-        assert_eq!(Access::from_bits(g::R_OK | g::X_OK), Ok(Access::READ | Access::EXEC));
+        assert_eq!(
+            Access::from_bits(g::R_OK | g::X_OK),
+            Ok(Access::READ | Access::EXEC)
+        );
         assert_eq!(Access::from_bits(0), Ok(Access::NONE));
         assert_eq!(Access::from_bits(8), Err(Errno::EINVAL));
     }
@@ -199,12 +233,24 @@ mod tests {
     fn sticky_directory() {
         let dir = node(FileType::Directory, 0o1777, 10, 10);
         let victim = node(FileType::Regular, 0o644, 20, 20);
-        assert_eq!(check_sticky(&dir, &victim, &Credentials::new(20, 0)), Ok(()));
-        assert_eq!(check_sticky(&dir, &victim, &Credentials::new(10, 0)), Ok(()));
+        assert_eq!(
+            check_sticky(&dir, &victim, &Credentials::new(20, 0)),
+            Ok(())
+        );
+        assert_eq!(
+            check_sticky(&dir, &victim, &Credentials::new(10, 0)),
+            Ok(())
+        );
         assert_eq!(check_sticky(&dir, &victim, &Credentials::root()), Ok(()));
-        assert_eq!(check_sticky(&dir, &victim, &Credentials::new(30, 20)), Err(Errno::EPERM));
+        assert_eq!(
+            check_sticky(&dir, &victim, &Credentials::new(30, 20)),
+            Err(Errno::EPERM)
+        );
         let plain = node(FileType::Directory, 0o777, 10, 10);
-        assert_eq!(check_sticky(&plain, &victim, &Credentials::new(30, 20)), Ok(()));
+        assert_eq!(
+            check_sticky(&plain, &victim, &Credentials::new(30, 20)),
+            Ok(())
+        );
     }
 
     #[test]
@@ -212,6 +258,9 @@ mod tests {
         let st = node(FileType::Regular, 0o644, 10, 10);
         assert_eq!(check_owner(&st, &Credentials::new(10, 99)), Ok(()));
         assert_eq!(check_owner(&st, &Credentials::root()), Ok(()));
-        assert_eq!(check_owner(&st, &Credentials::new(11, 10)), Err(Errno::EPERM));
+        assert_eq!(
+            check_owner(&st, &Credentials::new(11, 10)),
+            Err(Errno::EPERM)
+        );
     }
 }

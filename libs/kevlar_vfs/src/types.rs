@@ -287,7 +287,10 @@ mod tests {
 
     #[test]
     fn stat_helpers() {
-        let st = Stat { mode: g::S_IFDIR | 0o1755, ..Stat::default() };
+        let st = Stat {
+            mode: g::S_IFDIR | 0o1755,
+            ..Stat::default()
+        };
         assert_eq!(st.file_type(), Some(FileType::Directory));
         assert_eq!(st.perm(), 0o1755);
     }
@@ -295,8 +298,14 @@ mod tests {
     #[test]
     fn rename_flags_validation() {
         assert_eq!(RenameFlags::from_bits(0), Ok(RenameFlags::EMPTY));
-        assert_eq!(RenameFlags::from_bits(g::RENAME_NOREPLACE), Ok(RenameFlags::NOREPLACE));
-        assert_eq!(RenameFlags::from_bits(g::RENAME_EXCHANGE), Ok(RenameFlags::EXCHANGE));
+        assert_eq!(
+            RenameFlags::from_bits(g::RENAME_NOREPLACE),
+            Ok(RenameFlags::NOREPLACE)
+        );
+        assert_eq!(
+            RenameFlags::from_bits(g::RENAME_EXCHANGE),
+            Ok(RenameFlags::EXCHANGE)
+        );
         assert_eq!(
             RenameFlags::from_bits(g::RENAME_NOREPLACE | g::RENAME_WHITEOUT),
             Ok(RenameFlags::NOREPLACE | RenameFlags::WHITEOUT)
@@ -320,6 +329,10 @@ mod tests {
     #[test]
     fn set_attr_emptiness() {
         assert!(SetAttr::default().is_empty());
-        assert!(!SetAttr { uid: Some(0), ..SetAttr::default() }.is_empty());
+        assert!(!SetAttr {
+            uid: Some(0),
+            ..SetAttr::default()
+        }
+        .is_empty());
     }
 }

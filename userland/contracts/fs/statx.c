@@ -41,6 +41,8 @@ int main(void)
     pr("missing", sx(AT_FDCWD, "none", 0, K_STATX_BASIC_STATS, &x), &x);
     pr("bad flags", sx(AT_FDCWD, "f", 0x80000000, K_STATX_BASIC_STATS, &x), &x);
     pr("reserved mask bit", sx(AT_FDCWD, "f", 0, 0x80000000U, &x), &x);
-    pr("mask 0 still fills", sx(AT_FDCWD, "f", 0, 0, &x), &x);
+    /* Mask 0: the call works; which fields come back is up to the fs. */
+    long r0 = sx(AT_FDCWD, "f", 0, 0, &x);
+    out("mask 0: %s", r0 < 0 ? errname(errno) : "ok");
     return 0;
 }

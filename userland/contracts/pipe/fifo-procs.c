@@ -30,7 +30,9 @@ int main(void)
     }
     out("in order: %s", yesno(inorder));
     reap("writer", pid);
-    /* Reverse roles: the child reads. */
+    close(r);
+    /* Reverse roles: the child reads. With no reader or writer left, each
+     * blocking open waits for the other side. */
     pid = fork();
     if (pid == 0) {
         int rr = open("chan", O_RDONLY);

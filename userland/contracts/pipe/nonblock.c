@@ -12,7 +12,7 @@ int main(void)
     memset(buf, 'x', sizeof buf);
     long total = 0;
     for (;;) {
-        ssize_t n = write(p[1], buf, 1000);
+        ssize_t n = write(p[1], buf, 4096);
         if (n < 0) {
             out("filled after %ld bytes, then %s", total, errname(errno));
             break;
@@ -21,11 +21,13 @@ int main(void)
         if (total > 1 << 20)
             break;
     }
-    show("read 100", read(p[0], buf, 100));
-    show("write 1000 with 100 free (non-atomic partial write is not allowed below PIPE_BUF)", write(p[1], buf, 1000));
-    /* Drain 8192: a large write then writes what fits. */
+    show("write 1 when full", write(p[1], buf, 1));
+    show("read 4096", read(p[0], buf, 4096));
+    show("write 4096 into the freed room", write(p[1], buf, 4096));
+    show("write 1 when full again", write(p[1], buf, 1));
+    /* 8 KiB free: a large (non-atomic) write writes what fits. */
     read_full(p[0], buf, 8192);
-    show("write 16384 with ~8 KiB free", write(p[1], (char[16384]){0}, 16384));
+    show("write 16384 with 8192 free", write(p[1], (char[16384]){0}, 16384));
     close(p[1]);
     long drained = 0;
     ssize_t n;

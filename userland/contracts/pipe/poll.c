@@ -7,7 +7,9 @@
 
 static const char *ev(short r)
 {
-    static char buf[64];
+    static char bufs[4][64];
+    static int next;
+    char *buf = bufs[next++ % 4];
     buf[0] = 0;
     if (r & POLLIN) strcat(buf, "IN ");
     if (r & POLLOUT) strcat(buf, "OUT ");

@@ -27,7 +27,8 @@ int main(void)
     tv.tv_sec = 0;
     tv.tv_usec = 50000;
     long long t0 = now_ns(CLOCK_MONOTONIC);
-    n = select(p[0] + 1, &r, NULL, NULL, &tv);
+    /* Raw select: the kernel writes the time left back (libc may copy). */
+    n = syscall(SYS_select, p[0] + 1, &r, NULL, NULL, &tv);
     out("timeout: n=%d waited >= 50 ms: %s readable=%d", n, yesno(now_ns(CLOCK_MONOTONIC) - t0 >= 50000000LL), FD_ISSET(p[0], &r));
     out("timeval updated to 0: %s", yesno(tv.tv_sec == 0 && tv.tv_usec == 0));
     close(p[1]);
@@ -44,7 +45,7 @@ int main(void)
     n = select(-1, NULL, NULL, NULL, &tv);
     out("negative nfds: %s", n < 0 ? errname(errno) : "ok");
     tv.tv_usec = 2000000;
-    n = select(0, NULL, NULL, NULL, &tv);
+    n = syscall(SYS_select, 0, NULL, NULL, NULL, &tv);
     out("bad timeval: %s", n < 0 ? errname(errno) : "ok");
 
     int q[2];

@@ -1,4 +1,5 @@
-/* SIG_IGN: ignored signals are discarded (not pending even when blocked);
+/* SIG_IGN: ignored signals are discarded, but a blocked one stays pending
+ * (the disposition may change before it is unblocked);
  * SIGKILL/SIGSTOP cannot be ignored or caught (EINVAL); ignoring SIGCHLD
  * makes children reap themselves (wait gives ECHILD); SA_NOCLDSTOP. */
 #include "common.h"
@@ -16,6 +17,8 @@ int main(void)
     sigpending(&p);
     out("ignored+blocked is pending: %s", yesno(sigismember(&p, SIGUSR1)));
     sigprocmask(SIG_UNBLOCK, &m, NULL);
+    sigpending(&p);
+    out("after unblocking it is gone: %s", yesno(!sigismember(&p, SIGUSR1)));
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_IGN;

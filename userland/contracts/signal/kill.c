@@ -32,17 +32,17 @@ int main(void)
     }
     reap("child", pid);
     /* A child with uid 1000 may be signalled by another uid-1000 process. */
-    int sync[2];
-    pipe(sync);
+    int ready[2];
+    pipe(ready);
     pid_t victim = fork();
     if (victim == 0) {
         setuid(1000);
-        close(sync[1]);
-        char c;
-        read(sync[0], &c, 1);
-        pause();
-        _exit(0);
+        write(ready[1], "r", 1);
+        for (;;)
+            pause();
     }
+    char c;
+    read(ready[0], &c, 1); /* the victim runs as uid 1000 now */
     pid = fork();
     if (pid == 0) {
         setuid(1000);
@@ -50,7 +50,6 @@ int main(void)
         _exit(0);
     }
     reap("sender", pid);
-    close(sync[1]);
     reap("victim", victim);
     return 0;
 }

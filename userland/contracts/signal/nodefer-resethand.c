@@ -5,7 +5,7 @@
 #include "common.h"
 
 static char order[64];
-static volatile int depth;
+static volatile int depth, calls;
 
 static void note(char c)
 {
@@ -17,9 +17,9 @@ static void note(char c)
 static void h(int s)
 {
     (void)s;
-    int d = ++depth;
+    ++depth;
     note('[');
-    if (d == 1)
+    if (++calls == 1) /* raise once, from the first invocation only */
         raise(SIGUSR1);
     note(']');
     depth--;
@@ -46,6 +46,7 @@ int main(void)
     raise(SIGUSR1);
     out("default (deferred): %s", order);
     memset(order, 0, sizeof order);
+    calls = 0;
     sa.sa_flags = SA_NODEFER;
     sigaction(SIGUSR1, &sa, NULL);
     raise(SIGUSR1);

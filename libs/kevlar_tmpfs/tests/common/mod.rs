@@ -8,7 +8,10 @@ use kevlar_tmpfs::{TmpFs, TmpFsOptions};
 use kevlar_vfs::{FileType, Inode, ManualClock, Stat, Timespec};
 
 /// The time the fake clock starts at in every test.
-pub const T0: Timespec = Timespec { sec: 1_000_000, nsec: 0 };
+pub const T0: Timespec = Timespec {
+    sec: 1_000_000,
+    nsec: 0,
+};
 
 pub struct Fixture {
     pub clock: Arc<ManualClock>,
@@ -28,11 +31,13 @@ pub fn fixture_with(options: TmpFsOptions) -> Fixture {
 }
 
 pub fn mkfile(dir: &Arc<dyn Inode>, name: &str) -> Arc<dyn Inode> {
-    dir.create(name.as_bytes(), FileType::Regular, 0o644, 0, 0, 0).expect("create file")
+    dir.create(name.as_bytes(), FileType::Regular, 0o644, 0, 0, 0)
+        .expect("create file")
 }
 
 pub fn mkdir(dir: &Arc<dyn Inode>, name: &str) -> Arc<dyn Inode> {
-    dir.create(name.as_bytes(), FileType::Directory, 0o755, 0, 0, 0).expect("mkdir")
+    dir.create(name.as_bytes(), FileType::Directory, 0o755, 0, 0, 0)
+        .expect("mkdir")
 }
 
 pub fn st(node: &Arc<dyn Inode>) -> Stat {
@@ -57,7 +62,10 @@ pub fn list(dir: &Arc<dyn Inode>) -> Vec<String> {
 
 /// The listing without "." and "..", as a set.
 pub fn names(dir: &Arc<dyn Inode>) -> BTreeSet<String> {
-    list(dir).into_iter().filter(|n| n != "." && n != "..").collect()
+    list(dir)
+        .into_iter()
+        .filter(|n| n != "." && n != "..")
+        .collect()
 }
 
 pub fn read_all(file: &Arc<dyn Inode>) -> Vec<u8> {
