@@ -103,6 +103,10 @@ impl FileOps for SimpleDevice {
     fn size(&self) -> Result<u64> {
         Ok(0)
     }
+
+    fn fixed_position(&self) -> bool {
+        true
+    }
 }
 
 /// Woken when console input arrives (the serial interrupt cannot take

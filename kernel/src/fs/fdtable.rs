@@ -16,15 +16,23 @@ struct Slot {
 }
 
 /// A process's fds.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct FdTable {
     slots: Vec<Option<Slot>>,
+    /// RLIMIT_NOFILE: new fds must be below it.
+    limit: usize,
+}
+
+impl Default for FdTable {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl FdTable {
     /// Creates an empty table.
     pub fn new() -> Self {
-        Self { slots: Vec::new() }
+        Self { slots: Vec::new(), limit: MAX_FDS }
     }
 
     /// Returns the open file of `fd`.
@@ -38,9 +46,19 @@ impl FdTable {
 
     /// Installs `file` at the lowest free fd >= `min`.
     pub fn insert_from(&mut self, min: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<i32> {
-        let fd = (min..MAX_FDS).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
+        let fd = (min..self.limit.min(MAX_FDS)).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
         self.put(fd, file, cloexec);
         Ok(fd as i32)
+    }
+
+    /// Returns the limit on fd numbers.
+    pub fn limit(&self) -> usize {
+        self.limit.min(MAX_FDS)
+    }
+
+    /// Sets the highest fd number + 1 that new fds may use.
+    pub fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
     }
 
     /// Installs `file` at the lowest free fd.

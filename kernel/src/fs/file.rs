@@ -45,6 +45,11 @@ pub trait FileOps: Send + Sync {
     fn is_seekable(&self) -> bool {
         true
     }
+    /// Returns whether the position never moves (lseek always yields 0:
+    /// /dev/null, /dev/zero).
+    fn fixed_position(&self) -> bool {
+        false
+    }
     /// Returns the size used by SEEK_END.
     fn size(&self) -> Result<u64> {
         Ok(self.stat()?.size)
@@ -106,12 +111,18 @@ impl OpenFile {
 
     /// Returns whether reads are allowed by the access mode.
     pub fn readable(&self) -> bool {
+        if self.flags() & linux_raw_sys::general::O_PATH != 0 {
+            return false;
+        }
         let mode = self.flags() & linux_raw_sys::general::O_ACCMODE;
         mode == linux_raw_sys::general::O_RDONLY || mode == linux_raw_sys::general::O_RDWR
     }
 
     /// Returns whether writes are allowed by the access mode.
     pub fn writable(&self) -> bool {
+        if self.flags() & linux_raw_sys::general::O_PATH != 0 {
+            return false;
+        }
         let mode = self.flags() & linux_raw_sys::general::O_ACCMODE;
         mode == linux_raw_sys::general::O_WRONLY || mode == linux_raw_sys::general::O_RDWR
     }
@@ -155,6 +166,7 @@ impl OpenFile {
 
 impl Drop for OpenFile {
     fn drop(&mut self) {
+        super::locks::release_flock(self as *const OpenFile as usize);
         let ops = self.ops.clone();
         ops.release(self);
     }

@@ -5,6 +5,7 @@ pub mod devices;
 pub mod fdtable;
 pub mod file;
 pub mod initramfs;
+pub mod locks;
 pub mod pipe;
 
 use alloc::sync::Arc;
@@ -133,7 +134,15 @@ const KNOWN_OPEN_FLAGS: u32 = abi::O_ACCMODE
 
 /// Opens `path` with open(2) flags and mode, as `cred` in `fs`.
 pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], flags: u32, mode: u32) -> Result<Arc<OpenFile>> {
-    if flags & !KNOWN_OPEN_FLAGS != 0 || flags & abi::O_TMPFILE & !abi::O_DIRECTORY != 0 {
+    // open(2) ignores unknown flag bits (openat2 would reject them).
+    let _ = KNOWN_OPEN_FLAGS;
+    if flags & abi::O_TMPFILE & !abi::O_DIRECTORY != 0 {
+        if flags & abi::O_ACCMODE == abi::O_RDONLY {
+            return Err(Errno::EINVAL);
+        }
+        return Err(Errno::EOPNOTSUPP); // O_TMPFILE: not supported by this tmpfs yet
+    }
+    if flags & abi::O_CREAT != 0 && flags & abi::O_DIRECTORY != 0 {
         return Err(Errno::EINVAL);
     }
     let mut walk_flags = WalkFlags::EMPTY;
@@ -162,6 +171,11 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         }
     };
     let file_type = node.file_type();
+    if flags & abi::O_PATH != 0 {
+        // O_PATH: a handle for *at() calls, fstat, fchdir; no I/O.
+        let abs = FsContext::absolute(&fs.cwd_path, path);
+        return Ok(OpenFile::new(InodeFile::new(node), abi::O_PATH | (flags & abi::O_DIRECTORY), abs));
+    }
     if file_type == FileType::Symlink {
         return Err(Errno::ELOOP); // O_NOFOLLOW on a symlink
     }
@@ -169,7 +183,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         return Err(Errno::ENOTDIR);
     }
     let accmode = flags & abi::O_ACCMODE;
-    if file_type == FileType::Directory && accmode != abi::O_RDONLY {
+    if file_type == FileType::Directory && (accmode != abi::O_RDONLY || flags & abi::O_CREAT != 0) {
         return Err(Errno::EISDIR);
     }
     let stat = node.stat()?;
@@ -181,7 +195,10 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         want = want | kevlar_vfs::Access::WRITE;
     }
     kevlar_vfs::check_access(&stat, cred, want)?;
-    if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular && accmode != abi::O_RDONLY {
+    // O_TRUNC truncates even with O_RDONLY (unspecified by POSIX; Linux
+    // does), provided the caller may write.
+    if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular {
+        kevlar_vfs::check_access(&stat, cred, kevlar_vfs::Access::WRITE)?;
         node.truncate(0)?;
     }
     let abs = FsContext::absolute(&fs.cwd_path, path);
@@ -215,10 +232,13 @@ fn open_fifo(node: &Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Result<Arc<Ope
         }
     };
     let accmode = flags & abi::O_ACCMODE;
-    let write = accmode == abi::O_WRONLY;
     if accmode == abi::O_RDWR {
-        return Err(Errno::EINVAL); // not supported yet: Linux allows it as a special case
+        // Linux lets a FIFO be opened for both ends at once, without
+        // blocking: the opener is its own peer.
+        let end = pipe.open_both();
+        return Ok(OpenFile::new(end, flags & !abi::O_CLOEXEC, path));
     }
+    let write = accmode == abi::O_WRONLY;
     let end = pipe.open_end(write);
     let file = OpenFile::new(end, flags & !abi::O_CLOEXEC, path);
     // Opening one end blocks until the other end is opened too, unless
@@ -231,6 +251,48 @@ fn open_fifo(node: &Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Result<Arc<Ope
         pipe.waiters.wait_until(|| Ok(pipe.has_peer(!write).then_some(())))?;
     }
     Ok(file)
+}
+
+/// Returns the real absolute path of the working directory, found by
+/// walking `..` up to the root and looking up each directory's name in its
+/// parent (so a chdir through a symlink reports the target, as Linux).
+pub fn real_path(fs: &FsContext) -> Result<Vec<u8>> {
+    let mut parts: Vec<Vec<u8>> = Vec::new();
+    let mut node = fs.cwd.clone();
+    for _ in 0..256 {
+        if kevlar_vfs::same_inode(&*node, &*fs.root) {
+            break;
+        }
+        // At the root of a mounted filesystem, continue from the mount
+        // point in the parent filesystem.
+        if let Some(on) = KernelMounts.mount_parent(&node) {
+            if kevlar_vfs::same_inode(&*KernelMounts.mounted_at(&on).unwrap_or(on.clone()), &*node) {
+                node = on;
+                continue;
+            }
+        }
+        let parent = node.lookup(b"..")?;
+        let mut index = 0;
+        let mut name = None;
+        while let Some((entry, next)) = parent.read_dir(index)? {
+            if entry.name != b"." && entry.name != b".." && entry.ino == node.ino() {
+                name = Some(entry.name.clone());
+                break;
+            }
+            index = next;
+        }
+        parts.push(name.ok_or(Errno::ENOENT)?);
+        node = parent;
+    }
+    let mut out = Vec::new();
+    for part in parts.iter().rev() {
+        out.push(b'/');
+        out.extend_from_slice(part);
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    Ok(out)
 }
 
 /// Terminal ioctls of the console (a minimal line discipline: the full

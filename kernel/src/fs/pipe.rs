@@ -56,7 +56,19 @@ impl Pipe {
         }
         self.waiters.wake_all();
         super::file::notify_pollers();
-        Arc::new(PipeEnd { pipe: self.clone(), write })
+        Arc::new(PipeEnd { pipe: self.clone(), write, read: !write })
+    }
+
+    /// Returns an end that reads and writes (a FIFO opened O_RDWR).
+    pub fn open_both(self: &Arc<Self>) -> Arc<PipeEnd> {
+        {
+            let mut state = self.state.lock();
+            state.readers += 1;
+            state.writers += 1;
+        }
+        self.waiters.wake_all();
+        super::file::notify_pollers();
+        Arc::new(PipeEnd { pipe: self.clone(), write: true, read: true })
     }
 
     /// Returns whether a reader (or a writer) is connected.
@@ -73,6 +85,9 @@ impl Pipe {
     /// Changes the capacity (F_SETPIPE_SZ): rounded up to a power of two
     /// pages, at least the data held.
     pub fn set_capacity(&self, size: usize) -> Result<usize> {
+        if size > i32::MAX as usize {
+            return Err(Errno::EINVAL);
+        }
         if size > 1 << 20 {
             return Err(Errno::EPERM);
         }
@@ -90,6 +105,7 @@ impl Pipe {
 pub struct PipeEnd {
     pipe: Arc<Pipe>,
     write: bool,
+    read: bool,
 }
 
 impl PipeEnd {
@@ -101,7 +117,7 @@ impl PipeEnd {
 
 impl FileOps for PipeEnd {
     fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
-        if self.write {
+        if !self.read {
             return Err(Errno::EBADF);
         }
         if buf.is_empty() {
@@ -203,11 +219,12 @@ impl FileOps for PipeEnd {
         let mut events = 0;
         if self.write {
             if state.readers == 0 {
-                events |= POLLERR;
+                events |= POLLERR | POLLOUT;
             } else if state.capacity - state.data.len() >= PIPE_BUF.min(state.capacity) {
                 events |= POLLOUT;
             }
-        } else {
+        }
+        if self.read {
             if !state.data.is_empty() {
                 events |= POLLIN;
             }
@@ -223,7 +240,8 @@ impl FileOps for PipeEnd {
             let mut state = self.pipe.state.lock();
             if self.write {
                 state.writers -= 1;
-            } else {
+            }
+            if self.read {
                 state.readers -= 1;
             }
         }
@@ -237,5 +255,14 @@ impl FileOps for PipeEnd {
 
     fn pipe(&self) -> Option<Arc<Pipe>> {
         Some(self.pipe.clone())
+    }
+
+    fn ioctl(&self, _file: &OpenFile, request: u32, arg: usize) -> Result<isize> {
+        if request == linux_raw_sys::ioctl::FIONREAD {
+            let queued = self.pipe.state.lock().data.len() as i32;
+            crate::uaccess::copy_to_user(arg, &queued.to_le_bytes())?;
+            return Ok(0);
+        }
+        Err(Errno::ENOTTY)
     }
 }

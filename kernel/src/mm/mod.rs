@@ -50,6 +50,9 @@ impl Prot {
         if !self.exec {
             flags |= PageFlags::NO_EXECUTE;
         }
+        if !self.any() {
+            flags |= PageFlags::NO_ACCESS;
+        }
         flags
     }
 
@@ -335,6 +338,12 @@ impl Vm {
     /// the request cannot be met, as Linux's brk does).
     pub fn set_brk(&mut self, new_brk: usize) -> usize {
         if new_brk < self.brk_start || new_brk >= MMAP_TOP {
+            return self.brk;
+        }
+        // Refuse growth that could never be backed (Linux's overcommit
+        // heuristic refuses a single request larger than RAM).
+        let total = kevlar_platform::mm::pmm::stats().total_bytes;
+        if new_brk.saturating_sub(self.brk) > total {
             return self.brk;
         }
         let old_end = self.brk.next_multiple_of(PAGE_SIZE);

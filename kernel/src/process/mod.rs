@@ -86,6 +86,19 @@ pub struct Process {
     pub signals: SpinLock<SignalState>,
     /// Resource limits.
     pub limits: SpinLock<crate::syscalls::Limits>,
+    /// CPU affinity mask.
+    pub affinity: SpinLock<u64>,
+    /// Scheduling policy and static priority.
+    pub sched_policy: SpinLock<(u32, i32)>,
+    /// The nice value (-20..=19).
+    pub nice: SpinLock<i32>,
+    /// Whether the process has called execve (setpgid on such a child
+    /// fails with EACCES).
+    pub did_exec: AtomicBool,
+    /// Set once the parent has reaped it.
+    reaped: AtomicBool,
+    /// PR_SET_PDEATHSIG: the signal to get when the parent exits.
+    pub death_signal: core::sync::atomic::AtomicU32,
     /// Woken when a child changes state (wait4 sleeps here).
     pub child_event: WaitQueue,
     /// The program name (`comm`).
@@ -217,9 +230,13 @@ impl Process {
         self.children.lock().clone()
     }
 
-    /// Removes a reaped child.
+    /// Removes a reaped child: its pid is free from now on.
     pub fn forget_child(&self, pid: Pid) {
-        self.children.lock().retain(|c| c.pid != pid);
+        let mut children = self.children.lock();
+        if let Some(child) = children.iter().find(|c| c.pid == pid) {
+            child.reaped.store(true, Ordering::Release);
+        }
+        children.retain(|c| c.pid != pid);
     }
 
     /// Returns the main thread, while it lives.
@@ -228,9 +245,9 @@ impl Process {
     }
 }
 
-/// Finds a live or zombie process by pid.
+/// Finds a live or zombie (not yet reaped) process by pid.
 pub fn find_process(pid: Pid) -> Option<Arc<Process>> {
-    PROCESSES.lock().iter().filter_map(Weak::upgrade).find(|p| p.pid == pid)
+    PROCESSES.lock().iter().filter_map(Weak::upgrade).find(|p| p.pid == pid && !p.reaped.load(Ordering::Acquire))
 }
 
 /// Returns every process (for kill(-1), process groups, /proc).
@@ -256,6 +273,12 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         creds: SpinLock::new(Credentials::default()),
         signals: SpinLock::new(SignalState::new()),
         limits: SpinLock::new(crate::syscalls::DEFAULT_LIMITS),
+        affinity: SpinLock::new(u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64))),
+        sched_policy: SpinLock::new((0, 0)),
+        nice: SpinLock::new(0),
+        did_exec: AtomicBool::new(false),
+        reaped: AtomicBool::new(false),
+        death_signal: core::sync::atomic::AtomicU32::new(0),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(String::from(comm)),
         vfork_released: AtomicBool::new(true),
@@ -331,6 +354,12 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         creds: SpinLock::new(parent.creds.lock().clone()),
         signals: SpinLock::new(parent.signals.lock().fork_copy()),
         limits: SpinLock::new(*parent.limits.lock()),
+        affinity: SpinLock::new(*parent.affinity.lock()),
+        sched_policy: SpinLock::new(*parent.sched_policy.lock()),
+        nice: SpinLock::new(*parent.nice.lock()),
+        did_exec: AtomicBool::new(false),
+        reaped: AtomicBool::new(false),
+        death_signal: core::sync::atomic::AtomicU32::new(0),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(parent.comm.lock().clone()),
         vfork_released: AtomicBool::new(!options.vfork),
@@ -381,6 +410,7 @@ pub fn exit_current(status: ExitStatus) -> ! {
         let _ = crate::uaccess::copy_to_user(ctid, &0u32.to_le_bytes());
     }
     release_vfork(&process);
+    crate::fs::locks::release_records(process.pid, None);
     // Drop the resources now, not when the parent reaps: a zombie keeps
     // only its status.
     let empty_files = Arc::new(SpinLock::new(FdTable::new()));
@@ -396,6 +426,10 @@ pub fn exit_current(status: ExitStatus) -> ! {
     if let Some(init) = &init {
         let any_zombie = orphans.iter().any(|c| c.exit_status().is_some());
         for child in orphans {
+            let death_signal = child.death_signal.load(Ordering::Relaxed);
+            if death_signal != 0 {
+                signal::send_signal(&child, death_signal);
+            }
             *child.parent.lock() = Arc::downgrade(init);
             init.children.lock().push(child);
         }
@@ -428,6 +462,9 @@ pub fn set_process_group(caller: &Arc<Process>, pid: Pid, pgid: Pid) -> Result<(
         let child = caller.children().into_iter().find(|c| c.pid == pid).ok_or(Errno::ESRCH)?;
         if child.sid.load(Ordering::Relaxed) != caller.sid.load(Ordering::Relaxed) {
             return Err(Errno::EPERM);
+        }
+        if child.did_exec.load(Ordering::Relaxed) {
+            return Err(Errno::EACCES);
         }
         child
     };

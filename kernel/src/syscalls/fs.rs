@@ -54,8 +54,34 @@ fn dir_start(thread: &Thread, dirfd: i32, path: &[u8]) -> Result<Option<Arc<dyn 
 /// Bytes moved in one kernel buffer per step of read/write.
 const CHUNK: usize = 64 * 1024;
 
+/// A write by a non-root process clears set-user-id (and set-group-id
+/// with group execute) on the file, as Linux does.
+fn drop_privileges_on_write(thread: &Thread, f: &OpenFile) {
+    if thread.process.creds.lock().euid == 0 {
+        return;
+    }
+    let Some(inode) = f.ops.inode() else { return };
+    let Ok(st) = inode.stat() else { return };
+    let mut mode = st.perm();
+    if mode & abi::S_ISUID != 0 || (mode & abi::S_ISGID != 0 && mode & abi::S_IXGRP != 0) {
+        mode &= !abi::S_ISUID;
+        if mode & abi::S_IXGRP != 0 {
+            mode &= !abi::S_ISGID;
+        }
+        let _ = inode.set_attr(&SetAttr { mode: Some(mode), ..SetAttr::default() });
+    }
+}
+
+/// Fails with EFAULT before any side effect when a user buffer is not in
+/// the user half (Linux's access_ok), so a read with a bad buffer cannot
+/// consume data or block first.
+fn check_user_buffer(addr: usize, len: usize) -> Result<()> {
+    if kevlar_platform::x86::user::is_user_range(addr, len) { Ok(()) } else { Err(Errno::EFAULT) }
+}
+
 pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     let f = file(thread, fd)?;
+    check_user_buffer(buf, len)?;
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
@@ -67,6 +93,8 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
 
 pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     let f = file(thread, fd)?;
+    check_user_buffer(buf, len)?;
+    drop_privileges_on_write(thread, &f);
     let mut done = 0;
     while done < len {
         let step = (len - done).min(CHUNK);
@@ -208,13 +236,19 @@ pub fn pwrite(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> 
     }
     let mut kbuf = vec![0u8; len.min(CHUNK)];
     copy_from_user(&mut kbuf, buf)?;
-    Ok(f.ops.write(&f, offset as u64, &kbuf)? as isize)
+    // Linux quirk kept for compatibility: pwrite on an O_APPEND file
+    // appends, whatever the offset.
+    let offset = if f.flags() & abi::O_APPEND != 0 { f.ops.size()? } else { offset as u64 };
+    Ok(f.ops.write(&f, offset, &kbuf)? as isize)
 }
 
 pub fn lseek(thread: &Thread, fd: i32, offset: i64, whence: u32) -> Result<isize> {
     let f = file(thread, fd)?;
     if !f.ops.is_seekable() {
         return Err(Errno::ESPIPE);
+    }
+    if f.ops.fixed_position() {
+        return if whence <= abi::SEEK_END { Ok(0) } else { Err(Errno::EINVAL) };
     }
     let mut pos = f.offset.lock();
     let base: i64 = match whence {
@@ -256,6 +290,10 @@ pub fn openat(thread: &Thread, dirfd: i32, path: usize, flags: u32, mode: u32) -
 
 pub fn close(thread: &Thread, fd: i32) -> Result<isize> {
     let file = thread.process.files.lock().lock().close(fd)?;
+    // POSIX: closing any fd of a file drops the process's record locks on it.
+    if let Ok(key) = file_key(&file) {
+        crate::fs::locks::release_records(thread.process.pid, Some(key));
+    }
     drop(file);
     Ok(0)
 }
@@ -285,7 +323,7 @@ pub fn dup3(thread: &Thread, old: i32, new: i32, flags: u32, is_dup2: bool) -> R
     if old == new {
         return if is_dup2 { Ok(new as isize) } else { Err(Errno::EINVAL) };
     }
-    if new < 0 || new as usize >= crate::fs::fdtable::MAX_FDS {
+    if new < 0 || new as usize >= table.limit() {
         return Err(Errno::EBADF);
     }
     let replaced = table.put(new as usize, f, flags & abi::O_CLOEXEC != 0);
@@ -326,13 +364,8 @@ pub fn fcntl(thread: &Thread, fd: i32, cmd: u32, arg: usize) -> Result<isize> {
             }
         }
         abi::F_GETLK | abi::F_SETLK | abi::F_SETLKW | abi::F_OFD_GETLK | abi::F_OFD_SETLK | abi::F_OFD_SETLKW => {
-            // Advisory locks: single-machine, uncontended use succeeds; a
-            // real lock table comes with the benchmark's lock workloads.
-            if cmd == abi::F_GETLK || cmd == abi::F_OFD_GETLK {
-                // l_type = F_UNLCK: no conflicting lock.
-                copy_to_user(arg, &(abi::F_UNLCK as i16).to_le_bytes())?;
-            }
-            Ok(0)
+            drop(table);
+            record_lock(thread, &f, cmd, arg)
         }
         _ => Err(Errno::EINVAL),
     }
@@ -522,7 +555,7 @@ pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<is
 // --- the working directory ----------------------------------------------------
 
 pub fn getcwd(thread: &Thread, buf: usize, size: usize) -> Result<isize> {
-    let path = thread.process.fs.lock().cwd_path.clone();
+    let path = crate::fs::real_path(&fs_ctx(thread))?;
     if path.len() + 1 > size {
         return Err(Errno::ERANGE);
     }
@@ -592,7 +625,13 @@ pub fn mkdirat(thread: &Thread, dirfd: i32, path: usize, mode: u32) -> Result<is
     let name = parent.name_for_mkdir()?;
     check_dir_write(&parent.dir, &cred)?;
     let umask = thread.process.fs.lock().umask;
-    parent.dir.create(name, FileType::Directory, mode & 0o7777 & !umask, cred.uid, cred.gid, 0)?;
+    // mkdir keeps only the sticky bit of the special bits (setgid comes
+    // from the parent directory, not from the mode).
+    let mut perms = mode & 0o1777 & !umask;
+    if parent.dir.stat()?.mode & abi::S_ISGID != 0 {
+        perms |= abi::S_ISGID;
+    }
+    parent.dir.create(name, FileType::Directory, perms, cred.uid, cred.gid, 0)?;
     Ok(0)
 }
 
@@ -656,6 +695,10 @@ pub fn renameat2(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, 
     kevlar_vfs::ParentLookup::check_rename_slashes(&old, &new, source.file_type() == FileType::Directory)?;
     check_dir_write(&old.dir, &cred)?;
     check_dir_write(&new.dir, &cred)?;
+    check_sticky(&old.dir, old_name, &cred)?;
+    if new.dir.lookup(new_name).is_ok() {
+        check_sticky(&new.dir, new_name, &cred)?;
+    }
     if old.dir.fs_id() != new.dir.fs_id() {
         return Err(Errno::EXDEV);
     }
@@ -740,6 +783,18 @@ fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr:
     if let Some(g) = attr.gid {
         if cred.uid != 0 && (cred.uid != st.uid || !cred.in_group(g)) && g != st.gid {
             return Err(Errno::EPERM);
+        }
+    }
+    let mut attr = attr;
+    if (attr.uid.is_some() || attr.gid.is_some()) && attr.mode.is_none() && st.file_type() != Some(FileType::Directory) {
+        // chown clears set-user-id, and set-group-id when group execute is
+        // set (otherwise the bit means mandatory locking and stays).
+        let mut mode = st.perm() & !abi::S_ISUID;
+        if mode & abi::S_IXGRP != 0 {
+            mode &= !abi::S_ISGID;
+        }
+        if mode != st.perm() {
+            attr.mode = Some(mode);
         }
     }
     node.set_attr(&attr)?;
@@ -867,7 +922,11 @@ pub fn utimensat(thread: &Thread, dirfd: i32, path: usize, times: usize, flags: 
 }
 
 pub fn fsync(thread: &Thread, fd: i32) -> Result<isize> {
-    file(thread, fd)?;
+    let f = file(thread, fd)?;
+    // Pipes, sockets and terminals cannot be synced.
+    if !f.ops.is_seekable() || f.ops.inode().is_none() {
+        return Err(Errno::EINVAL);
+    }
     Ok(0)
 }
 
@@ -882,4 +941,72 @@ pub fn put_i32(addr: usize, value: i32) -> Result<()> {
         write_i32(addr, value)?;
     }
     Ok(())
+}
+
+fn file_key(f: &OpenFile) -> Result<crate::fs::locks::FileKey> {
+    let inode = f.ops.inode().ok_or(Errno::EBADF)?;
+    Ok((inode.fs_id(), inode.ino()))
+}
+
+pub fn flock(thread: &Thread, fd: i32, operation: u32) -> Result<isize> {
+    let f = file(thread, fd)?;
+    let key = file_key(&f)?;
+    crate::fs::locks::flock(key, Arc::as_ptr(&f) as usize, operation)?;
+    Ok(0)
+}
+
+/// fcntl's record-lock commands.
+pub fn record_lock(thread: &Thread, f: &Arc<OpenFile>, cmd: u32, arg: usize) -> Result<isize> {
+    use crate::fs::locks::{self, Record};
+    let raw = super::read_bytes::<32>(arg)?;
+    let kind = i16::from_le_bytes([raw[0], raw[1]]) as u32;
+    let whence = i16::from_le_bytes([raw[2], raw[3]]) as u32;
+    let start = i64::from_le_bytes(raw[8..16].try_into().unwrap());
+    let len = i64::from_le_bytes(raw[16..24].try_into().unwrap());
+    if kind != abi::F_RDLCK && kind != abi::F_WRLCK && kind != abi::F_UNLCK {
+        return Err(Errno::EINVAL);
+    }
+    let base: i64 = match whence {
+        abi::SEEK_SET => 0,
+        abi::SEEK_CUR => *f.offset.lock() as i64,
+        abi::SEEK_END => f.ops.size()? as i64,
+        _ => return Err(Errno::EINVAL),
+    };
+    let mut first = base.checked_add(start).ok_or(Errno::EOVERFLOW)?;
+    let mut last = if len == 0 { i64::MAX } else { first.checked_add(len).ok_or(Errno::EOVERFLOW)? - 1 };
+    if len < 0 {
+        // A negative length covers the bytes before `start`.
+        last = first - 1;
+        first += len;
+    }
+    if first < 0 {
+        return Err(Errno::EINVAL);
+    }
+    let key = file_key(f)?;
+    let request = Record { kind, start: first as u64, end: last as u64, pid: thread.process.pid };
+    let pid = thread.process.pid;
+    match cmd {
+        abi::F_GETLK | abi::F_OFD_GETLK => {
+            let answer = locks::test(key, pid, request);
+            let mut out = raw;
+            out[0..2].copy_from_slice(&(answer.kind as i16).to_le_bytes());
+            if answer.kind != abi::F_UNLCK {
+                out[2..4].copy_from_slice(&(abi::SEEK_SET as i16).to_le_bytes());
+                out[8..16].copy_from_slice(&(answer.start as i64).to_le_bytes());
+                let length = if answer.end == i64::MAX as u64 { 0 } else { (answer.end - answer.start + 1) as i64 };
+                out[16..24].copy_from_slice(&length.to_le_bytes());
+                out[24..28].copy_from_slice(&answer.pid.to_le_bytes());
+            }
+            copy_to_user(arg, &out)?;
+            Ok(0)
+        }
+        _ => {
+            if (kind == abi::F_WRLCK && !f.writable()) || (kind == abi::F_RDLCK && !f.readable()) {
+                return Err(Errno::EBADF);
+            }
+            let wait = cmd == abi::F_SETLKW || cmd == abi::F_OFD_SETLKW;
+            locks::set(key, pid, request, wait)?;
+            Ok(0)
+        }
+    }
 }

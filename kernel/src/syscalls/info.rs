@@ -7,12 +7,44 @@ use super::read_bytes;
 use crate::error::{Errno, Result};
 use crate::process::{find_process, Thread};
 
+/// The host and domain names (sethostname, setdomainname).
+static NAMES: kevlar_platform::sync::SpinLock<([u8; 65], [u8; 65])> = kevlar_platform::sync::SpinLock::new((padded(b"kevlar"), padded(b"(none)")));
+
+const fn padded(name: &[u8]) -> [u8; 65] {
+    let mut out = [0u8; 65];
+    let mut i = 0;
+    while i < name.len() {
+        out[i] = name[i];
+        i += 1;
+    }
+    out
+}
+
+/// sethostname / setdomainname.
+pub fn set_name(thread: &Thread, domain: bool, name: usize, len: usize) -> Result<isize> {
+    if thread.process.creds.lock().euid != 0 {
+        return Err(Errno::EPERM);
+    }
+    if len > 64 {
+        return Err(Errno::EINVAL);
+    }
+    let mut buf = [0u8; 65];
+    crate::uaccess::copy_from_user(&mut buf[..len], name)?;
+    let mut names = NAMES.lock();
+    if domain { names.1 = buf } else { names.0 = buf }
+    Ok(0)
+}
+
 pub fn uname(buf: usize) -> Result<isize> {
     let mut raw = [0u8; 390];
-    let fields: [&[u8]; 6] = [b"Linux", b"kevlar", b"6.1.0-kevlar", b"#1 SMP Kevlar", b"x86_64", b"(none)"];
+    let (host, domain) = *NAMES.lock();
+    let fields: [&[u8]; 4] = [b"Linux", b"", b"6.1.0-kevlar", b"#1 SMP Kevlar"];
     for (i, f) in fields.iter().enumerate() {
         raw[i * 65..i * 65 + f.len()].copy_from_slice(f);
     }
+    raw[65..130].copy_from_slice(&host);
+    raw[4 * 65..4 * 65 + 6].copy_from_slice(b"x86_64");
+    raw[5 * 65..6 * 65].copy_from_slice(&domain);
     copy_to_user(buf, &raw)?;
     Ok(0)
 }
@@ -92,6 +124,10 @@ pub fn prlimit64(thread: &Thread, pid: i32, resource: u32, new: usize, old: usiz
             return Err(Errno::EPERM);
         }
         limits[resource as usize] = v;
+        if resource == abi::RLIMIT_NOFILE {
+            let files = target.files.lock().clone();
+            files.lock().set_limit(v[0].min(crate::fs::fdtable::MAX_FDS as u64) as usize);
+        }
     }
     drop(limits);
     if old != 0 {

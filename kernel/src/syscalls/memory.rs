@@ -130,8 +130,11 @@ pub fn mremap(thread: &Thread, old: usize, old_len: usize, new_len: usize, flags
     if flags & !(abi::MREMAP_MAYMOVE | abi::MREMAP_FIXED | abi::MREMAP_DONTUNMAP) != 0 || old % PAGE_SIZE != 0 || new_len == 0 {
         return Err(Errno::EINVAL);
     }
-    if flags & (abi::MREMAP_FIXED | abi::MREMAP_DONTUNMAP) != 0 {
+    if flags & abi::MREMAP_DONTUNMAP != 0 {
         return Err(Errno::EINVAL); // not supported yet
+    }
+    if flags & abi::MREMAP_FIXED != 0 && flags & abi::MREMAP_MAYMOVE == 0 {
+        return Err(Errno::EINVAL);
     }
     let old_len = page_up(old_len).ok_or(Errno::EINVAL)?;
     let new_len = page_up(new_len).ok_or(Errno::ENOMEM)?;
@@ -140,6 +143,21 @@ pub fn mremap(thread: &Thread, old: usize, old_len: usize, new_len: usize, flags
     let vma = vm.find(old).cloned().ok_or(Errno::EFAULT)?;
     if old + old_len > vma.end {
         return Err(Errno::EFAULT);
+    }
+    if flags & abi::MREMAP_FIXED != 0 {
+        if new_addr % PAGE_SIZE != 0 || new_addr < MMAP_MIN_ADDR || new_addr.checked_add(new_len).is_none_or(|e| e > crate::mm::MMAP_TOP) {
+            return Err(Errno::EINVAL);
+        }
+        if new_addr < old + old_len && old < new_addr + new_len {
+            return Err(Errno::EINVAL); // overlapping source and target
+        }
+        vm.unmap(new_addr, new_addr + new_len);
+        let keep = old_len.min(new_len);
+        if new_len < old_len {
+            vm.unmap(old + new_len, old + old_len);
+        }
+        vm.move_range(old, keep, new_addr, new_len)?;
+        return Ok(new_addr as isize);
     }
     if new_len <= old_len {
         vm.unmap(old + new_len, old + old_len);

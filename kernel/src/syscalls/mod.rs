@@ -13,6 +13,7 @@ pub mod memory;
 pub mod names;
 mod poll;
 mod process;
+mod sched;
 mod signal;
 mod time;
 
@@ -101,7 +102,6 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_dup => fs::dup(thread, a.i32(0)),
         nr::__NR_dup2 => fs::dup3(thread, a.i32(0), a.i32(1), 0, true),
         nr::__NR_dup3 => fs::dup3(thread, a.i32(0), a.i32(1), a.u32(2), false),
-        // partial(fcntl): record locks always succeed (no lock table yet)
         nr::__NR_fcntl => fs::fcntl(thread, a.i32(0), a.u32(1), a.usize(2)),
         // partial(ioctl): console termios is stored, not yet applied (TTY layer)
         nr::__NR_ioctl => fs::ioctl(thread, a.i32(0), a.u32(1), a.usize(2)),
@@ -217,7 +217,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_mmap => memory::mmap(thread, a.usize(0), a.usize(1), a.u32(2), a.u32(3), a.i32(4), a.0[5]),
         nr::__NR_munmap => memory::munmap(thread, a.usize(0), a.usize(1)),
         nr::__NR_mprotect => memory::mprotect(thread, a.usize(0), a.usize(1), a.u32(2)),
-        // partial(mremap): MREMAP_FIXED and MREMAP_DONTUNMAP return EINVAL
+        // partial(mremap): MREMAP_DONTUNMAP returns EINVAL
         nr::__NR_mremap => memory::mremap(thread, a.usize(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
         nr::__NR_madvise => memory::madvise(thread, a.usize(0), a.usize(1), a.u32(2)),
 
@@ -237,12 +237,37 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_uname => info::uname(a.usize(0)),
         nr::__NR_sysinfo => info::sysinfo(a.usize(0)),
         nr::__NR_getrandom => info::getrandom(a.usize(0), a.usize(1), a.u32(2)),
-        nr::__NR_getrlimit => info::prlimit64(thread, 0, a.u32(0), 0, a.usize(1)),
-        nr::__NR_setrlimit => info::prlimit64(thread, 0, a.u32(0), a.usize(1), 0),
+        nr::__NR_getrlimit => {
+            if a.usize(1) == 0 {
+                return Err(Errno::EFAULT);
+            }
+            info::prlimit64(thread, 0, a.u32(0), 0, a.usize(1))
+        }
+        nr::__NR_setrlimit => {
+            if a.usize(1) == 0 {
+                return Err(Errno::EFAULT);
+            }
+            info::prlimit64(thread, 0, a.u32(0), a.usize(1), 0)
+        }
         nr::__NR_prlimit64 => info::prlimit64(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
-        // partial(getpriority): fixed nice 0, setpriority accepted but not applied
-        nr::__NR_getpriority => Ok(20),
-        nr::__NR_setpriority => Ok(0),
+        // partial(getpriority): PRIO_PGRP and PRIO_USER return EINVAL; nice does not weigh scheduling yet
+        nr::__NR_getpriority => sched::getpriority(thread, a.u32(0), a.i32(1)),
+        nr::__NR_setpriority => sched::setpriority(thread, a.u32(0), a.i32(1), a.i32(2)),
+        nr::__NR_sched_getaffinity => sched::sched_getaffinity(thread, a.i32(0), a.usize(1), a.usize(2)),
+        nr::__NR_sched_setaffinity => sched::sched_setaffinity(thread, a.i32(0), a.usize(1), a.usize(2)),
+        nr::__NR_sched_getscheduler => sched::sched_getscheduler(thread, a.i32(0)),
+        nr::__NR_sched_setscheduler => sched::sched_setscheduler(thread, a.i32(0), a.u32(1), a.usize(2)),
+        nr::__NR_sched_getparam => sched::sched_getparam(thread, a.i32(0), a.usize(1)),
+        nr::__NR_sched_setparam => sched::sched_setparam(thread, a.i32(0), a.usize(1)),
+        nr::__NR_sched_get_priority_max => sched::priority_bounds(a.u32(0), true),
+        nr::__NR_sched_get_priority_min => sched::priority_bounds(a.u32(0), false),
+        nr::__NR_getcpu => sched::getcpu(a.usize(0), a.usize(1)),
+        nr::__NR_sched_rr_get_interval => sched::sched_rr_get_interval(thread, a.i32(0), a.usize(1)),
+        nr::__NR_sethostname => info::set_name(thread, false, a.usize(0), a.usize(1)),
+        nr::__NR_setdomainname => info::set_name(thread, true, a.usize(0), a.usize(1)),
+        nr::__NR_syncfs => fs::fsync(thread, a.i32(0)),
+        nr::__NR_flock => fs::flock(thread, a.i32(0), a.u32(1)),
+        nr::__NR_clock_settime => time::clock_settime(thread, a.u32(0), a.usize(1)),
         nr::__NR_reboot => info::reboot(a.u32(0), a.u32(1), a.u32(2)),
 
         _ => {

@@ -20,9 +20,6 @@ pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, _
         // Threads (CLONE_THREAD, CLONE_SIGHAND) and namespaces come later.
         return Err(Errno::EINVAL);
     }
-    if flags & abi::CLONE_VM != 0 && flags & abi::CLONE_VFORK == 0 {
-        return Err(Errno::EINVAL); // shared memory without vfork means threads
-    }
     let options = CloneOptions {
         share_vm: flags & abi::CLONE_VM != 0,
         vfork: flags & abi::CLONE_VFORK != 0,
@@ -304,8 +301,17 @@ pub fn prctl(thread: &Thread, option: u32, arg: usize) -> Result<isize> {
             copy_to_user(arg, &buf)?;
             Ok(0)
         }
-        linux_raw_sys::prctl::PR_SET_PDEATHSIG | linux_raw_sys::prctl::PR_SET_DUMPABLE | linux_raw_sys::prctl::PR_SET_NO_NEW_PRIVS => Ok(0),
+        linux_raw_sys::prctl::PR_SET_DUMPABLE | linux_raw_sys::prctl::PR_SET_NO_NEW_PRIVS => Ok(0),
         linux_raw_sys::prctl::PR_GET_DUMPABLE => Ok(1),
+        linux_raw_sys::prctl::PR_GET_PDEATHSIG => {
+            let sig = thread.process.death_signal.load(Ordering::Relaxed) as i32;
+            copy_to_user(arg, &sig.to_le_bytes())?;
+            Ok(0)
+        }
+        linux_raw_sys::prctl::PR_SET_PDEATHSIG if arg <= 64 => {
+            thread.process.death_signal.store(arg as u32, Ordering::Relaxed);
+            Ok(0)
+        }
         _ => Err(Errno::EINVAL),
     }
 }

@@ -196,7 +196,8 @@ pub fn kill(thread: &Thread, pid: i32, sig: u32) -> Result<isize> {
     }
     let me = &thread.process;
     let targets: alloc::vec::Vec<_> = match pid {
-        p if p > 0 => alloc::vec![find_process(p).filter(|p| p.exit_status().is_none()).ok_or(Errno::ESRCH)?],
+        // A zombie can still be signalled (nothing happens), as on Linux.
+        p if p > 0 => alloc::vec![find_process(p).ok_or(Errno::ESRCH)?],
         0 => {
             let pgid = me.pgid.load(Ordering::Relaxed);
             all_processes().into_iter().filter(|p| p.pgid.load(Ordering::Relaxed) == pgid && p.exit_status().is_none()).collect()

@@ -32,8 +32,13 @@ int main(void)
     raise(SIGUSR1);
     r = sigsuspend(&empty);
     out("pending before sigsuspend: %d %s, got %s", r, errname(errno), signame(got));
-    /* pause() with SIGCHLD ignored by default does not wake; a caught one does. */
+    /* A caught SIGCHLD wakes it; SIGCHLD is blocked until sigsuspend so it
+     * cannot arrive before the wait starts. */
     signal(SIGCHLD, h);
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
     pid = fork();
     if (pid == 0)
         _exit(0);

@@ -32,6 +32,9 @@ bitflags::bitflags! {
         const DIRTY = 1 << 6;
         /// Kept in the TLB across address-space switches.
         const GLOBAL = 1 << 8;
+        /// Software bit: the page stays mapped to its frame but every access
+        /// faults (PROT_NONE); the entry is kept not-present.
+        const NO_ACCESS = 1 << 10;
         /// Instruction fetches fault.
         const NO_EXECUTE = 1 << 63;
     }
@@ -94,6 +97,11 @@ pub enum MapError {
 
 /// The end of the lower (user) half.
 pub const USER_END: usize = 0x0000_8000_0000_0000;
+
+/// Returns whether a leaf entry maps a frame (present, or PROT_NONE).
+fn is_mapped(entry: u64) -> bool {
+    entry & (PRESENT | PageFlags::NO_ACCESS.bits()) != 0
+}
 
 fn table_index(va: usize, level: usize) -> usize {
     (va >> (12 + 9 * (level - 1))) & 0x1ff
@@ -346,7 +354,7 @@ impl AddressSpace {
         }
         // SAFETY: `&mut self` gives exclusive access to the lower half.
         let entry = unsafe { leaf_entry(self.root, va, size, true) }?;
-        if *entry & PRESENT != 0 {
+        if is_mapped(*entry) {
             return Err(MapError::AlreadyMapped);
         }
         *entry = leaf_value(pa, flags | PageFlags::USER, size);
@@ -358,7 +366,7 @@ impl AddressSpace {
         Self::check_user_range(va, size)?;
         // SAFETY: `&mut self` gives exclusive access to the lower half.
         let entry = unsafe { leaf_entry(self.root, va, size, false) }?;
-        if *entry & PRESENT == 0 {
+        if !is_mapped(*entry) {
             return Err(MapError::NotMapped);
         }
         let old = *entry;
@@ -376,11 +384,16 @@ impl AddressSpace {
         Self::check_user_range(va, size)?;
         // SAFETY: `&mut self` gives exclusive access to the lower half.
         let entry = unsafe { leaf_entry(self.root, va, size, false) }?;
-        if *entry & PRESENT == 0 {
+        if !is_mapped(*entry) {
             return Err(MapError::NotMapped);
         }
         let kept = *entry & (HUGE | OWNED);
-        *entry = (*entry & ADDR_MASK) | PRESENT | kept | ((flags | PageFlags::USER).bits() & FLAG_MASK);
+        *entry = (*entry & ADDR_MASK) | kept | ((flags | PageFlags::USER).bits() & FLAG_MASK);
+        // A PROT_NONE page keeps its frame but is not present, so any
+        // access faults; everything else is present.
+        if !flags.contains(PageFlags::NO_ACCESS) {
+            *entry |= PRESENT;
+        }
         self.flush(va);
         Ok(())
     }
@@ -446,7 +459,7 @@ impl AddressSpace {
         Self::check_user_range(va, PageSize::Size4K)?;
         // SAFETY: `&mut self` gives exclusive access to the lower half.
         let entry = unsafe { leaf_entry(self.root, va, PageSize::Size4K, true) }?;
-        if *entry & PRESENT != 0 {
+        if is_mapped(*entry) {
             return Err(MapError::AlreadyMapped);
         }
         *entry = leaf_value(page.into_raw(), flags | PageFlags::USER, PageSize::Size4K) | OWNED;
@@ -462,7 +475,7 @@ impl AddressSpace {
         let old = *entry;
         *entry = leaf_value(page.into_raw(), flags | PageFlags::USER, PageSize::Size4K) | OWNED;
         self.flush(va);
-        Ok((old & PRESENT != 0 && old & OWNED != 0).then(|| PageRef::from_raw(PhysAddr::new(old & ADDR_MASK))))
+        Ok((is_mapped(old) && old & OWNED != 0).then(|| PageRef::from_raw(PhysAddr::new(old & ADDR_MASK))))
     }
 
     /// Removes the 4 KiB mapping at `va`; returns its page reference if the
@@ -472,7 +485,7 @@ impl AddressSpace {
         // SAFETY: `&mut self` gives exclusive access to the lower half.
         let entry = unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) }.ok()?;
         let old = *entry;
-        if old & PRESENT == 0 {
+        if !is_mapped(old) {
             return None;
         }
         *entry = 0;
@@ -487,7 +500,7 @@ impl AddressSpace {
         }
         // SAFETY: `&self` keeps the tables alive; reading a leaf.
         let entry = *unsafe { leaf_entry(self.root, va & !(PAGE_SIZE - 1), PageSize::Size4K, false) }.ok()?;
-        if entry & PRESENT == 0 || entry & OWNED == 0 {
+        if !is_mapped(entry) || entry & OWNED == 0 {
             return None;
         }
         let pa = PhysAddr::new(entry & ADDR_MASK);
@@ -507,7 +520,7 @@ impl AddressSpace {
             match unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) } {
                 Ok(entry) => {
                     let old = *entry;
-                    if old & PRESENT != 0 {
+                    if is_mapped(old) {
                         *entry = 0;
                         if old & OWNED != 0 {
                             drop(PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)));
@@ -541,10 +554,11 @@ impl AddressSpace {
             let (p, c) = unsafe { (entries(parent), entries(child)) };
             for i in 0..limit {
                 let entry = p[i];
-                if entry & PRESENT == 0 {
+                let leaf_level = level == 1 || (entry & PRESENT != 0 && entry & HUGE != 0);
+                if if leaf_level { !is_mapped(entry) } else { entry & PRESENT == 0 } {
                     continue;
                 }
-                if level == 1 || entry & HUGE != 0 {
+                if leaf_level {
                     let mut value = entry;
                     if entry & OWNED != 0 {
                         PageRef::inc_raw(PhysAddr::new(entry & ADDR_MASK));
@@ -595,10 +609,11 @@ impl Drop for AddressSpace {
             // SAFETY: the space is being dropped: nobody else uses it.
             let list = unsafe { entries(table) };
             for &entry in &list[..limit] {
-                if entry & PRESENT == 0 {
+                let leaf_level = level == 1 || (entry & PRESENT != 0 && entry & HUGE != 0);
+                if if leaf_level { !is_mapped(entry) } else { entry & PRESENT == 0 } {
                     continue;
                 }
-                if level == 1 || entry & HUGE != 0 {
+                if leaf_level {
                     if entry & OWNED != 0 {
                         drop(PageRef::from_raw(PhysAddr::new(entry & ADDR_MASK)));
                     }

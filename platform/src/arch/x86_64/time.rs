@@ -70,7 +70,12 @@ pub fn monotonic_ns() -> u64 {
 
 /// Returns the wall-clock time in nanoseconds since the Unix epoch.
 pub fn realtime_ns() -> u64 {
-    WALL_AT_ORIGIN_NS.load(Ordering::Relaxed) + monotonic_ns()
+    WALL_AT_ORIGIN_NS.load(Ordering::Relaxed).wrapping_add(monotonic_ns())
+}
+
+/// Sets the wall clock (clock_settime, settimeofday).
+pub fn set_realtime_ns(ns: u64) {
+    WALL_AT_ORIGIN_NS.store(ns.wrapping_sub(monotonic_ns()), Ordering::Relaxed);
 }
 
 /// Busy-waits for `ns` nanoseconds.

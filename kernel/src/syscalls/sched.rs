@@ -1,0 +1,149 @@
+//! Scheduling system calls: affinity, policy, nice values.
+
+use linux_raw_sys::general as abi;
+
+use crate::error::{Errno, Result};
+use crate::process::{find_process, Process, Thread};
+use crate::uaccess::{copy_from_user, copy_to_user};
+use alloc::sync::Arc;
+
+fn target(thread: &Thread, pid: i32) -> Result<Arc<Process>> {
+    if pid < 0 {
+        return Err(Errno::EINVAL);
+    }
+    if pid == 0 {
+        return Ok(thread.process.clone());
+    }
+    find_process(pid).filter(|p| p.exit_status().is_none()).ok_or(Errno::ESRCH)
+}
+
+pub fn sched_getaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> Result<isize> {
+    let process = target(thread, pid)?;
+    // The kernel's mask type is 1024 bits (128 bytes), as Linux's; smaller
+    // buffers than the online CPU mask fail, bigger ones get 8 bytes.
+    let bytes = core::mem::size_of::<u64>();
+    if len < bytes || len % bytes != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let value = *process.affinity.lock();
+    copy_to_user(mask, &value.to_le_bytes())?;
+    Ok(bytes as isize)
+}
+
+pub fn sched_setaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> Result<isize> {
+    let process = target(thread, pid)?;
+    let mut raw = [0u8; 8];
+    let n = len.min(8);
+    copy_from_user(&mut raw[..n], mask)?;
+    let online = if kevlar_platform::smp::cpu_count() >= 64 { u64::MAX } else { (1u64 << kevlar_platform::smp::cpu_count()) - 1 };
+    let wanted = u64::from_le_bytes(raw) & online;
+    if wanted == 0 {
+        return Err(Errno::EINVAL);
+    }
+    *process.affinity.lock() = wanted;
+    Ok(0)
+}
+
+pub fn sched_getscheduler(thread: &Thread, pid: i32) -> Result<isize> {
+    let process = target(thread, pid)?;
+    let policy = process.sched_policy.lock().0;
+    Ok(policy as isize)
+}
+
+pub fn sched_setscheduler(thread: &Thread, pid: i32, policy: u32, param: usize) -> Result<isize> {
+    if param == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let process = target(thread, pid)?;
+    let priority = i32::from_le_bytes(super::read_bytes::<4>(param)?);
+    let policy = policy & !abi::SCHED_RESET_ON_FORK;
+    let valid = match policy {
+        abi::SCHED_NORMAL | abi::SCHED_BATCH | abi::SCHED_IDLE => priority == 0,
+        abi::SCHED_FIFO | abi::SCHED_RR => (1..=99).contains(&priority),
+        _ => return Err(Errno::EINVAL),
+    };
+    if !valid {
+        return Err(Errno::EINVAL);
+    }
+    if matches!(policy, abi::SCHED_FIFO | abi::SCHED_RR) && thread.process.creds.lock().euid != 0 {
+        return Err(Errno::EPERM);
+    }
+    *process.sched_policy.lock() = (policy, priority);
+    Ok(0)
+}
+
+pub fn getcpu(cpu: usize, node: usize) -> Result<isize> {
+    let index = kevlar_platform::smp::cpu_index() as u32;
+    if cpu != 0 {
+        copy_to_user(cpu, &index.to_le_bytes())?;
+    }
+    if node != 0 {
+        copy_to_user(node, &0u32.to_le_bytes())?;
+    }
+    Ok(0)
+}
+
+pub fn sched_getparam(thread: &Thread, pid: i32, param: usize) -> Result<isize> {
+    if param == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let process = target(thread, pid)?;
+    let priority = process.sched_policy.lock().1;
+    copy_to_user(param, &priority.to_le_bytes())?;
+    Ok(0)
+}
+
+pub fn sched_setparam(thread: &Thread, pid: i32, param: usize) -> Result<isize> {
+    if param == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let process = target(thread, pid)?;
+    let policy = process.sched_policy.lock().0;
+    let priority = i32::from_le_bytes(super::read_bytes::<4>(param)?);
+    let ok = if matches!(policy, abi::SCHED_FIFO | abi::SCHED_RR) { (1..=99).contains(&priority) } else { priority == 0 };
+    if !ok {
+        return Err(Errno::EINVAL);
+    }
+    process.sched_policy.lock().1 = priority;
+    Ok(0)
+}
+
+pub fn priority_bounds(policy: u32, max: bool) -> Result<isize> {
+    match policy {
+        abi::SCHED_FIFO | abi::SCHED_RR => Ok(if max { 99 } else { 1 }),
+        abi::SCHED_NORMAL | abi::SCHED_BATCH | abi::SCHED_IDLE => Ok(0),
+        _ => Err(Errno::EINVAL),
+    }
+}
+
+pub fn sched_rr_get_interval(thread: &Thread, pid: i32, tp: usize) -> Result<isize> {
+    target(thread, pid)?;
+    let mut raw = [0u8; 16];
+    raw[8..16].copy_from_slice(&100_000_000i64.to_le_bytes());
+    copy_to_user(tp, &raw)?;
+    Ok(0)
+}
+
+/// getpriority returns 20 - nice (the raw syscall's encoding).
+pub fn getpriority(thread: &Thread, which: u32, who: i32) -> Result<isize> {
+    if which != abi::PRIO_PROCESS {
+        return Err(Errno::EINVAL); // process groups and users: not yet
+    }
+    let process = target(thread, who)?;
+    let nice = *process.nice.lock();
+    Ok((20 - nice) as isize)
+}
+
+pub fn setpriority(thread: &Thread, which: u32, who: i32, nice: i32) -> Result<isize> {
+    if which != abi::PRIO_PROCESS {
+        return Err(Errno::EINVAL);
+    }
+    let process = target(thread, who)?;
+    let nice = nice.clamp(-20, 19);
+    let mut current = process.nice.lock();
+    if nice < *current && thread.process.creds.lock().euid != 0 {
+        return Err(Errno::EACCES);
+    }
+    *current = nice;
+    Ok(0)
+}
