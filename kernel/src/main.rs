@@ -71,6 +71,15 @@ fn start_user_space(context: &BootContext) -> ! {
     let dev = fs::initramfs::ensure_dir(&root, b"dev").expect("/dev");
     fs::initramfs::populate_dev(&dev).expect("device nodes");
     kevlar_platform::x86::user::set_hooks(&user::HOOKS);
+    if context.command_line.has("hangdump") {
+        process::scheduler::HANG_DUMP.store(true, core::sync::atomic::Ordering::Relaxed);
+    }
+    if context.command_line.has("strace") {
+        syscalls::TRACE.store(true, core::sync::atomic::Ordering::Relaxed);
+        if let Some(name) = context.command_line.get("strace") {
+            *syscalls::TRACE_COMM.lock() = Some(alloc::string::String::from(name));
+        }
+    }
 
     let fs_context = fs::FsContext::new(root.clone());
     let creds = process::Credentials::default();

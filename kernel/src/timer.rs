@@ -2,26 +2,32 @@
 //! idle loop and every return to user mode) because interrupt handlers take
 //! no sleeping locks. Resolution is the tick (10 ms).
 
-use alloc::sync::Arc;
+use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use kevlar_platform::time;
 
 use crate::error::Result;
 use crate::process::wait_queue::WaitQueue;
-use crate::process::Thread;
+use crate::process::signal::{self, SigInfo};
+use crate::process::{Process, Thread};
 
 static TIMERS: SpinLock<Vec<(u64, Arc<Thread>)>> = SpinLock::new(Vec::new());
 static SLEEPERS: WaitQueue = WaitQueue::new();
 
 /// Wakes threads whose deadline passed (and console readers with input).
 pub fn run_expired() {
+    if kevlar_platform::arch::serial::take_dump_request() {
+        crate::process::dump_state();
+    }
     if kevlar_platform::arch::serial::take_input_notification() {
         crate::fs::devices::CONSOLE_INPUT.wake_all();
         crate::fs::file::notify_pollers();
     }
     let now = time::monotonic_ns();
+    fire_real_timers(now);
     let expired: Vec<Arc<Thread>> = {
         let mut timers = TIMERS.lock();
         if timers.is_empty() || timers.iter().all(|(d, _)| *d > now) {
@@ -59,4 +65,94 @@ pub fn sleep_until(deadline_ns: u64) -> Result<()> {
 /// Returns the thread's sleepers queue (woken by `run_expired`).
 pub fn wake_sleepers() {
     SLEEPERS.wake_all();
+}
+
+/// A process's ITIMER_REAL: SIGALRM at `deadline` (monotonic ns), then
+/// every `interval` ns unless that is 0.
+struct RealTimer {
+    process: Weak<Process>,
+    deadline: u64,
+    interval: u64,
+}
+
+static REAL_TIMERS: SpinLock<Vec<RealTimer>> = SpinLock::new(Vec::new());
+/// The earliest deadline in REAL_TIMERS (u64::MAX: none), so the check on
+/// every return to user mode takes no lock.
+static NEXT_REAL: AtomicU64 = AtomicU64::new(u64::MAX);
+
+fn update_next_real(timers: &[RealTimer]) {
+    NEXT_REAL.store(timers.iter().map(|t| t.deadline).min().unwrap_or(u64::MAX), Ordering::Release);
+}
+
+fn is_timer_of(timer: &RealTimer, process: &Arc<Process>) -> bool {
+    core::ptr::eq(timer.process.as_ptr(), Arc::as_ptr(process))
+}
+
+/// Sends SIGALRM for the interval timers that expired and re-arms the
+/// periodic ones. Timers of processes that ended go away here.
+fn fire_real_timers(now: u64) {
+    if now < NEXT_REAL.load(Ordering::Acquire) {
+        return;
+    }
+    let mut due = Vec::new();
+    {
+        let mut timers = REAL_TIMERS.lock();
+        timers.retain_mut(|timer| {
+            let Some(process) = timer.process.upgrade().filter(|p| p.exit_status().is_none()) else {
+                return false;
+            };
+            if timer.deadline > now {
+                return true;
+            }
+            due.push(process);
+            if timer.interval == 0 {
+                return false;
+            }
+            // Periods missed between checks (the tick is 10 ms) give one
+            // signal: a pending SIGALRM would absorb the others anyway.
+            let missed = (now - timer.deadline) / timer.interval + 1;
+            timer.deadline += missed * timer.interval;
+            true
+        });
+        update_next_real(&timers);
+    }
+    for process in due {
+        let _ = signal::send_signal_info(&process, SigInfo::new(signal::SIGALRM, signal::SI_KERNEL));
+    }
+}
+
+/// Remaining time of a real timer as getitimer shows it: one that is due
+/// but has not fired yet reads as 1 µs left, never as disarmed (as Linux).
+fn remaining(deadline: u64, now: u64) -> u64 {
+    deadline.saturating_sub(now).max(1000)
+}
+
+/// Returns the ITIMER_REAL of `process`: (time left, interval) in ns.
+pub fn real_timer(process: &Arc<Process>) -> (u64, u64) {
+    let now = time::monotonic_ns();
+    REAL_TIMERS
+        .lock()
+        .iter()
+        .find(|t| is_timer_of(t, process))
+        .map_or((0, 0), |t| (remaining(t.deadline, now), t.interval))
+}
+
+/// Sets the ITIMER_REAL of `process` to expire in `value` ns, then every
+/// `interval` ns (a `value` of 0 disarms it); returns the old setting as
+/// `real_timer` does.
+pub fn set_real_timer(process: &Arc<Process>, value: u64, interval: u64) -> (u64, u64) {
+    let now = time::monotonic_ns();
+    let mut timers = REAL_TIMERS.lock();
+    let old = match timers.iter().position(|t| is_timer_of(t, process)) {
+        Some(index) => {
+            let timer = timers.swap_remove(index);
+            (remaining(timer.deadline, now), timer.interval)
+        }
+        None => (0, 0),
+    };
+    if value != 0 {
+        timers.push(RealTimer { process: Arc::downgrade(process), deadline: now.saturating_add(value), interval });
+    }
+    update_next_real(&timers);
+    old
 }

@@ -5,7 +5,7 @@ use kevlar_platform::x86::trap::TrapFrame;
 use kevlar_platform::x86::user::{Exception, UserHooks};
 
 use crate::mm::FaultOutcome;
-use crate::process::signal::{self, Delivery};
+use crate::process::signal;
 use crate::process::{current, scheduler};
 
 /// The hooks registered with the platform at boot.
@@ -28,6 +28,8 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
     let process = thread.process.clone();
     let (sig, code, addr) = match exception {
         Exception::PageFault { addr, write, exec, .. } => {
+            thread.fault_count.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+            thread.last_fault.store(addr as u64 | (write as u64) << 63 | (exec as u64) << 62, core::sync::atomic::Ordering::Relaxed);
             let vm = process.vm.lock().clone();
             let outcome = vm.lock().handle_fault(addr, write, exec);
             match outcome {
@@ -55,23 +57,16 @@ fn resolve_user_fault(addr: usize, write: bool) -> bool {
 }
 
 fn before_user_return(frame: &mut TrapFrame) {
+    if let Some(thread) = current() {
+        thread.last_fault.store(frame.rip | (frame.vector << 56), core::sync::atomic::Ordering::Relaxed);
+    }
     scheduler::after_switch();
     crate::timer::run_expired();
     scheduler::preempt_if_needed();
     let Some(thread) = current() else { return };
     let interrupted = thread.take_interrupted_syscall();
     let saved = thread.take_saved_sigmask();
-    let delivery = signal::deliver_pending(&thread.process, frame, saved);
-    if let Some(number) = interrupted {
-        let restart = match delivery {
-            Delivery::Nothing => true,
-            Delivery::Handler { restart } => restart,
-        };
-        if restart {
-            // Back up over the 2-byte SYSCALL instruction with the number
-            // in rax again: the call runs anew.
-            frame.rax = number;
-            frame.rip -= 2;
-        }
-    }
+    // Delivery also decides whether an interrupted system call runs again:
+    // that must happen before a handler's frame saves the registers.
+    signal::deliver_pending(&thread.process, frame, saved, interrupted);
 }

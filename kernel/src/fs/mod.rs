@@ -239,6 +239,10 @@ fn open_fifo(node: &Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Result<Arc<Ope
         return Ok(OpenFile::new(end, flags & !abi::O_CLOEXEC, path));
     }
     let write = accmode == abi::O_WRONLY;
+    // A blocking open returns once the other side has *been* opened, even
+    // if it is closed again by the time this opener runs (Linux counts the
+    // opens; waiting for a peer present now would hang on a fast writer).
+    let peer_opens_before = pipe.open_count(!write);
     let end = pipe.open_end(write);
     let file = OpenFile::new(end, flags & !abi::O_CLOEXEC, path);
     // Opening one end blocks until the other end is opened too, unless
@@ -248,7 +252,7 @@ fn open_fifo(node: &Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Result<Arc<Ope
             return Err(Errno::ENXIO);
         }
     } else {
-        pipe.waiters.wait_until(|| Ok(pipe.has_peer(!write).then_some(())))?;
+        pipe.waiters.wait_until(|| Ok((pipe.has_peer(!write) || pipe.open_count(!write) != peer_opens_before).then_some(())))?;
     }
     Ok(file)
 }

@@ -22,6 +22,10 @@ struct State {
     capacity: usize,
     readers: usize,
     writers: usize,
+    /// Opens of each side so far (FIFO opens wait for the other's count to
+    /// move).
+    reader_opens: u64,
+    writer_opens: u64,
 }
 
 /// The shared part of a pipe.
@@ -38,7 +42,7 @@ impl Pipe {
     /// Creates a pipe with no ends open yet.
     pub fn new() -> Arc<Pipe> {
         Arc::new(Pipe {
-            state: SpinLock::new(State { data: VecDeque::new(), capacity: DEFAULT_CAPACITY, readers: 0, writers: 0 }),
+            state: SpinLock::new(State { data: VecDeque::new(), capacity: DEFAULT_CAPACITY, readers: 0, writers: 0, reader_opens: 0, writer_opens: 0 }),
             waiters: WaitQueue::new(),
             ino: NEXT_PIPE_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
         })
@@ -50,8 +54,10 @@ impl Pipe {
             let mut state = self.state.lock();
             if write {
                 state.writers += 1;
+                state.writer_opens += 1;
             } else {
                 state.readers += 1;
+                state.reader_opens += 1;
             }
         }
         self.waiters.wake_all();
@@ -65,6 +71,8 @@ impl Pipe {
             let mut state = self.state.lock();
             state.readers += 1;
             state.writers += 1;
+            state.reader_opens += 1;
+            state.writer_opens += 1;
         }
         self.waiters.wake_all();
         super::file::notify_pollers();
@@ -75,6 +83,12 @@ impl Pipe {
     pub fn has_peer(&self, want_writer: bool) -> bool {
         let state = self.state.lock();
         if want_writer { state.writers > 0 } else { state.readers > 0 }
+    }
+
+    /// Returns how many times the write side (or the read side) was opened.
+    pub fn open_count(&self, writers: bool) -> u64 {
+        let state = self.state.lock();
+        if writers { state.writer_opens } else { state.reader_opens }
     }
 
     /// Returns the capacity (F_GETPIPE_SZ).

@@ -134,6 +134,12 @@ pub struct Thread {
     pub(crate) on_run_queue: AtomicBool,
     /// set_tid_address: cleared and futex-woken at exit.
     pub clear_child_tid: AtomicUsize,
+    /// Page faults taken, and the last faulting address (debugging dump).
+    pub fault_count: core::sync::atomic::AtomicU64,
+    /// The last user page-fault address.
+    pub last_fault: core::sync::atomic::AtomicU64,
+    /// The system call being handled (u64::MAX: none), for debugging.
+    pub current_syscall: core::sync::atomic::AtomicU64,
     /// The number of a system call that returned EINTR, to restart it if
     /// the signal's handler has SA_RESTART (or no handler runs).
     interrupted_syscall: core::sync::atomic::AtomicU64,
@@ -245,6 +251,31 @@ impl Process {
     }
 }
 
+/// Prints every process with its state and the system call it is in (the
+/// Ctrl-] debugging dump).
+pub fn dump_state() {
+    kevlar_platform::println!("--- kevlar state dump ---");
+    for p in all_processes() {
+        let thread = p.main_thread();
+        let (state, syscall) = thread.as_ref().map_or((ThreadState::Dead, u64::MAX), |t| (t.state(), t.current_syscall.load(Ordering::Relaxed)));
+        let name = crate::syscalls::names::SYSCALL_NAMES.get(syscall as usize).copied().unwrap_or("-");
+        let (pending, blocked) = {
+            let signals = p.signals.lock();
+            (signals.pending(), signals.blocked)
+        };
+        let comm = p.comm.lock().clone();
+        let queued = thread.as_ref().is_some_and(|t| t.on_run_queue.load(Ordering::Relaxed));
+        if let Some(t) = &thread {
+            kevlar_platform::println!("  faults {} last {:#x}", t.fault_count.load(Ordering::Relaxed), t.last_fault.load(Ordering::Relaxed));
+        }
+        kevlar_platform::println!(
+            "pid {} ppid {} {:?} {:?} in {} pending {:#x} blocked {:#x} exit {:?} queued {}",
+            p.pid, p.ppid(), comm, state, name, pending, blocked, p.exit_status(), queued
+        );
+    }
+    scheduler::dump();
+}
+
 /// Finds a live or zombie (not yet reaped) process by pid.
 pub fn find_process(pid: Pid) -> Option<Arc<Process>> {
     PROCESSES.lock().iter().filter_map(Weak::upgrade).find(|p| p.pid == pid && !p.reaped.load(Ordering::Acquire))
@@ -300,6 +331,9 @@ fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>) -> Arc<Thread
         state: AtomicU8::new(ThreadState::Runnable as u8),
         on_run_queue: AtomicBool::new(false),
         clear_child_tid: AtomicUsize::new(0),
+        current_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
+        fault_count: core::sync::atomic::AtomicU64::new(0),
+        last_fault: core::sync::atomic::AtomicU64::new(0),
         interrupted_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
         saved_sigmask: SpinLock::new(None),
     });
@@ -420,6 +454,7 @@ pub fn exit_current(status: ExitStatus) -> ! {
     let vm = core::mem::replace(&mut *process.vm.lock(), Arc::new(SpinLock::new(Vm::new().expect("memory for an empty address space"))));
     drop(vm);
 
+    signal::hang_up_orphaned_groups(&process);
     // Orphans go to init.
     let init = INIT.lock().clone();
     let orphans = core::mem::take(&mut *process.children.lock());
@@ -440,7 +475,11 @@ pub fn exit_current(status: ExitStatus) -> ! {
 
     *process.exit_status.lock() = Some(status);
     if let Some(parent) = process.parent() {
-        signal::send_signal(&parent, signal::SIGCHLD);
+        // A parent that ignores SIGCHLD (or set SA_NOCLDWAIT) does not
+        // collect its children: they are reaped at once.
+        if signal::notify_parent_of_exit(&process, &parent, status) {
+            parent.forget_child(process.pid);
+        }
         parent.child_event.wake_all();
     }
     thread.set_state(ThreadState::Dead);

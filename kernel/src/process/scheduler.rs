@@ -185,10 +185,23 @@ pub fn idle_once() {
     interrupts::enable();
 }
 
+/// With `hangdump` on the command line: print the state dump when the boot
+/// CPU has been idle for 3 s (finds lost wake-ups).
+pub static HANG_DUMP: AtomicBool = AtomicBool::new(false);
+
 /// Runs this CPU's idle loop forever.
 pub fn idle_loop() -> ! {
+    let mut idle_since = kevlar_platform::time::monotonic_ns();
     loop {
+        if HANG_DUMP.load(Ordering::Relaxed) && kevlar_platform::time::monotonic_ns() - idle_since > 3_000_000_000 {
+            super::dump_state();
+            HANG_DUMP.store(false, Ordering::Relaxed);
+        }
+        let ran_before = this().run_queue.lock().len();
         idle_once();
+        if ran_before > 0 {
+            idle_since = kevlar_platform::time::monotonic_ns();
+        }
         interrupts::disable();
         if this().run_queue.lock().is_empty() {
             interrupts::enable_and_halt();
@@ -214,5 +227,15 @@ pub fn preempt_if_needed() {
             current.set_state(ThreadState::Runnable);
         }
         schedule();
+    }
+}
+
+/// Prints each CPU's current thread and run queue (debugging dump).
+pub fn dump() {
+    for index in 0..smp::cpu_count() {
+        let cpu = &CPUS[index];
+        let current = cpu.current.lock().as_ref().map(|t| t.tid);
+        let queue: alloc::vec::Vec<i32> = cpu.run_queue.lock().iter().map(|t| t.tid).collect();
+        kevlar_platform::println!("cpu{}: current {:?} queue {:?} need_resched {}", index, current, queue, cpu.need_resched.load(Ordering::Relaxed));
     }
 }

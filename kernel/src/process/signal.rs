@@ -1,71 +1,115 @@
-//! Signals: dispositions, masks, pending sets, and delivery on the way
-//! back to user mode (default actions and handler frames).
+//! Signals: dispositions, masks, pending signals with their siginfo,
+//! job-control stops, and delivery on the way back to user mode (default
+//! actions and handler frames).
+//!
+//! Standard signals (1..31) are a bitmask: while one is pending, more of the
+//! same are dropped, and the first sender's siginfo is the one delivered.
+//! Real-time signals (32..64) queue: every instance is delivered, in the
+//! order sent, each with its own siginfo.
 
+use alloc::collections::VecDeque;
 use alloc::sync::Arc;
+use core::sync::atomic::Ordering;
 
 use kevlar_platform::x86::trap::TrapFrame;
+use linux_raw_sys::general as abi;
+
+use super::wait_queue::WaitQueue;
+use super::{all_processes, current, exit_current, ExitStatus, Pid, Process};
+use crate::error::{Errno, Result};
 use crate::uaccess::{copy_from_user, copy_to_user};
 
-use super::{exit_current, ExitStatus, Process};
-use crate::error::{Errno, Result};
-
 /// Number of signals (1..=64).
-pub const NSIG: usize = 64;
+pub const NSIG: usize = abi::_NSIG as usize;
 /// SIGHUP.
-pub const SIGHUP: u32 = 1;
+pub const SIGHUP: u32 = abi::SIGHUP;
 /// SIGINT.
-pub const SIGINT: u32 = 2;
+pub const SIGINT: u32 = abi::SIGINT;
 /// SIGQUIT.
-pub const SIGQUIT: u32 = 3;
+pub const SIGQUIT: u32 = abi::SIGQUIT;
 /// SIGILL.
-pub const SIGILL: u32 = 4;
+pub const SIGILL: u32 = abi::SIGILL;
 /// SIGTRAP.
-pub const SIGTRAP: u32 = 5;
+pub const SIGTRAP: u32 = abi::SIGTRAP;
 /// SIGABRT.
-pub const SIGABRT: u32 = 6;
+pub const SIGABRT: u32 = abi::SIGABRT;
 /// SIGBUS.
-pub const SIGBUS: u32 = 7;
+pub const SIGBUS: u32 = abi::SIGBUS;
 /// SIGFPE.
-pub const SIGFPE: u32 = 8;
+pub const SIGFPE: u32 = abi::SIGFPE;
 /// SIGKILL.
-pub const SIGKILL: u32 = 9;
+pub const SIGKILL: u32 = abi::SIGKILL;
 /// SIGSEGV.
-pub const SIGSEGV: u32 = 11;
+pub const SIGSEGV: u32 = abi::SIGSEGV;
 /// SIGPIPE.
-pub const SIGPIPE: u32 = 13;
+pub const SIGPIPE: u32 = abi::SIGPIPE;
 /// SIGALRM.
-pub const SIGALRM: u32 = 14;
+pub const SIGALRM: u32 = abi::SIGALRM;
 /// SIGTERM.
-pub const SIGTERM: u32 = 15;
+pub const SIGTERM: u32 = abi::SIGTERM;
 /// SIGCHLD.
-pub const SIGCHLD: u32 = 17;
+pub const SIGCHLD: u32 = abi::SIGCHLD;
 /// SIGCONT.
-pub const SIGCONT: u32 = 18;
+pub const SIGCONT: u32 = abi::SIGCONT;
 /// SIGSTOP.
-pub const SIGSTOP: u32 = 19;
+pub const SIGSTOP: u32 = abi::SIGSTOP;
 /// SIGTSTP.
-pub const SIGTSTP: u32 = 20;
+pub const SIGTSTP: u32 = abi::SIGTSTP;
 /// SIGTTIN.
-pub const SIGTTIN: u32 = 21;
+pub const SIGTTIN: u32 = abi::SIGTTIN;
 /// SIGTTOU.
-pub const SIGTTOU: u32 = 22;
+pub const SIGTTOU: u32 = abi::SIGTTOU;
 /// SIGURG.
-pub const SIGURG: u32 = 23;
+pub const SIGURG: u32 = abi::SIGURG;
 /// SIGWINCH.
-pub const SIGWINCH: u32 = 28;
+pub const SIGWINCH: u32 = abi::SIGWINCH;
+/// The first real-time signal (the kernel's; libcs reserve a few).
+pub const SIGRTMIN: u32 = abi::SIGRTMIN;
 
+// include/uapi/asm-generic/signal-defs.h: SIG_DFL ((__sighandler_t)0),
+// SIG_IGN ((__sighandler_t)1); linux-raw-sys has no constants for them.
 const SIG_DFL: u64 = 0;
 const SIG_IGN: u64 = 1;
-const SA_SIGINFO: u64 = 0x4;
-const SA_ONSTACK: u64 = 0x0800_0000;
-const SA_RESTORER: u64 = 0x0400_0000;
-const SA_NODEFER: u64 = 0x4000_0000;
-const SA_RESETHAND: u64 = 0x8000_0000;
-const SA_RESTART: u64 = 0x1000_0000;
+const SA_NOCLDSTOP: u64 = abi::SA_NOCLDSTOP as u64;
+const SA_NOCLDWAIT: u64 = abi::SA_NOCLDWAIT as u64;
+const SA_ONSTACK: u64 = abi::SA_ONSTACK as u64;
+const SA_RESTORER: u64 = abi::SA_RESTORER as u64;
+const SA_NODEFER: u64 = abi::SA_NODEFER as u64;
+const SA_RESETHAND: u64 = abi::SA_RESETHAND as u64;
+const SA_RESTART: u64 = abi::SA_RESTART as u64;
 
-fn bit(sig: u32) -> u64 {
+/// si_code values.
+pub const SI_USER: i32 = abi::SI_USER as i32;
+/// Sent by the kernel.
+pub const SI_KERNEL: i32 = abi::SI_KERNEL as i32;
+/// Sent by sigqueue (rt_sigqueueinfo).
+pub const SI_QUEUE: i32 = abi::SI_QUEUE;
+/// Sent by tkill/tgkill.
+pub const SI_TKILL: i32 = abi::SI_TKILL;
+
+/// sigaltstack flags.
+pub const SS_ONSTACK: u32 = abi::SS_ONSTACK;
+/// The alternate stack is off.
+pub const SS_DISABLE: u32 = abi::SS_DISABLE;
+/// Disarm the alternate stack while a handler runs on it.
+pub const SS_AUTODISARM: u32 = abi::SS_AUTODISARM;
+
+/// The bit of `sig` in a signal set.
+pub const fn bit(sig: u32) -> u64 {
     1u64 << (sig - 1)
 }
+
+/// Signals that can be neither caught, blocked nor ignored.
+pub const UNBLOCKABLE: u64 = bit(SIGKILL) | bit(SIGSTOP);
+const STOP_SIGNALS: u64 = bit(SIGSTOP) | bit(SIGTSTP) | bit(SIGTTIN) | bit(SIGTTOU);
+/// Signals an instruction raised: Linux takes them before any other, so
+/// the handler sees the fault before an asynchronous signal's handler runs.
+const SYNCHRONOUS: u64 = bit(SIGSEGV) | bit(SIGBUS) | bit(SIGILL) | bit(SIGTRAP) | bit(SIGFPE) | bit(abi::SIGSYS);
+
+/// Bit 63 of a recorded interrupted system call: restart it only if no
+/// handler runs (Linux's ERESTARTNOHAND: pause, sigsuspend). Without it the
+/// call also restarts after a handler with SA_RESTART (ERESTARTSYS).
+pub const RESTART_NO_HANDLER: u64 = 1 << 63;
 
 /// One signal's disposition, in the kernel's `struct sigaction` layout
 /// (handler, flags, restorer, mask).
@@ -102,8 +146,151 @@ pub fn default_action(sig: u32) -> DefaultAction {
         SIGCHLD | SIGURG | SIGWINCH => DefaultAction::Ignore,
         SIGCONT => DefaultAction::Continue,
         SIGSTOP | SIGTSTP | SIGTTIN | SIGTTOU => DefaultAction::Stop,
-        SIGQUIT | SIGILL | SIGTRAP | SIGABRT | SIGBUS | SIGFPE | SIGSEGV | 24 | 25 | 31 => DefaultAction::Core,
+        SIGQUIT | SIGILL | SIGTRAP | SIGABRT | SIGBUS | SIGFPE | SIGSEGV | abi::SIGXCPU | abi::SIGXFSZ | abi::SIGSYS => {
+            DefaultAction::Core
+        }
         _ => DefaultAction::Terminate,
+    }
+}
+
+/// Whether `action` discards `sig`: SIG_IGN, or the default for a signal
+/// whose default does nothing to a running process (SIGCONT's work happens
+/// when it is sent, so it counts too, as on Linux).
+pub fn action_ignores(action: &SigAction, sig: u32) -> bool {
+    action.handler == SIG_IGN
+        || (action.handler == SIG_DFL && matches!(default_action(sig), DefaultAction::Ignore | DefaultAction::Continue))
+}
+
+/// What a pending signal carries to its handler: the kernel's `siginfo`.
+/// The union part depends on the sender; Linux keeps 32 bytes of it and
+/// gives user space 128 bytes with the rest zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SigInfo {
+    /// si_signo.
+    pub signo: u32,
+    /// si_errno.
+    pub errno: i32,
+    /// si_code: SI_USER, SI_TKILL, SI_QUEUE, CLD_*, SEGV_*...
+    pub code: i32,
+    /// The union at offset 16 of `siginfo_t`.
+    fields: [u8; 32],
+}
+
+impl SigInfo {
+    /// A siginfo with nothing in the union (SI_KERNEL and the like).
+    pub fn new(signo: u32, code: i32) -> Self {
+        Self { signo, errno: 0, code, fields: [0; 32] }
+    }
+
+    fn with(mut self, offset: usize, bytes: &[u8]) -> Self {
+        self.fields[offset..offset + bytes.len()].copy_from_slice(bytes);
+        self
+    }
+
+    /// From a process (kill: SI_USER, tkill/tgkill: SI_TKILL): `_kill`
+    /// holds the sender's pid and real uid.
+    pub fn from_process(signo: u32, code: i32, pid: Pid, uid: u32) -> Self {
+        Self::new(signo, code).with(0, &pid.to_le_bytes()).with(4, &uid.to_le_bytes())
+    }
+
+    /// SIGCHLD: `_sigchld` holds the child's pid, uid and status (exit
+    /// code or signal); its CPU times stay zero (not accounted yet).
+    pub fn child(code: i32, pid: Pid, uid: u32, status: i32) -> Self {
+        Self::from_process(SIGCHLD, code, pid, uid).with(8, &status.to_le_bytes())
+    }
+
+    /// A fault: `_sigfault` holds the address.
+    pub fn fault(signo: u32, code: i32, addr: u64) -> Self {
+        Self::new(signo, code).with(0, &addr.to_le_bytes())
+    }
+
+    /// As rt_sigqueueinfo takes it from user space: the first 48 bytes (what
+    /// the kernel keeps), with si_signo replaced by the signal sent.
+    pub fn from_user(raw: &[u8; 48], signo: u32) -> Self {
+        let word = |at: usize| i32::from_le_bytes(raw[at..at + 4].try_into().unwrap());
+        let mut fields = [0u8; 32];
+        fields.copy_from_slice(&raw[16..48]);
+        Self { signo, errno: word(4), code: word(8), fields }
+    }
+
+    /// The 128-byte `siginfo_t` user space sees.
+    pub fn to_user(&self) -> [u8; 128] {
+        let mut raw = [0u8; 128];
+        raw[0..4].copy_from_slice(&(self.signo as i32).to_le_bytes());
+        raw[4..8].copy_from_slice(&self.errno.to_le_bytes());
+        raw[8..12].copy_from_slice(&self.code.to_le_bytes());
+        raw[16..48].copy_from_slice(&self.fields);
+        raw
+    }
+
+    fn fault_addr(&self) -> u64 {
+        u64::from_le_bytes(self.fields[0..8].try_into().unwrap())
+    }
+}
+
+/// A stop or continue of a child that wait has not reported yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobReport {
+    /// Stopped by this signal.
+    Stopped(u32),
+    /// Continued by SIGCONT.
+    Continued,
+}
+
+impl JobReport {
+    /// The wait4 status word: `0x7f | sig << 8` for a stop, 0xffff for a
+    /// continue.
+    pub fn wait_status(self) -> i32 {
+        match self {
+            JobReport::Stopped(sig) => 0x7f | (sig as i32) << 8,
+            JobReport::Continued => 0xffff,
+        }
+    }
+
+    /// waitid's si_code and si_status.
+    pub fn code_and_status(self) -> (i32, i32) {
+        match self {
+            JobReport::Stopped(sig) => (abi::CLD_STOPPED as i32, sig as i32),
+            JobReport::Continued => (abi::CLD_CONTINUED as i32, SIGCONT as i32),
+        }
+    }
+}
+
+/// The sigaltstack settings, as `stack_t` has them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AltStack {
+    /// ss_sp.
+    pub sp: u64,
+    /// ss_size (0 when disabled).
+    pub size: u64,
+    /// ss_flags as set (SS_DISABLE, SS_AUTODISARM).
+    pub flags: u32,
+}
+
+impl AltStack {
+    const DISABLED: AltStack = AltStack { sp: 0, size: 0, flags: SS_DISABLE };
+
+    /// Whether `sp` is on the alternate stack. With SS_AUTODISARM it never
+    /// is: the stack was disarmed on entry, so only a deliberate change
+    /// while on it could say otherwise, and Linux trusts the setting.
+    pub fn contains(&self, sp: u64) -> bool {
+        self.flags & SS_AUTODISARM == 0 && self.holds(sp)
+    }
+
+    fn holds(&self, sp: u64) -> bool {
+        sp > self.sp && sp - self.sp <= self.size
+    }
+
+    /// ss_flags as sigaltstack reports them for stack pointer `sp`.
+    pub fn reported_flags(&self, sp: u64) -> u32 {
+        let state = if self.size == 0 {
+            SS_DISABLE
+        } else if self.contains(sp) {
+            SS_ONSTACK
+        } else {
+            0
+        };
+        state | (self.flags & SS_AUTODISARM)
     }
 }
 
@@ -114,37 +301,53 @@ pub struct SignalState {
     pub actions: [SigAction; NSIG],
     /// Blocked signals.
     pub blocked: u64,
-    /// Pending signals.
-    pub pending: u64,
-    /// sigaltstack: (base, size, flags).
-    pub alt_stack: (u64, u64, i32),
-    /// Extra info for pending SIGSEGV/SIGBUS (si_code, address).
-    pub fault_info: Option<(i32, u64)>,
+    /// Pending signals: a standard signal's bit with its siginfo in
+    /// `standard_info`; a real-time signal's bit while `realtime` holds an
+    /// instance of it.
+    pending: u64,
+    standard_info: [SigInfo; SIGRTMIN as usize],
+    realtime: VecDeque<SigInfo>,
+    /// sigaltstack.
+    pub alt_stack: AltStack,
+    /// The signal that stopped the process, while it is stopped.
+    stopped: Option<u32>,
+    /// Counts SIGCONTs, so a stop that raced with one is abandoned.
+    continues: u64,
+    /// The last stop or continue, until wait reports it to the parent.
+    report: Option<JobReport>,
 }
 
 impl SignalState {
     /// Creates the initial state: all default, nothing blocked or pending.
     pub fn new() -> Self {
-        Self { actions: [SigAction::default(); NSIG], blocked: 0, pending: 0, alt_stack: (0, 0, 2), fault_info: None }
+        Self {
+            actions: [SigAction::default(); NSIG],
+            blocked: 0,
+            pending: 0,
+            standard_info: [SigInfo::default(); SIGRTMIN as usize],
+            realtime: VecDeque::new(),
+            alt_stack: AltStack::DISABLED,
+            stopped: None,
+            continues: 0,
+            report: None,
+        }
     }
 
-    /// The state a fork child gets: same dispositions and mask, nothing
-    /// pending.
+    /// The state a fork child gets: same dispositions, mask and alternate
+    /// stack, nothing pending.
     pub fn fork_copy(&self) -> Self {
-        let mut copy = self.clone();
-        copy.pending = 0;
-        copy.fault_info = None;
-        copy
+        Self { actions: self.actions, blocked: self.blocked, alt_stack: self.alt_stack, ..Self::new() }
     }
 
-    /// Resets handlers to default on exec (ignored stays ignored).
+    /// Resets handlers to default on exec (ignored stays ignored); pending
+    /// signals and the mask stay.
     pub fn reset_for_exec(&mut self) {
         for action in self.actions.iter_mut() {
             if action.handler != SIG_IGN {
                 *action = SigAction::default();
             }
         }
-        self.alt_stack = (0, 0, 2);
+        self.alt_stack = AltStack::DISABLED;
     }
 
     /// Returns whether an unblocked signal is pending.
@@ -152,9 +355,99 @@ impl SignalState {
         self.pending & !self.blocked != 0
     }
 
+    /// The pending set (both kinds).
+    pub fn pending(&self) -> u64 {
+        self.pending
+    }
+
+    /// Sets a disposition. One that ignores the signal discards pending
+    /// instances of it, as POSIX requires.
+    pub fn set_action(&mut self, sig: u32, action: SigAction) {
+        self.actions[sig as usize - 1] = action;
+        if action_ignores(&action, sig) {
+            self.discard(bit(sig));
+        }
+    }
+
     fn is_ignored(&self, sig: u32) -> bool {
-        let action = self.actions[sig as usize - 1];
-        action.handler == SIG_IGN || (action.handler == SIG_DFL && default_action(sig) == DefaultAction::Ignore)
+        action_ignores(&self.actions[sig as usize - 1], sig)
+    }
+
+    fn discard(&mut self, set: u64) {
+        self.pending &= !set;
+        self.realtime.retain(|info| bit(info.signo) & set == 0);
+    }
+
+    fn enqueue(&mut self, info: SigInfo, queue_limit: u64) -> Result<()> {
+        let sig = info.signo;
+        if sig < SIGRTMIN {
+            if self.pending & bit(sig) == 0 {
+                self.pending |= bit(sig);
+                self.standard_info[sig as usize] = info;
+            }
+            return Ok(());
+        }
+        if self.realtime.len() as u64 >= queue_limit {
+            // Past RLIMIT_SIGPENDING a queued signal fails; a kill()'s is
+            // still delivered once, without its siginfo (as on Linux).
+            if info.code != SI_USER {
+                return Err(Errno::EAGAIN);
+            }
+            if self.pending & bit(sig) != 0 {
+                return Ok(());
+            }
+            self.realtime.push_back(SigInfo::new(sig, SI_USER));
+        } else {
+            self.realtime.push_back(info);
+        }
+        self.pending |= bit(sig);
+        Ok(())
+    }
+
+    /// Takes the next pending signal in `allowed`: SIGKILL first, then
+    /// faults, then the lowest number; real-time instances in the order
+    /// sent.
+    pub fn dequeue(&mut self, allowed: u64) -> Option<SigInfo> {
+        let set = self.pending & allowed;
+        if set == 0 {
+            return None;
+        }
+        let sig = if set & bit(SIGKILL) != 0 {
+            SIGKILL
+        } else if set & SYNCHRONOUS != 0 {
+            (set & SYNCHRONOUS).trailing_zeros() + 1
+        } else {
+            set.trailing_zeros() + 1
+        };
+        if sig < SIGRTMIN {
+            self.pending &= !bit(sig);
+            return Some(self.standard_info[sig as usize]);
+        }
+        let info = match self.realtime.iter().position(|info| info.signo == sig) {
+            Some(index) => self.realtime.remove(index).unwrap_or_default(),
+            None => SigInfo::new(sig, SI_USER),
+        };
+        if !self.realtime.iter().any(|info| info.signo == sig) {
+            self.pending &= !bit(sig);
+        }
+        Some(info)
+    }
+
+    /// Returns (and, unless `keep`, clears) a stop or continue wait should
+    /// report, if it is of a kind asked for.
+    pub fn take_report(&mut self, stopped: bool, continued: bool, keep: bool) -> Option<JobReport> {
+        let report = self.report?;
+        let wanted = match report {
+            JobReport::Stopped(_) => stopped,
+            JobReport::Continued => continued,
+        };
+        if !wanted {
+            return None;
+        }
+        if !keep {
+            self.report = None;
+        }
+        Some(report)
     }
 }
 
@@ -164,150 +457,338 @@ impl Default for SignalState {
     }
 }
 
-/// Queues `sig` for `process` (ignored signals are dropped at once) and
-/// wakes it if it sleeps.
-pub fn send_signal(process: &Arc<Process>, sig: u32) {
-    if sig == 0 || sig as usize > NSIG {
-        return;
+/// Sends `info.signo` to `process` with its siginfo. What generating a
+/// signal does happens here: SIGCONT resumes a stopped process and discards
+/// pending stop signals, a stop signal discards a pending SIGCONT; an
+/// ignored signal that is not blocked is dropped (a blocked one stays
+/// pending: the disposition may change before it is unblocked). Fails with
+/// EAGAIN when the real-time queue is full. A zombie takes nothing.
+pub fn send_signal_info(process: &Arc<Process>, info: SigInfo) -> Result<()> {
+    let sig = info.signo;
+    if sig == 0 || sig as usize > NSIG || process.exit_status().is_some() {
+        return Ok(());
     }
+    let limit = process.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0];
+    let mut continued = false;
     {
         let mut signals = process.signals.lock();
-        if signals.is_ignored(sig) && sig != SIGKILL {
-            return;
+        if sig == SIGCONT {
+            signals.discard(STOP_SIGNALS);
+            signals.continues += 1;
+            if signals.stopped.take().is_some() {
+                signals.report = Some(JobReport::Continued);
+                continued = true;
+            }
+        } else if bit(sig) & STOP_SIGNALS != 0 {
+            signals.discard(bit(SIGCONT));
         }
-        signals.pending |= bit(sig);
+        if signals.blocked & bit(sig) != 0 || !signals.is_ignored(sig) {
+            signals.enqueue(info, limit)?;
+        }
+    }
+    if continued {
+        notify_parent_of_job(process, JobReport::Continued);
     }
     if let Some(thread) = process.main_thread() {
         thread.wake();
     }
+    Ok(())
+}
+
+/// Sends `sig` as the kernel does for conditions a process caused (SIGPIPE,
+/// the parent-death signal): si_code SI_USER with the current process as
+/// the sender, like Linux's "no info" sends; SI_KERNEL outside a process.
+pub fn send_signal(process: &Arc<Process>, sig: u32) {
+    let info = match current() {
+        Some(thread) => {
+            let uid = thread.process.creds.lock().uid;
+            SigInfo::from_process(sig, SI_USER, thread.process.pid, uid)
+        }
+        None => SigInfo::new(sig, SI_KERNEL),
+    };
+    let _ = send_signal_info(process, info);
 }
 
 /// Queues a fault signal with its si_code and address.
 pub fn send_fault_signal(process: &Arc<Process>, sig: u32, code: i32, addr: u64) {
-    process.signals.lock().fault_info = Some((code, addr));
     // A fault signal that is blocked or ignored cannot be honoured: the
     // faulting instruction would run again forever. Linux kills then.
-    let forced = {
-        let signals = process.signals.lock();
-        signals.blocked & bit(sig) != 0 || signals.actions[sig as usize - 1].handler == SIG_IGN
-    };
-    if forced {
+    {
         let mut signals = process.signals.lock();
-        signals.blocked &= !bit(sig);
-        signals.actions[sig as usize - 1] = SigAction::default();
+        let forced = signals.blocked & bit(sig) != 0 || signals.actions[sig as usize - 1].handler == SIG_IGN;
+        if forced {
+            signals.blocked &= !bit(sig);
+            signals.actions[sig as usize - 1] = SigAction::default();
+        }
     }
-    process.signals.lock().pending |= bit(sig);
+    let _ = send_signal_info(process, SigInfo::fault(sig, code, addr));
 }
 
-/// Offsets in the signal frame we build (matching Linux's x86_64
-/// `struct rt_sigframe`: return address, `ucontext`, `siginfo`).
-const UC_FLAGS: u64 = 8;
-const UC_STACK: u64 = 16; // ss_sp, ss_flags, ss_size
-const UC_MCONTEXT: u64 = 40; // 23 registers of struct sigcontext
-const UC_SIGMASK: u64 = UC_MCONTEXT + 256;
-const FRAME_SIZE: u64 = UC_SIGMASK + 8 + 128; // + siginfo
-const SIGINFO_OFFSET: u64 = UC_SIGMASK + 8;
-
-/// What `deliver_pending` did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Delivery {
-    /// No handler ran (nothing pending, or only ignored signals).
-    Nothing,
-    /// A handler frame was set up; `restart` is its SA_RESTART flag.
-    Handler {
-        /// Whether an interrupted system call restarts.
-        restart: bool,
-    },
+/// Tells the parent of `child` that it stopped or continued: SIGCHLD with
+/// CLD_STOPPED/CLD_CONTINUED unless the parent ignores SIGCHLD or asked for
+/// SA_NOCLDSTOP; waiters in wait4/waitid wake either way.
+fn notify_parent_of_job(child: &Arc<Process>, report: JobReport) {
+    let Some(parent) = child.parent() else { return };
+    let action = parent.signals.lock().actions[SIGCHLD as usize - 1];
+    if action.handler != SIG_IGN && action.flags & SA_NOCLDSTOP == 0 {
+        let (code, status) = report.code_and_status();
+        let uid = child.creds.lock().uid;
+        let _ = send_signal_info(&parent, SigInfo::child(code, child.pid, uid, status));
+    }
+    parent.child_event.wake_all();
 }
 
-/// Delivers pending signals before a return to user mode: runs default
-/// actions, or builds a handler frame on the user stack and points the
-/// registers at the handler. `saved_mask` is the mask to restore after the
-/// handler when a system call (sigsuspend) replaced it.
-pub fn deliver_pending(process: &Arc<Process>, frame: &mut TrapFrame, saved_mask: Option<u64>) -> Delivery {
-    loop {
-        let (sig, action, blocked, fault) = {
-            let mut signals = process.signals.lock();
-            let deliverable = signals.pending & !signals.blocked;
-            if deliverable == 0 {
-                if let Some(mask) = saved_mask {
-                    signals.blocked = mask;
-                }
-                return Delivery::Nothing;
-            }
-            let sig = deliverable.trailing_zeros() + 1;
-            signals.pending &= !bit(sig);
-            let action = signals.actions[sig as usize - 1];
-            let fault = if sig == SIGSEGV || sig == SIGBUS { signals.fault_info.take() } else { None };
-            (sig, action, saved_mask.unwrap_or(signals.blocked), fault)
+/// Tells `parent` that `child` ended with `status`: SIGCHLD with
+/// CLD_EXITED, CLD_KILLED or CLD_DUMPED, unless the parent set SIGCHLD to
+/// SIG_IGN. Returns whether the child reaps itself (SIG_IGN or
+/// SA_NOCLDWAIT): then it does not stay a zombie and wait gives ECHILD.
+pub fn notify_parent_of_exit(child: &Process, parent: &Arc<Process>, status: ExitStatus) -> bool {
+    let action = parent.signals.lock().actions[SIGCHLD as usize - 1];
+    let ignored = action.handler == SIG_IGN;
+    if !ignored {
+        let (code, value) = match status {
+            ExitStatus::Exited(code) => (abi::CLD_EXITED, code as i32),
+            ExitStatus::Signaled(sig, false) => (abi::CLD_KILLED, sig as i32),
+            ExitStatus::Signaled(sig, true) => (abi::CLD_DUMPED, sig as i32),
         };
-        match action.handler {
-            SIG_IGN => continue,
-            SIG_DFL => match default_action(sig) {
-                DefaultAction::Ignore | DefaultAction::Continue => continue,
-                DefaultAction::Stop => continue, // job control stops arrive with the TTY layer
-                DefaultAction::Terminate => exit_current(ExitStatus::Signaled(sig as u8, false)),
-                DefaultAction::Core => exit_current(ExitStatus::Signaled(sig as u8, true)),
-            },
-            handler => {
-                if setup_frame(process, frame, sig, &action, handler, blocked, fault).is_err() {
-                    // No room for the frame: Linux kills with SIGSEGV.
-                    exit_current(ExitStatus::Signaled(SIGSEGV as u8, true));
-                }
-                return Delivery::Handler { restart: action.flags & SA_RESTART != 0 };
+        let uid = child.creds.lock().uid;
+        let _ = send_signal_info(parent, SigInfo::child(code as i32, child.pid, uid, value));
+    }
+    ignored || action.flags & SA_NOCLDWAIT != 0
+}
+
+/// Whether the process group of `process` is orphaned: no member has a
+/// parent in another group of the same session (members whose parent is
+/// init do not count), so no shell could continue it. Stop signals other
+/// than SIGSTOP are discarded there.
+fn group_is_orphaned(process: &Process) -> bool {
+    let pgid = process.pgid.load(Ordering::Relaxed);
+    !all_processes().iter().any(|member| {
+        if member.pgid.load(Ordering::Relaxed) != pgid || member.exit_status().is_some() {
+            return false;
+        }
+        member.parent().is_some_and(|parent| {
+            parent.pid != 1
+                && parent.pgid.load(Ordering::Relaxed) != pgid
+                && parent.sid.load(Ordering::Relaxed) == member.sid.load(Ordering::Relaxed)
+        })
+    })
+}
+
+/// Whether process group `pgid` is orphaned once `exiting` is gone (its
+/// children then belong to init): no other live member has a parent, other
+/// than `exiting` and init, in another group of the same session.
+fn orphaned_without(pgid: Pid, exiting: &Process) -> bool {
+    !all_processes().iter().any(|member| {
+        if member.pgid.load(Ordering::Relaxed) != pgid || member.pid == exiting.pid || member.exit_status().is_some() {
+            return false;
+        }
+        member.parent().is_some_and(|parent| {
+            parent.pid != exiting.pid
+                && parent.pid != 1
+                && parent.pgid.load(Ordering::Relaxed) != pgid
+                && parent.sid.load(Ordering::Relaxed) == member.sid.load(Ordering::Relaxed)
+        })
+    })
+}
+
+/// When `exiting` ends, process groups it was the last outside link of
+/// (its own, and those of its children in other groups of their session)
+/// become orphaned: if such a group has a stopped member, no shell could
+/// ever continue it, so every member gets SIGHUP and then SIGCONT (POSIX,
+/// as Linux does). Called before the exiting process's children move to
+/// init.
+pub fn hang_up_orphaned_groups(exiting: &Process) {
+    let own = exiting.pgid.load(Ordering::Relaxed);
+    let sid = exiting.sid.load(Ordering::Relaxed);
+    let mut candidates = alloc::vec::Vec::new();
+    if exiting.parent().is_some_and(|parent| {
+        parent.pgid.load(Ordering::Relaxed) != own && parent.sid.load(Ordering::Relaxed) == sid
+    }) {
+        candidates.push(own);
+    }
+    for child in exiting.children() {
+        let pgid = child.pgid.load(Ordering::Relaxed);
+        if pgid != own && child.sid.load(Ordering::Relaxed) == sid && !candidates.contains(&pgid) {
+            candidates.push(pgid);
+        }
+    }
+    for pgid in candidates {
+        let members: alloc::vec::Vec<_> = all_processes()
+            .into_iter()
+            .filter(|p| p.pgid.load(Ordering::Relaxed) == pgid && p.pid != exiting.pid && p.exit_status().is_none())
+            .collect();
+        let any_stopped = members.iter().any(|p| p.signals.lock().stopped.is_some());
+        if !any_stopped || !orphaned_without(pgid, exiting) {
+            continue;
+        }
+        for sig in [abi::SIGHUP, SIGCONT] {
+            for member in &members {
+                let _ = send_signal_info(member, SigInfo::new(sig, SI_KERNEL));
             }
         }
     }
 }
 
+/// Stops the current process for `sig` until SIGCONT or SIGKILL. `continues`
+/// is the SIGCONT count when the stop signal was taken: a SIGCONT since then
+/// cancels the stop.
+fn stop_current(process: &Arc<Process>, sig: u32, continues: u64) {
+    {
+        let mut signals = process.signals.lock();
+        if signals.continues != continues {
+            return;
+        }
+        signals.stopped = Some(sig);
+        signals.report = Some(JobReport::Stopped(sig));
+    }
+    notify_parent_of_job(process, JobReport::Stopped(sig));
+    // Stopped processes sleep here; SIGCONT and SIGKILL wake the thread
+    // directly (send_signal_info), so one queue serves all of them.
+    static STOPPED: WaitQueue = WaitQueue::new();
+    STOPPED.wait_until_uninterruptible(|| {
+        let signals = process.signals.lock();
+        (signals.stopped.is_none() || signals.pending & bit(SIGKILL) != 0).then_some(())
+    });
+    process.signals.lock().stopped = None;
+}
+
+// The signal frame, as Linux's x86_64 `struct rt_sigframe`: the return
+// address (the restorer), a `struct ucontext`, then the `siginfo`.
+const UC: u64 = 8;
+const UC_FLAGS: u64 = UC;
+const UC_LINK: u64 = UC + 8;
+const UC_STACK: u64 = UC + 16; // stack_t: ss_sp, ss_flags, ss_size
+const UC_MCONTEXT: u64 = UC + 40; // struct sigcontext: 32 words
+const UC_SIGMASK: u64 = UC_MCONTEXT + 256;
+const SIGINFO_OFFSET: u64 = UC_SIGMASK + 8;
+const FRAME_SIZE: u64 = SIGINFO_OFFSET + 128;
+/// Below the interrupted stack pointer the x86_64 ABI lets code keep data
+/// (the red zone): the frame goes beneath it.
+const RED_ZONE: u64 = 128;
+
+fn restart_syscall(frame: &mut TrapFrame, number: u64) {
+    // Back up over the 2-byte SYSCALL instruction with the number in rax
+    // again: the call runs anew.
+    frame.rax = number & !RESTART_NO_HANDLER;
+    frame.rip -= 2;
+}
+
+/// Delivers pending signals before a return to user mode: runs default
+/// actions (ending or stopping the process), or builds a handler frame on
+/// the user stack and points the registers at the handler.
+///
+/// `saved_mask` is the mask to restore after the handler when a system
+/// call (sigsuspend, ppoll) replaced it for its duration. `interrupted` is
+/// the number of a system call that failed with EINTR (with
+/// RESTART_NO_HANDLER for those that restart only when no handler runs):
+/// it is made to run again when no handler runs, or before a handler with
+/// SA_RESTART, so the handler's frame saves the restarting registers.
+pub fn deliver_pending(process: &Arc<Process>, frame: &mut TrapFrame, saved_mask: Option<u64>, interrupted: Option<u64>) {
+    loop {
+        let (info, action, blocked, continues) = {
+            let mut signals = process.signals.lock();
+            let allowed = !signals.blocked;
+            let Some(info) = signals.dequeue(allowed) else {
+                if let Some(mask) = saved_mask {
+                    signals.blocked = mask;
+                }
+                drop(signals);
+                if let Some(number) = interrupted {
+                    restart_syscall(frame, number);
+                }
+                return;
+            };
+            let action = signals.actions[info.signo as usize - 1];
+            (info, action, signals.blocked, signals.continues)
+        };
+        let sig = info.signo;
+        match action.handler {
+            SIG_IGN => continue,
+            SIG_DFL => match default_action(sig) {
+                DefaultAction::Ignore | DefaultAction::Continue => continue,
+                DefaultAction::Stop => {
+                    if sig == SIGSTOP || !group_is_orphaned(process) {
+                        stop_current(process, sig, continues);
+                    }
+                    continue;
+                }
+                DefaultAction::Terminate => exit_current(ExitStatus::Signaled(sig as u8, false)),
+                DefaultAction::Core => exit_current(ExitStatus::Signaled(sig as u8, true)),
+            },
+            handler => {
+                if let Some(number) = interrupted {
+                    if action.flags & SA_RESTART != 0 && number & RESTART_NO_HANDLER == 0 {
+                        restart_syscall(frame, number);
+                    }
+                }
+                let frame_mask = saved_mask.unwrap_or(blocked);
+                if setup_frame(process, frame, &info, &action, handler, blocked, frame_mask).is_err() {
+                    // No room for the frame: Linux kills with SIGSEGV.
+                    exit_current(ExitStatus::Signaled(SIGSEGV as u8, true));
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// Builds the handler frame. `blocked` is the current mask (the handler
+/// runs with it plus sa_mask and, unless SA_NODEFER, the signal);
+/// `frame_mask` is the one sigreturn restores.
 fn setup_frame(
     process: &Arc<Process>,
     frame: &mut TrapFrame,
-    sig: u32,
+    info: &SigInfo,
     action: &SigAction,
     handler: u64,
     blocked: u64,
-    fault: Option<(i32, u64)>,
+    frame_mask: u64,
 ) -> Result<()> {
-    let (alt_base, alt_size, alt_flags) = process.signals.lock().alt_stack;
-    let on_alt = alt_flags & 2 == 0 && frame.rsp >= alt_base && frame.rsp < alt_base + alt_size;
-    let mut sp = if action.flags & SA_ONSTACK != 0 && alt_flags & 2 == 0 && !on_alt {
-        alt_base + alt_size
-    } else {
-        frame.rsp - 128 // the red zone below the interrupted stack pointer
-    };
+    if action.flags & SA_RESTORER == 0 {
+        return Err(Errno::EFAULT); // no way back from the handler
+    }
+    let sig = info.signo;
+    let alt = process.signals.lock().alt_stack;
+    let nested = alt.contains(frame.rsp);
+    let mut sp = frame.rsp - RED_ZONE;
+    let mut entering = false;
+    if action.flags & SA_ONSTACK != 0 && alt.reported_flags(sp) & (SS_DISABLE | SS_ONSTACK) == 0 {
+        sp = alt.sp + alt.size;
+        entering = true;
+    }
     sp = ((sp - FRAME_SIZE) & !15) - 8; // as after a call: rsp+8 is 16-aligned
+    if (nested || entering) && !alt.holds(sp) {
+        // The frame would overflow the alternate stack.
+        return Err(Errno::EFAULT);
+    }
     let mut image = [0u8; FRAME_SIZE as usize];
     let put = |image: &mut [u8], offset: u64, value: u64| {
         image[offset as usize..offset as usize + 8].copy_from_slice(&value.to_le_bytes());
     };
-    if action.flags & SA_RESTORER == 0 {
-        return Err(Errno::EFAULT); // no way back from the handler
-    }
     put(&mut image, 0, action.restorer);
     put(&mut image, UC_FLAGS, 0);
-    put(&mut image, UC_STACK, alt_base);
-    image[(UC_STACK + 8) as usize..(UC_STACK + 12) as usize].copy_from_slice(&(if on_alt { 1i32 } else { alt_flags }).to_le_bytes());
-    put(&mut image, UC_STACK + 16, alt_size);
+    put(&mut image, UC_LINK, 0);
+    // uc_stack saves the settings as they are (sigreturn restores them,
+    // which matters with SS_AUTODISARM).
+    put(&mut image, UC_STACK, alt.sp);
+    image[(UC_STACK + 8) as usize..(UC_STACK + 12) as usize].copy_from_slice(&alt.flags.to_le_bytes());
+    put(&mut image, UC_STACK + 16, alt.size);
     // struct sigcontext: r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp,
-    // rip, eflags, cs/gs/fs/ss, err, trapno, oldmask, cr2.
+    // rip, eflags, cs/gs/fs/ss, err, trapno, oldmask, cr2, fpstate (none:
+    // the FPU state is not saved in the frame yet), reserved.
+    let is_fault = matches!(sig, SIGSEGV | SIGBUS) && info.code > 0;
+    let trapno = if frame.vector < 32 { frame.vector } else { 0 };
     let regs = [
         frame.r8, frame.r9, frame.r10, frame.r11, frame.r12, frame.r13, frame.r14, frame.r15, frame.rdi, frame.rsi,
         frame.rbp, frame.rbx, frame.rdx, frame.rax, frame.rcx, frame.rsp, frame.rip, frame.rflags,
-        frame.cs | (frame.ss << 48), frame.error_code, frame.vector.min(255), blocked, fault.map_or(0, |f| f.1),
+        frame.cs | (frame.ss << 48), frame.error_code, trapno, frame_mask, if is_fault { info.fault_addr() } else { 0 },
     ];
     for (i, value) in regs.iter().enumerate() {
         put(&mut image, UC_MCONTEXT + 8 * i as u64, *value);
     }
-    put(&mut image, UC_SIGMASK, blocked);
-    // siginfo: si_signo, si_errno, si_code, then the union.
-    let info = SIGINFO_OFFSET as usize;
-    image[info..info + 4].copy_from_slice(&(sig as i32).to_le_bytes());
-    let code = fault.map_or(0, |f| f.0); // SI_USER for kill()
-    image[info + 8..info + 12].copy_from_slice(&code.to_le_bytes());
-    if let Some((_, addr)) = fault {
-        put(&mut image, SIGINFO_OFFSET + 16, addr);
-    }
+    put(&mut image, UC_SIGMASK, frame_mask);
+    image[SIGINFO_OFFSET as usize..].copy_from_slice(&info.to_user());
     copy_to_user(sp as usize, &image)?;
     {
         let mut signals = process.signals.lock();
@@ -315,23 +796,56 @@ fn setup_frame(
         if action.flags & SA_NODEFER == 0 {
             new_blocked |= bit(sig);
         }
-        signals.blocked = new_blocked & !(bit(SIGKILL) | bit(SIGSTOP));
+        signals.blocked = new_blocked & !UNBLOCKABLE;
         if action.flags & SA_RESETHAND != 0 {
             signals.actions[sig as usize - 1] = SigAction::default();
+        }
+        if entering && alt.flags & SS_AUTODISARM != 0 {
+            signals.alt_stack = AltStack::DISABLED;
         }
     }
     frame.rsp = sp;
     frame.rip = handler;
     frame.rdi = sig as u64;
     frame.rsi = sp + SIGINFO_OFFSET;
-    frame.rdx = sp + 8;
+    frame.rdx = sp + UC;
     frame.rax = 0;
-    let _ = SA_SIGINFO;
+    // The handler starts with the direction and trap flags clear (the ABI
+    // wants DF clear at function entry), as on Linux.
+    frame.rflags &= !((1 << 8) | (1 << 10) | (1 << 16));
     Ok(())
 }
 
-/// rt_sigreturn: restores the registers and mask saved by `setup_frame`.
-/// The frame's return address was popped, so the ucontext is at rsp - 8 + 8.
+/// Changes the alternate stack (sigaltstack, and sigreturn restoring it)
+/// while the user stack pointer is `sp`: EPERM while running on it, EINVAL
+/// for unknown flags, ENOMEM below MINSIGSTKSZ.
+pub fn set_alt_stack(process: &Process, new: AltStack, sp: u64) -> Result<()> {
+    let mut signals = process.signals.lock();
+    let current = signals.alt_stack;
+    if current.contains(sp) {
+        return Err(Errno::EPERM);
+    }
+    let mode = new.flags & !SS_AUTODISARM;
+    if mode != SS_DISABLE && mode != SS_ONSTACK && mode != 0 {
+        return Err(Errno::EINVAL);
+    }
+    if new == current {
+        return Ok(());
+    }
+    signals.alt_stack = if mode == SS_DISABLE {
+        AltStack { sp: 0, size: 0, flags: new.flags }
+    } else {
+        if new.size < abi::MINSIGSTKSZ as u64 {
+            return Err(Errno::ENOMEM);
+        }
+        new
+    };
+    Ok(())
+}
+
+/// rt_sigreturn: restores the registers, mask and alternate stack saved by
+/// `setup_frame`. The handler's return popped the return address, so the
+/// frame starts 8 bytes below the stack pointer.
 pub fn sigreturn(process: &Arc<Process>, frame: &mut TrapFrame) -> Result<()> {
     let base = frame.rsp - 8;
     let mut image = [0u8; FRAME_SIZE as usize];
@@ -360,7 +874,12 @@ pub fn sigreturn(process: &Arc<Process>, frame: &mut TrapFrame) -> Result<()> {
     frame.rflags = (frame.rflags & !user_flags) | (r(17) & user_flags) | (1 << 9);
     // Every register must come back as saved: no SYSRET.
     frame.vector = 0;
-    let mask = get(UC_SIGMASK) & !(bit(SIGKILL) | bit(SIGSTOP));
+    let mask = get(UC_SIGMASK) & !UNBLOCKABLE;
     process.signals.lock().blocked = mask;
+    // Linux restores the alternate stack from uc_stack and ignores a
+    // failure (EPERM when the interrupted code itself ran on it).
+    let flags = u32::from_le_bytes(image[(UC_STACK + 8) as usize..(UC_STACK + 12) as usize].try_into().unwrap());
+    let saved = AltStack { sp: get(UC_STACK), size: get(UC_STACK + 16), flags };
+    let _ = set_alt_stack(process, saved, frame.rsp);
     Ok(())
 }

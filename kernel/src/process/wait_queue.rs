@@ -46,6 +46,24 @@ impl WaitQueue {
         }
     }
 
+    /// Sleeps until `condition` returns `Some`, whatever signals arrive: for
+    /// states that only specific events end (a job-control stop ends with
+    /// SIGCONT or SIGKILL, which the condition checks itself).
+    pub fn wait_until_uninterruptible<T>(&self, mut condition: impl FnMut() -> Option<T>) -> T {
+        let thread = current().expect("wait_until_uninterruptible outside a thread");
+        loop {
+            thread.set_state(ThreadState::Sleeping);
+            self.waiters.lock().push_back(thread.clone());
+            if let Some(value) = condition() {
+                thread.set_state(ThreadState::Runnable);
+                self.remove(&thread);
+                return value;
+            }
+            scheduler::schedule();
+            self.remove(&thread);
+        }
+    }
+
     fn remove(&self, thread: &Arc<Thread>) {
         self.waiters.lock().retain(|t| !Arc::ptr_eq(t, thread));
     }
@@ -53,6 +71,9 @@ impl WaitQueue {
     /// Wakes every waiter.
     pub fn wake_all(&self) {
         let waiters: VecDeque<Arc<Thread>> = core::mem::take(&mut *self.waiters.lock());
+        if !waiters.is_empty() {
+            log::trace!("wake_all {:p}: {:?}", self, waiters.iter().map(|t| (t.tid, t.state())).collect::<alloc::vec::Vec<_>>());
+        }
         for thread in waiters {
             thread.wake();
         }

@@ -8,6 +8,7 @@
 mod fs;
 pub use fs::{fs_cred, AT_FDCWD};
 mod info;
+mod itimer;
 pub use info::{Limits, DEFAULT_LIMITS};
 pub mod memory;
 pub mod names;
@@ -57,19 +58,45 @@ fn report_unknown(number: usize) {
     log::warn!("unimplemented system call {} ({}): ENOSYS", name, number);
 }
 
+/// Set by `strace` on the kernel command line: log every system call.
+pub static TRACE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// With `strace=NAME`: only processes whose comm is NAME are traced.
+pub static TRACE_COMM: kevlar_platform::sync::SpinLock<Option<String>> = kevlar_platform::sync::SpinLock::new(None);
+
 /// Handles the system call in `frame` for the current thread.
 pub fn handle(frame: &mut TrapFrame) {
     let thread = crate::process::current().expect("system call without a current thread");
     let number = frame.rax as usize;
     let args = Args([frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9]);
+    let trace = TRACE.load(Ordering::Relaxed) && TRACE_COMM.lock().as_deref().is_none_or(|c| *thread.process.comm.lock() == c);
+    if trace {
+        let name = names::SYSCALL_NAMES.get(number).copied().unwrap_or("?");
+        log::info!("[{}] {}({:#x}, {:#x}, {:#x}, {:#x}) ...", thread.tid, name, args.0[0], args.0[1], args.0[2], args.0[3]);
+    }
+    thread.current_syscall.store(number as u64, Ordering::Relaxed);
     let result = dispatch(&thread, frame, number, args);
+    thread.current_syscall.store(u64::MAX, Ordering::Relaxed);
+    if trace {
+        let name = names::SYSCALL_NAMES.get(number).copied().unwrap_or("?");
+        log::info!("[{}] {} -> {:?}", thread.tid, name, result);
+    }
     frame.rax = match result {
         Ok(value) => value as u64,
         Err(errno) => errno.as_negative_isize() as u64,
     };
     if result == Err(Errno::EINTR) && is_restartable(number) {
         thread.set_interrupted_syscall(number as u64);
+    } else if result == Err(Errno::EINTR) && restarts_without_handler(number) {
+        thread.set_interrupted_syscall(number as u64 | crate::process::signal::RESTART_NO_HANDLER);
     }
+}
+
+/// Calls that wait for a signal: interrupted by one whose handler runs
+/// they fail with EINTR, but after a signal with no handler (a stop and
+/// continue, an ignored signal) they wait again, as Linux's ERESTARTNOHAND.
+fn restarts_without_handler(number: usize) -> bool {
+    matches!(number as u32, nr::__NR_pause | nr::__NR_rt_sigsuspend)
 }
 
 fn is_restartable(number: usize) -> bool {
@@ -205,10 +232,12 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_rt_sigpending => signal::rt_sigpending(thread, a.usize(0), a.usize(1)),
         nr::__NR_rt_sigsuspend => signal::rt_sigsuspend(thread, a.usize(0), a.usize(1)),
         nr::__NR_rt_sigtimedwait => signal::rt_sigtimedwait(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3)),
-        nr::__NR_sigaltstack => signal::sigaltstack(thread, a.usize(0), a.usize(1)),
+        nr::__NR_sigaltstack => signal::sigaltstack(thread, a.usize(0), a.usize(1), frame.rsp),
         nr::__NR_kill => signal::kill(thread, a.i32(0), a.u32(1)),
         nr::__NR_tkill => signal::tkill(thread, a.i32(0), a.u32(1)),
-        nr::__NR_tgkill => signal::tkill(thread, a.i32(1), a.u32(2)),
+        nr::__NR_tgkill => signal::tgkill(thread, a.i32(0), a.i32(1), a.u32(2)),
+        nr::__NR_rt_sigqueueinfo => signal::rt_sigqueueinfo(thread, a.i32(0), a.u32(1), a.usize(2)),
+        nr::__NR_rt_tgsigqueueinfo => signal::rt_tgsigqueueinfo(thread, a.i32(0), a.i32(1), a.u32(2), a.usize(3)),
         nr::__NR_pause => signal::pause(thread),
 
         // Memory.
@@ -232,6 +261,10 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_times => time::times(thread, a.usize(0)),
         // partial(getrusage): CPU time approximated by uptime; no per-process accounting
         nr::__NR_getrusage => time::getrusage(thread, a.i32(0), a.usize(1)),
+        nr::__NR_alarm => itimer::alarm(thread, a.u32(0)),
+        // partial(setitimer): ITIMER_VIRTUAL and ITIMER_PROF are kept but never fire (no per-process CPU time yet)
+        nr::__NR_setitimer => itimer::setitimer(thread, a.u32(0), a.usize(1), a.usize(2)),
+        nr::__NR_getitimer => itimer::getitimer(thread, a.u32(0), a.usize(1)),
 
         // System information.
         nr::__NR_uname => info::uname(a.usize(0)),

@@ -10,6 +10,7 @@ use linux_raw_sys::general as abi;
 
 use super::{read_path, read_string_array};
 use crate::error::{Errno, Result};
+use crate::process::signal::JobReport;
 use crate::process::{self, find_process, CloneOptions, ExitStatus, Pid, Process, Thread};
 
 pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, _child_tid: usize, tls: u64) -> Result<isize> {
@@ -55,31 +56,69 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
         return Err(Errno::EINVAL);
     }
     let me = thread.process.clone();
-    let (child_pid, exit) = me.child_event.wait_until(|| {
+    let found = me.child_event.wait_until(|| {
         let children = me.children();
         let targets: alloc::vec::Vec<_> = children.iter().filter(|c| matches_wait_target(c, &me, pid)).collect();
         if targets.is_empty() {
             return Err(Errno::ECHILD);
         }
-        if let Some(zombie) = targets.iter().find(|c| c.exit_status().is_some()) {
-            return Ok(Some((zombie.pid, zombie.exit_status().unwrap())));
+        let wanted = Wanted { exited: true, stopped: options & abi::WUNTRACED != 0, continued: options & abi::WCONTINUED != 0 };
+        if let Some(found) = find_change(&targets, wanted, false) {
+            return Ok(Some(Some(found)));
         }
         if options & abi::WNOHANG != 0 {
-            return Ok(Some((0, ExitStatus::Exited(0))));
+            return Ok(Some(None));
         }
         Ok(None)
     })?;
-    if child_pid == 0 {
-        return Ok(0);
-    }
-    me.forget_child(child_pid);
+    let Some((child, change)) = found else { return Ok(0) };
+    let word = match change {
+        Change::Exited(exit) => {
+            me.forget_child(child.pid);
+            exit.wait_status()
+        }
+        Change::Job(report) => report.wait_status(),
+    };
     if status != 0 {
-        copy_to_user(status, &exit.wait_status().to_le_bytes())?;
+        copy_to_user(status, &word.to_le_bytes())?;
     }
     if rusage != 0 {
         copy_to_user(rusage, &[0u8; 144])?;
     }
-    Ok(child_pid as isize)
+    Ok(child.pid as isize)
+}
+
+/// A state change wait reports: the end of a child, or a stop or continue.
+enum Change {
+    Exited(ExitStatus),
+    Job(JobReport),
+}
+
+/// The kinds of change a wait asks for.
+#[derive(Clone, Copy)]
+struct Wanted {
+    exited: bool,
+    stopped: bool,
+    continued: bool,
+}
+
+/// The first change among `targets` that `wanted` asks for, looking at the
+/// children in creation order and, for each, at its exit, then a stop,
+/// then a continue, as Linux does. A stop or continue is consumed unless
+/// `keep` (WNOWAIT).
+fn find_change(targets: &[&Arc<Process>], wanted: Wanted, keep: bool) -> Option<(Arc<Process>, Change)> {
+    for child in targets {
+        if let Some(exit) = child.exit_status() {
+            if wanted.exited {
+                return Some(((*child).clone(), Change::Exited(exit)));
+            }
+            continue;
+        }
+        if let Some(report) = child.signals.lock().take_report(wanted.stopped, wanted.continued, keep) {
+            return Some(((*child).clone(), Change::Job(report)));
+        }
+    }
+    None
 }
 
 pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options: u32) -> Result<isize> {
@@ -99,10 +138,13 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
         if targets.is_empty() {
             return Err(Errno::ECHILD);
         }
-        if options & abi::WEXITED != 0 {
-            if let Some(z) = targets.iter().find(|c| c.exit_status().is_some()) {
-                return Ok(Some(Some((z.pid, z.exit_status().unwrap(), z.creds.lock().uid))));
-            }
+        let wanted = Wanted {
+            exited: options & abi::WEXITED != 0,
+            stopped: options & abi::WSTOPPED != 0,
+            continued: options & abi::WCONTINUED != 0,
+        };
+        if let Some(found) = find_change(&targets, wanted, options & abi::WNOWAIT != 0) {
+            return Ok(Some(Some(found)));
         }
         if options & abi::WNOHANG != 0 {
             return Ok(Some(None));
@@ -110,18 +152,24 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
         Ok(None)
     })?;
     let mut info = [0u8; 128];
-    if let Some((child, status, uid)) = found {
-        if options & abi::WNOWAIT == 0 {
-            me.forget_child(child);
-        }
-        let (code, value) = match status {
-            ExitStatus::Exited(c) => (abi::CLD_EXITED as i32, c as i32),
-            ExitStatus::Signaled(s, true) => (abi::CLD_DUMPED as i32, s as i32),
-            ExitStatus::Signaled(s, false) => (abi::CLD_KILLED as i32, s as i32),
+    if let Some((child, change)) = found {
+        let (code, value) = match change {
+            Change::Exited(status) => {
+                if options & abi::WNOWAIT == 0 {
+                    me.forget_child(child.pid);
+                }
+                match status {
+                    ExitStatus::Exited(c) => (abi::CLD_EXITED as i32, c as i32),
+                    ExitStatus::Signaled(s, true) => (abi::CLD_DUMPED as i32, s as i32),
+                    ExitStatus::Signaled(s, false) => (abi::CLD_KILLED as i32, s as i32),
+                }
+            }
+            Change::Job(report) => report.code_and_status(),
         };
+        let uid = child.creds.lock().uid;
         info[0..4].copy_from_slice(&(abi::SIGCHLD as i32).to_le_bytes());
         info[8..12].copy_from_slice(&code.to_le_bytes());
-        info[16..20].copy_from_slice(&child.to_le_bytes());
+        info[16..20].copy_from_slice(&child.pid.to_le_bytes());
         info[20..24].copy_from_slice(&uid.to_le_bytes());
         info[24..28].copy_from_slice(&value.to_le_bytes());
     }

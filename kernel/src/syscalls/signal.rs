@@ -1,6 +1,9 @@
-//! Signal system calls.
+//! Signal system calls: dispositions, masks, waiting for signals, the
+//! alternate stack, and sending (kill, tkill, tgkill, rt_sigqueueinfo,
+//! rt_tgsigqueueinfo).
 
 use alloc::sync::Arc;
+use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 
 use kevlar_platform::x86::trap::TrapFrame;
@@ -9,10 +12,8 @@ use linux_raw_sys::general as abi;
 
 use super::{read_bytes, read_u64, write_u64};
 use crate::error::{Errno, Result};
-use crate::process::signal::{self, SigAction, NSIG, SIGKILL, SIGSTOP};
-use crate::process::{all_processes, find_process, Thread};
-
-const UNBLOCKABLE: u64 = (1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1));
+use crate::process::signal::{self, AltStack, SigAction, SigInfo, NSIG, SIGCONT, SIGKILL, SIGSTOP, UNBLOCKABLE};
+use crate::process::{all_processes, find_process, Pid, Process, Thread};
 
 pub fn rt_sigaction(thread: &Thread, sig: u32, act: usize, oldact: usize, sigsetsize: usize) -> Result<isize> {
     if sigsetsize != 8 || sig == 0 || sig as usize > NSIG {
@@ -32,13 +33,7 @@ pub fn rt_sigaction(thread: &Thread, sig: u32, act: usize, oldact: usize, sigset
         let mut signals = thread.process.signals.lock();
         let old = signals.actions[sig as usize - 1];
         if let Some(new) = new {
-            signals.actions[sig as usize - 1] = new;
-            // Setting SIG_IGN (or SIG_DFL for a default-ignored signal)
-            // discards a pending instance, as POSIX says.
-            let ignored = new.handler == 1 || (new.handler == 0 && signal::default_action(sig) == signal::DefaultAction::Ignore);
-            if ignored {
-                signals.pending &= !(1 << (sig - 1));
-            }
+            signals.set_action(sig, new);
         }
         old
     };
@@ -89,7 +84,7 @@ pub fn rt_sigpending(thread: &Thread, set: usize, sigsetsize: usize) -> Result<i
         return Err(Errno::EINVAL);
     }
     let signals = thread.process.signals.lock();
-    let pending = signals.pending & signals.blocked;
+    let pending = signals.pending() & signals.blocked;
     drop(signals);
     write_u64(set, pending)?;
     Ok(0)
@@ -136,12 +131,8 @@ pub fn rt_sigtimedwait(thread: &Arc<Thread>, set: usize, info: usize, timeout: u
         crate::timer::arm(deadline, thread.clone());
     }
     let taken = queue.wait_until(|| {
-        let mut signals = thread.process.signals.lock();
-        let ready = signals.pending & wanted;
-        if ready != 0 {
-            let sig = ready.trailing_zeros() + 1;
-            signals.pending &= !(1 << (sig - 1));
-            return Ok(Some(sig));
+        if let Some(info) = thread.process.signals.lock().dequeue(wanted) {
+            return Ok(Some(info));
         }
         if deadline.is_some_and(|d| kevlar_platform::time::monotonic_ns() >= d) {
             return Err(Errno::EAGAIN);
@@ -149,68 +140,135 @@ pub fn rt_sigtimedwait(thread: &Arc<Thread>, set: usize, info: usize, timeout: u
         Ok(None)
     });
     crate::timer::disarm(thread);
-    let sig = taken?;
+    let taken = taken?;
     if info != 0 {
-        let mut raw = [0u8; 128];
-        raw[0..4].copy_from_slice(&(sig as i32).to_le_bytes());
-        copy_to_user(info, &raw)?;
+        copy_to_user(info, &taken.to_user())?;
     }
-    Ok(sig as isize)
+    Ok(taken.signo as isize)
 }
 
-pub fn sigaltstack(thread: &Thread, ss: usize, old: usize) -> Result<isize> {
-    const SS_ONSTACK: i32 = 1;
-    const SS_DISABLE: i32 = 2;
+/// sigaltstack. `sp` is the caller's stack pointer: on the alternate stack
+/// the old settings read SS_ONSTACK and a change fails with EPERM.
+pub fn sigaltstack(thread: &Thread, ss: usize, old: usize, sp: u64) -> Result<isize> {
+    let new = if ss != 0 {
+        let raw = read_bytes::<24>(ss)?;
+        Some(AltStack {
+            sp: u64::from_le_bytes(raw[0..8].try_into().unwrap()),
+            flags: u32::from_le_bytes(raw[8..12].try_into().unwrap()),
+            size: u64::from_le_bytes(raw[16..24].try_into().unwrap()),
+        })
+    } else {
+        None
+    };
     let current = thread.process.signals.lock().alt_stack;
+    if let Some(new) = new {
+        signal::set_alt_stack(&thread.process, new, sp)?;
+    }
     if old != 0 {
         let mut raw = [0u8; 24];
-        raw[0..8].copy_from_slice(&current.0.to_le_bytes());
-        raw[8..12].copy_from_slice(&current.2.to_le_bytes());
-        raw[16..24].copy_from_slice(&current.1.to_le_bytes());
+        raw[0..8].copy_from_slice(&current.sp.to_le_bytes());
+        raw[8..12].copy_from_slice(&current.reported_flags(sp).to_le_bytes());
+        raw[16..24].copy_from_slice(&current.size.to_le_bytes());
         copy_to_user(old, &raw)?;
-    }
-    if ss != 0 {
-        let raw = read_bytes::<24>(ss)?;
-        let sp = u64::from_le_bytes(raw[0..8].try_into().unwrap());
-        let flags = i32::from_le_bytes(raw[8..12].try_into().unwrap());
-        let size = u64::from_le_bytes(raw[16..24].try_into().unwrap());
-        if flags & !(SS_DISABLE | SS_ONSTACK | (1 << 31)) != 0 {
-            return Err(Errno::EINVAL);
-        }
-        let new = if flags & SS_DISABLE != 0 {
-            (0, 0, SS_DISABLE)
-        } else {
-            if size < 2048 {
-                return Err(Errno::ENOMEM);
-            }
-            (sp, size, 0)
-        };
-        thread.process.signals.lock().alt_stack = new;
     }
     Ok(0)
 }
 
-pub fn kill(thread: &Thread, pid: i32, sig: u32) -> Result<isize> {
-    if sig as usize > NSIG {
+/// Whether `sender` may signal `target`: root may; otherwise the sender's
+/// real or effective uid must match the target's real or saved uid, or the
+/// signal is SIGCONT within the session (so a shell can resume its jobs
+/// after they changed ids).
+fn may_signal(sender: &Process, target: &Process, sig: u32) -> bool {
+    let (uid, euid) = {
+        let creds = sender.creds.lock();
+        (creds.uid, creds.euid)
+    };
+    if euid == 0 {
+        return true;
+    }
+    let (target_uid, target_suid) = {
+        let creds = target.creds.lock();
+        (creds.uid, creds.suid)
+    };
+    if [uid, euid].iter().any(|id| *id == target_uid || *id == target_suid) {
+        return true;
+    }
+    sig == SIGCONT && sender.sid.load(Ordering::Relaxed) == target.sid.load(Ordering::Relaxed)
+}
+
+/// Checks the signal number and permission, then sends: signal 0 only
+/// checks. A missing target was reported (ESRCH) before this, as on Linux.
+fn send_to(sender: &Process, target: &Arc<Process>, info: SigInfo) -> Result<()> {
+    if info.signo as usize > NSIG {
         return Err(Errno::EINVAL);
     }
-    let me = &thread.process;
-    let targets: alloc::vec::Vec<_> = match pid {
+    if !may_signal(sender, target, info.signo) {
+        return Err(Errno::EPERM);
+    }
+    signal::send_signal_info(target, info)
+}
+
+/// Sends to every member of a process group: success if any send
+/// succeeded, else the last error (ESRCH for an empty group), as Linux.
+fn send_to_group(sender: &Process, pgid: Pid, info: SigInfo) -> Result<()> {
+    let members: Vec<_> = all_processes()
+        .into_iter()
+        .filter(|p| p.pgid.load(Ordering::Relaxed) == pgid && p.exit_status().is_none())
+        .collect();
+    let mut result = Err(Errno::ESRCH);
+    let mut any = false;
+    for member in members {
+        result = send_to(sender, &member, info);
+        any |= result.is_ok();
+    }
+    if any { Ok(()) } else { result }
+}
+
+/// What kill(2) and rt_sigqueueinfo do with their pid.
+fn send_to_pid(sender: &Process, pid: Pid, info: SigInfo) -> Result<()> {
+    match pid {
         // A zombie can still be signalled (nothing happens), as on Linux.
-        p if p > 0 => alloc::vec![find_process(p).ok_or(Errno::ESRCH)?],
-        0 => {
-            let pgid = me.pgid.load(Ordering::Relaxed);
-            all_processes().into_iter().filter(|p| p.pgid.load(Ordering::Relaxed) == pgid && p.exit_status().is_none()).collect()
+        p if p > 0 => send_to(sender, &find_process(p).ok_or(Errno::ESRCH)?, info),
+        0 => send_to_group(sender, sender.pgid.load(Ordering::Relaxed), info),
+        // -INT_MIN does not exist: no such group.
+        i32::MIN => Err(Errno::ESRCH),
+        -1 => {
+            // Everyone but init and ourselves. Refusals are not errors here:
+            // the call fails only if nothing was there to try, or with an
+            // error other than EPERM.
+            let mut result = Ok(());
+            let mut count = 0;
+            for target in all_processes().into_iter().filter(|p| p.pid != 1 && p.pid != sender.pid && p.exit_status().is_none()) {
+                count += 1;
+                match send_to(sender, &target, info) {
+                    Err(Errno::EPERM) => {}
+                    other => result = other,
+                }
+            }
+            if count == 0 { Err(Errno::ESRCH) } else { result }
         }
-        -1 => all_processes().into_iter().filter(|p| p.pid != 1 && p.pid != me.pid && p.exit_status().is_none()).collect(),
-        p => all_processes().into_iter().filter(|q| q.pgid.load(Ordering::Relaxed) == -p && q.exit_status().is_none()).collect(),
-    };
-    if targets.is_empty() {
-        return Err(Errno::ESRCH);
+        p => send_to_group(sender, -p, info),
     }
-    for target in targets {
-        signal::send_signal(&target, sig);
-    }
+}
+
+/// The sender's pid and real uid, for si_pid and si_uid.
+fn sender_ids(process: &Process) -> (Pid, u32) {
+    (process.pid, process.creds.lock().uid)
+}
+
+pub fn kill(thread: &Thread, pid: i32, sig: u32) -> Result<isize> {
+    let me = &thread.process;
+    let (my_pid, uid) = sender_ids(me);
+    send_to_pid(me, pid, SigInfo::from_process(sig, signal::SI_USER, my_pid, uid))?;
+    Ok(0)
+}
+
+/// tkill and tgkill (`tgid` None for tkill), and rt_tgsigqueueinfo with
+/// the caller's siginfo: the thread `tid`, which must belong to `tgid`.
+/// Processes have one thread, whose id is the pid.
+fn send_to_thread(thread: &Thread, tgid: Option<Pid>, tid: Pid, info: SigInfo) -> Result<isize> {
+    let target = find_process(tid).filter(|p| tgid.is_none_or(|tgid| p.pid == tgid)).ok_or(Errno::ESRCH)?;
+    send_to(&thread.process, &target, info)?;
     Ok(0)
 }
 
@@ -218,5 +276,45 @@ pub fn tkill(thread: &Thread, tid: i32, sig: u32) -> Result<isize> {
     if tid <= 0 {
         return Err(Errno::EINVAL);
     }
-    kill(thread, tid, sig)
+    let (pid, uid) = sender_ids(&thread.process);
+    send_to_thread(thread, None, tid, SigInfo::from_process(sig, signal::SI_TKILL, pid, uid))
+}
+
+pub fn tgkill(thread: &Thread, tgid: i32, tid: i32, sig: u32) -> Result<isize> {
+    if tgid <= 0 || tid <= 0 {
+        return Err(Errno::EINVAL);
+    }
+    let (pid, uid) = sender_ids(&thread.process);
+    send_to_thread(thread, Some(tgid), tid, SigInfo::from_process(sig, signal::SI_TKILL, pid, uid))
+}
+
+/// Reads the siginfo of rt_sigqueueinfo/rt_tgsigqueueinfo. Only root-less
+/// impersonation is refused: a siginfo claiming to come from kill(),
+/// tkill() or the kernel (si_code >= 0 or SI_TKILL) may only be sent to
+/// oneself.
+fn read_queued_info(thread: &Thread, target: Pid, sig: u32, uinfo: usize) -> Result<SigInfo> {
+    let info = SigInfo::from_user(&read_bytes::<48>(uinfo)?, sig);
+    if (info.code >= 0 || info.code == signal::SI_TKILL) && target != thread.process.pid {
+        return Err(Errno::EPERM);
+    }
+    Ok(info)
+}
+
+pub fn rt_sigqueueinfo(thread: &Thread, pid: i32, sig: u32, uinfo: usize) -> Result<isize> {
+    let info = read_queued_info(thread, pid, sig, uinfo)?;
+    // POSIX.1b names a process, never a group.
+    if pid <= 0 {
+        return Err(Errno::ESRCH);
+    }
+    let target = find_process(pid).ok_or(Errno::ESRCH)?;
+    send_to(&thread.process, &target, info)?;
+    Ok(0)
+}
+
+pub fn rt_tgsigqueueinfo(thread: &Thread, tgid: i32, tid: i32, sig: u32, uinfo: usize) -> Result<isize> {
+    if tgid <= 0 || tid <= 0 {
+        return Err(Errno::EINVAL);
+    }
+    let info = read_queued_info(thread, tid, sig, uinfo)?;
+    send_to_thread(thread, Some(tgid), tid, info)
 }

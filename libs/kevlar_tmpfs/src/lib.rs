@@ -428,14 +428,14 @@ enum EntriesPair<'g> {
 }
 
 impl EntriesPair<'_> {
-    fn old(&mut self) -> &mut Entries {
+    fn old_dir(&mut self) -> &mut Entries {
         match self {
             EntriesPair::Same(e) => e,
             EntriesPair::Two { old, .. } => old,
         }
     }
 
-    fn new(&mut self) -> &mut Entries {
+    fn new_dir(&mut self) -> &mut Entries {
         match self {
             EntriesPair::Same(e) => e,
             EntriesPair::Two { new, .. } => new,
@@ -647,11 +647,11 @@ impl TmpInode {
         new_name: &[u8],
         flags: RenameFlags,
     ) -> Result<Option<Arc<TmpInode>>> {
-        if pair.old().dead || pair.new().dead {
+        if pair.old_dir().dead || pair.new_dir().dead {
             return Err(Errno::ENOENT);
         }
-        let source = pair.old().get(old_name).cloned().ok_or(Errno::ENOENT)?;
-        let target = pair.new().get(new_name).cloned();
+        let source = pair.old_dir().get(old_name).cloned().ok_or(Errno::ENOENT)?;
+        let target = pair.new_dir().get(new_name).cloned();
         if let Some(target) = &target {
             // Two names for the same node (or the same name): POSIX says
             // rename does nothing and succeeds.
@@ -686,8 +686,8 @@ impl TmpInode {
                 gaining.update_meta(|m| m.nlink += 1);
                 losing.update_meta(|m| m.nlink -= 1);
             }
-            pair.old().replace(old_name, target.clone());
-            pair.new().replace(new_name, source.clone());
+            pair.old_dir().replace(old_name, target.clone());
+            pair.new_dir().replace(new_name, source.clone());
             if source_is_dir {
                 source.set_parent(new_dir);
             }
@@ -726,9 +726,9 @@ impl TmpInode {
             }
         }
 
-        pair.old().remove(old_name);
-        let replaced = pair.new().remove(new_name);
-        pair.new().insert(new_name, source.clone());
+        pair.old_dir().remove(old_name);
+        let replaced = pair.new_dir().remove(new_name);
+        pair.new_dir().insert(new_name, source.clone());
         if let Some(victim) = &replaced {
             if victim_is_dir {
                 victim.update_meta(|m| {

@@ -96,9 +96,23 @@ static INPUT_ARRIVED: core::sync::atomic::AtomicBool = core::sync::atomic::Atomi
 pub fn handle_interrupt() {
     let mut input = INPUT.lock();
     while inb(COM1 + REG_LSR) & LSR_DATA_READY != 0 {
-        input.push(inb(COM1 + REG_DATA));
+        let byte = inb(COM1 + REG_DATA);
+        // Ctrl-] asks the kernel for a state dump (a debugging aid, like
+        // Linux's SysRq), and is not passed on as input.
+        if byte == 0x1d {
+            DUMP_REQUESTED.store(true, core::sync::atomic::Ordering::Release);
+            continue;
+        }
+        input.push(byte);
     }
     INPUT_ARRIVED.store(true, core::sync::atomic::Ordering::Release);
+}
+
+static DUMP_REQUESTED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// Returns (and clears) whether Ctrl-] asked for a state dump.
+pub fn take_dump_request() -> bool {
+    DUMP_REQUESTED.swap(false, core::sync::atomic::Ordering::AcqRel)
 }
 
 /// Returns (and clears) whether input arrived since the last call.
