@@ -78,12 +78,10 @@ const SA_NODEFER: u64 = abi::SA_NODEFER as u64;
 const SA_RESETHAND: u64 = abi::SA_RESETHAND as u64;
 const SA_RESTART: u64 = abi::SA_RESTART as u64;
 
-/// si_code values.
+/// si_code of a signal from kill().
 pub const SI_USER: i32 = abi::SI_USER as i32;
 /// Sent by the kernel.
 pub const SI_KERNEL: i32 = abi::SI_KERNEL as i32;
-/// Sent by sigqueue (rt_sigqueueinfo).
-pub const SI_QUEUE: i32 = abi::SI_QUEUE;
 /// Sent by tkill/tgkill.
 pub const SI_TKILL: i32 = abi::SI_TKILL;
 
@@ -268,7 +266,11 @@ pub struct AltStack {
 }
 
 impl AltStack {
-    const DISABLED: AltStack = AltStack { sp: 0, size: 0, flags: SS_DISABLE };
+    /// A new process's setting: none (a size of 0 reads as SS_DISABLE; the
+    /// flags word stays 0, which uc_stack shows, as on Linux).
+    const NONE: AltStack = AltStack { sp: 0, size: 0, flags: 0 };
+    /// What SS_AUTODISARM leaves while a handler runs on the stack.
+    const DISARMED: AltStack = AltStack { sp: 0, size: 0, flags: SS_DISABLE };
 
     /// Whether `sp` is on the alternate stack. With SS_AUTODISARM it never
     /// is: the stack was disarmed on entry, so only a deliberate change
@@ -326,7 +328,7 @@ impl SignalState {
             pending: 0,
             standard_info: [SigInfo::default(); SIGRTMIN as usize],
             realtime: VecDeque::new(),
-            alt_stack: AltStack::DISABLED,
+            alt_stack: AltStack::NONE,
             stopped: None,
             continues: 0,
             report: None,
@@ -340,14 +342,16 @@ impl SignalState {
     }
 
     /// Resets handlers to default on exec (ignored stays ignored); pending
-    /// signals and the mask stay.
+    /// signals and the mask stay. The alternate stack is forgotten (its
+    /// memory is gone) but, as on Linux, its flags word is kept.
     pub fn reset_for_exec(&mut self) {
         for action in self.actions.iter_mut() {
             if action.handler != SIG_IGN {
                 *action = SigAction::default();
             }
         }
-        self.alt_stack = AltStack::DISABLED;
+        self.alt_stack.sp = 0;
+        self.alt_stack.size = 0;
     }
 
     /// Returns whether an unblocked signal is pending.
@@ -622,7 +626,7 @@ pub fn hang_up_orphaned_groups(exiting: &Process) {
         if !any_stopped || !orphaned_without(pgid, exiting) {
             continue;
         }
-        for sig in [abi::SIGHUP, SIGCONT] {
+        for sig in [SIGHUP, SIGCONT] {
             for member in &members {
                 let _ = send_signal_info(member, SigInfo::new(sig, SI_KERNEL));
             }
@@ -801,7 +805,7 @@ fn setup_frame(
             signals.actions[sig as usize - 1] = SigAction::default();
         }
         if entering && alt.flags & SS_AUTODISARM != 0 {
-            signals.alt_stack = AltStack::DISABLED;
+            signals.alt_stack = AltStack::DISARMED;
         }
     }
     frame.rsp = sp;

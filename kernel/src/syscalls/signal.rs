@@ -288,10 +288,10 @@ pub fn tgkill(thread: &Thread, tgid: i32, tid: i32, sig: u32) -> Result<isize> {
     send_to_thread(thread, Some(tgid), tid, SigInfo::from_process(sig, signal::SI_TKILL, pid, uid))
 }
 
-/// Reads the siginfo of rt_sigqueueinfo/rt_tgsigqueueinfo. Only root-less
-/// impersonation is refused: a siginfo claiming to come from kill(),
-/// tkill() or the kernel (si_code >= 0 or SI_TKILL) may only be sent to
-/// oneself.
+/// Reads the siginfo of rt_sigqueueinfo/rt_tgsigqueueinfo. Nobody, not
+/// even root, may make another process believe a signal came from kill(),
+/// tkill() or the kernel: a siginfo with si_code >= 0 or SI_TKILL may only
+/// be sent to oneself (EPERM), as on Linux.
 fn read_queued_info(thread: &Thread, target: Pid, sig: u32, uinfo: usize) -> Result<SigInfo> {
     let info = SigInfo::from_user(&read_bytes::<48>(uinfo)?, sig);
     if (info.code >= 0 || info.code == signal::SI_TKILL) && target != thread.process.pid {
