@@ -76,14 +76,29 @@ pub fn enqueue(thread: Arc<Thread>) {
     }
 }
 
+/// Takes the first thread of `queue` that no CPU is still running. A
+/// thread woken while it was switching out on another CPU is skipped (and
+/// stays queued) until that CPU has left it: waiting for it here could
+/// deadlock two CPUs each waiting for the other's thread.
+fn take_runnable(queue: &mut VecDeque<Arc<Thread>>, from_back: bool) -> Option<Arc<Thread>> {
+    for _ in 0..queue.len() {
+        let thread = if from_back { queue.pop_back()? } else { queue.pop_front()? };
+        if !thread.task.is_running() {
+            return Some(thread);
+        }
+        if from_back { queue.push_front(thread) } else { queue.push_back(thread) }
+    }
+    None
+}
+
 fn pick_next() -> Option<Arc<Thread>> {
     let me = smp::cpu_index();
-    let mut picked = CPUS[me].run_queue.lock().pop_front();
+    let mut picked = take_runnable(&mut CPUS[me].run_queue.lock(), false);
     if picked.is_none() {
         // Take work from a busier CPU.
         for offset in 1..smp::cpu_count() {
             let cpu = (me + offset) % smp::cpu_count();
-            picked = CPUS[cpu].run_queue.lock().pop_back();
+            picked = take_runnable(&mut CPUS[cpu].run_queue.lock(), true);
             if picked.is_some() {
                 break;
             }

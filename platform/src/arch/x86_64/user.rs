@@ -371,6 +371,11 @@ impl Task {
         }
     }
 
+    /// Returns whether some CPU is running the task (or still leaving it).
+    pub fn is_running(&self) -> bool {
+        self.running.load(Ordering::Acquire)
+    }
+
     /// Returns the task's user FS base.
     pub fn fs_base(&self) -> u64 {
         self.fs_base.load(Ordering::Relaxed)
