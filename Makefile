@@ -21,7 +21,7 @@ KERNEL_ELF := build/kevlar.elf
 CARGO_OUT  := target/$(TARGET)/$(PROFILE)/kevlar
 ACCEL      := $(if $(KVM),--kvm,)
 
-.PHONY: all setup kernel run debug test test-host check clean
+.PHONY: all setup kernel run debug test test-host contracts check clean
 
 all: kernel
 
@@ -41,7 +41,11 @@ debug: kernel
 	@echo "QEMU waits for gdb on :1234; in another terminal: gdb $(KERNEL_ELF) -ex 'target remote :1234'"
 	$(PYTHON) tools/run-qemu.py --kernel $(KERNEL_ELF) --interactive --gdb --smp $(SMP) --mem $(MEM) --append "$(CMDLINE)"
 
-test: kernel
+contracts: setup
+	$(PYTHON) tools/contracts.py build
+
+test: kernel contracts
+	$(PYTHON) tools/gen-syscall-table.py --check
 	$(PYTHON) tools/run-tests.py --kernel $(KERNEL_ELF)
 
 test-host: setup

@@ -11,6 +11,11 @@ what Kevlar must print. See docs/contracts.md.
     contracts.py host                        quick run under the host kernel in a private
                                              pid+mount namespace (a developer aid, not the oracle)
 
+Every command takes `--suite contracts|busybox` (default `contracts`, the C
+tests above). `--suite busybox` is the BusyBox script suite: the same init,
+BusyBox with its applet links, and the scripts userland/busybox/<name>.sh at
+/contracts/busybox/<name>, in build/busybox-suite.cpio.
+
 Every command except `build` builds first (incremental). Parsing is importable:
 
     parse_blocks(text) -> Run(blocks={name: Block}, order=[...], all_done=bool)
@@ -18,6 +23,9 @@ Every command except `build` builds first (incremental). Parsing is importable:
     compare_outputs(linux_text, kevlar_text) -> [(name, passed, reason)]
     judge_kevlar_output(kevlar_text, smp, append) -> [("contract:<area>/<name>[smpN]", passed, reason)]
     run_compare(kernel, smp, append) -> the same, running Kevlar itself
+
+Both take `suite=` ("contracts" or "busybox"); judge_kevlar_output also takes
+`initrd=` (the image Kevlar booted) and picks the suite from it.
 
 so tools/run-tests.py can run Kevlar its own way and turn the results of
 judge_kevlar_output into its PASS/FAIL lines.
@@ -44,6 +52,12 @@ CPIO = os.path.join(REPO_ROOT, "build", "contracts.cpio")
 LOG_DIR = os.path.join(REPO_ROOT, "build", "test-logs")
 CC = "/usr/bin/musl-gcc"
 CFLAGS = ["-static", "-O2", "-Wall"]
+# The BusyBox script suite (docs/contracts.md, "The BusyBox suite").
+BUSYBOX_SRC_DIR = os.path.join(REPO_ROOT, "userland", "busybox")
+BUSYBOX_OUT_DIR = os.path.join(REPO_ROOT, "build", "busybox-suite")
+BUSYBOX_CPIO = os.path.join(REPO_ROOT, "build", "busybox-suite.cpio")
+BUSYBOX_AREA = "busybox"
+SUITES = ("contracts", "busybox")
 # Areas in the order they run; a new directory is appended after these.
 AREAS = ["process", "memory", "sched", "time", "fs", "sys", "pipe", "signal", "errors"]
 NOT_AREAS = {"helpers"}
@@ -173,6 +187,7 @@ class Test:
     area: str
     name: str
     src: str
+    out: Optional[str] = None  # what goes in the image; None: the compiled program
 
     @property
     def id(self) -> str:
@@ -180,7 +195,7 @@ class Test:
 
     @property
     def exe(self) -> str:
-        return os.path.join(OUT_DIR, self.area, self.name)
+        return self.out or os.path.join(OUT_DIR, self.area, self.name)
 
     @property
     def guest(self) -> str:
@@ -246,9 +261,83 @@ def _compile(src: str, out: str, extra_deps: list) -> Optional[str]:
     return None
 
 
-def build(quiet: bool = False, include_busybox: bool = False) -> list:
+def suite_cpio(suite: str = "contracts") -> str:
+    return BUSYBOX_CPIO if suite == "busybox" else CPIO
+
+
+def suite_of_initrd(initrd: Optional[str]) -> Optional[str]:
+    """The suite whose image `initrd` is, or None if it is neither."""
+    if not initrd:
+        return None
+    path = os.path.realpath(initrd)
+    for suite in SUITES:
+        if path == os.path.realpath(suite_cpio(suite)):
+            return suite
+    return None
+
+
+def _log_name(suite: str, who: str, smp: int) -> str:
+    prefix = "busybox" if suite == "busybox" else "contracts"
+    return os.path.join(LOG_DIR, f"{prefix}-{who}-smp{smp}.log")
+
+
+def discover_busybox() -> list:
+    """Every userland/busybox/<name>.sh, by name; in the image at
+    /contracts/busybox/<name>."""
+    found = []
+    if not os.path.isdir(BUSYBOX_SRC_DIR):
+        return found
+    for f in sorted(os.listdir(BUSYBOX_SRC_DIR)):
+        if f.endswith(".sh") and not f.startswith("."):
+            found.append(Test(BUSYBOX_AREA, f[:-3], os.path.join(BUSYBOX_SRC_DIR, f),
+                              out=os.path.join(BUSYBOX_SRC_DIR, f)))
+    return found
+
+
+def build_busybox(quiet: bool = False) -> list:
+    """The BusyBox suite's image: contract-init as /init, BusyBox and its
+    applet links, the scripts (mode 755) and the list. Returns the tests."""
+    if not os.path.exists(CC):
+        sys.exit(f"contracts: {CC} not found (apt-get install musl-tools)")
+    bi = _load("build_initramfs", "build-initramfs.py")
+    if not os.path.exists(bi.DEFAULT_BUSYBOX):
+        sys.exit(f"contracts: {bi.DEFAULT_BUSYBOX} not found (apt-get install busybox-static)")
+    tests = discover_busybox()
+    bad = []
+    for t in tests:
+        with open(t.src, "rb") as f:
+            if f.readline().rstrip(b"\n") != b"#!/bin/sh":
+                bad.append(os.path.relpath(t.src, REPO_ROOT))
+    if bad:
+        sys.exit(f"contracts: scripts must start with `#!/bin/sh`: {', '.join(bad)}")
+    init_exe = os.path.join(BUSYBOX_OUT_DIR, "init")
+    err = _compile(INIT_SRC, init_exe, [])
+    if err:
+        sys.stderr.write(err)
+        sys.exit("contracts: the init failed to build")
+    list_file = os.path.join(BUSYBOX_OUT_DIR, "list")
+    with open(list_file, "w") as f:
+        for t in tests:
+            f.write(t.guest + "\n")
+    entries = [bi.File("/init", init_exe, 0o755), bi.File(f"{GUEST_ROOT}/list", list_file, 0o644),
+               bi.Dir("/dev"), bi.Dir("/proc", 0o555), bi.Dir("/tmp", 0o1777),
+               bi.Dir("/bin"), bi.Dir("/root", 0o700)]
+    entries += bi.busybox_entries()
+    for t in tests:
+        entries.append(bi.File(t.guest, t.exe, 0o755))
+    bi.build(entries, BUSYBOX_CPIO)
+    if not quiet:
+        print(f"contracts: busybox suite, {len(tests)} scripts -> "
+              f"{os.path.relpath(BUSYBOX_CPIO, REPO_ROOT)}")
+    return tests
+
+
+def build(quiet: bool = False, include_busybox: bool = False, suite: str = "contracts") -> list:
     """Compile all tests, helpers and the init; write the list and the cpio.
-    Returns the tests. Raises SystemExit on a compile error."""
+    Returns the tests. Raises SystemExit on a compile error. With
+    suite="busybox", build the BusyBox suite's image instead."""
+    if suite == "busybox":
+        return build_busybox(quiet)
     if not os.path.exists(CC):
         sys.exit(f"contracts: {CC} not found (apt-get install musl-tools)")
     tests = discover()
@@ -310,40 +399,54 @@ def oracle():
     return _load("linux_oracle", "linux-oracle.py")
 
 
-def run_linux(smp: int = 1, append: str = "", use_cache: bool = True, echo: bool = False):
-    """Linux's output for the current build/contracts.cpio (cached)."""
+def run_linux(smp: int = 1, append: str = "", use_cache: bool = True, echo: bool = False,
+              suite: str = "contracts"):
+    """Linux's output for the suite's current image (cached)."""
     lo = oracle()
     os.makedirs(LOG_DIR, exist_ok=True)
-    return lo.run_initramfs(CPIO, smp=smp, append=append, timeout=RUN_TIMEOUT,
-                            use_cache=use_cache, echo=echo,
-                            log=os.path.join(LOG_DIR, f"contracts-linux-smp{smp}.log"))
+    return lo.run_initramfs(suite_cpio(suite), smp=smp, append=append, timeout=RUN_TIMEOUT,
+                            use_cache=use_cache, echo=echo, log=_log_name(suite, "linux", smp))
 
 
 def run_kevlar(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
-               timeout: float = KEVLAR_TIMEOUT):
+               timeout: float = KEVLAR_TIMEOUT, suite: str = "contracts"):
     rq = _load("run_qemu", "run-qemu.py")
     os.makedirs(LOG_DIR, exist_ok=True)
-    opts = rq.Options(kernel=kernel, initrd=CPIO, append=append, smp=smp, timeout=timeout,
-                      echo=echo, log=os.path.join(LOG_DIR, f"contracts-kevlar-smp{smp}.log"))
+    opts = rq.Options(kernel=kernel, initrd=suite_cpio(suite), append=append, smp=smp,
+                      timeout=timeout, echo=echo, log=_log_name(suite, "kevlar", smp))
     return rq.run(opts)
 
 
+def _guess_suite(kevlar_output: str) -> str:
+    """Without an initrd to go by: the BusyBox suite if every block Kevlar
+    printed is one of its scripts, else the C contracts."""
+    order = parse_blocks(kevlar_output).order
+    if order and all(n.startswith(BUSYBOX_AREA + "/") for n in order):
+        return "busybox"
+    return "contracts"
+
+
 def judge_kevlar_output(kevlar_output: str, smp: int = 1, append: str = "",
-                        kevlar_note: str = "") -> list:
-    """Compare a Kevlar serial log of build/contracts.cpio with Linux's output
-    for the same image, CPU count and extra command line (Linux is booted
-    only if its output is not cached). Returns [(name, passed, reason)] with
-    names like `contract:fs/open-creat-excl[smp1]`. This is what
-    tools/run-tests.py calls with the Result of its own Kevlar run;
-    `kevlar_note` (e.g. Result.describe()) explains missing blocks."""
+                        kevlar_note: str = "", suite: Optional[str] = None,
+                        initrd: Optional[str] = None) -> list:
+    """Compare a Kevlar serial log of a suite's image (build/contracts.cpio,
+    or build/busybox-suite.cpio) with Linux's output for the same image, CPU
+    count and extra command line (Linux is booted only if its output is not
+    cached). Returns [(name, passed, reason)] with names like
+    `contract:fs/open-creat-excl[smp1]` or `contract:busybox/sh-pipeline[smp1]`.
+    This is what tools/run-tests.py calls with the Result of its own Kevlar
+    run; `kevlar_note` (e.g. Result.describe()) explains missing blocks.
+    The suite is `suite`, else the one `initrd` is the image of, else guessed
+    from the block names in the log (C contracts when there are none)."""
+    suite = suite or suite_of_initrd(initrd) or _guess_suite(kevlar_output)
     try:
-        lin = run_linux(smp, append)
+        lin = run_linux(smp, append, suite=suite)
     except Exception as e:  # no apt, no network: one clear failure, not a traceback
         return [(f"contract:linux-oracle[smp{smp}]", False, f"cannot run the Linux oracle: {e}")]
     if not lin.ok:
         return [(f"contract:linux-oracle[smp{smp}]", False,
                  f"Linux run failed (QEMU status {lin.exit_status}); "
-                 f"see build/test-logs/contracts-linux-smp{smp}.log")]
+                 f"see {os.path.relpath(_log_name(suite, 'linux', smp), REPO_ROOT)}")]
     if not parse_blocks(kevlar_output).all_done and not kevlar_note:
         kevlar_note = "Kevlar's run ended without `=== ALL DONE`"
     return [(f"contract:{name}[smp{smp}]", ok, reason)
@@ -351,13 +454,13 @@ def judge_kevlar_output(kevlar_output: str, smp: int = 1, append: str = "",
 
 
 def run_compare(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
-                timeout: float = KEVLAR_TIMEOUT) -> list:
+                timeout: float = KEVLAR_TIMEOUT, suite: str = "contracts") -> list:
     """Build, run under Kevlar and Linux (cached), and compare.
     Returns [(test name like `contract:fs/open-creat-excl[smp1]`, passed, reason)]."""
-    build(quiet=True)
-    kev = run_kevlar(kernel, smp, append, echo, timeout)
+    build(quiet=True, suite=suite)
+    kev = run_kevlar(kernel, smp, append, echo, timeout, suite)
     note = "" if parse_blocks(kev.output).all_done else kev.describe()
-    return judge_kevlar_output(kev.output, smp, append, note)
+    return judge_kevlar_output(kev.output, smp, append, note, suite=suite)
 
 
 def _print_run(run: Run, tests: list) -> tuple:
@@ -375,8 +478,8 @@ def _print_run(run: Run, tests: list) -> tuple:
 
 
 def cmd_linux(ns) -> int:
-    tests = build()
-    res = run_linux(ns.smp, ns.append, not ns.no_cache, ns.verbose)
+    tests = build(suite=ns.suite)
+    res = run_linux(ns.smp, ns.append, not ns.no_cache, ns.verbose, ns.suite)
     run = parse_blocks(res.output)
     ok, missing = _print_run(run, tests)
     how = "cached" if res.cached else f"booted in {res.elapsed_s:.1f}s"
@@ -392,7 +495,8 @@ def cmd_compare(ns) -> int:
         return 1
     passed = failed = 0
     for smp in ns.smp:
-        for name, ok, reason in run_compare(ns.kernel, smp, ns.append, ns.verbose, ns.timeout):
+        for name, ok, reason in run_compare(ns.kernel, smp, ns.append, ns.verbose, ns.timeout,
+                                            ns.suite):
             if ok:
                 passed += 1
                 print(f"PASS {name}")
@@ -429,10 +533,10 @@ def validate_runs(runs: dict, tests: list) -> list:
 
 
 def cmd_validate(ns) -> int:
-    tests = build()
+    tests = build(suite=ns.suite)
     runs = {}
     for smp in ns.smp:
-        res = run_linux(smp, ns.append, not ns.no_cache, ns.verbose)
+        res = run_linux(smp, ns.append, not ns.no_cache, ns.verbose, ns.suite)
         how = "cached" if res.cached else f"{res.elapsed_s:.1f}s"
         print(f"linux smp{smp}: QEMU status {res.exit_status} ({how})")
         runs[smp] = parse_blocks(res.output)
@@ -447,15 +551,18 @@ def cmd_host(ns) -> int:
     """Unpack the image into a directory and run its init as PID 1 of a new
     pid + mount namespace under the host kernel. Fast feedback while writing
     tests; the Linux VM remains the reference."""
-    tests = build()
-    root = os.path.join(REPO_ROOT, "build", "contracts-root")
+    tests = build(suite=ns.suite)
+    root = os.path.join(REPO_ROOT, "build",
+                        "busybox-suite-root" if ns.suite == "busybox" else "contracts-root")
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
-    subprocess.run(["cpio", "-idm", "--quiet"], cwd=root, stdin=open(CPIO, "rb"), check=True)
+    with open(suite_cpio(ns.suite), "rb") as img:
+        subprocess.run(["cpio", "-idm", "--quiet"], cwd=root, stdin=img, check=True)
     if ns.only:
         with open(os.path.join(root, "contracts", "list"), "w") as f:
             for t in tests:
-                if any(t.id == o or t.id.startswith(o.rstrip("/") + "/") for o in ns.only):
+                if any(t.id == o or t.id.startswith(o.rstrip("/") + "/")
+                       or (ns.suite == "busybox" and t.name == o) for o in ns.only):
                     f.write(t.guest + "\n")
     start = time.monotonic()
     r = subprocess.run(["unshare", "--mount", "--pid", "--uts", "--ipc", "--fork", "--mount-proc",
@@ -492,6 +599,12 @@ def self_test() -> int:
     same = compare_outputs(linux, linux)
     if not all(ok for _, ok, _ in same) or len(same) != 3:
         problems.append(f"identical logs do not pass: {same!r}")
+    if _guess_suite("=== CONTRACT busybox/sh-x\n") != "busybox" or _guess_suite("") != "contracts" \
+            or _guess_suite(kevlar) != "contracts":
+        problems.append("suite guess from block names")
+    if suite_of_initrd(BUSYBOX_CPIO) != "busybox" or suite_of_initrd(CPIO) != "contracts" \
+            or suite_of_initrd("/nonexistent.cpio") is not None:
+        problems.append("suite from initrd path")
     empty = compare_outputs(linux, "")
     if not empty or "did not run the init" not in empty[0][2]:
         problems.append(f"empty Kevlar log: {empty!r}")
@@ -504,12 +617,16 @@ def self_test() -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="contracts.py", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
+    suite_help = ("contracts: the C tests, build/contracts.cpio (default); "
+                  "busybox: the BusyBox scripts, build/busybox-suite.cpio")
     b = sub.add_parser("build", help="compile the tests and write build/contracts.cpio")
     b.add_argument("--busybox", action="store_true", help="also put BusyBox in the image")
+    b.add_argument("--suite", choices=SUITES, default="contracts", help=suite_help)
     for name, hlp in (("linux", "run under Linux and print the outputs"),
                       ("compare", "run under Kevlar and Linux, PASS/FAIL per test"),
                       ("validate", "check every test on Linux at -smp 1 and 2")):
         s = sub.add_parser(name, help=hlp)
+        s.add_argument("--suite", choices=SUITES, default="contracts", help=suite_help)
         s.add_argument("--append", default="", help="extra kernel command-line words (both kernels)")
         s.add_argument("-v", "--verbose", action="store_true", help="echo the serial output")
         if name == "linux":
@@ -527,10 +644,11 @@ def main(argv=None) -> int:
             s.add_argument("--no-cache", action="store_true")
     sub.add_parser("self-test", help="test the log parser and comparison (no QEMU)")
     h = sub.add_parser("host", help="quick run under the host kernel (namespaces)")
+    h.add_argument("--suite", choices=SUITES, default="contracts", help=suite_help)
     h.add_argument("only", nargs="*", help="areas or area/name to run (default all)")
     ns = p.parse_args(argv)
     if ns.cmd == "build":
-        build(include_busybox=ns.busybox)
+        build(include_busybox=ns.busybox, suite=ns.suite)
         return 0
     if ns.cmd == "compare":
         ns.smp = ns.smp or [1]

@@ -79,6 +79,12 @@ KERNEL_RUNS: list[dict] = [
      "append": "fault=panic", "expect": "failure", "marker": "PANIC"},
     {"name": "banner", "layer": "banner", "check": "banner",
      "append": "exit_after_banner", "icount": True},
+    # Contract tests (docs/contracts.md): the same initramfs under Kevlar and
+    # Linux (cached oracle); one outcome per test, contract:<area>/<name>[smpN].
+    {"name": "contracts-smp1", "layer": "contracts", "check": "contracts",
+     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 1, "timeout": 300},
+    {"name": "contracts-smp2", "layer": "contracts", "check": "contracts",
+     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 2, "timeout": 300},
     # Interrupt-driven serial input: type into the kernel monitor (with a
     # backspace to correct a typo) and power off from it.
     {"name": "console-input", "layer": "kernel", "check": "expect",
@@ -349,7 +355,28 @@ def check_expect(spec: dict, result) -> list:
     return [Outcome(spec["name"], True, f"{len(spec['patterns'])} expected line(s) seen")]
 
 
+def _load_tool(name: str, filename: str):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def check_contracts(spec: dict, result) -> list:
+    """Kevlar's contract blocks against Linux's for the same image, CPU count
+    and command line (Linux is booted only when its cached output is stale)."""
+    contracts = _load_tool("contracts", "contracts.py")
+    note = "" if contracts.parse_blocks(result.output).all_done else result.describe()
+    return [Outcome(name, ok, reason) for name, ok, reason in
+            contracts.judge_kevlar_output(result.output, spec.get("smp", 1),
+                                          spec.get("append") or "", note)]
+
+
 CHECKS: dict[str, Callable] = {
+    "contracts": check_contracts,
     "expect": check_expect,
     "ktest": check_ktest,
     "fault": check_fault,

@@ -95,6 +95,13 @@ pub struct Process {
     /// Whether the process has called execve (setpgid on such a child
     /// fails with EACCES).
     pub did_exec: AtomicBool,
+    /// CPU time of the process when it exited (ns); live processes add
+    /// their threads' running time.
+    exit_cpu_ns: core::sync::atomic::AtomicU64,
+    /// CPU time of reaped children and their descendants (ns).
+    pub children_cpu_ns: core::sync::atomic::AtomicU64,
+    /// PR_SET_NO_NEW_PRIVS (inherited, never cleared).
+    pub no_new_privs: AtomicBool,
     /// Set once the parent has reaped it.
     reaped: AtomicBool,
     /// PR_SET_PDEATHSIG: the signal to get when the parent exits.
@@ -138,6 +145,10 @@ pub struct Thread {
     pub fault_count: core::sync::atomic::AtomicU64,
     /// The last user page-fault address.
     pub last_fault: core::sync::atomic::AtomicU64,
+    /// Nanoseconds run before the current stint, and when the current
+    /// stint started (u64::MAX: not running).
+    run_ns: core::sync::atomic::AtomicU64,
+    running_since: core::sync::atomic::AtomicU64,
     /// The system call being handled (u64::MAX: none), for debugging.
     pub current_syscall: core::sync::atomic::AtomicU64,
     /// The number of a system call that returned EINTR, to restart it if
@@ -187,6 +198,27 @@ impl Thread {
         self.process.signals.lock().has_deliverable()
     }
 
+    /// Marks the start of a stint on a CPU.
+    pub fn account_switch_in(&self) {
+        self.running_since.store(kevlar_platform::time::monotonic_ns(), Ordering::Relaxed);
+    }
+
+    /// Adds the stint that ends now to the thread's CPU time.
+    pub fn account_switch_out(&self) {
+        let since = self.running_since.swap(u64::MAX, Ordering::Relaxed);
+        if since != u64::MAX {
+            let now = kevlar_platform::time::monotonic_ns();
+            self.run_ns.fetch_add(now.saturating_sub(since), Ordering::Relaxed);
+        }
+    }
+
+    /// Returns the CPU time used, the current stint included.
+    pub fn cpu_ns(&self) -> u64 {
+        let since = self.running_since.load(Ordering::Relaxed);
+        let current = if since == u64::MAX { 0 } else { kevlar_platform::time::monotonic_ns().saturating_sub(since) };
+        self.run_ns.load(Ordering::Relaxed) + current
+    }
+
     /// Records that system call `number` returned EINTR.
     pub fn set_interrupted_syscall(&self, number: u64) {
         self.interrupted_syscall.store(number, Ordering::Relaxed);
@@ -216,6 +248,14 @@ impl Thread {
 }
 
 impl Process {
+    /// Returns the CPU time used so far, in nanoseconds.
+    pub fn cpu_ns(&self) -> u64 {
+        match self.main_thread() {
+            Some(thread) if self.exit_status().is_none() => thread.cpu_ns(),
+            _ => self.exit_cpu_ns.load(Ordering::Relaxed),
+        }
+    }
+
     /// Returns the parent process (None for init and orphans of init).
     pub fn parent(&self) -> Option<Arc<Process>> {
         self.parent.lock().upgrade()
@@ -240,7 +280,10 @@ impl Process {
     pub fn forget_child(&self, pid: Pid) {
         let mut children = self.children.lock();
         if let Some(child) = children.iter().find(|c| c.pid == pid) {
-            child.reaped.store(true, Ordering::Release);
+            if !child.reaped.swap(true, Ordering::AcqRel) {
+                let total = child.cpu_ns() + child.children_cpu_ns.load(Ordering::Relaxed);
+                self.children_cpu_ns.fetch_add(total, Ordering::Relaxed);
+            }
         }
         children.retain(|c| c.pid != pid);
     }
@@ -309,6 +352,9 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         nice: SpinLock::new(0),
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
+        no_new_privs: AtomicBool::new(false),
+        exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
+        children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(String::from(comm)),
@@ -332,6 +378,8 @@ fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>) -> Arc<Thread
         on_run_queue: AtomicBool::new(false),
         clear_child_tid: AtomicUsize::new(0),
         current_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
+        run_ns: core::sync::atomic::AtomicU64::new(0),
+        running_since: core::sync::atomic::AtomicU64::new(u64::MAX),
         fault_count: core::sync::atomic::AtomicU64::new(0),
         last_fault: core::sync::atomic::AtomicU64::new(0),
         interrupted_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
@@ -393,6 +441,9 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         nice: SpinLock::new(*parent.nice.lock()),
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
+        no_new_privs: AtomicBool::new(parent.no_new_privs.load(Ordering::Relaxed)),
+        exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
+        children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(parent.comm.lock().clone()),
@@ -473,6 +524,7 @@ pub fn exit_current(status: ExitStatus) -> ! {
         }
     }
 
+    process.exit_cpu_ns.store(thread.cpu_ns(), Ordering::Relaxed);
     *process.exit_status.lock() = Some(status);
     if let Some(parent) = process.parent() {
         // A parent that ignores SIGCHLD (or set SA_NOCLDWAIT) does not

@@ -126,6 +126,8 @@ pub fn schedule() {
             }
             requeue_or_retire(cpu, &prev);
             *cpu.current.lock() = Some(next.clone());
+            prev.account_switch_out();
+            next.account_switch_in();
             next.activate_address_space();
             let (prev_task, next_task) = (prev.task.clone(), next.task.clone());
             drop((prev, next));
@@ -138,6 +140,7 @@ pub fn schedule() {
             }
             retire(cpu, &prev);
             *cpu.current.lock() = None;
+            prev.account_switch_out();
             let idle = cpu.idle.lock().clone().expect("CPU without an idle context");
             let prev_task = prev.task.clone();
             drop(prev);
@@ -190,6 +193,7 @@ pub fn idle_once() {
     interrupts::disable();
     if let Some(next) = pick_next() {
         *cpu.current.lock() = Some(next.clone());
+        next.account_switch_in();
         next.activate_address_space();
         let idle = cpu.idle.lock().clone().expect("idle context");
         let next_task = next.task.clone();

@@ -761,7 +761,9 @@ fn setup_frame(
         sp = alt.sp + alt.size;
         entering = true;
     }
-    sp = ((sp - FRAME_SIZE) & !15) - 8; // as after a call: rsp+8 is 16-aligned
+    // The FXSAVE image goes above the frame, 64-byte aligned as Linux's.
+    let fp_area = (sp - 512) & !63;
+    sp = ((fp_area - FRAME_SIZE) & !15) - 8; // as after a call: rsp+8 is 16-aligned
     if (nested || entering) && !alt.holds(sp) {
         // The frame would overflow the alternate stack.
         return Err(Errno::EFAULT);
@@ -779,8 +781,8 @@ fn setup_frame(
     image[(UC_STACK + 8) as usize..(UC_STACK + 12) as usize].copy_from_slice(&alt.flags.to_le_bytes());
     put(&mut image, UC_STACK + 16, alt.size);
     // struct sigcontext: r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp,
-    // rip, eflags, cs/gs/fs/ss, err, trapno, oldmask, cr2, fpstate (none:
-    // the FPU state is not saved in the frame yet), reserved.
+    // rip, eflags, cs/gs/fs/ss, err, trapno, oldmask, cr2, fpstate,
+    // reserved.
     let is_fault = matches!(sig, SIGSEGV | SIGBUS) && info.code > 0;
     let trapno = if frame.vector < 32 { frame.vector } else { 0 };
     let regs = [
@@ -791,8 +793,12 @@ fn setup_frame(
     for (i, value) in regs.iter().enumerate() {
         put(&mut image, UC_MCONTEXT + 8 * i as u64, *value);
     }
+    put(&mut image, UC_MCONTEXT + 8 * 23, fp_area);
     put(&mut image, UC_SIGMASK, frame_mask);
     image[SIGINFO_OFFSET as usize..].copy_from_slice(&info.to_user());
+    let mut fpu = [0u8; 512];
+    kevlar_platform::x86::user::save_fpu(&mut fpu);
+    copy_to_user(fp_area as usize, &fpu)?;
     copy_to_user(sp as usize, &image)?;
     {
         let mut signals = process.signals.lock();
@@ -873,6 +879,12 @@ pub fn sigreturn(process: &Arc<Process>, frame: &mut TrapFrame) -> Result<()> {
     frame.rcx = r(14);
     frame.rsp = r(15);
     frame.rip = r(16);
+    let fpstate = r(23);
+    if fpstate != 0 {
+        let mut fpu = [0u8; 512];
+        copy_from_user(&mut fpu, fpstate as usize)?;
+        kevlar_platform::x86::user::restore_fpu(&fpu);
+    }
     // Only the user-changeable flags come back (CF PF AF ZF SF TF DF OF AC).
     let user_flags = 0x0004_0dd5;
     frame.rflags = (frame.rflags & !user_flags) | (r(17) & user_flags) | (1 << 9);

@@ -1010,3 +1010,16 @@ pub fn record_lock(thread: &Thread, f: &Arc<OpenFile>, cmd: u32, arg: usize) -> 
         }
     }
 }
+
+pub fn sync_file_range(thread: &Thread, fd: i32, offset: i64, nbytes: i64, flags: u32) -> Result<isize> {
+    // SYNC_FILE_RANGE_WAIT_BEFORE | WRITE | WAIT_AFTER (include/uapi/linux/fs.h).
+    if flags & !0x7 != 0 || offset < 0 || nbytes < 0 {
+        return Err(Errno::EINVAL);
+    }
+    let f = file(thread, fd)?;
+    if f.ops.inode().is_none_or(|i| i.file_type() != FileType::Regular) {
+        return Err(Errno::ESPIPE);
+    }
+    // tmpfs data is in memory: there is nothing to write back.
+    Ok(0)
+}

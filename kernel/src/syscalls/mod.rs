@@ -257,9 +257,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_time => time::time(a.usize(0)),
         nr::__NR_nanosleep => time::nanosleep(a.usize(0), a.usize(1)),
         nr::__NR_clock_nanosleep => time::clock_nanosleep(a.u32(0), a.u32(1), a.usize(2), a.usize(3)),
-        // partial(times): per-process CPU time is not accounted yet
+        // partial(times): user and system time are not split (all counts as user)
         nr::__NR_times => time::times(thread, a.usize(0)),
-        // partial(getrusage): CPU time approximated by uptime; no per-process accounting
+        // partial(getrusage): CPU times only (system time 0); no fault or I/O counters
         nr::__NR_getrusage => time::getrusage(thread, a.i32(0), a.usize(1)),
         nr::__NR_alarm => itimer::alarm(thread, a.u32(0)),
         // partial(setitimer): ITIMER_VIRTUAL and ITIMER_PROF are kept but never fire (no per-process CPU time yet)
@@ -299,6 +299,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_sethostname => info::set_name(thread, false, a.usize(0), a.usize(1)),
         nr::__NR_setdomainname => info::set_name(thread, true, a.usize(0), a.usize(1)),
         nr::__NR_syncfs => fs::fsync(thread, a.i32(0)),
+        nr::__NR_sync_file_range => fs::sync_file_range(thread, a.i32(0), a.0[1] as i64, a.0[2] as i64, a.u32(3)),
         nr::__NR_flock => fs::flock(thread, a.i32(0), a.u32(1)),
         nr::__NR_clock_settime => time::clock_settime(thread, a.u32(0), a.usize(1)),
         nr::__NR_reboot => info::reboot(a.u32(0), a.u32(1), a.u32(2)),
@@ -363,7 +364,8 @@ pub fn read_string_array(addr: usize) -> Result<Vec<Vec<u8>>> {
         if ptr == 0 {
             break;
         }
-        let s = read_user_cstr(ptr, 128 * 1024)?;
+        // One string may be at most MAX_ARG_STRLEN (32 pages) long.
+        let s = read_user_cstr(ptr, 128 * 1024).map_err(|e| if e == Errno::ENAMETOOLONG { Errno::E2BIG } else { e })?;
         total += s.len() + 1 + 8;
         if total > 2 * 1024 * 1024 {
             return Err(Errno::E2BIG);

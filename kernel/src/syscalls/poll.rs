@@ -108,10 +108,12 @@ pub fn select(thread: &alloc::sync::Arc<Thread>, nfds: i32, sets: [usize; 3], ti
         let raw = read_bytes::<16>(timeout)?;
         let sec = i64::from_le_bytes(raw[..8].try_into().unwrap());
         let usec = i64::from_le_bytes(raw[8..].try_into().unwrap());
-        if sec < 0 || !(0..1_000_000).contains(&usec) {
+        // Linux folds whole seconds of tv_usec into tv_sec; only negative
+        // values are invalid.
+        if sec < 0 || usec < 0 {
             return Err(Errno::EINVAL);
         }
-        Some(sec as u64 * 1_000_000_000 + usec as u64 * 1000)
+        Some((sec as u64).saturating_mul(1_000_000_000).saturating_add((usec as u64).saturating_mul(1000)))
     };
     let mut fds: Vec<(i32, u16, u16)> = Vec::new();
     for fd in 0..nfds {
@@ -134,11 +136,17 @@ pub fn select(thread: &alloc::sync::Arc<Thread>, nfds: i32, sets: [usize; 3], ti
         let ready = if timeout_ns == Some(0) { scan(thread, fds) } else { wait_ready(thread, timeout_ns, || scan(thread, fds))? };
         Ok(ready)
     };
-    let result = if is_pselect && sets.len() == 3 {
-        run(&mut fds)
-    } else {
-        run(&mut fds)
-    };
+    let started = time::monotonic_ns();
+    let result = run(&mut fds);
+    if let Some(total) = timeout_ns {
+        // Linux writes the time left back into the timeout argument.
+        let left = total.saturating_sub(time::monotonic_ns() - started);
+        let mut raw = [0u8; 16];
+        raw[..8].copy_from_slice(&((left / 1_000_000_000) as i64).to_le_bytes());
+        let frac = if is_pselect { left % 1_000_000_000 } else { (left % 1_000_000_000) / 1000 };
+        raw[8..].copy_from_slice(&(frac as i64).to_le_bytes());
+        copy_to_user(timeout, &raw)?;
+    }
     result?;
     let mut output = [[0u64; 16]; 3];
     let mut count = 0;

@@ -72,6 +72,7 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
         Ok(None)
     })?;
     let Some((child, change)) = found else { return Ok(0) };
+    let child_cpu = child.cpu_ns() + child.children_cpu_ns.load(core::sync::atomic::Ordering::Relaxed);
     let word = match change {
         Change::Exited(exit) => {
             me.forget_child(child.pid);
@@ -83,7 +84,7 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
         copy_to_user(status, &word.to_le_bytes())?;
     }
     if rusage != 0 {
-        copy_to_user(rusage, &[0u8; 144])?;
+        copy_to_user(rusage, &super::time::encode_rusage(child_cpu))?;
     }
     Ok(child.pid as isize)
 }
@@ -349,8 +350,13 @@ pub fn prctl(thread: &Thread, option: u32, arg: usize) -> Result<isize> {
             copy_to_user(arg, &buf)?;
             Ok(0)
         }
-        linux_raw_sys::prctl::PR_SET_DUMPABLE | linux_raw_sys::prctl::PR_SET_NO_NEW_PRIVS => Ok(0),
+        linux_raw_sys::prctl::PR_SET_NO_NEW_PRIVS if arg == 1 => {
+            thread.process.no_new_privs.store(true, Ordering::Relaxed);
+            Ok(0)
+        }
+        linux_raw_sys::prctl::PR_SET_DUMPABLE if arg <= 1 => Ok(0),
         linux_raw_sys::prctl::PR_GET_DUMPABLE => Ok(1),
+        linux_raw_sys::prctl::PR_GET_NO_NEW_PRIVS => Ok(i32::from(thread.process.no_new_privs.load(Ordering::Relaxed)) as isize),
         linux_raw_sys::prctl::PR_GET_PDEATHSIG => {
             let sig = thread.process.death_signal.load(Ordering::Relaxed) as i32;
             copy_to_user(arg, &sig.to_le_bytes())?;

@@ -27,10 +27,27 @@ fn write_timespec(addr: usize, ns: u64) -> Result<()> {
 }
 
 fn clock_now(clock: u32) -> Result<u64> {
+    // Negative ids are CPU-time clocks of a process or thread
+    // (clock_getcpuclockid): ~pid << 3 | kind, kind 2 = scheduler time, bit
+    // 2 set for a thread.
+    if (clock as i32) < 0 {
+        let pid = !((clock as i32) >> 3);
+        if clock & 3 == 3 {
+            return Err(Errno::EINVAL);
+        }
+        let process = if pid == 0 {
+            crate::process::current().map(|t| t.process.clone())
+        } else {
+            crate::process::find_process(pid)
+        };
+        return process.map(|p| p.cpu_ns()).ok_or(Errno::EINVAL);
+    }
     match clock {
         abi::CLOCK_REALTIME | abi::CLOCK_REALTIME_COARSE | abi::CLOCK_TAI => Ok(time::realtime_ns()),
         abi::CLOCK_MONOTONIC | abi::CLOCK_MONOTONIC_RAW | abi::CLOCK_MONOTONIC_COARSE | abi::CLOCK_BOOTTIME => Ok(time::monotonic_ns()),
-        abi::CLOCK_PROCESS_CPUTIME_ID | abi::CLOCK_THREAD_CPUTIME_ID => Ok(time::monotonic_ns()),
+        abi::CLOCK_PROCESS_CPUTIME_ID | abi::CLOCK_THREAD_CPUTIME_ID => {
+            Ok(crate::process::current().map_or(0, |t| t.cpu_ns()))
+        }
         _ => Err(Errno::EINVAL),
     }
 }
@@ -114,30 +131,35 @@ pub fn clock_settime(thread: &Thread, clock: u32, tp: usize) -> Result<isize> {
     Ok(0)
 }
 
-pub fn times(_thread: &Thread, buf: usize) -> Result<isize> {
-    // Clock ticks (USER_HZ = 100) since boot; CPU time accounting per
-    // process comes with the scheduler statistics.
-    let ticks = (time::monotonic_ns() / 10_000_000) as i64;
-    if buf != 0 {
-        let mut raw = [0u8; 32];
-        raw[0..8].copy_from_slice(&(ticks / 2).to_le_bytes());
-        copy_to_user(buf, &raw)?;
-    }
-    Ok(ticks as isize)
+/// Builds a `struct rusage` with the given CPU time as user time.
+pub fn encode_rusage(cpu_ns: u64) -> [u8; 144] {
+    let mut raw = [0u8; 144];
+    raw[0..8].copy_from_slice(&((cpu_ns / 1_000_000_000) as i64).to_le_bytes());
+    raw[8..16].copy_from_slice(&(((cpu_ns / 1000) % 1_000_000) as i64).to_le_bytes());
+    raw[32..40].copy_from_slice(&1024i64.to_le_bytes()); // ru_maxrss, KiB
+    raw
 }
 
-pub fn getrusage(_thread: &Thread, who: i32, buf: usize) -> Result<isize> {
-    if who != abi::RUSAGE_SELF as i32 && who != abi::RUSAGE_CHILDREN && who != abi::RUSAGE_THREAD as i32 {
-        return Err(Errno::EINVAL);
+pub fn times(thread: &Thread, buf: usize) -> Result<isize> {
+    // Clock ticks at USER_HZ = 100. All CPU time counts as user time: the
+    // kernel does not split user and system time yet.
+    let tick = |ns: u64| (ns / 10_000_000) as i64;
+    let me = &thread.process;
+    if buf != 0 {
+        let mut raw = [0u8; 32];
+        raw[0..8].copy_from_slice(&tick(me.cpu_ns()).to_le_bytes());
+        raw[16..24].copy_from_slice(&tick(me.children_cpu_ns.load(core::sync::atomic::Ordering::Relaxed)).to_le_bytes());
+        copy_to_user(buf, &raw)?;
     }
-    let mut raw = [0u8; 144];
-    if who != abi::RUSAGE_CHILDREN {
-        // ru_utime: some time passed; ru_maxrss in KiB.
-        let ns = time::monotonic_ns();
-        raw[0..8].copy_from_slice(&((ns / 1_000_000_000) as i64).to_le_bytes());
-        raw[8..16].copy_from_slice(&(((ns / 1000) % 1_000_000) as i64).to_le_bytes());
-        raw[32..40].copy_from_slice(&1024i64.to_le_bytes());
-    }
-    copy_to_user(buf, &raw)?;
+    Ok(tick(time::monotonic_ns()) as isize)
+}
+
+pub fn getrusage(thread: &Thread, who: i32, buf: usize) -> Result<isize> {
+    let cpu = match who {
+        w if w == abi::RUSAGE_SELF as i32 || w == abi::RUSAGE_THREAD as i32 => thread.process.cpu_ns(),
+        w if w == abi::RUSAGE_CHILDREN => thread.process.children_cpu_ns.load(core::sync::atomic::Ordering::Relaxed),
+        _ => return Err(Errno::EINVAL),
+    };
+    copy_to_user(buf, &encode_rusage(cpu))?;
     Ok(0)
 }

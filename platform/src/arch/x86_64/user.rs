@@ -409,6 +409,27 @@ fn write_fs_base(value: u64) {
     unsafe { Msr::new(IA32_FS_BASE).write(value) };
 }
 
+/// Copies the calling task's live FPU/SSE registers (the FXSAVE image) into
+/// `out`: signal frames save them for the handler's caller.
+pub fn save_fpu(out: &mut [u8; 512]) {
+    let mut area = FpuState([0; 512]);
+    // SAFETY: FXSAVE writes 512 bytes into a 16-byte aligned area.
+    unsafe { asm!("fxsave64 [{}]", in(reg) &mut area as *mut FpuState, options(nostack)) };
+    out.copy_from_slice(&area.0);
+}
+
+/// Loads the calling task's FPU/SSE registers from an FXSAVE image (from
+/// user memory, so sanitised: reserved MXCSR bits would fault).
+pub fn restore_fpu(image: &[u8; 512]) {
+    let mut area = FpuState([0; 512]);
+    area.0.copy_from_slice(image);
+    let mxcsr = u32::from_le_bytes(area.0[24..28].try_into().unwrap()) & 0xffbf;
+    area.0[24..28].copy_from_slice(&mxcsr.to_le_bytes());
+    // SAFETY: FXRSTOR from a 16-byte aligned 512-byte image whose MXCSR
+    // reserved bits are clear; every other field is accepted as is.
+    unsafe { asm!("fxrstor64 [{}]", in(reg) &area as *const FpuState, options(nostack)) };
+}
+
 /// Resets the calling task's FPU/SSE registers to their initial state
 /// (execve).
 pub fn reset_fpu() {
