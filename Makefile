@@ -44,7 +44,13 @@ debug: kernel
 contracts: setup
 	$(PYTHON) tools/contracts.py build
 
-test: kernel contracts
+# Kevlar-only user-space tests (no Linux oracle): leak checks and the like.
+build/kernel-tests.cpio: userland/kernel-tests/leak.c tools/build-initramfs.py | setup
+	@mkdir -p build/kernel-tests
+	musl-gcc -static -O2 -Wall -o build/kernel-tests/leak userland/kernel-tests/leak.c
+	$(PYTHON) tools/build-initramfs.py --out $@ --file /init=build/kernel-tests/leak:755
+
+test: kernel contracts build/kernel-tests.cpio
 	$(PYTHON) tools/gen-syscall-table.py --check
 	$(PYTHON) tools/run-tests.py --kernel $(KERNEL_ELF)
 

@@ -85,6 +85,11 @@ KERNEL_RUNS: list[dict] = [
      "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 1, "timeout": 300},
     {"name": "contracts-smp2", "layer": "contracts", "check": "contracts",
      "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 2, "timeout": 300},
+    # Thousands of fork/vfork/exec/exit cycles give every page back.
+    {"name": "leak-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 300,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
+    {"name": "leak-smp2", "layer": "kernel", "check": "expect", "smp": 2, "timeout": 300,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
     # Interrupt-driven serial input: type into the kernel monitor (with a
     # backspace to correct a typo) and power off from it.
     {"name": "console-input", "layer": "kernel", "check": "expect",

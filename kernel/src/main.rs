@@ -50,6 +50,13 @@ fn kernel_main(context: BootContext) -> ! {
 
 /// Ends the machine: power-off (success) or a failure exit.
 pub fn shutdown(success: bool) -> ! {
+    let stats = kevlar_platform::mm::pmm::stats();
+    log::debug!(
+        "at shutdown: {} tasks, {} KiB free, {} bytes of heap in use",
+        kevlar_platform::x86::user::live_task_count(),
+        stats.free_bytes / 1024,
+        kevlar_platform::mm::heap::bytes_in_use()
+    );
     println!("kevlar: {}", if success { "power off" } else { "halting after a failure" });
     exit(if success { ExitCode::Success } else { ExitCode::Failure })
 }

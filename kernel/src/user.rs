@@ -57,6 +57,15 @@ fn resolve_user_fault(addr: usize, write: bool) -> bool {
 }
 
 fn before_user_return(frame: &mut TrapFrame) {
+    prepare_user_return(frame);
+    // An exited thread leaves the CPU here, where no kernel frame holds a
+    // reference to it any more.
+    if scheduler::current_is_dead() {
+        scheduler::exit_dead_thread();
+    }
+}
+
+fn prepare_user_return(frame: &mut TrapFrame) {
     if let Some(thread) = current() {
         thread.last_fault.store(frame.rip | (frame.vector << 56), core::sync::atomic::Ordering::Relaxed);
     }

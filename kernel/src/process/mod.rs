@@ -319,6 +319,15 @@ pub fn dump_state() {
     scheduler::dump();
 }
 
+/// Adds a process to the pid table, dropping entries of freed processes: a
+/// `Weak` keeps the whole allocation of its process alive, so stale ones
+/// must not pile up.
+fn register(process: &Arc<Process>) {
+    let mut list = PROCESSES.lock();
+    list.retain(|w| w.strong_count() > 0);
+    list.push(Arc::downgrade(process));
+}
+
 /// Finds a live or zombie (not yet reaped) process by pid.
 pub fn find_process(pid: Pid) -> Option<Arc<Process>> {
     PROCESSES.lock().iter().filter_map(Weak::upgrade).find(|p| p.pid == pid && !p.reaped.load(Ordering::Acquire))
@@ -364,7 +373,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
     });
     let task = Task::new_user(frame, FpuInit::Fresh).ok_or(Errno::ENOMEM)?;
     start_thread(&process, pid, task);
-    PROCESSES.lock().push(Arc::downgrade(&process));
+    register(&process);
     *INIT.lock() = Some(process.clone());
     Ok(process)
 }
@@ -459,7 +468,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     let task = Task::new_user(&child_frame, FpuInit::CopyCurrent).ok_or(Errno::ENOMEM)?;
     task.set_fs_base(options.tls.unwrap_or(parent_thread.task.fs_base()), false);
     parent.children.lock().push(child.clone());
-    PROCESSES.lock().push(Arc::downgrade(&child));
+    register(&child);
     start_thread(&child, pid, task);
     if options.vfork {
         let waiter = child.clone();
@@ -480,9 +489,11 @@ pub fn release_vfork(process: &Process) {
 }
 
 /// Ends the current process with `status`: releases its resources, makes
-/// it a zombie, hands its children to init, notifies the parent. Never
-/// returns.
-pub fn exit_current(status: ExitStatus) -> ! {
+/// it a zombie, hands its children to init, notifies the parent, and marks
+/// the thread dead. The thread leaves the CPU on its way back to user mode
+/// (`scheduler::exit_dead_thread`), once every kernel frame above has
+/// dropped its references.
+pub fn exit_current(status: ExitStatus) {
     let thread = current().expect("exit outside a process");
     let process = thread.process.clone();
     if process.pid == 1 {
@@ -535,11 +546,6 @@ pub fn exit_current(status: ExitStatus) -> ! {
         parent.child_event.wake_all();
     }
     thread.set_state(ThreadState::Dead);
-    drop(process);
-    drop(thread);
-    loop {
-        scheduler::schedule();
-    }
 }
 
 /// Moves process `pid` into process group `pgid` (setpgid semantics).

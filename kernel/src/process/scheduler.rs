@@ -113,60 +113,83 @@ fn pick_next() -> Option<Arc<Thread>> {
 /// Gives up the CPU. The caller has set its state: `Runnable` to stay in
 /// the run queue (yield, preemption), `Sleeping` to wait for a wake-up
 /// (which re-queues it), `Dead` to never run again.
+///
+/// No reference to a thread or task stays on the caller's stack across the
+/// switch: a dead thread never comes back to drop it.
 pub fn schedule() {
     let cpu = this();
-    let prev = cpu.current.lock().clone();
     let next = pick_next();
     cpu.need_resched.store(false, Ordering::Relaxed);
     cpu.ticks_in_slice.store(0, Ordering::Relaxed);
-    match (prev, next) {
-        (Some(prev), Some(next)) => {
-            if Arc::ptr_eq(&prev, &next) {
+    let next_task = {
+        let mut current = cpu.current.lock();
+        let Some(prev) = current.take() else {
+            drop(current);
+            if let Some(next) = next {
+                requeue(cpu, next);
+            }
+            return;
+        };
+        match next {
+            Some(next) if Arc::ptr_eq(&prev, &next) => {
+                *current = Some(prev);
                 return;
             }
-            requeue_or_retire(cpu, &prev);
-            *cpu.current.lock() = Some(next.clone());
-            prev.account_switch_out();
-            next.account_switch_in();
-            next.activate_address_space();
-            let (prev_task, next_task) = (prev.task.clone(), next.task.clone());
-            drop((prev, next));
-            platform_task::switch(&prev_task, &next_task);
-            after_switch();
-        }
-        (Some(prev), None) => {
-            if prev.state() == ThreadState::Runnable {
-                return; // nothing else to run: keep going
+            Some(next) => {
+                prev.account_switch_out();
+                next.account_switch_in();
+                next.activate_address_space();
+                let task = next.task.clone();
+                *current = Some(next);
+                drop(current);
+                requeue_or_retire(cpu, prev);
+                task
             }
-            retire(cpu, &prev);
-            *cpu.current.lock() = None;
-            prev.account_switch_out();
-            let idle = cpu.idle.lock().clone().expect("CPU without an idle context");
-            let prev_task = prev.task.clone();
-            drop(prev);
-            kevlar_platform::arch::paging::activate_kernel_table();
-            platform_task::switch(&prev_task, &idle);
-            after_switch();
+            None => {
+                if prev.state() == ThreadState::Runnable {
+                    *current = Some(prev);
+                    return; // nothing else to run: keep going
+                }
+                drop(current);
+                prev.account_switch_out();
+                kevlar_platform::arch::paging::activate_kernel_table();
+                requeue_or_retire(cpu, prev);
+                cpu.idle.lock().clone().expect("CPU without an idle context")
+            }
         }
-        (None, _) => {}
+    };
+    platform_task::switch_to(next_task);
+    after_switch();
+}
+
+fn requeue(cpu: &CpuState, thread: Arc<Thread>) {
+    if !thread.on_run_queue.swap(true, Ordering::AcqRel) {
+        cpu.run_queue.lock().push_back(thread);
     }
 }
 
-fn requeue_or_retire(cpu: &CpuState, prev: &Arc<Thread>) {
+/// Puts the thread that ran back in the run queue (still runnable), lets
+/// it go (asleep: its wait queue holds it), or parks it to be freed by the
+/// next context (dead).
+fn requeue_or_retire(cpu: &CpuState, prev: Arc<Thread>) {
     match prev.state() {
-        ThreadState::Runnable => {
-            if !prev.on_run_queue.swap(true, Ordering::AcqRel) {
-                cpu.run_queue.lock().push_back(prev.clone());
-            }
-        }
-        _ => retire(cpu, prev),
+        ThreadState::Runnable => requeue(cpu, prev),
+        ThreadState::Dead => *cpu.finished.lock() = Some(prev),
+        ThreadState::Sleeping => drop(prev),
     }
 }
 
-fn retire(cpu: &CpuState, prev: &Arc<Thread>) {
-    if prev.state() == ThreadState::Dead {
-        *cpu.finished.lock() = Some(prev.clone());
+/// Ends the current (dead) thread's life on this CPU; never returns. Called
+/// from the outermost kernel frame, so no caller holds references to it.
+pub fn exit_dead_thread() -> ! {
+    loop {
+        schedule();
     }
+}
+
+/// Returns whether the thread on this CPU has exited.
+pub fn current_is_dead() -> bool {
+    this().current.lock().as_ref().is_some_and(|t| t.state() == ThreadState::Dead)
 }
 
 /// Runs after every switch, on the new context: drops a finished thread
@@ -187,18 +210,16 @@ pub fn idle_once() {
     {
         let mut idle = cpu.idle.lock();
         if idle.is_none() {
-            *idle = Some(Task::for_current_context());
+            *idle = Some(Task::adopt_current_context());
         }
     }
     interrupts::disable();
     if let Some(next) = pick_next() {
-        *cpu.current.lock() = Some(next.clone());
         next.account_switch_in();
         next.activate_address_space();
-        let idle = cpu.idle.lock().clone().expect("idle context");
-        let next_task = next.task.clone();
-        drop(next);
-        platform_task::switch(&idle, &next_task);
+        let task = next.task.clone();
+        *cpu.current.lock() = Some(next);
+        platform_task::switch_to(task);
         after_switch();
     }
     interrupts::enable();

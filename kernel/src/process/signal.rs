@@ -717,8 +717,14 @@ pub fn deliver_pending(process: &Arc<Process>, frame: &mut TrapFrame, saved_mask
                     }
                     continue;
                 }
-                DefaultAction::Terminate => exit_current(ExitStatus::Signaled(sig as u8, false)),
-                DefaultAction::Core => exit_current(ExitStatus::Signaled(sig as u8, true)),
+                DefaultAction::Terminate => {
+                    exit_current(ExitStatus::Signaled(sig as u8, false));
+                    return;
+                }
+                DefaultAction::Core => {
+                    exit_current(ExitStatus::Signaled(sig as u8, true));
+                    return;
+                }
             },
             handler => {
                 if let Some(number) = interrupted {

@@ -204,7 +204,10 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_setpgid => process::setpgid(thread, a.i32(0), a.i32(1)),
         nr::__NR_getsid => process::getsid(thread, a.i32(0)),
         nr::__NR_setsid => process::setsid(thread),
-        nr::__NR_exit | nr::__NR_exit_group => crate::process::exit_current(crate::process::ExitStatus::Exited(a.0[0] as u8)),
+        nr::__NR_exit | nr::__NR_exit_group => {
+            crate::process::exit_current(crate::process::ExitStatus::Exited(a.0[0] as u8));
+            Ok(0)
+        }
         nr::__NR_fork => process::fork(thread, frame, nr::SIGCHLD as u64, 0, 0, 0),
         nr::__NR_vfork => process::fork(thread, frame, (nr::CLONE_VM | nr::CLONE_VFORK | nr::SIGCHLD) as u64, 0, 0, 0),
         // partial(clone): processes and vfork only; CLONE_THREAD and namespaces return EINVAL

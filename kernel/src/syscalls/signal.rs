@@ -75,6 +75,7 @@ pub fn rt_sigreturn(thread: &Thread, frame: &mut TrapFrame) -> Result<isize> {
     let process = thread.process.clone();
     if signal::sigreturn(&process, frame).is_err() {
         crate::process::exit_current(crate::process::ExitStatus::Signaled(signal::SIGSEGV as u8, true));
+        return Ok(0);
     }
     Ok(frame.rax as isize)
 }

@@ -290,6 +290,7 @@ impl Task {
     /// Returns a task that stands for the code already running on this CPU
     /// (the boot path or a CPU's idle loop), so it can be switched away from.
     pub fn for_current_context() -> Arc<Task> {
+        LIVE_TASKS.fetch_add(1, Ordering::Relaxed);
         Arc::new(Task {
             saved_rsp: UnsafeCell::new(0),
             stack: None,
@@ -321,6 +322,7 @@ impl Task {
             }
             words.add(6).write(&task_first_user_entry as *const u8 as u64);
         }
+        LIVE_TASKS.fetch_add(1, Ordering::Relaxed);
         let task = Task {
             saved_rsp: UnsafeCell::new(switch_frame),
             stack: Some(stack),
@@ -353,6 +355,7 @@ impl Task {
             words.add(3).write(entry as usize as u64);
             words.add(6).write(&task_first_kernel_entry as *const u8 as u64);
         }
+        LIVE_TASKS.fetch_add(1, Ordering::Relaxed);
         Some(Arc::new(Task {
             saved_rsp: UnsafeCell::new(switch_frame),
             stack: Some(stack),
@@ -387,8 +390,16 @@ impl Task {
     }
 }
 
+static LIVE_TASKS: AtomicU64 = AtomicU64::new(0);
+
+/// Returns how many tasks exist (a leak diagnostic).
+pub fn live_task_count() -> u64 {
+    LIVE_TASKS.load(Ordering::Relaxed)
+}
+
 impl Drop for Task {
     fn drop(&mut self) {
+        LIVE_TASKS.fetch_sub(1, Ordering::Relaxed);
         // A CPU may still be leaving this task (an exiting thread reaped by
         // its parent elsewhere): its stack is in use until `running` clears.
         while self.running.load(Ordering::Acquire) {
@@ -438,13 +449,46 @@ pub fn reset_fpu() {
     unsafe { asm!("fxrstor64 [{}]", in(reg) &initial as *const FpuState, options(nostack)) };
 }
 
-/// Switches this CPU from `prev` (the running task) to `next`. Returns when
-/// some CPU switches back to `prev`.
-pub fn switch(prev: &Task, next: &Task) {
-    if core::ptr::eq(prev, next) {
+/// The task each CPU runs, as an owned `Arc` (raw pointer; 0 before the
+/// CPU adopts its boot context). Holding the reference here, not on any
+/// task's stack, is what lets a finished task be freed: nothing on its own
+/// stack keeps it alive once the CPU has left.
+static CURRENT_TASK: [AtomicU64; percpu::MAX_CPUS] = [const { AtomicU64::new(0) }; percpu::MAX_CPUS];
+
+impl Task {
+    /// Returns a task for the code already running on this CPU (its boot
+    /// path or idle loop) and makes it this CPU's current task.
+    pub fn adopt_current_context() -> Arc<Task> {
+        let task = Task::for_current_context();
+        let slot = &CURRENT_TASK[percpu::cpu_index()];
+        let old = slot.swap(Arc::into_raw(task.clone()) as u64, Ordering::AcqRel);
+        if old != 0 {
+            // SAFETY: the slot owned one reference, taken with into_raw.
+            drop(unsafe { Arc::from_raw(old as *const Task) });
+        }
+        task
+    }
+}
+
+/// Switches this CPU to `next`, taking over the caller's reference. The
+/// task running now stays alive only through the references others hold
+/// (its thread's); the CPU's own reference to it is dropped once the CPU
+/// is off its stack. Returns when some CPU switches back to the caller.
+pub fn switch_to(next: Arc<Task>) {
+    let cpu = percpu::cpu_index();
+    let prev_raw = CURRENT_TASK[cpu].load(Ordering::Acquire) as *const Task;
+    assert!(!prev_raw.is_null(), "switch_to before the CPU adopted a task");
+    if core::ptr::eq(prev_raw, Arc::as_ptr(&next)) {
         return;
     }
     let were_enabled = super::interrupts::save_and_disable();
+    // SAFETY: the CURRENT_TASK slot holds a reference to the running task
+    // until finish_switch drops it on the next context.
+    let prev = unsafe { &*prev_raw };
+    let next_raw = Arc::into_raw(next);
+    // SAFETY: `next_raw` came from into_raw just above; the slot now owns it.
+    let next = unsafe { &*next_raw };
+    CURRENT_TASK[cpu].store(next_raw as u64, Ordering::Release);
     // Wait until the CPU that last ran `next` has saved its state.
     while next.running.swap(true, Ordering::Acquire) {
         while next.running.load(Ordering::Relaxed) {
@@ -463,7 +507,7 @@ pub fn switch(prev: &Task, next: &Task) {
     if top != 0 {
         percpu::set_kernel_stack_top(top);
     }
-    percpu::this_cpu().switched_from.store(prev as *const Task as u64, Ordering::Release);
+    percpu::this_cpu().switched_from.store(prev_raw as u64, Ordering::Release);
     // SAFETY: `prev.saved_rsp` belongs to this CPU until `running` clears;
     // `next`'s saved stack pointer was stored by a previous switch (or by
     // the constructors) and points at a switch frame on its own stack.
@@ -472,13 +516,18 @@ pub fn switch(prev: &Task, next: &Task) {
     super::interrupts::restore(were_enabled);
 }
 
-/// Marks the task this CPU just left as no longer running.
+/// Marks the task this CPU just left as no longer running and drops the
+/// CPU's reference to it (possibly the last: a finished task's stack is
+/// freed here, safely, since this CPU now runs on another stack).
 fn finish_switch() {
     let prev = percpu::this_cpu().switched_from.swap(0, Ordering::AcqRel);
     if prev != 0 {
-        // SAFETY: the previous task's `Drop` waits for `running` to clear, so
-        // it is alive here.
-        unsafe { (*(prev as *const Task)).running.store(false, Ordering::Release) };
+        // SAFETY: `prev` is the reference the CURRENT_TASK slot owned (taken
+        // with into_raw); it is alive until dropped here.
+        unsafe {
+            (*(prev as *const Task)).running.store(false, Ordering::Release);
+            drop(Arc::from_raw(prev as *const Task));
+        }
     }
 }
 

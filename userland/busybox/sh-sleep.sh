@@ -1,0 +1,14 @@
+#!/bin/sh
+# sleep: fractional and zero durations return 0; a sleep can be interrupted
+# by a signal from another process.
+sleep 0.1; echo "sleep 0.1: $?"
+sleep 0; echo "sleep 0: $?"
+sleep 0.05 0.05; echo "sleep two args: $?"
+sleep 1s 2>/dev/null; echo "sleep 1s: $?"
+sleep bogus 2>/dev/null; echo "sleep bogus: $?"
+sleep 5 &
+p=$!
+( sleep 0.2; kill -TERM $p ) &
+wait $p; echo "interrupted sleep: $?"
+wait
+exit 0
