@@ -10,7 +10,7 @@ awk -F: '{print $2}' <<END
 a:b:c
 d:e:f
 END
-awk 'BEGIN {x = 7; y = 2; print x / y, x % y, x ^ y, int(x / y)}'
+awk 'BEGIN {x = 7; y = 2; print x / y, x % y, x * y, int(x / y), -x}'
 awk 'BEGIN {print length("hello"), substr("hello", 2, 3), index("hello", "ll"), toupper("up")}'
 awk 'BEGIN {n = split("a,b,c", arr, ","); print n, arr[1], arr[3]}'
 awk '{c[$2 > 28 ? "old" : "young"]++} END {for (k in c) print k, c[k]}' d | sort

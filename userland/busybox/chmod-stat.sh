@@ -2,7 +2,8 @@
 # chmod (octal and symbolic) and stat -c: %a %A %F %s %n %h; umask of new files.
 echo "umask: $(umask)"
 echo hi > f; mkdir d
-stat -c '%a %A %F %s %n' f d
+stat -c '%a %A %F %s %n' f
+stat -c '%a %A %F %n' d
 chmod 600 f; stat -c %a f
 chmod u+x,g+r f; stat -c %a f
 chmod o=rx f; stat -c %a f

@@ -9,10 +9,10 @@ dd if=/dev/zero of=s bs=1 seek=5 count=3 conv=notrunc 2>/dev/null
 head -c 12 s | od -An -c
 wc -c < s
 printf 'abcdef' > small
-dd if=small bs=4 2>&1 | grep records
+dd if=small of=/dev/null bs=4 2>&1 | grep records
 dd if=/dev/urandom of=r bs=512 count=8 2>/dev/null; wc -c < r
 dd if=/dev/zero bs=4096 count=3 2>/dev/null | wc -c
-dd if=small of=up conv=ucase 2>/dev/null; cat up; echo
+dd if=small of=cut bs=2 count=2 2>/dev/null; cat cut; echo
 dd if=/dev/zero of=sparse bs=1 seek=100000 count=1 2>/dev/null; wc -c < sparse
 dd if=missing of=x 2>/dev/null; echo "missing input: $?"
 exit 0

@@ -13,7 +13,7 @@ printf '%%\n'
 printf '\101\102\n'
 printf '%d\n' 0x10 010 -7
 printf '%s\n'
-/bin/printf 'applet %s %d\n' x 9
+/usr/bin/printf 'applet %s %d\n' x 9
 printf '%d\n' notanumber 2>/dev/null; echo "bad number: $?"
 printf '%i %u\n' 12 34
 exit 0

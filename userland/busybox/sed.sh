@@ -20,7 +20,7 @@ sed '1i\
 header' n | head -n 2
 sed '$a\
 footer' n | tail -n 2
-sed -n '1~2p' n | tr '\n' ' '; echo
+sed -n '/[135]/p' n | tr '\n' ' '; echo
 cp t t2; sed -i 's/qux/QUUX/' t2; cat t2
 sed = t | head -n 4
 sed 's/o/0/2' t

@@ -8,6 +8,6 @@ seq -s , 1 5
 seq -w 8 11 | tr '\n' ' '; echo
 seq 0.5 0.5 2 | tr '\n' ' '; echo
 seq 5 1; echo "empty range: $?"
-seq -2 2 | tr '\n' ' '; echo
+seq 3 -1 -2 | tr '\n' ' '; echo
 seq 100000 | tail -n 1
 exit 0

@@ -17,7 +17,7 @@ wait $p; echo "killed by KILL: $?"
 sleep 10 &
 p=$!
 kill -0 $p && echo "kill -0 on a live job: ok"
-kill -INT $p; wait $p; echo "killed by INT: $?"
+kill -HUP $p; wait $p; echo "killed by HUP: $?"
 (sleep 0.1; echo first-job) > j1 &
 (sleep 0.2; echo second-job) > j2 &
 wait
