@@ -19,7 +19,7 @@ static SLEEPERS: WaitQueue = WaitQueue::new();
 
 /// Wakes threads whose deadline passed (and console readers with input).
 pub fn run_expired() {
-    if kevlar_platform::arch::serial::take_dump_request() {
+    if kevlar_platform::arch::serial::take_dump_request() || periodic_dump_due() {
         crate::process::dump_state();
     }
     if kevlar_platform::arch::serial::take_input_notification() {
@@ -155,4 +155,23 @@ pub fn set_real_timer(process: &Arc<Process>, value: u64, interval: u64) -> (u64
     }
     update_next_real(&timers);
     old
+}
+
+/// `dumpevery=SECONDS` on the command line: print the state dump that often
+/// (for hangs that no one is idle enough to notice).
+pub static DUMP_EVERY_NS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+static NEXT_DUMP_NS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+fn periodic_dump_due() -> bool {
+    use core::sync::atomic::Ordering;
+    let every = DUMP_EVERY_NS.load(Ordering::Relaxed);
+    if every == 0 {
+        return false;
+    }
+    let now = time::monotonic_ns();
+    let next = NEXT_DUMP_NS.load(Ordering::Relaxed);
+    if now < next {
+        return false;
+    }
+    NEXT_DUMP_NS.compare_exchange(next, now + every, Ordering::AcqRel, Ordering::Relaxed).is_ok() && next != 0
 }

@@ -11,8 +11,8 @@ tail -c 6 n | tr '\n' ' '; echo
 seq 1 3 > m
 head -n 1 n m
 tail -n 1 n m
-seq 100000 | head -n 2
-seq 100000 | tail -n 2
+seq 30000 | head -n 2
+seq 30000 | tail -n 2
 head -n 0 n; echo "head -n 0: $?"
 printf 'a\nb\nc' | tail -n 1; echo
 exit 0

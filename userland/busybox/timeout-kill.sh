@@ -6,7 +6,7 @@ timeout -s KILL 1 sleep 5; echo "timeout -s KILL: $?"
 sleep 5 &
 p=$!
 /bin/kill -TERM $p; echo "kill applet: $?"
-wait $p; echo "waited: $?"
+wait $p 2>/dev/null; echo "waited: $?"
 /bin/kill -0 99999 2>/dev/null; echo "kill missing pid: $?"
 kill -l 15; kill -l 9; kill -l USR1
 exit 0

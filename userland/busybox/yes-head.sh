@@ -3,7 +3,7 @@
 yes | head -n 3
 yes kevlar | head -n 2
 yes | head -c 10 | od -An -c
-yes abc | head -n 100000 | wc -l
+yes abc | head -n 30000 | wc -l
 n=$(yes | head -n 5 | wc -l); echo "lines: $n"
 sh -c 'yes | head -n 1 > /dev/null; echo done'
 (yes; echo "yes exited: $?" >&2) 2>err | head -n 1 > /dev/null

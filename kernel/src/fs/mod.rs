@@ -239,20 +239,18 @@ fn open_fifo(node: &Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Result<Arc<Ope
         return Ok(OpenFile::new(end, flags & !abi::O_CLOEXEC, path));
     }
     let write = accmode == abi::O_WRONLY;
-    // A blocking open returns once the other side has *been* opened, even
-    // if it is closed again by the time this opener runs (Linux counts the
-    // opens; waiting for a peer present now would hang on a fast writer).
-    let peer_opens_before = pipe.open_count(!write);
-    let end = pipe.open_end(write);
+    // A blocking open returns at once if the other side is open now (its
+    // openers count themselves before waiting), else when the other side
+    // has *been* opened since, even if it closed again before this opener
+    // ran: Linux compares open counters the same way.
+    let (end, peer_present, peer_opens) = pipe.open_end_observing(write);
     let file = OpenFile::new(end, flags & !abi::O_CLOEXEC, path);
-    // Opening one end blocks until the other end is opened too, unless
-    // O_NONBLOCK (then a writer without reader gets ENXIO).
     if flags & abi::O_NONBLOCK != 0 {
-        if write && !pipe.has_peer(false) {
+        if write && !peer_present {
             return Err(Errno::ENXIO);
         }
-    } else {
-        pipe.waiters.wait_until(|| Ok((pipe.has_peer(!write) || pipe.open_count(!write) != peer_opens_before).then_some(())))?;
+    } else if !peer_present {
+        pipe.waiters.wait_until(|| Ok((pipe.has_peer(!write) || pipe.open_count(!write) != peer_opens).then_some(())))?;
     }
     Ok(file)
 }

@@ -50,19 +50,29 @@ impl Pipe {
 
     /// Returns an end: the read side or the write side.
     pub fn open_end(self: &Arc<Self>, write: bool) -> Arc<PipeEnd> {
-        {
+        self.open_end_observing(write).0
+    }
+
+    /// Opens an end and returns, read atomically with the open, whether
+    /// the other side is open now and how often it has been opened: a FIFO
+    /// opener waits only if no peer is open at that instant, and then
+    /// until the peer's open count moves.
+    pub fn open_end_observing(self: &Arc<Self>, write: bool) -> (Arc<PipeEnd>, bool, u64) {
+        let (peer_present, peer_opens) = {
             let mut state = self.state.lock();
             if write {
                 state.writers += 1;
                 state.writer_opens += 1;
+                (state.readers > 0, state.reader_opens)
             } else {
                 state.readers += 1;
                 state.reader_opens += 1;
+                (state.writers > 0, state.writer_opens)
             }
-        }
+        };
         self.waiters.wake_all();
         super::file::notify_pollers();
-        Arc::new(PipeEnd { pipe: self.clone(), write, read: !write })
+        (Arc::new(PipeEnd { pipe: self.clone(), write, read: !write }), peer_present, peer_opens)
     }
 
     /// Returns an end that reads and writes (a FIFO opened O_RDWR).

@@ -198,6 +198,11 @@ impl Thread {
         self.process.signals.lock().has_deliverable()
     }
 
+    /// Returns whether the process's CPU affinity allows CPU `cpu`.
+    pub fn allowed_on(&self, cpu: usize) -> bool {
+        cpu >= 64 || *self.process.affinity.lock() & (1u64 << cpu) != 0
+    }
+
     /// Marks the start of a stint on a CPU.
     pub fn account_switch_in(&self) {
         self.running_since.store(kevlar_platform::time::monotonic_ns(), Ordering::Relaxed);

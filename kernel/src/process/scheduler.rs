@@ -64,6 +64,9 @@ pub fn enqueue(thread: Arc<Thread>) {
     let mut best = usize::MAX;
     for offset in 0..count {
         let cpu = (me + offset) % count;
+        if !thread.allowed_on(cpu) {
+            continue;
+        }
         let len = CPUS[cpu].run_queue.lock().len() + usize::from(CPUS[cpu].current.lock().is_some());
         if len < best {
             best = len;
@@ -81,9 +84,10 @@ pub fn enqueue(thread: Arc<Thread>) {
 /// stays queued) until that CPU has left it: waiting for it here could
 /// deadlock two CPUs each waiting for the other's thread.
 fn take_runnable(queue: &mut VecDeque<Arc<Thread>>, from_back: bool) -> Option<Arc<Thread>> {
+    let me = smp::cpu_index();
     for _ in 0..queue.len() {
         let thread = if from_back { queue.pop_back()? } else { queue.pop_front()? };
-        if !thread.task.is_running() {
+        if !thread.task.is_running() && thread.allowed_on(me) {
             return Some(thread);
         }
         if from_back { queue.push_front(thread) } else { queue.push_back(thread) }
@@ -146,7 +150,7 @@ pub fn schedule() {
                 task
             }
             None => {
-                if prev.state() == ThreadState::Runnable {
+                if prev.state() == ThreadState::Runnable && prev.allowed_on(smp::cpu_index()) {
                     *current = Some(prev);
                     return; // nothing else to run: keep going
                 }
@@ -163,6 +167,10 @@ pub fn schedule() {
 }
 
 fn requeue(cpu: &CpuState, thread: Arc<Thread>) {
+    if !thread.allowed_on(smp::cpu_index()) {
+        enqueue(thread); // to a CPU its affinity allows
+        return;
+    }
     if !thread.on_run_queue.swap(true, Ordering::AcqRel) {
         cpu.run_queue.lock().push_back(thread);
     }
@@ -260,9 +268,11 @@ pub fn on_tick() {
     }
 }
 
-/// Called before returning to user mode: preempts if the slice ran out.
+/// Called before returning to user mode: preempts if the slice ran out, or
+/// moves the thread if its affinity no longer allows this CPU.
 pub fn preempt_if_needed() {
-    if this().need_resched.load(Ordering::Relaxed) {
+    let misplaced = current().is_some_and(|t| !t.allowed_on(smp::cpu_index()));
+    if misplaced || this().need_resched.load(Ordering::Relaxed) {
         if let Some(current) = current() {
             current.set_state(ThreadState::Runnable);
         }
