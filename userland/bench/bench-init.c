@@ -1,0 +1,211 @@
+/* bench-init: PID 1 of the benchmark initramfs (tools/bench.py).
+ *
+ * Its first act is to read the clocks, so the figures below say when /init
+ * started:
+ *
+ *     BOOT boottime_ns N     CLOCK_BOOTTIME at init start (the kernel's own
+ *                            "time since boot"; see docs/benchmarks.md for
+ *                            where each kernel's clock starts)
+ *     BOOT monotonic_ns N    CLOCK_MONOTONIC at the same point
+ *     BOOT tsc N             the time-stamp counter at the same point (under
+ *                            QEMU TCG: guest time since the machine started,
+ *                            firmware included)
+ *     BOOT totalram_kib N    sysinfo() at init start
+ *     BOOT freeram_kib N
+ *     BOOT tsc_per_ns X      TSC ticks per CLOCK_MONOTONIC ns, measured over
+ *                            the whole run (to convert `tsc` to time)
+ *
+ * Then it mounts devtmpfs, proc, sysfs and tmpfs (silently; Kevlar may not
+ * have all of them), prints the kernel's identity (BENCH-KERNEL, from
+ * uname), its command line and CPU-vulnerability mitigations when /proc and
+ * /sys have them, runs `/bench/bench` with the words of /bench/args, prints
+ * `BENCH-EXIT <exit N | signal N>` and powers off.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+    return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+static void say(const char *fmt, ...)
+{
+    char line[768];
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return;
+    if (len > (int)sizeof line - 2)
+        len = sizeof line - 2;
+    line[len++] = '\n';
+    const char *p = line;
+    while (len > 0) {
+        ssize_t w = write(1, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        len -= w;
+    }
+}
+
+/* The first line of a small file, without its newline ("" if unreadable). */
+static void first_line(const char *path, char *out, size_t len)
+{
+    out[0] = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, out, len - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    out[n] = 0;
+    out[strcspn(out, "\n")] = 0;
+}
+
+static void show_mitigations(void)
+{
+    const char *dir = "/sys/devices/system/cpu/vulnerabilities";
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    /* Sorted output: read the names, then print them in order. */
+    static char names[64][256];
+    int count = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && count < 64) {
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(names[count++], sizeof names[0], "%s", de->d_name);
+    }
+    closedir(d);
+    for (int i = 1; i < count; i++)
+        for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char t[256];
+            memcpy(t, names[j], sizeof t);
+            memcpy(names[j], names[j - 1], sizeof t);
+            memcpy(names[j - 1], t, sizeof t);
+        }
+    for (int i = 0; i < count; i++) {
+        char path[320], text[256];
+        snprintf(path, sizeof path, "%s/%.200s", dir, names[i]);
+        first_line(path, text, sizeof text);
+        say("BENCH-VULN %s: %s", names[i], text);
+    }
+}
+
+int main(void)
+{
+    struct timespec boot, mono;
+    uint64_t tsc0 = rdtsc();
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    struct sysinfo si;
+    int have_si = sysinfo(&si) == 0;
+
+    if (fcntl(1, F_GETFD) < 0) {
+        int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            if (fd > 2)
+                close(fd);
+        }
+    }
+    mkdir("/dev", 0755);
+    mkdir("/proc", 0555);
+    mkdir("/sys", 0555);
+    mkdir("/tmp", 01777);
+    mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+    mount("proc", "/proc", "proc", 0, NULL);
+    mount("sysfs", "/sys", "sysfs", 0, NULL);
+    mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
+    chdir("/");
+    umask(022);
+
+    say("BOOT boottime_ns %llu", (unsigned long long)ts_ns(&boot));
+    say("BOOT monotonic_ns %llu", (unsigned long long)ts_ns(&mono));
+    say("BOOT tsc %llu", (unsigned long long)tsc0);
+    if (have_si) {
+        say("BOOT totalram_kib %llu", (unsigned long long)si.totalram * si.mem_unit / 1024);
+        say("BOOT freeram_kib %llu", (unsigned long long)si.freeram * si.mem_unit / 1024);
+    }
+    struct utsname u;
+    if (uname(&u) == 0)
+        say("BENCH-KERNEL %s %s %s", u.sysname, u.release, u.version);
+    char text[512];
+    first_line("/proc/cmdline", text, sizeof text);
+    if (text[0])
+        say("BENCH-CMDLINE %s", text);
+    show_mitigations();
+
+    /* The benchmark's arguments: the words of /bench/args. */
+    char args[256];
+    char *argv[16] = {"/bench/bench"};
+    int argc = 1;
+    first_line("/bench/args", args, sizeof args);
+    for (char *w = strtok(args, " \t"); w && argc < 15; w = strtok(NULL, " \t"))
+        argv[argc++] = w;
+    argv[argc] = NULL;
+    char *envp[] = {"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/", "LANG=C", NULL};
+
+    pid_t pid = fork();
+    if (pid == 0) {
+        execve(argv[0], argv, envp);
+        say("BENCH-EXEC-FAILED errno %d", errno);
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0) {
+        say("BENCH-EXIT fork failed errno %d", errno);
+    } else {
+        pid_t r;
+        /* Reap orphans too; stop when the benchmark itself is done. */
+        while ((r = wait(&st)) != pid)
+            if (r < 0 && errno != EINTR)
+                break;
+        if (WIFSIGNALED(st))
+            say("BENCH-EXIT signal %d", WTERMSIG(st));
+        else
+            say("BENCH-EXIT exit %d", WEXITSTATUS(st));
+    }
+
+    struct timespec end;
+    uint64_t tsc1 = rdtsc();
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    uint64_t dt = ts_ns(&end) - ts_ns(&mono);
+    if (dt > 0)
+        say("BOOT tsc_per_ns %.6f", (double)(tsc1 - tsc0) / (double)dt);
+
+    if (getpid() != 1)
+        return 0;
+    sync();
+    reboot(RB_POWER_OFF);
+    return 0;
+}
