@@ -71,6 +71,11 @@ KERNEL_RUNS: list[dict] = [
      "append": "test=all", "smp": 1, "suffix": "[smp1]"},
     {"name": "ktest-smp2", "layer": "kernel", "check": "ktest",
      "append": "test=all", "smp": 2, "suffix": "[smp2]"},
+    # The memory map at both ends of the supported range, and more CPUs.
+    {"name": "ktest-256m", "layer": "kernel", "check": "ktest",
+     "append": "test=all", "smp": 2, "mem": "256M", "suffix": "[256M]"},
+    {"name": "ktest-8g-smp4", "layer": "kernel", "check": "ktest",
+     "append": "test=all", "smp": 4, "mem": "8G", "suffix": "[8G,smp4]"},
     {"name": "fault-page", "layer": "fault", "check": "fault",
      "append": "fault=page", "expect": "failure", "marker": "EXCEPTION"},
     {"name": "fault-stack-overflow", "layer": "fault", "check": "fault",
