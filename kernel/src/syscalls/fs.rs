@@ -1023,3 +1023,49 @@ pub fn sync_file_range(thread: &Thread, fd: i32, offset: i64, nbytes: i64, flags
     // tmpfs data is in memory: there is nothing to write back.
     Ok(0)
 }
+
+pub fn sendfile(thread: &Thread, out_fd: i32, in_fd: i32, offset_ptr: usize, count: usize) -> Result<isize> {
+    let input = file(thread, in_fd)?;
+    let output = file(thread, out_fd)?;
+    if !input.readable() || !output.writable() {
+        return Err(Errno::EBADF);
+    }
+    if output.flags() & abi::O_APPEND != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // With an offset pointer, read from there and leave the file position
+    // alone; otherwise read at (and advance) the position.
+    let mut offset = if offset_ptr != 0 {
+        let off = super::read_u64(offset_ptr)? as i64;
+        if off < 0 {
+            return Err(Errno::EINVAL);
+        }
+        Some(off as u64)
+    } else {
+        None
+    };
+    let mut buf = vec![0u8; count.min(CHUNK)];
+    let mut done = 0usize;
+    while done < count {
+        let want = (count - done).min(buf.len());
+        let n = match offset {
+            Some(off) => input.ops.read(&input, off, &mut buf[..want])?,
+            None => input.read(&mut buf[..want])?,
+        };
+        if n == 0 {
+            break;
+        }
+        let written = output.write(&buf[..n])?;
+        done += written;
+        if let Some(off) = offset.as_mut() {
+            *off += written as u64;
+        }
+        if written < n {
+            break;
+        }
+    }
+    if let Some(off) = offset {
+        super::write_u64(offset_ptr, off)?;
+    }
+    Ok(done as isize)
+}
