@@ -15,6 +15,15 @@ use crate::process::signal::{self, SigInfo};
 use crate::process::{Process, Thread};
 
 static TIMERS: SpinLock<Vec<(u64, Arc<Thread>)>> = SpinLock::new(Vec::new());
+/// The earliest deadline in TIMERS (u64::MAX: none): the check on every
+/// return to user mode reads this instead of taking the lock.
+static EARLIEST_TIMER: AtomicU64 = AtomicU64::new(u64::MAX);
+
+fn add_timer(deadline_ns: u64, thread: Arc<Thread>) {
+    let mut timers = TIMERS.lock();
+    timers.push((deadline_ns, thread));
+    EARLIEST_TIMER.fetch_min(deadline_ns, Ordering::AcqRel);
+}
 static SLEEPERS: WaitQueue = WaitQueue::new();
 
 /// Wakes threads whose deadline passed (and console readers with input).
@@ -28,13 +37,15 @@ pub fn run_expired() {
     }
     let now = time::monotonic_ns();
     fire_real_timers(now);
+    if now < EARLIEST_TIMER.load(Ordering::Acquire) {
+        return;
+    }
     let expired: Vec<Arc<Thread>> = {
         let mut timers = TIMERS.lock();
-        if timers.is_empty() || timers.iter().all(|(d, _)| *d > now) {
-            return;
-        }
         let (due, rest): (Vec<_>, Vec<_>) = timers.drain(..).partition(|(d, _)| *d <= now);
         *timers = rest;
+        // Recomputed under the lock; add_timer lowers it under the lock too.
+        EARLIEST_TIMER.store(timers.iter().map(|(d, _)| *d).min().unwrap_or(u64::MAX), Ordering::Release);
         due.into_iter().map(|(_, t)| t).collect()
     };
     for thread in expired {
@@ -44,7 +55,7 @@ pub fn run_expired() {
 
 /// Wakes `thread` at `deadline_ns` (a timeout for any wait).
 pub fn arm(deadline_ns: u64, thread: Arc<Thread>) {
-    TIMERS.lock().push((deadline_ns, thread));
+    add_timer(deadline_ns, thread);
 }
 
 /// Cancels the timeouts of `thread`.
@@ -56,15 +67,10 @@ pub fn disarm(thread: &Arc<Thread>) {
 /// a signal arrives first.
 pub fn sleep_until(deadline_ns: u64) -> Result<()> {
     let thread = crate::process::current().expect("sleep outside a thread");
-    TIMERS.lock().push((deadline_ns, thread.clone()));
+    add_timer(deadline_ns, thread.clone());
     let result = SLEEPERS.wait_until(|| Ok((time::monotonic_ns() >= deadline_ns).then_some(())));
     TIMERS.lock().retain(|(_, t)| !Arc::ptr_eq(t, &thread));
     result
-}
-
-/// Returns the thread's sleepers queue (woken by `run_expired`).
-pub fn wake_sleepers() {
-    SLEEPERS.wake_all();
 }
 
 /// A process's ITIMER_REAL: SIGALRM at `deadline` (monotonic ns), then

@@ -66,13 +66,10 @@ fn before_user_return(frame: &mut TrapFrame) {
 }
 
 fn prepare_user_return(frame: &mut TrapFrame) {
-    if let Some(thread) = current() {
-        thread.last_fault.store(frame.rip | (frame.vector << 56), core::sync::atomic::Ordering::Relaxed);
-    }
     scheduler::after_switch();
     crate::timer::run_expired();
-    scheduler::preempt_if_needed();
     let Some(thread) = current() else { return };
+    scheduler::preempt_if_needed(&thread);
     let interrupted = thread.take_interrupted_syscall();
     let saved = thread.take_saved_sigmask();
     // Delivery also decides whether an interrupted system call runs again:

@@ -4,7 +4,7 @@ use alloc::sync::Arc;
 
 use kevlar_platform::arch::serial;
 use kevlar_platform::sync::SpinLock;
-use kevlar_vfs::{Stat, Timespec};
+use kevlar_vfs::Stat;
 
 use super::file::{FileOps, OpenFile, PollEvents, POLLIN, POLLOUT};
 use crate::error::{Errno, Result};
@@ -204,10 +204,4 @@ impl FileOps for ConsoleFile {
         if lines.ready.is_empty() { POLLOUT } else { POLLIN | POLLOUT }
     }
 
-    fn wait_queue(&self) -> Option<&WaitQueue> {
-        Some(&CONSOLE_INPUT)
-    }
 }
-
-/// A placeholder time for device nodes made by the kernel.
-pub const EPOCH: Timespec = Timespec { sec: 0, nsec: 0 };

@@ -119,8 +119,4 @@ impl FdTable {
         }
     }
 
-    /// Returns the open fds in order (for /proc/self/fd).
-    pub fn fds(&self) -> impl Iterator<Item = (i32, &Arc<OpenFile>)> {
-        self.slots.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| (i as i32, &s.file)))
-    }
 }

@@ -72,10 +72,6 @@ pub trait FileOps: Send + Sync {
     fn pipe(&self) -> Option<Arc<super::pipe::Pipe>> {
         None
     }
-    /// The pipe or tty wait queue pollers sleep on, if any.
-    fn wait_queue(&self) -> Option<&crate::process::wait_queue::WaitQueue> {
-        None
-    }
 }
 
 /// An open file description (shared by dup'd fds and across fork).

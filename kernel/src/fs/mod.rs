@@ -37,11 +37,6 @@ impl MountTable for KernelMounts {
     }
 }
 
-/// Mounts `root` on directory `on`.
-pub fn mount(on: Arc<dyn Inode>, root: Arc<dyn Inode>, fstype: &'static str) {
-    MOUNTS.lock().push((on, root, fstype));
-}
-
 /// A process's view of the file tree.
 #[derive(Clone)]
 pub struct FsContext {

@@ -132,13 +132,6 @@ pub struct PipeEnd {
     read: bool,
 }
 
-impl PipeEnd {
-    /// Returns the pipe.
-    pub fn pipe(&self) -> &Arc<Pipe> {
-        &self.pipe
-    }
-}
-
 impl FileOps for PipeEnd {
     fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
         if !self.read {
@@ -273,9 +266,6 @@ impl FileOps for PipeEnd {
         super::file::notify_pollers();
     }
 
-    fn wait_queue(&self) -> Option<&WaitQueue> {
-        Some(&self.pipe.waiters)
-    }
 
     fn pipe(&self) -> Option<Arc<Pipe>> {
         Some(self.pipe.clone())

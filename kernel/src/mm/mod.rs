@@ -414,11 +414,6 @@ impl Vm {
         Ok(())
     }
 
-    /// Returns the VMAs in address order.
-    pub fn vmas(&self) -> impl Iterator<Item = &Vma> {
-        self.vmas.values()
-    }
-
     /// Returns the highest user address (exclusive).
     pub const fn user_end() -> usize {
         USER_END

@@ -86,8 +86,8 @@ pub struct Process {
     pub signals: SpinLock<SignalState>,
     /// Resource limits.
     pub limits: SpinLock<crate::syscalls::Limits>,
-    /// CPU affinity mask.
-    pub affinity: SpinLock<u64>,
+    /// CPU affinity mask (an atomic: every return to user mode reads it).
+    pub affinity: core::sync::atomic::AtomicU64,
     /// Scheduling policy and static priority.
     pub sched_policy: SpinLock<(u32, i32)>,
     /// The nice value (-20..=19).
@@ -200,7 +200,7 @@ impl Thread {
 
     /// Returns whether the process's CPU affinity allows CPU `cpu`.
     pub fn allowed_on(&self, cpu: usize) -> bool {
-        cpu >= 64 || *self.process.affinity.lock() & (1u64 << cpu) != 0
+        cpu >= 64 || self.process.affinity.load(Ordering::Relaxed) & (1u64 << cpu) != 0
     }
 
     /// Marks the start of a stint on a CPU.
@@ -361,7 +361,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         creds: SpinLock::new(Credentials::default()),
         signals: SpinLock::new(SignalState::new()),
         limits: SpinLock::new(crate::syscalls::DEFAULT_LIMITS),
-        affinity: SpinLock::new(u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64))),
+        affinity: core::sync::atomic::AtomicU64::new(u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64))),
         sched_policy: SpinLock::new((0, 0)),
         nice: SpinLock::new(0),
         did_exec: AtomicBool::new(false),
@@ -450,7 +450,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         creds: SpinLock::new(parent.creds.lock().clone()),
         signals: SpinLock::new(parent.signals.lock().fork_copy()),
         limits: SpinLock::new(*parent.limits.lock()),
-        affinity: SpinLock::new(*parent.affinity.lock()),
+        affinity: core::sync::atomic::AtomicU64::new(parent.affinity.load(Ordering::Relaxed)),
         sched_policy: SpinLock::new(*parent.sched_policy.lock()),
         nice: SpinLock::new(*parent.nice.lock()),
         did_exec: AtomicBool::new(false),

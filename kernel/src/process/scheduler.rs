@@ -28,6 +28,8 @@ struct CpuState {
     finished: SpinLock<Option<Arc<Thread>>>,
     need_resched: AtomicBool,
     ticks_in_slice: AtomicUsize,
+    /// Whether `finished` holds a thread.
+    has_finished: AtomicBool,
 }
 
 static CPUS: [CpuState; MAX_CPUS] = [const {
@@ -38,6 +40,7 @@ static CPUS: [CpuState; MAX_CPUS] = [const {
         finished: SpinLock::new(None),
         need_resched: AtomicBool::new(false),
         ticks_in_slice: AtomicUsize::new(0),
+        has_finished: AtomicBool::new(false),
     }
 }; MAX_CPUS];
 
@@ -182,7 +185,10 @@ fn requeue(cpu: &CpuState, thread: Arc<Thread>) {
 fn requeue_or_retire(cpu: &CpuState, prev: Arc<Thread>) {
     match prev.state() {
         ThreadState::Runnable => requeue(cpu, prev),
-        ThreadState::Dead => *cpu.finished.lock() = Some(prev),
+        ThreadState::Dead => {
+            *cpu.finished.lock() = Some(prev);
+            cpu.has_finished.store(true, Ordering::Release);
+        }
         ThreadState::Sleeping => drop(prev),
     }
 }
@@ -203,8 +209,14 @@ pub fn current_is_dead() -> bool {
 /// Runs after every switch, on the new context: drops a finished thread
 /// now that this CPU is off its stack.
 pub fn after_switch() {
-    let finished = this().finished.lock().take();
-    drop(finished);
+    let cpu = this();
+    // Checked without the lock first: this runs on every return to user
+    // mode, and a finished thread is rare.
+    if cpu.has_finished.load(Ordering::Acquire) {
+        cpu.has_finished.store(false, Ordering::Release);
+        let finished = cpu.finished.lock().take();
+        drop(finished);
+    }
 }
 
 /// The idle loop of a CPU: runs threads while there are any, halts
@@ -270,12 +282,10 @@ pub fn on_tick() {
 
 /// Called before returning to user mode: preempts if the slice ran out, or
 /// moves the thread if its affinity no longer allows this CPU.
-pub fn preempt_if_needed() {
-    let misplaced = current().is_some_and(|t| !t.allowed_on(smp::cpu_index()));
+pub fn preempt_if_needed(thread: &Arc<Thread>) {
+    let misplaced = !thread.allowed_on(smp::cpu_index());
     if misplaced || this().need_resched.load(Ordering::Relaxed) {
-        if let Some(current) = current() {
-            current.set_state(ThreadState::Runnable);
-        }
+        thread.set_state(ThreadState::Runnable);
         schedule();
     }
 }

@@ -23,8 +23,6 @@ use crate::uaccess::{copy_from_user, copy_to_user};
 pub const NSIG: usize = abi::_NSIG as usize;
 /// SIGHUP.
 pub const SIGHUP: u32 = abi::SIGHUP;
-/// SIGINT.
-pub const SIGINT: u32 = abi::SIGINT;
 /// SIGQUIT.
 pub const SIGQUIT: u32 = abi::SIGQUIT;
 /// SIGILL.
@@ -45,8 +43,6 @@ pub const SIGSEGV: u32 = abi::SIGSEGV;
 pub const SIGPIPE: u32 = abi::SIGPIPE;
 /// SIGALRM.
 pub const SIGALRM: u32 = abi::SIGALRM;
-/// SIGTERM.
-pub const SIGTERM: u32 = abi::SIGTERM;
 /// SIGCHLD.
 pub const SIGCHLD: u32 = abi::SIGCHLD;
 /// SIGCONT.

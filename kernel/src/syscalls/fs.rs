@@ -10,9 +10,9 @@ use kevlar_vfs::WalkFlags;
 use kevlar_vfs::{Access, FileType, Inode, RenameFlags, SetAttr, Stat, Timespec};
 use linux_raw_sys::general as abi;
 
-use super::{read_path, write_i32};
+use super::read_path;
 use crate::error::{Errno, Result};
-use crate::fs::file::{InodeFile, OpenFile};
+use crate::fs::file::OpenFile;
 use crate::fs::pipe::Pipe;
 use crate::fs::{open_path, FsContext};
 use crate::process::Thread;
@@ -928,19 +928,6 @@ pub fn fsync(thread: &Thread, fd: i32) -> Result<isize> {
         return Err(Errno::EINVAL);
     }
     Ok(0)
-}
-
-/// Opens an inode for the kernel itself (exec reads, init's console).
-pub fn open_inode(node: Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Arc<OpenFile> {
-    OpenFile::new(InodeFile::new(node), flags, path)
-}
-
-/// Writes an `int` result pointer if given.
-pub fn put_i32(addr: usize, value: i32) -> Result<()> {
-    if addr != 0 {
-        write_i32(addr, value)?;
-    }
-    Ok(())
 }
 
 fn file_key(f: &OpenFile) -> Result<crate::fs::locks::FileKey> {

@@ -6,7 +6,7 @@
 //! is logged once, by name.
 
 mod fs;
-pub use fs::{fs_cred, AT_FDCWD};
+pub use fs::AT_FDCWD;
 mod info;
 mod itimer;
 pub use info::{Limits, DEFAULT_LIMITS};
@@ -393,11 +393,6 @@ pub fn read_u64(addr: usize) -> Result<u64> {
 
 /// Writes a little-endian u64.
 pub fn write_u64(addr: usize, value: u64) -> Result<()> {
-    Ok(copy_to_user(addr, &value.to_le_bytes())?)
-}
-
-/// Writes a little-endian i32.
-pub fn write_i32(addr: usize, value: i32) -> Result<()> {
     Ok(copy_to_user(addr, &value.to_le_bytes())?)
 }
 

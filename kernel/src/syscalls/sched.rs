@@ -25,7 +25,7 @@ pub fn sched_getaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> 
     if len < bytes || len % bytes != 0 {
         return Err(Errno::EINVAL);
     }
-    let value = *process.affinity.lock();
+    let value = process.affinity.load(core::sync::atomic::Ordering::Relaxed);
     copy_to_user(mask, &value.to_le_bytes())?;
     Ok(bytes as isize)
 }
@@ -40,7 +40,7 @@ pub fn sched_setaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> 
     if wanted == 0 {
         return Err(Errno::EINVAL);
     }
-    *process.affinity.lock() = wanted;
+    process.affinity.store(wanted, core::sync::atomic::Ordering::Relaxed);
     Ok(0)
 }
 
