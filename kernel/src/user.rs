@@ -69,6 +69,9 @@ fn prepare_user_return(frame: &mut TrapFrame) {
     scheduler::after_switch();
     crate::timer::run_expired();
     let Some(thread) = current() else { return };
+    if thread.state() == crate::process::ThreadState::Dead {
+        return; // exited in this system call: leaves the CPU next
+    }
     scheduler::preempt_if_needed(&thread);
     let interrupted = thread.take_interrupted_syscall();
     let saved = thread.take_saved_sigmask();

@@ -285,7 +285,10 @@ pub fn on_tick() {
 pub fn preempt_if_needed(thread: &Arc<Thread>) {
     let misplaced = !thread.allowed_on(smp::cpu_index());
     if misplaced || this().need_resched.load(Ordering::Relaxed) {
-        thread.set_state(ThreadState::Runnable);
+        // Only a running thread is preempted: a dead one must stay dead.
+        if thread.state() != ThreadState::Runnable {
+            return;
+        }
         schedule();
     }
 }
