@@ -43,6 +43,7 @@ debug: kernel
 
 contracts: setup
 	$(PYTHON) tools/contracts.py build
+	$(PYTHON) tools/contracts.py build --suite busybox
 
 # Kevlar-only user-space tests (no Linux oracle): leak checks and the like.
 build/kernel-tests.cpio: userland/kernel-tests/leak.c tools/build-initramfs.py | setup

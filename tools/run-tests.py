@@ -90,6 +90,11 @@ KERNEL_RUNS: list[dict] = [
      "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 1, "timeout": 300},
     {"name": "contracts-smp2", "layer": "contracts", "check": "contracts",
      "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 2, "timeout": 300},
+    # The BusyBox script suite, compared with Linux the same way.
+    {"name": "busybox-smp1", "layer": "contracts", "check": "contracts",
+     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 1, "timeout": 300},
+    {"name": "busybox-smp2", "layer": "contracts", "check": "contracts",
+     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 2, "timeout": 300},
     # Thousands of fork/vfork/exec/exit cycles give every page back.
     {"name": "leak-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 300,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
@@ -382,7 +387,8 @@ def check_contracts(spec: dict, result) -> list:
     note = "" if contracts.parse_blocks(result.output).all_done else result.describe()
     return [Outcome(name, ok, reason) for name, ok, reason in
             contracts.judge_kevlar_output(result.output, spec.get("smp", 1),
-                                          spec.get("append") or "", note)]
+                                          spec.get("append") or "", note,
+                                          initrd=spec.get("initrd"))]
 
 
 CHECKS: dict[str, Callable] = {

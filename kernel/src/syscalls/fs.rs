@@ -86,9 +86,24 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
         return Err(Errno::EISDIR);
     }
     let mut kbuf = vec![0u8; len.min(CHUNK)];
-    let n = f.read(&mut kbuf)?;
-    copy_to_user(buf, &kbuf[..n])?;
-    Ok(n as isize)
+    // Files and devices fill the whole request (a 1 MiB read of /dev/zero
+    // returns 1 MiB); pipes and terminals return what is there.
+    let fill = f.ops.is_seekable() || f.ops.fixed_position();
+    let mut done = 0;
+    while done < len {
+        let want = (len - done).min(kbuf.len());
+        let n = match f.read(&mut kbuf[..want]) {
+            Ok(n) => n,
+            Err(_) if done > 0 => break,
+            Err(e) => return Err(e),
+        };
+        copy_to_user(buf + done, &kbuf[..n])?;
+        done += n;
+        if n < want || !fill {
+            break;
+        }
+    }
+    Ok(done as isize)
 }
 
 pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
