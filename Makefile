@@ -21,7 +21,7 @@ KERNEL_ELF := build/kevlar.elf
 CARGO_OUT  := target/$(TARGET)/$(PROFILE)/kevlar
 ACCEL      := $(if $(KVM),--kvm,)
 
-.PHONY: all setup kernel run debug test test-host contracts check clean
+.PHONY: all setup kernel run debug test test-host contracts bench check clean
 
 all: kernel
 
@@ -51,8 +51,15 @@ build/kernel-tests.cpio: userland/kernel-tests/leak.c tools/build-initramfs.py |
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/leak userland/kernel-tests/leak.c
 	$(PYTHON) tools/build-initramfs.py --out $@ --file /init=build/kernel-tests/leak:755
 
+# Benchmarks against Linux under icount (docs/benchmarks.md): QUICK=1 runs
+# Kevlar only, briefly (make test does, so the benchmarks never rot);
+# KVM=1 measures wall-clock time under KVM, reported separately.
+bench: kernel
+	$(PYTHON) tools/bench.py $(if $(QUICK),--quick,) $(if $(KVM),--kvm,)
+
 test: kernel contracts build/kernel-tests.cpio
 	$(PYTHON) tools/gen-syscall-table.py --check
+	$(PYTHON) tools/bench.py --quick
 	$(PYTHON) tools/run-tests.py --kernel $(KERNEL_ELF)
 
 test-host: setup

@@ -18,6 +18,7 @@ declare -A wanted=(
   [python3]=/usr/bin/python3
   [binutils]=/usr/bin/objdump
   [gdb]=/usr/bin/gdb
+  [python3-matplotlib]=/usr/lib/python3/dist-packages/matplotlib/__init__.py
 )
 
 missing=()
