@@ -108,29 +108,9 @@ impl FsContext {
     }
 }
 
-/// The open flags this kernel understands; others are EINVAL.
-const KNOWN_OPEN_FLAGS: u32 = abi::O_ACCMODE
-    | abi::O_CREAT
-    | abi::O_EXCL
-    | abi::O_NOCTTY
-    | abi::O_TRUNC
-    | abi::O_APPEND
-    | abi::O_NONBLOCK
-    | abi::O_DSYNC
-    | abi::O_SYNC
-    | abi::O_DIRECTORY
-    | abi::O_NOFOLLOW
-    | abi::O_CLOEXEC
-    | abi::O_LARGEFILE
-    | abi::O_NOATIME
-    | abi::O_PATH
-    | abi::O_DIRECT
-    | abi::FASYNC;
-
 /// Opens `path` with open(2) flags and mode, as `cred` in `fs`.
 pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], flags: u32, mode: u32) -> Result<Arc<OpenFile>> {
     // open(2) ignores unknown flag bits (openat2 would reject them).
-    let _ = KNOWN_OPEN_FLAGS;
     if flags & abi::O_TMPFILE & !abi::O_DIRECTORY != 0 {
         if flags & abi::O_ACCMODE == abi::O_RDONLY {
             return Err(Errno::EINVAL);

@@ -208,40 +208,33 @@ pub fn setgid(thread: &Thread, gid: u32) -> Result<isize> {
     Ok(0)
 }
 
-pub fn setresuid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
-    let mut c = thread.process.creds.lock();
-    let allowed = |v: u32| v == u32::MAX || c.euid == 0 || v == c.uid || v == c.euid || v == c.suid;
-    if !(allowed(r) && allowed(e) && allowed(s)) {
+/// Sets a (real, effective, saved) id triple; u32::MAX leaves one as it
+/// is. Unprivileged callers may only pick among the ids they already have.
+fn set_id_triple(ids: [&mut u32; 3], new: [u32; 3], privileged: bool) -> Result<isize> {
+    let current = [*ids[0], *ids[1], *ids[2]];
+    if !new.iter().all(|&v| v == u32::MAX || privileged || current.contains(&v)) {
         return Err(Errno::EPERM);
     }
-    if r != u32::MAX {
-        c.uid = r;
-    }
-    if e != u32::MAX {
-        c.euid = e;
-    }
-    if s != u32::MAX {
-        c.suid = s;
+    for (id, value) in ids.into_iter().zip(new) {
+        if value != u32::MAX {
+            *id = value;
+        }
     }
     Ok(0)
 }
 
+pub fn setresuid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
+    let mut c = thread.process.creds.lock();
+    let privileged = c.euid == 0;
+    let c = &mut *c;
+    set_id_triple([&mut c.uid, &mut c.euid, &mut c.suid], [r, e, s], privileged)
+}
+
 pub fn setresgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
     let mut c = thread.process.creds.lock();
-    let allowed = |v: u32| v == u32::MAX || c.euid == 0 || v == c.gid || v == c.egid || v == c.sgid;
-    if !(allowed(r) && allowed(e) && allowed(s)) {
-        return Err(Errno::EPERM);
-    }
-    if r != u32::MAX {
-        c.gid = r;
-    }
-    if e != u32::MAX {
-        c.egid = e;
-    }
-    if s != u32::MAX {
-        c.sgid = s;
-    }
-    Ok(0)
+    let privileged = c.euid == 0;
+    let c = &mut *c;
+    set_id_triple([&mut c.gid, &mut c.egid, &mut c.sgid], [r, e, s], privileged)
 }
 
 pub fn getresuid(thread: &Thread, r: usize, e: usize, s: usize, users: bool) -> Result<isize> {
