@@ -47,6 +47,7 @@ const TESTS: &[(&str, fn() -> TestResult)] = &[
     ("percpu_timer_on_every_cpu", percpu_timer_on_every_cpu),
     ("spinlock_contention", spinlock_contention),
     ("irq_spinlock_masks_interrupts", irq_spinlock_masks_interrupts),
+    ("tlb_shootdown_targets", tlb_shootdown_targets),
 ];
 
 /// Runs the selected tests; returns whether all passed.
@@ -400,4 +401,71 @@ fn irq_spinlock_masks_interrupts() -> TestResult {
     }
     ensure!(plain.try_lock().is_some(), "plain lock not released");
     Ok(())
+}
+
+/// A change to an address space another CPU has loaded sends that CPU a
+/// shootdown (and returns only once it has flushed); once that CPU has
+/// switched away, changes send nothing.
+fn tlb_shootdown_targets() -> TestResult {
+    use kevlar_platform::arch::tlb;
+    use kevlar_platform::mm::pmm::PageRef;
+    static SPACE: SpinLock<Option<AddressSpace>> = SpinLock::new(None);
+    static STEP: AtomicUsize = AtomicUsize::new(0);
+    static RESULT: SpinLock<Option<String>> = SpinLock::new(None);
+    const VA: usize = 0x40_0000;
+    if smp::cpu_count() < 2 {
+        return Ok(()); // nothing to shoot at
+    }
+    fn wait_for(step: usize) {
+        while STEP.load(Ordering::Acquire) < step {
+            core::hint::spin_loop();
+        }
+    }
+    fn work(index: usize) {
+        match index {
+            1 => {
+                SPACE.lock().as_ref().unwrap().activate();
+                STEP.store(1, Ordering::Release);
+                wait_for(2); // CPU 0 unmaps while we hold the space
+                kevlar_platform::arch::paging::activate_kernel_table();
+                STEP.store(3, Ordering::Release);
+            }
+            0 => {
+                wait_for(1);
+                let before = tlb::ipis_sent();
+                let gone = SPACE.lock().as_mut().unwrap().unmap_page(VA);
+                let sent_while_loaded = tlb::ipis_sent() - before;
+                STEP.store(2, Ordering::Release);
+                wait_for(3);
+                let before = tlb::ipis_sent();
+                let _ = SPACE.lock().as_mut().unwrap().unmap_page(VA + PAGE_SIZE);
+                let sent_after = tlb::ipis_sent() - before;
+                let problem = if gone.is_none() {
+                    Some(String::from("the first page was not mapped"))
+                } else if sent_while_loaded != 1 {
+                    Some(format!("{} IPIs while CPU 1 had the space loaded, expected 1", sent_while_loaded))
+                } else if sent_after != 0 {
+                    Some(format!("{} IPIs after CPU 1 switched away, expected 0", sent_after))
+                } else {
+                    None
+                };
+                *RESULT.lock() = problem;
+            }
+            _ => {}
+        }
+    }
+    let mut space = AddressSpace::new().map_err(|e| format!("{:?}", e))?;
+    for va in [VA, VA + PAGE_SIZE] {
+        let page = PageRef::alloc_zeroed().ok_or("out of memory")?;
+        space.map_page(va, page, PageFlags::WRITABLE).map_err(|e| format!("{:?}", e))?;
+    }
+    *SPACE.lock() = Some(space);
+    STEP.store(0, Ordering::Release);
+    *RESULT.lock() = None;
+    smp::run_on_all_cpus(work);
+    drop(SPACE.lock().take());
+    match RESULT.lock().take() {
+        Some(problem) => Err(problem),
+        None => Ok(()),
+    }
 }

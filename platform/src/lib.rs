@@ -28,7 +28,7 @@ pub use kevlar_bootinfo::CommandLine;
 /// The architecture this build targets.
 pub mod arch {
     pub mod x86_64;
-    pub use self::x86_64::{exit, interrupts, paging, percpu, serial};
+    pub use self::x86_64::{exit, interrupts, paging, percpu, serial, tlb};
 }
 
 /// CPUs: count, identity, running work everywhere.

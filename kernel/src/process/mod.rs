@@ -482,6 +482,13 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         while !waiter.vfork_released.load(Ordering::Acquire) {
             let _ = waiter.vfork_event.wait_until(|| Ok(waiter.vfork_released.load(Ordering::Acquire).then_some(())));
         }
+        // The child ran in our address space on another CPU and may have
+        // write-protected its pages (a fork of its own) or unmapped some;
+        // only that CPU's TLB was flushed. If the child let go before we
+        // slept, this CPU never reloaded CR3, so drop its stale entries
+        // now: a stale writable entry would let our writes reach a page
+        // now shared copy-on-write with the child's child.
+        parent.vm.lock().lock().activate();
     }
     Ok(pid)
 }
@@ -541,14 +548,21 @@ pub fn exit_current(status: ExitStatus) {
     }
 
     process.exit_cpu_ns.store(thread.cpu_ns(), Ordering::Relaxed);
-    *process.exit_status.lock() = Some(status);
-    if let Some(parent) = process.parent() {
-        // A parent that ignores SIGCHLD (or set SA_NOCLDWAIT) does not
-        // collect its children: they are reaped at once.
-        if signal::notify_parent_of_exit(&process, &parent, status) {
-            parent.forget_child(process.pid);
+    match process.parent() {
+        Some(parent) => {
+            // A parent that ignores SIGCHLD (or set SA_NOCLDWAIT) does not
+            // collect its children: they are reaped at once, before the
+            // status is visible, so a wait on another CPU cannot find the
+            // zombie first. Otherwise the status is published before
+            // SIGCHLD, so a handler's wait finds it.
+            if signal::children_reap_themselves(&parent) {
+                parent.forget_child(process.pid);
+            }
+            *process.exit_status.lock() = Some(status);
+            signal::notify_parent_of_exit(&process, &parent, status);
+            parent.child_event.wake_all();
         }
-        parent.child_event.wake_all();
+        None => *process.exit_status.lock() = Some(status),
     }
     thread.set_state(ThreadState::Dead);
 }

@@ -13,5 +13,6 @@ pub mod percpu;
 pub mod serial;
 pub mod smp;
 pub mod time;
+pub mod tlb;
 pub mod trap;
 pub mod user;

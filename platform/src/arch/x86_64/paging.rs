@@ -7,6 +7,7 @@
 //! would silently restrict every sibling mapped later. Only leaf entries
 //! carry the real permissions.
 
+use alloc::vec::Vec;
 use core::arch::asm;
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -280,6 +281,7 @@ pub(crate) fn init_kernel_table(max_phys: u64, is_ram: impl Fn(u64, u64) -> bool
 /// Loads the kernel's page table on this CPU.
 pub fn activate_kernel_table() {
     let root = KERNEL_ROOT.load(Ordering::Acquire);
+    super::tlb::note_loaded(root);
     // SAFETY: the kernel table maps the running code, stack and data at the
     // same addresses as the boot tables.
     unsafe { asm!("mov cr3, {}", in(reg) root, options(nostack, preserves_flags)) };
@@ -512,9 +514,14 @@ impl AddressSpace {
     /// the mappings owned. Skips holes quickly (whole missing tables).
     pub fn unmap_range(&mut self, start: usize, end: usize) {
         let end = end.min(USER_END);
-        let mut va = start & !(PAGE_SIZE - 1);
-        let mut flushed_all = false;
+        let start = start & !(PAGE_SIZE - 1);
+        let mut va = start;
         let count = (end.saturating_sub(va)) / PAGE_SIZE;
+        let active = self.is_active();
+        let mut any = false;
+        // Freed only after every CPU has flushed: a stale translation on
+        // another CPU must never reach a page already given to someone else.
+        let mut released: Vec<PageRef> = Vec::new();
         while va < end {
             // SAFETY: `&mut self` gives exclusive access to the lower half.
             match unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) } {
@@ -522,13 +529,12 @@ impl AddressSpace {
                     let old = *entry;
                     if is_mapped(old) {
                         *entry = 0;
+                        any = true;
                         if old & OWNED != 0 {
-                            drop(PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)));
+                            released.push(PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)));
                         }
-                        if count <= 32 {
-                            self.flush(va);
-                        } else {
-                            flushed_all = true;
+                        if count <= 32 && active {
+                            invalidate_local(va);
                         }
                     }
                     va += PAGE_SIZE;
@@ -537,9 +543,15 @@ impl AddressSpace {
                 Err(_) => va = (va | 0x1f_ffff) + 1,
             }
         }
-        if flushed_all && self.is_active() {
-            self.activate();
+        if !any {
+            return;
         }
+        if count <= 32 {
+            super::tlb::shootdown(self.root, start, end);
+        } else {
+            self.flush_all();
+        }
+        drop(released);
     }
 
     /// Makes a copy for `fork`: every user mapping is copied; owned pages
@@ -575,9 +587,7 @@ impl AddressSpace {
             Ok(())
         }
         copy_level(self.root, child.root, 4)?;
-        if self.is_active() {
-            self.activate(); // drop the now stale writable TLB entries
-        }
+        self.flush_all(); // drop the now stale writable TLB entries
         Ok(child)
     }
 
@@ -588,17 +598,27 @@ impl AddressSpace {
 
     /// Switches this CPU to this address space.
     pub fn activate(&self) {
+        super::tlb::note_loaded(self.root);
         // SAFETY: the upper half is the kernel's, so the running code, stack
         // and data stay mapped at the same addresses.
         unsafe { asm!("mov cr3, {}", in(reg) self.root, options(nostack, preserves_flags)) };
     }
 
+    /// Drops the translation of `va` from every CPU that may cache it.
     fn flush(&self, va: usize) {
-        // Other CPUs running this space need a shootdown; that arrives with
-        // multi-threaded processes. Today a space runs on one CPU at a time.
         if self.is_active() {
             invalidate_local(va);
         }
+        super::tlb::shootdown(self.root, va, va + PAGE_SIZE);
+    }
+
+    /// Drops every translation of this space from every CPU that may cache
+    /// them.
+    fn flush_all(&self) {
+        if self.is_active() {
+            self.activate();
+        }
+        super::tlb::shootdown(self.root, 0, usize::MAX);
     }
 }
 

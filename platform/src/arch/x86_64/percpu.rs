@@ -43,6 +43,8 @@ pub struct PerCpu {
     timer_ticks: AtomicU64,
     /// Interrupts of any kind taken.
     interrupts: AtomicU64,
+    /// The page-table root this CPU has loaded (see `tlb`).
+    pub(super) loaded_root: AtomicU64,
     pub(super) gdt: UnsafeCell<Gdt>,
     pub(super) tss: UnsafeCell<TaskStateSegment>,
 }
@@ -65,6 +67,7 @@ impl PerCpu {
             online: AtomicBool::new(false),
             timer_ticks: AtomicU64::new(0),
             interrupts: AtomicU64::new(0),
+            loaded_root: AtomicU64::new(0),
             gdt: UnsafeCell::new(Gdt::new()),
             tss: UnsafeCell::new(TaskStateSegment::new()),
         }

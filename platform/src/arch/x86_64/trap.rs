@@ -63,6 +63,8 @@ pub mod vectors {
     pub const SERIAL: u8 = 0x24;
     /// Inter-processor wake-up: makes a halted CPU look at its mailbox.
     pub const IPI_WAKE: u8 = 0xf0;
+    /// TLB shootdown request (see `tlb`).
+    pub const IPI_TLB: u8 = 0xf1;
     /// The local APIC's spurious-interrupt vector.
     pub const SPURIOUS: u8 = 0xff;
 }
@@ -209,6 +211,10 @@ extern "C" fn trap_entry(frame: &mut TrapFrame) {
             apic::end_of_interrupt();
         }
         vectors::IPI_WAKE => {
+            apic::end_of_interrupt();
+        }
+        vectors::IPI_TLB => {
+            super::tlb::handle_ipi();
             apic::end_of_interrupt();
         }
         vectors::SPURIOUS => {}
