@@ -75,6 +75,7 @@ fn map_segments(vm: &mut Vm, plan: &LoadPlan, file: &Arc<dyn Inode>) -> Result<u
                 file: backing.clone(),
                 offset: seg.file_offset - lead as u64,
                 file_len: lead + seg.file_size as usize,
+                shared: false,
             },
             shared_page_base: 0,
         });

@@ -22,7 +22,6 @@ mod timer;
 mod uaccess;
 mod user;
 
-use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use kevlar_platform::{exit, println, BootContext, ExitCode};
@@ -64,7 +63,7 @@ pub fn shutdown(success: bool) -> ! {
 /// Mounts the root filesystem from the initramfs and starts init; the boot
 /// CPU then becomes an idle CPU of the scheduler.
 fn start_user_space(context: &BootContext) -> ! {
-    let tmpfs = kevlar_tmpfs::TmpFs::new(Arc::new(clock::KernelClock));
+    let tmpfs = fs::pages::new_tmpfs(kevlar_tmpfs::TmpFsOptions::default());
     let root = tmpfs.root();
     if let Some(image) = context.initrd {
         match fs::initramfs::unpack(&root, image) {

@@ -18,10 +18,11 @@ pub static HOOKS: UserHooks = UserHooks {
     idle: scheduler::idle_once,
 };
 
-/// si_code values for SIGSEGV.
-const SEGV_MAPERR: i32 = 1;
-const SEGV_ACCERR: i32 = 2;
-const SI_KERNEL: i32 = 0x80;
+// si_code values of the fault signals.
+const SEGV_MAPERR: i32 = linux_raw_sys::general::SEGV_MAPERR as i32;
+const SEGV_ACCERR: i32 = linux_raw_sys::general::SEGV_ACCERR as i32;
+const BUS_ADRERR: i32 = linux_raw_sys::general::BUS_ADRERR as i32;
+const SI_KERNEL: i32 = linux_raw_sys::general::SI_KERNEL as i32;
 
 fn user_exception(frame: &mut TrapFrame, exception: Exception) {
     let Some(thread) = current() else { return };
@@ -37,6 +38,7 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
                 FaultOutcome::NoMapping => (signal::SIGSEGV, SEGV_MAPERR, addr as u64),
                 FaultOutcome::AccessDenied => (signal::SIGSEGV, SEGV_ACCERR, addr as u64),
                 FaultOutcome::OutOfMemory => (signal::SIGKILL, 0, 0),
+                FaultOutcome::PastEndOfFile => (signal::SIGBUS, BUS_ADRERR, addr as u64),
             }
         }
         Exception::DivideError => (signal::SIGFPE, 1, frame.rip),

@@ -6,6 +6,7 @@ pub mod fdtable;
 pub mod file;
 pub mod initramfs;
 pub mod locks;
+pub mod pages;
 pub mod pipe;
 
 use alloc::sync::Arc;
@@ -174,7 +175,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     // does), provided the caller may write.
     if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular {
         kevlar_vfs::check_access(&stat, cred, kevlar_vfs::Access::WRITE)?;
-        node.truncate(0)?;
+        truncate_file(&node, 0)?;
     }
     let abs = FsContext::absolute(&fs.cwd_path, path);
     let ops: Arc<dyn file::FileOps> = match file_type {
@@ -346,4 +347,16 @@ const fn initial_termios() -> [u8; 60] {
         j += 1;
     }
     t
+}
+
+/// Truncates `node` to `len` bytes. Mapped pages now wholly past the end
+/// are unmapped from every address space, so touching them raises SIGBUS
+/// as on Linux instead of reaching the dropped data.
+pub fn truncate_file(node: &Arc<dyn Inode>, len: u64) -> Result<()> {
+    let old = node.stat()?.size;
+    node.truncate(len)?;
+    if len < old {
+        crate::mm::file_shrunk((node.fs_id(), node.ino()), len);
+    }
+    Ok(())
 }

@@ -61,10 +61,18 @@ impl Prot {
     }
 }
 
-/// Where a file-backed mapping reads its pages from.
+/// Where a file-backed mapping gets its pages.
 pub trait FileBacking: Send + Sync {
     /// Reads bytes at `offset`; returns how many (short at end of file).
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize>;
+    /// Returns the file's current size in bytes.
+    fn size(&self) -> u64;
+    /// Returns the page-cache frame of file page `index` (allocating a
+    /// hole), `Ok(None)` if the file has no frames to share (its data can
+    /// only be copied), ENXIO past the end of the file.
+    fn page(&self, index: u64) -> Result<Option<PageRef>>;
+    /// Identifies the file: (file system id, inode number).
+    fn id(&self) -> (u64, u64);
 }
 
 /// Pages of a MAP_SHARED anonymous mapping, shared by every process that
@@ -84,8 +92,10 @@ impl Default for SharedPages {
 pub enum Backing {
     /// Zero-filled memory.
     Anonymous,
-    /// A private copy of a file's bytes from `offset`; pages past
-    /// `file_end` (relative to the mapping start) read as zeros (ELF bss).
+    /// A file's bytes from `offset`. Private mappings share the file's
+    /// page-cache frames until written (then copy); shared ones write to
+    /// them. Pages past `file_len` (relative to the mapping start) read as
+    /// zeros (ELF bss); pages wholly past the end of the file raise SIGBUS.
     File {
         /// The file.
         file: Arc<dyn FileBacking>,
@@ -93,6 +103,8 @@ pub enum Backing {
         offset: u64,
         /// Bytes of the mapping that come from the file.
         file_len: usize,
+        /// MAP_SHARED: stores reach the file.
+        shared: bool,
     },
     /// MAP_SHARED | MAP_ANONYMOUS memory.
     Shared(Arc<SharedPages>),
@@ -116,7 +128,7 @@ pub struct Vma {
 
 impl Vma {
     fn is_shared(&self) -> bool {
-        matches!(self.backing, Backing::Shared(_))
+        matches!(self.backing, Backing::Shared(_) | Backing::File { shared: true, .. })
     }
 
     /// Splits off the part from `at` on; `self` keeps `[start, at)`.
@@ -268,6 +280,7 @@ impl Vm {
             }
             None => match self.populate(&vma, page_va, write) {
                 Ok(()) => FaultOutcome::Fixed,
+                Err(Errno::ENXIO) => FaultOutcome::PastEndOfFile,
                 Err(_) => FaultOutcome::OutOfMemory,
             },
         }
@@ -290,16 +303,37 @@ impl Vm {
                     }
                 }
             }
-            Backing::File { file, offset, file_len } => {
-                let page = PageRef::alloc_zeroed().ok_or(Errno::ENOMEM)?;
+            Backing::File { file, offset, file_len, shared } => {
                 let within = page_va - vma.start;
-                if within < *file_len {
-                    let len = (*file_len - within).min(PAGE_SIZE);
-                    let mut buf = [0u8; PAGE_SIZE];
-                    let n = file.read_at(offset + within as u64, &mut buf[..len])?;
-                    page.write(0, &buf[..n]);
+                if within >= *file_len {
+                    // Past the file's part of the mapping (ELF bss).
+                    PageRef::alloc_zeroed().ok_or(Errno::ENOMEM)?
+                } else {
+                    let file_offset = offset + within as u64;
+                    if file_offset >= file.size().next_multiple_of(PAGE_SIZE as u64) {
+                        return Err(Errno::ENXIO); // SIGBUS
+                    }
+                    let whole_page = *file_len - within >= PAGE_SIZE;
+                    let frame = if *shared || whole_page { file.page(file_offset / PAGE_SIZE as u64)? } else { None };
+                    match frame {
+                        Some(frame) if *shared => frame,
+                        // Private: map the cached frame read-only; the
+                        // first write copies it (the copy-on-write path).
+                        Some(frame) if !write => {
+                            return self.space.map_page(page_va, frame, vma.prot.page_flags(false)).map_err(|_| Errno::ENOMEM);
+                        }
+                        Some(frame) => PageRef::alloc_copy_of(&frame).ok_or(Errno::ENOMEM)?,
+                        None if *shared => return Err(Errno::ENODEV),
+                        None => {
+                            let page = PageRef::alloc_zeroed().ok_or(Errno::ENOMEM)?;
+                            let len = (*file_len - within).min(PAGE_SIZE);
+                            let mut buf = [0u8; PAGE_SIZE];
+                            let n = file.read_at(file_offset, &mut buf[..len])?;
+                            page.write(0, &buf[..n]);
+                            page
+                        }
+                    }
                 }
-                page
             }
         };
         let writable_now = write || vma.is_shared();
@@ -420,6 +454,39 @@ impl Vm {
     }
 }
 
+/// Unmaps, from every address space, the mapped pages of file `id` (file
+/// system id, inode number) that lie wholly past `new_size`, after the
+/// file shrank: private copies included, as Linux's truncate does. The
+/// next touch of such a page raises SIGBUS.
+pub fn file_shrunk(id: (u64, u64), new_size: u64) {
+    let end_of_data = new_size.next_multiple_of(PAGE_SIZE as u64);
+    let mut seen: Vec<*const SpinLock<Vm>> = Vec::new();
+    for process in crate::process::all_processes() {
+        let vm = process.vm.lock().clone();
+        if seen.contains(&Arc::as_ptr(&vm)) {
+            continue;
+        }
+        seen.push(Arc::as_ptr(&vm));
+        let mut vm = vm.lock();
+        let mut doomed = Vec::new();
+        for vma in vm.vmas.values() {
+            let Backing::File { file, offset, file_len, .. } = &vma.backing else { continue };
+            if file.id() != id {
+                continue;
+            }
+            let file_part_end = vma.start + file_len.next_multiple_of(PAGE_SIZE);
+            let first = vma.start.saturating_add(end_of_data.saturating_sub(*offset) as usize);
+            let end = vma.end.min(file_part_end);
+            if first < end {
+                doomed.push((first, end));
+            }
+        }
+        for (start, end) in doomed {
+            vm.space.unmap_range(start, end);
+        }
+    }
+}
+
 /// The result of a page fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaultOutcome {
@@ -431,4 +498,6 @@ pub enum FaultOutcome {
     AccessDenied,
     /// Memory ran out.
     OutOfMemory,
+    /// The page lies wholly past the end of the mapped file (SIGBUS).
+    PastEndOfFile,
 }

@@ -538,14 +538,20 @@ fn notify_parent_of_job(child: &Arc<Process>, report: JobReport) {
     parent.child_event.wake_all();
 }
 
+/// Whether children of `parent` reap themselves when they end: SIGCHLD is
+/// set to SIG_IGN or has SA_NOCLDWAIT. They then never become zombies and
+/// wait gives ECHILD.
+pub fn children_reap_themselves(parent: &Process) -> bool {
+    let action = parent.signals.lock().actions[SIGCHLD as usize - 1];
+    action.handler == SIG_IGN || action.flags & SA_NOCLDWAIT != 0
+}
+
 /// Tells `parent` that `child` ended with `status`: SIGCHLD with
 /// CLD_EXITED, CLD_KILLED or CLD_DUMPED, unless the parent set SIGCHLD to
-/// SIG_IGN. Returns whether the child reaps itself (SIG_IGN or
-/// SA_NOCLDWAIT): then it does not stay a zombie and wait gives ECHILD.
-pub fn notify_parent_of_exit(child: &Process, parent: &Arc<Process>, status: ExitStatus) -> bool {
+/// SIG_IGN.
+pub fn notify_parent_of_exit(child: &Process, parent: &Arc<Process>, status: ExitStatus) {
     let action = parent.signals.lock().actions[SIGCHLD as usize - 1];
-    let ignored = action.handler == SIG_IGN;
-    if !ignored {
+    if action.handler != SIG_IGN {
         let (code, value) = match status {
             ExitStatus::Exited(code) => (abi::CLD_EXITED, code as i32),
             ExitStatus::Signaled(sig, false) => (abi::CLD_KILLED, sig as i32),
@@ -554,7 +560,6 @@ pub fn notify_parent_of_exit(child: &Process, parent: &Arc<Process>, status: Exi
         let uid = child.creds.lock().uid;
         let _ = send_signal_info(parent, SigInfo::child(code as i32, child.pid, uid, value));
     }
-    ignored || action.flags & SA_NOCLDWAIT != 0
 }
 
 /// Whether the process group of `process` is orphaned: no member has a

@@ -873,7 +873,7 @@ pub fn truncate(thread: &Thread, path: usize, len: i64) -> Result<isize> {
         return Err(Errno::EISDIR);
     }
     kevlar_vfs::check_access(&node.stat()?, &cred, Access::WRITE)?;
-    node.truncate(len as u64)?;
+    crate::fs::truncate_file(&node, len as u64)?;
     Ok(0)
 }
 
@@ -886,7 +886,7 @@ pub fn ftruncate(thread: &Thread, fd: i32, len: i64) -> Result<isize> {
     if node.file_type() != FileType::Regular || !f.writable() {
         return Err(Errno::EINVAL);
     }
-    node.truncate(len as u64)?;
+    crate::fs::truncate_file(&node, len as u64)?;
     Ok(0)
 }
 

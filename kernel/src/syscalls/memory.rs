@@ -27,11 +27,23 @@ struct InodeBacking(Arc<dyn kevlar_vfs::Inode>);
 
 impl crate::mm::FileBacking for InodeBacking {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
-        Ok(self.0.read_at(offset, buf)?)
+        self.0.read_at(offset, buf)
+    }
+
+    fn size(&self) -> u64 {
+        self.0.stat().map(|st| st.size).unwrap_or(0)
+    }
+
+    fn page(&self, index: u64) -> Result<Option<kevlar_platform::mm::pmm::PageRef>> {
+        crate::fs::pages::frame_of(&*self.0, index)
+    }
+
+    fn id(&self) -> (u64, u64) {
+        (self.0.fs_id(), self.0.ino())
     }
 }
 
-/// Returns a backing that reads `inode`.
+/// Returns a backing that maps `inode`.
 pub fn inode_backing(inode: Arc<dyn kevlar_vfs::Inode>) -> Arc<dyn crate::mm::FileBacking> {
     Arc::new(InodeBacking(inode))
 }
@@ -64,12 +76,12 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
         if !file.readable() || (shared && prot.write && !file.writable()) {
             return Err(Errno::EACCES);
         }
-        if shared {
-            // Shared file mappings need the page cache (writes must reach
-            // the file); not there yet.
+        if shared && !crate::fs::pages::can_map_shared(&*inode) {
+            // The file's data is not in frames (generated files): there
+            // is nothing a shared mapping could write to.
             return Err(Errno::ENODEV);
         }
-        Backing::File { file: inode_backing(inode), offset, file_len: len }
+        Backing::File { file: inode_backing(inode), offset, file_len: len, shared }
     };
     let vm = thread.process.vm.lock().clone();
     let mut vm = vm.lock();
@@ -196,4 +208,25 @@ pub fn madvise(thread: &Thread, addr: usize, len: usize, advice: u32) -> Result<
         | abi::MADV_DONTFORK | abi::MADV_DOFORK | abi::MADV_HUGEPAGE | abi::MADV_NOHUGEPAGE | abi::MADV_DONTDUMP | abi::MADV_DODUMP => Ok(0),
         _ => Err(Errno::EINVAL),
     }
+}
+
+/// msync: file data lives in page-cache frames that `read` and `write`
+/// use too, so there is nothing to write back; the call still checks its
+/// arguments and that the range is mapped, as Linux does.
+pub fn msync(thread: &Thread, addr: usize, len: usize, flags: u32) -> Result<isize> {
+    if addr % PAGE_SIZE != 0
+        || flags & !(abi::MS_ASYNC | abi::MS_SYNC | abi::MS_INVALIDATE) != 0
+        || flags & (abi::MS_ASYNC | abi::MS_SYNC) == (abi::MS_ASYNC | abi::MS_SYNC)
+    {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_up(len).ok_or(Errno::ENOMEM)?;
+    let end = addr.checked_add(len).ok_or(Errno::ENOMEM)?;
+    let vm = thread.process.vm.lock().clone();
+    let vm = vm.lock();
+    let mut cursor = addr;
+    while cursor < end {
+        cursor = vm.find(cursor).ok_or(Errno::ENOMEM)?.end;
+    }
+    Ok(0)
 }

@@ -245,13 +245,13 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
 
         // Memory.
         nr::__NR_brk => memory::brk(thread, a.usize(0)),
-        // partial(mmap): MAP_SHARED file mappings return ENODEV (no page cache yet)
         nr::__NR_mmap => memory::mmap(thread, a.usize(0), a.usize(1), a.u32(2), a.u32(3), a.i32(4), a.0[5]),
         nr::__NR_munmap => memory::munmap(thread, a.usize(0), a.usize(1)),
         nr::__NR_mprotect => memory::mprotect(thread, a.usize(0), a.usize(1), a.u32(2)),
         // partial(mremap): MREMAP_DONTUNMAP returns EINVAL
         nr::__NR_mremap => memory::mremap(thread, a.usize(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
         nr::__NR_madvise => memory::madvise(thread, a.usize(0), a.usize(1), a.u32(2)),
+        nr::__NR_msync => memory::msync(thread, a.usize(0), a.usize(1), a.u32(2)),
 
         // Time.
         nr::__NR_clock_gettime => time::clock_gettime(a.u32(0), a.usize(1)),

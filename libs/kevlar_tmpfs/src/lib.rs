@@ -47,7 +47,6 @@
 
 extern crate alloc;
 
-use alloc::boxed::Box;
 use alloc::collections::btree_map::{BTreeMap, Entry};
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
@@ -56,6 +55,7 @@ use core::mem;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_vfs::{
+    DataPage, HeapPages, PageSource,
     Clock, DirEntry, Errno, FileType, Inode, RenameFlags, Result, SetAttr, Stat, Timespec,
     NAME_MAX, PATH_MAX,
 };
@@ -63,7 +63,7 @@ use linux_raw_sys::general as g;
 use spin::{Mutex, RwLock};
 
 /// Size of one page of file data, and the `st_blksize` tmpfs reports.
-pub const PAGE_SIZE: usize = 4096;
+pub const PAGE_SIZE: usize = kevlar_vfs::PAGE_SIZE;
 
 /// Default largest file size: 1 TiB.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 40;
@@ -159,6 +159,8 @@ struct Shared {
     max_links: u32,
     pages: AtomicU64,
     inodes: AtomicU64,
+    /// Where file data pages come from (physical frames in the kernel).
+    page_source: Arc<dyn PageSource>,
 }
 
 impl Shared {
@@ -186,6 +188,12 @@ impl TmpFs {
 
     /// Creates an empty tmpfs with the given options.
     pub fn with_options(clock: Arc<dyn Clock>, options: TmpFsOptions) -> Arc<TmpFs> {
+        TmpFs::with_page_source(clock, options, Arc::new(HeapPages))
+    }
+
+    /// Creates an empty tmpfs whose file data lives in pages from `pages`
+    /// (the kernel passes frames it can map into user space).
+    pub fn with_page_source(clock: Arc<dyn Clock>, options: TmpFsOptions, pages: Arc<dyn PageSource>) -> Arc<TmpFs> {
         let dev = options
             .dev
             .unwrap_or_else(|| NEXT_DEV.fetch_add(1, Ordering::Relaxed));
@@ -203,6 +211,7 @@ impl TmpFs {
             pages: AtomicU64::new(0),
             // The root always exists, whatever the inode budget says.
             inodes: AtomicU64::new(1),
+            page_source: pages,
         });
         let now = shared.now();
         let root = Arc::new_cyclic(|this| TmpInode {
@@ -336,7 +345,7 @@ impl Entries {
 
 struct FileData {
     /// Page index to page; missing pages are holes.
-    pages: BTreeMap<u64, Box<[u8; PAGE_SIZE]>>,
+    pages: BTreeMap<u64, Arc<dyn DataPage>>,
     size: u64,
 }
 
@@ -395,17 +404,10 @@ fn is_dot_or_dotdot(name: &[u8]) -> bool {
 }
 
 /// Allocates a zeroed page, charging it to the file system's page budget.
-fn alloc_page(shared: &Shared) -> Result<Box<[u8; PAGE_SIZE]>> {
+fn alloc_page(shared: &Shared) -> Result<Arc<dyn DataPage>> {
     Shared::charge(&shared.pages, shared.max_pages)?;
-    // Fallible allocation, so memory exhaustion fails the write rather
-    // than aborting the kernel.
-    let mut bytes: Vec<u8> = Vec::new();
-    if bytes.try_reserve_exact(PAGE_SIZE).is_err() {
-        shared.pages.fetch_sub(1, Ordering::AcqRel);
-        return Err(Errno::ENOMEM);
-    }
-    bytes.resize(PAGE_SIZE, 0);
-    Box::<[u8; PAGE_SIZE]>::try_from(bytes).map_err(|_| {
+    // Memory exhaustion fails the write rather than aborting the kernel.
+    shared.page_source.alloc_zeroed().ok_or_else(|| {
         shared.pages.fetch_sub(1, Ordering::AcqRel);
         Errno::ENOMEM
     })
@@ -628,8 +630,8 @@ impl TmpInode {
             // Keep the invariant that bytes past the end are zero, so a
             // later extension reads zeros there.
             if in_page != 0 {
-                if let Some(page) = data.pages.get_mut(&last_page) {
-                    page[in_page..].fill(0);
+                if let Some(page) = data.pages.get(&last_page) {
+                    page.zero(in_page, PAGE_SIZE - in_page);
                 }
             }
         }
@@ -858,7 +860,7 @@ impl Inode for TmpInode {
             let n = (PAGE_SIZE - in_page).min(len - done);
             let out = &mut buf[done..done + n];
             match data.pages.get(&index) {
-                Some(page) => out.copy_from_slice(&page[in_page..in_page + n]),
+                Some(page) => page.read(in_page, out),
                 None => out.fill(0),
             }
             done += n;
@@ -896,7 +898,7 @@ impl Inode for TmpInode {
                     }
                 },
             };
-            page[in_page..in_page + n].copy_from_slice(&buf[done..done + n]);
+            page.write(in_page, &buf[done..done + n]);
             done += n;
         }
         if done == 0 {
@@ -909,6 +911,19 @@ impl Inode for TmpInode {
         drop(data);
         self.touch_modified(self.shared.now());
         Ok(done)
+    }
+
+    fn data_page(&self, index: u64) -> Result<Arc<dyn DataPage>> {
+        let file = self.file()?;
+        let mut data = file.write();
+        if index >= data.size.div_ceil(PAGE_SIZE as u64) {
+            return Err(Errno::ENXIO);
+        }
+        match data.pages.entry(index) {
+            Entry::Occupied(page) => Ok(page.get().clone()),
+            // A hole: it gets a page now, which reads as zeros.
+            Entry::Vacant(slot) => Ok(slot.insert(alloc_page(&self.shared)?).clone()),
+        }
     }
 
     fn truncate(&self, len: u64) -> Result<()> {

@@ -230,3 +230,43 @@ fn unlinked_open_file_keeps_working() {
     drop(file);
     assert_eq!(f.fs.usage().pages, 0);
 }
+
+#[test]
+fn data_pages_are_the_file_bytes() {
+    let f = fixture();
+    let file = mkfile(&f.root, "f");
+    file.write_at(0, b"0123456789").unwrap();
+    let page = file.data_page(0).unwrap();
+    let mut buf = [0u8; 4];
+    page.read(3, &mut buf);
+    assert_eq!(&buf, b"3456");
+    // A store through the page (as a shared mapping makes) is what read sees.
+    page.write(0, b"AB");
+    let mut head = [0u8; 3];
+    file.read_at(0, &mut head).unwrap();
+    assert_eq!(&head, b"AB2");
+    // A write through the file is what the page holds.
+    file.write_at(8, b"xy").unwrap();
+    let mut tail = [0u8; 2];
+    page.read(8, &mut tail);
+    assert_eq!(&tail, b"xy");
+    // Pages wholly past the end do not exist; a page partly inside does.
+    assert_eq!(file.data_page(1).err(), Some(Errno::ENXIO));
+    file.truncate(PAGE_SIZE as u64 * 3).unwrap();
+    let hole = file.data_page(2).unwrap();
+    let mut zeros = [0xffu8; 16];
+    hole.read(0, &mut zeros);
+    assert_eq!(zeros, [0u8; 16], "a hole's page reads as zeros");
+    assert_eq!(file.data_page(3).err(), Some(Errno::ENXIO));
+    file.truncate(5).unwrap();
+    assert_eq!(file.data_page(1).err(), Some(Errno::ENXIO));
+    let mut after = [0xffu8; 3];
+    page.read(4, &mut after);
+    assert_eq!(&after, b"4\0\0", "shrinking zeroes the rest of the last page");
+}
+
+#[test]
+fn data_pages_only_for_regular_files() {
+    let f = fixture();
+    assert!(f.root.data_page(0).is_err(), "a directory has no data pages");
+}

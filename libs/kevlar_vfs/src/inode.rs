@@ -106,6 +106,16 @@ pub trait Inode: Send + Sync + Any {
         Err(data_op_error(self.file_type()))
     }
 
+    /// Returns the page holding the file's bytes from `index * PAGE_SIZE`,
+    /// allocating it if it is a hole, so the kernel can map it (shared file
+    /// mappings, and private ones until written). Pages wholly past the end
+    /// of the file give ENXIO; nodes whose data is not kept in pages give
+    /// ENODEV, as Linux's mmap does for files without a mapping operation.
+    fn data_page(&self, index: u64) -> Result<Arc<dyn crate::DataPage>> {
+        let _ = index;
+        Err(Errno::ENODEV)
+    }
+
     /// Sets the file's size, dropping data past `len` or adding a hole.
     fn truncate(&self, len: u64) -> Result<()> {
         let _ = len;

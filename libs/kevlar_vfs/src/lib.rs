@@ -26,12 +26,14 @@ extern crate alloc;
 
 mod errno;
 mod inode;
+mod page;
 mod path;
 mod perm;
 mod types;
 
 pub use errno::{Errno, Result};
 pub use inode::{same_inode, Clock, Inode, ManualClock};
+pub use page::{DataPage, HeapPages, PageSource, PAGE_SIZE};
 pub use path::{
     has_trailing_slash, split_components, walk, walk_open, walk_parent, Components, LastComponent,
     MountTable, NoMounts, OpenLookup, ParentLookup, WalkContext, WalkFlags, MAX_SYMLINK_FOLLOWS,

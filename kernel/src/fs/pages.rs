@@ -1,0 +1,65 @@
+//! File data in physical frames: the page source the kernel gives its
+//! in-memory file systems, so that a page of a file is one frame shared by
+//! `read`/`write`, `MAP_SHARED` mappings, and private mappings until they
+//! are written (this is Kevlar's page cache for tmpfs and the initramfs).
+
+use alloc::sync::Arc;
+use core::any::Any;
+
+use kevlar_platform::mm::pmm::PageRef;
+use kevlar_tmpfs::{TmpFs, TmpFsOptions};
+use kevlar_vfs::{DataPage, Inode, PageSource};
+
+use crate::error::Result;
+
+/// A page of file data held in a physical frame.
+pub struct FramePage(PageRef);
+
+impl DataPage for FramePage {
+    fn read(&self, offset: usize, out: &mut [u8]) {
+        self.0.read(offset, out);
+    }
+
+    fn write(&self, offset: usize, data: &[u8]) {
+        self.0.write(offset, data);
+    }
+
+    fn zero(&self, offset: usize, len: usize) {
+        self.0.zero(offset, len);
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Hands out zero-filled frames.
+pub struct FramePages;
+
+impl PageSource for FramePages {
+    fn alloc_zeroed(&self) -> Option<Arc<dyn DataPage>> {
+        Some(Arc::new(FramePage(PageRef::alloc_zeroed()?)))
+    }
+}
+
+/// Creates a tmpfs whose file data lives in frames the kernel can map.
+pub fn new_tmpfs(options: TmpFsOptions) -> Arc<TmpFs> {
+    TmpFs::with_page_source(Arc::new(crate::clock::KernelClock), options, Arc::new(FramePages))
+}
+
+/// Returns the frame holding page `index` of `inode`'s data (allocating a
+/// hole), `Ok(None)` when the file keeps its data elsewhere (it can only be
+/// copied from), and ENXIO for a page wholly past the end of the file.
+pub fn frame_of(inode: &dyn Inode, index: u64) -> Result<Option<PageRef>> {
+    match inode.data_page(index) {
+        Ok(page) => Ok(page.as_any().downcast_ref::<FramePage>().map(|p| p.0.clone())),
+        Err(kevlar_vfs::Errno::ENODEV) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Tells whether `inode` keeps its data in frames that can be mapped
+/// shared (page `u64::MAX` exists in no file, so only the error differs).
+pub fn can_map_shared(inode: &dyn Inode) -> bool {
+    !matches!(inode.data_page(u64::MAX), Err(kevlar_vfs::Errno::ENODEV))
+}
