@@ -20,11 +20,18 @@ use crate::syscalls::memory::inode_backing;
 /// How many `#!` interpreters may chain (Linux allows 4 levels).
 const MAX_SCRIPT_DEPTH: usize = 4;
 
-fn read_whole(inode: &Arc<dyn Inode>) -> Result<Vec<u8>> {
-    let size = inode.stat()?.size as usize;
-    let mut data = alloc::vec![0u8; size];
+/// How much of an executable the loader reads at first: the ELF header,
+/// the program headers and `#!` lines of ordinary programs fit in a page.
+/// The segments themselves are mapped from the page cache, never copied.
+const HEAD_BYTES: usize = PAGE_SIZE;
+/// The most header bytes the loader reads for one file.
+const MAX_HEAD_BYTES: usize = 1 << 20;
+
+/// Reads the first `len` bytes of `inode` (fewer at end of file).
+fn read_prefix(inode: &Arc<dyn Inode>, len: usize) -> Result<Vec<u8>> {
+    let mut data = alloc::vec![0u8; len];
     let mut done = 0;
-    while done < size {
+    while done < len {
         let n = inode.read_at(done as u64, &mut data[done..])?;
         if n == 0 {
             break;
@@ -33,6 +40,21 @@ fn read_whole(inode: &Arc<dyn Inode>) -> Result<Vec<u8>> {
     }
     data.truncate(done);
     Ok(data)
+}
+
+/// Parses the ELF headers of `inode`, whose first bytes are `head`,
+/// reading more of the file only if the headers reach past them.
+fn parse_elf(inode: &Arc<dyn Inode>, mut head: Vec<u8>) -> Result<kevlar_elf::LoadPlan> {
+    let file_len = inode.stat()?.size;
+    loop {
+        match kevlar_elf::parse_prefix(&head, file_len) {
+            Ok(plan) => return Ok(plan),
+            Err(kevlar_elf::ElfError::NeedBytes(n)) if n > head.len() && n <= MAX_HEAD_BYTES => {
+                head = read_prefix(inode, n)?;
+            }
+            Err(_) => return Err(Errno::ENOEXEC),
+        }
+    }
 }
 
 fn resolve_executable(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<Arc<dyn Inode>> {
@@ -102,7 +124,7 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
     let cred = kevlar_vfs::Credentials { uid: creds.euid, gid: creds.egid, groups: creds.groups.clone() };
     let mut exec_path = path.to_vec();
     let mut node = resolve_executable(fs, &cred, start, path)?;
-    let mut image = read_whole(&node)?;
+    let mut image = read_prefix(&node, HEAD_BYTES)?;
     for depth in 0.. {
         let Some((interp, arg)) = kevlar_elf::is_script(&image) else { break };
         if depth >= MAX_SCRIPT_DEPTH {
@@ -117,13 +139,12 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
         new_argv.extend(argv.into_iter().skip(1));
         argv = new_argv;
         node = resolve_executable(fs, &cred, None, &interp)?;
-        image = read_whole(&node)?;
+        image = read_prefix(&node, HEAD_BYTES)?;
         exec_path = interp;
     }
-    let plan = kevlar_elf::parse(&image).map_err(|_| Errno::ENOEXEC)?;
+    let plan = parse_elf(&node, image)?;
     let bias = if plan.kind == ElfKind::Dyn { kevlar_elf::DEFAULT_PIE_BASE } else { 0 };
     let plan = plan.with_bias(bias).map_err(|_| Errno::ENOEXEC)?;
-    drop(image);
 
     let mut vm = Vm::new()?;
     let top = map_segments(&mut vm, &plan, &node)?;
@@ -131,8 +152,7 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
     let mut interp_base = 0;
     if let Some(interp_path) = &plan.interpreter {
         let interp_node = resolve_executable(fs, &cred, None, interp_path.as_bytes())?;
-        let interp_image = read_whole(&interp_node)?;
-        let interp_plan = kevlar_elf::parse(&interp_image).map_err(|_| Errno::ENOEXEC)?;
+        let interp_plan = parse_elf(&interp_node, read_prefix(&interp_node, HEAD_BYTES)?)?;
         let interp_plan = interp_plan.with_bias(kevlar_elf::DEFAULT_INTERP_BASE).map_err(|_| Errno::ENOEXEC)?;
         map_segments(&mut vm, &interp_plan, &interp_node)?;
         entry = interp_plan.entry;

@@ -244,11 +244,23 @@ fn phdr_at(table: &[u8], index: usize) -> Option<Phdr> {
 }
 
 /// The file bytes of a program header, checked against the image.
-fn file_range<'a>(image: &'a [u8], p: &Phdr, index: usize) -> Result<&'a [u8], ElfError> {
+/// Checks that a segment's file range lies inside a file of `file_len`
+/// bytes; returns the range.
+fn file_range(file_len: u64, p: &Phdr, index: usize) -> Result<core::ops::Range<usize>, ElfError> {
     let out = ElfError::SegmentOutOfFile { index };
+    let end = p.p_offset.checked_add(p.p_filesz).ok_or(out)?;
+    if end > file_len {
+        return Err(out);
+    }
     let start = usize::try_from(p.p_offset).map_err(|_| out)?;
-    let len = usize::try_from(p.p_filesz).map_err(|_| out)?;
-    image.get(start..start.checked_add(len).ok_or(out)?).ok_or(out)
+    let end = usize::try_from(end).map_err(|_| out)?;
+    Ok(start..end)
+}
+
+/// Returns `prefix[range]`, or asks for a longer prefix.
+fn bytes_of(prefix: &[u8], range: core::ops::Range<usize>) -> Result<&[u8], ElfError> {
+    let end = range.end;
+    prefix.get(range).ok_or(ElfError::NeedBytes(end))
 }
 
 /// Checks an x86_64 ELF executable and describes how to load it.
@@ -261,7 +273,19 @@ fn file_range<'a>(image: &'a [u8], p: &Phdr, index: usize) -> Result<&'a [u8], E
 /// a malformed `PT_INTERP` or `PT_TLS`. Addresses of `ET_DYN` files are
 /// relative: move them with [`LoadPlan::with_bias`].
 pub fn parse(image: &[u8]) -> Result<LoadPlan, ElfError> {
-    let ehdr = image.get(..EHDR_LEN).ok_or(ElfError::TooShort)?;
+    parse_prefix(image, image.len() as u64)
+}
+
+/// [`parse`] for a file of `file_len` bytes of which only the first
+/// `prefix.len()` are at hand: the loader reads the headers, not the whole
+/// executable. Segment bounds are checked against `file_len`. When the
+/// program headers or `PT_INTERP` lie past the prefix, returns
+/// [`ElfError::NeedBytes`] with the prefix length that covers them.
+pub fn parse_prefix(prefix: &[u8], file_len: u64) -> Result<LoadPlan, ElfError> {
+    if file_len < EHDR_LEN as u64 {
+        return Err(ElfError::TooShort);
+    }
+    let ehdr = bytes_of(prefix, 0..EHDR_LEN)?;
     if ehdr[..4] != *b"\x7fELF" {
         return Err(ElfError::BadMagic);
     }
@@ -303,7 +327,10 @@ pub fn parse(image: &[u8]) -> Result<LoadPlan, ElfError> {
     let table_len = usize::from(e_phnum) * PHDR_LEN;
     let table_start = usize::try_from(e_phoff).map_err(|_| ElfError::ProgramHeadersOutOfBounds)?;
     let table_end = table_start.checked_add(table_len).ok_or(ElfError::ProgramHeadersOutOfBounds)?;
-    let table = image.get(table_start..table_end).ok_or(ElfError::ProgramHeadersOutOfBounds)?;
+    if table_end as u64 > file_len {
+        return Err(ElfError::ProgramHeadersOutOfBounds);
+    }
+    let table = bytes_of(prefix, table_start..table_end)?;
 
     // (program-header index, segment) so that errors can name the header.
     let mut loads: Vec<(usize, Segment)> = Vec::new();
@@ -315,7 +342,7 @@ pub fn parse(image: &[u8]) -> Result<LoadPlan, ElfError> {
         let p = phdr_at(table, index).ok_or(ElfError::ProgramHeadersOutOfBounds)?;
         match p.p_type {
             PT_LOAD => {
-                file_range(image, &p, index)?;
+                file_range(file_len, &p, index)?;
                 if p.p_filesz > p.p_memsz {
                     return Err(ElfError::FileSizeExceedsMemSize { index });
                 }
@@ -351,7 +378,7 @@ pub fn parse(image: &[u8]) -> Result<LoadPlan, ElfError> {
             }
             // Linux uses the first PT_INTERP and ignores any other.
             PT_INTERP if interpreter.is_none() => {
-                let bytes = file_range(image, &p, index)?;
+                let bytes = bytes_of(prefix, file_range(file_len, &p, index)?)?;
                 // Linux's bounds: at least one character plus the NUL, at
                 // most PATH_MAX, and NUL-terminated.
                 if bytes.len() < 2 || bytes.len() > PATH_MAX || bytes.last() != Some(&0) {
@@ -368,7 +395,7 @@ pub fn parse(image: &[u8]) -> Result<LoadPlan, ElfError> {
             }
             PT_PHDR if pt_phdr.is_none() => pt_phdr = Some(p.p_vaddr),
             PT_TLS if tls.is_none() => {
-                file_range(image, &p, index).map_err(|_| ElfError::BadTls)?;
+                file_range(file_len, &p, index).map_err(|_| ElfError::BadTls)?;
                 let end = p.p_vaddr.checked_add(p.p_memsz).ok_or(ElfError::BadTls)?;
                 if p.p_filesz > p.p_memsz || end > USER_END || (p.p_align > 1 && !p.p_align.is_power_of_two())
                 {

@@ -29,7 +29,7 @@ mod stack;
 
 pub use auxv::*;
 pub use elf::{
-    parse, ElfKind, LoadPlan, Segment, TlsTemplate, DEFAULT_INTERP_BASE, DEFAULT_PIE_BASE, MAX_PHNUM, PAGE_SIZE,
+    parse, parse_prefix, ElfKind, LoadPlan, Segment, TlsTemplate, DEFAULT_INTERP_BASE, DEFAULT_PIE_BASE, MAX_PHNUM, PAGE_SIZE,
     PATH_MAX, USER_END,
 };
 pub use script::{is_script, BINPRM_BUF_SIZE};
@@ -54,6 +54,9 @@ pub const ENOMEM: i32 = 12;
 pub enum ElfError {
     /// The file is shorter than an ELF header.
     TooShort,
+    /// [`parse_prefix`] needs the first this-many bytes of the file: the
+    /// program headers or the interpreter name lie past the prefix given.
+    NeedBytes(usize),
     /// The file does not start with `\x7fELF`.
     BadMagic,
     /// Not a 64-bit ELF file (`EI_CLASS`).
@@ -172,6 +175,7 @@ impl fmt::Display for ElfError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             ElfError::TooShort => write!(f, "file shorter than an ELF header"),
+            ElfError::NeedBytes(n) => write!(f, "the headers need the first {n} bytes of the file"),
             ElfError::BadMagic => write!(f, "not an ELF file"),
             ElfError::BadClass(c) => write!(f, "ELF class {c} is not 64-bit"),
             ElfError::BadEndianness(d) => write!(f, "ELF data encoding {d} is not little-endian"),

@@ -464,3 +464,28 @@ fn errno_values() {
     assert_eq!(ElfError::BadBias.errno(), EINVAL);
     assert_eq!(format!("{}", ElfError::OverlappingSegments { first: 1, second: 2 }), "segments 1 and 2 overlap");
 }
+
+#[test]
+fn parse_prefix_matches_parse_and_asks_for_more() {
+    for image in [STATIC, STATIC_PIE] {
+        let whole = parse(image).unwrap();
+        // The first page holds the headers of these small programs.
+        assert_eq!(parse_prefix(&image[..4096], image.len() as u64).unwrap(), whole);
+        // Too short a prefix: told how much to read, then it works.
+        let need = match parse_prefix(&image[..100], image.len() as u64) {
+            Err(ElfError::NeedBytes(n)) => n,
+            other => panic!("expected NeedBytes, got {:?}", other),
+        };
+        assert!(need > 100 && need <= 4096);
+        assert_eq!(parse_prefix(&image[..need], image.len() as u64).unwrap(), whole);
+    }
+    // Segment bounds are checked against the real file length.
+    assert!(matches!(parse_prefix(&STATIC[..4096], 4096), Err(ElfError::SegmentOutOfFile { .. })));
+    assert_eq!(parse_prefix(&STATIC[..10], 10), Err(ElfError::TooShort));
+    // An interpreter name past the prefix is asked for.
+    let interp = Ph { p_type: PT_INTERP, flags: R, offset: 0x1800, vaddr: 0x40_0800, filesz: 9, memsz: 9, align: 1 };
+    let mut image = minimal(&[interp]);
+    image[0x1800..0x1809].copy_from_slice(b"/lib/ld\0\0");
+    assert_eq!(parse_prefix(&image[..0x1000], image.len() as u64), Err(ElfError::NeedBytes(0x1809)));
+    assert_eq!(parse_prefix(&image, image.len() as u64).unwrap().interpreter.as_deref(), Some("/lib/ld"));
+}
