@@ -542,28 +542,29 @@ pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<is
     if inode.file_type() != FileType::Directory {
         return Err(Errno::ENOTDIR);
     }
-    let mut out = Vec::new();
+    let mut out: Vec<u8> = Vec::with_capacity(len.min(64 * 1024));
     let mut pos = f.offset.lock();
-    loop {
-        let Some((entry, next)) = inode.read_dir(*pos as usize)? else { break };
-        let name = &entry.name;
+    let next_pos = inode.read_dir_with(*pos as usize, &mut |entry, next| {
+        let name = entry.name;
         let reclen = (19 + name.len() + 1).next_multiple_of(8);
         if out.len() + reclen > len {
-            if out.is_empty() {
-                return Err(Errno::EINVAL);
-            }
-            break;
+            return false;
         }
         let start = out.len();
         out.resize(start + reclen, 0);
-        out[start..start + 8].copy_from_slice(&entry.ino.to_le_bytes());
-        out[start + 8..start + 16].copy_from_slice(&(next as u64).to_le_bytes());
-        out[start + 16..start + 18].copy_from_slice(&(reclen as u16).to_le_bytes());
-        out[start + 18] = entry.file_type.dirent_type();
-        out[start + 19..start + 19 + name.len()].copy_from_slice(name);
-        *pos = next as u64;
+        let record = &mut out[start..];
+        record[..8].copy_from_slice(&entry.ino.to_le_bytes());
+        record[8..16].copy_from_slice(&(next as u64).to_le_bytes());
+        record[16..18].copy_from_slice(&(reclen as u16).to_le_bytes());
+        record[18] = entry.file_type.dirent_type();
+        record[19..19 + name.len()].copy_from_slice(name);
+        true
+    })?;
+    if out.is_empty() && inode.read_dir(next_pos)?.is_some() {
+        return Err(Errno::EINVAL); // the buffer cannot hold even one entry
     }
     copy_to_user(buf, &out)?;
+    *pos = next_pos as u64;
     Ok(out.len() as isize)
 }
 

@@ -55,7 +55,7 @@ use core::mem;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_vfs::{
-    DataPage, HeapPages, PageSource,
+    DataPage, DirEntryRef, HeapPages, PageSource,
     Clock, DirEntry, Errno, FileType, Inode, RenameFlags, Result, SetAttr, Stat, Timespec,
     NAME_MAX, PATH_MAX,
 };
@@ -302,11 +302,25 @@ struct Entries {
     by_name: BTreeMap<Vec<u8>, Slot>,
     /// Iteration order for `read_dir`: cookies only grow, so a position
     /// stays meaningful across insertions and removals.
-    by_cookie: BTreeMap<u64, Vec<u8>>,
+    by_cookie: BTreeMap<u64, Listed>,
     next_cookie: u64,
     /// Set when the directory is removed; it then accepts no new entries
     /// and lists nothing, as Linux's dead directories.
     dead: bool,
+}
+
+/// What `read_dir` lists for an entry, kept by cookie so listing needs no
+/// lookup by name (inode numbers and types never change).
+struct Listed {
+    name: Vec<u8>,
+    ino: u64,
+    file_type: FileType,
+}
+
+impl Listed {
+    fn new(name: &[u8], node: &TmpInode) -> Listed {
+        Listed { name: name.to_vec(), ino: node.ino, file_type: node.file_type() }
+    }
 }
 
 impl Entries {
@@ -317,7 +331,7 @@ impl Entries {
     fn insert(&mut self, name: &[u8], node: Arc<TmpInode>) {
         let cookie = self.next_cookie;
         self.next_cookie += 1;
-        self.by_cookie.insert(cookie, name.to_vec());
+        self.by_cookie.insert(cookie, Listed::new(name, &node));
         self.by_name.insert(name.to_vec(), Slot { cookie, node });
     }
 
@@ -330,9 +344,9 @@ impl Entries {
     /// Points an existing name at another node, keeping its position (used
     /// by exchange, where both names stay present).
     fn replace(&mut self, name: &[u8], node: Arc<TmpInode>) -> Option<Arc<TmpInode>> {
-        self.by_name
-            .get_mut(name)
-            .map(|slot| mem::replace(&mut slot.node, node))
+        let slot = self.by_name.get_mut(name)?;
+        self.by_cookie.insert(slot.cookie, Listed::new(name, &node));
+        Some(mem::replace(&mut slot.node, node))
     }
 
     fn take_all(&mut self) -> impl Iterator<Item = Arc<TmpInode>> {
@@ -1202,14 +1216,13 @@ impl Inode for TmpInode {
             _ => {
                 let from = u64::try_from(index).map_err(|_| Errno::EINVAL)?;
                 match entries.by_cookie.range(from..).next() {
-                    Some((&cookie, name)) => {
-                        let node = entries.get(name).ok_or(Errno::EIO)?;
+                    Some((&cookie, listed)) => {
                         let next = usize::try_from(cookie + 1).map_err(|_| Errno::EOVERFLOW)?;
                         Some((
                             DirEntry {
-                                ino: node.ino,
-                                file_type: node.file_type(),
-                                name: name.clone(),
+                                ino: listed.ino,
+                                file_type: listed.file_type,
+                                name: listed.name.clone(),
                             },
                             next,
                         ))
@@ -1221,5 +1234,40 @@ impl Inode for TmpInode {
         drop(entries);
         self.touch_accessed();
         Ok(entry)
+    }
+
+    fn read_dir_with(&self, index: usize, visit: &mut dyn FnMut(&DirEntryRef<'_>, usize) -> bool) -> Result<usize> {
+        let dir = self.dir()?;
+        let entries = dir.entries.read();
+        if entries.dead {
+            return Err(Errno::ENOENT);
+        }
+        let mut pos = index;
+        let dirs = FileType::Directory;
+        if pos == 0 {
+            if !visit(&DirEntryRef { ino: self.ino, file_type: dirs, name: b"." }, 1) {
+                return Ok(pos);
+            }
+            pos = 1;
+        }
+        if pos == 1 {
+            let parent = dir.parent.lock().upgrade().map_or(self.ino, |p| p.ino);
+            if !visit(&DirEntryRef { ino: parent, file_type: dirs, name: b".." }, 2) {
+                return Ok(pos);
+            }
+            pos = 2;
+        }
+        let from = u64::try_from(pos).map_err(|_| Errno::EINVAL)?;
+        for (&cookie, listed) in entries.by_cookie.range(from..) {
+            let next = usize::try_from(cookie + 1).map_err(|_| Errno::EOVERFLOW)?;
+            let entry = DirEntryRef { ino: listed.ino, file_type: listed.file_type, name: &listed.name };
+            if !visit(&entry, next) {
+                break;
+            }
+            pos = next;
+        }
+        drop(entries);
+        self.touch_accessed();
+        Ok(pos)
     }
 }

@@ -262,3 +262,60 @@ fn removed_entries_are_not_returned_later() {
     let (e, _) = d.read_dir(p3).unwrap().unwrap();
     assert_eq!(e.name, b"e");
 }
+
+/// read_dir_with lists what read_dir lists, stops where the visitor says,
+/// and resumes from the position it returns; an exchange shows the new
+/// targets under the old names.
+#[test]
+fn read_dir_with_matches_read_dir() {
+    let f = fixture();
+    for i in 0..20 {
+        mkfile(&f.root, &format!("f{i}"));
+    }
+    let sub = mkdir(&f.root, "sub");
+    let one_by_one = |dir: &Arc<dyn kevlar_vfs::Inode>| {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while let Some((e, next)) = dir.read_dir(pos).unwrap() {
+            out.push((String::from_utf8(e.name).unwrap(), e.ino, e.file_type, next));
+            pos = next;
+        }
+        out
+    };
+    let batched = |dir: &Arc<dyn kevlar_vfs::Inode>, take: usize| {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        loop {
+            let mut taken = 0;
+            let resume = dir
+                .read_dir_with(pos, &mut |e, next| {
+                    if taken == take {
+                        return false;
+                    }
+                    taken += 1;
+                    out.push((String::from_utf8(e.name.to_vec()).unwrap(), e.ino, e.file_type, next));
+                    true
+                })
+                .unwrap();
+            if taken == 0 {
+                break;
+            }
+            assert_eq!(resume, out.last().unwrap().3, "resumes after the last entry taken");
+            pos = resume;
+        }
+        out
+    };
+    let expected = one_by_one(&f.root);
+    assert_eq!(expected.len(), 23);
+    for take in [1, 3, 7, 100] {
+        assert_eq!(batched(&f.root, take), expected, "batches of {take}");
+    }
+    // Exchange: the names stay in place, their targets swap.
+    f.root
+        .rename(b"f0", &f.root, b"sub", kevlar_vfs::RenameFlags::EXCHANGE)
+        .unwrap();
+    let after = batched(&f.root, 5);
+    let f0 = after.iter().find(|e| e.0 == "f0").unwrap();
+    assert_eq!((f0.1, f0.2), (st(&sub).ino, FileType::Directory));
+    assert_eq!(after, one_by_one(&f.root));
+}

@@ -7,6 +7,17 @@ use core::any::Any;
 use crate::errno::{Errno, Result};
 use crate::types::{DirEntry, FileType, RenameFlags, SetAttr, Stat, Timespec};
 
+/// A directory entry lent to a [`Inode::read_dir_with`] visitor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DirEntryRef<'a> {
+    /// Inode number of the entry's target.
+    pub ino: u64,
+    /// Type of the entry's target, for `d_type`.
+    pub file_type: FileType,
+    /// The entry's name.
+    pub name: &'a [u8],
+}
+
 /// A source of wall-clock time for timestamps.
 ///
 /// File systems take one at construction so tests can drive time by hand.
@@ -197,6 +208,24 @@ pub trait Inode: Send + Sync + Any {
     fn read_dir(&self, index: usize) -> Result<Option<(DirEntry, usize)>> {
         let _ = index;
         Err(dir_op_error(self.file_type()))
+    }
+
+    /// Visits the entries from position `index` on, in [`Inode::read_dir`]
+    /// order, calling `visit(entry, next_position)` for each until it
+    /// returns false (the entry was not taken) or the directory ends.
+    /// Returns the position to continue from: that of the first entry not
+    /// taken. File systems override it to list a directory without a
+    /// lookup and an allocation per entry (getdents64 fills a buffer).
+    fn read_dir_with(&self, index: usize, visit: &mut dyn FnMut(&DirEntryRef<'_>, usize) -> bool) -> Result<usize> {
+        let mut pos = index;
+        while let Some((entry, next)) = self.read_dir(pos)? {
+            let entry = DirEntryRef { ino: entry.ino, file_type: entry.file_type, name: &entry.name };
+            if !visit(&entry, next) {
+                break;
+            }
+            pos = next;
+        }
+        Ok(pos)
     }
 }
 

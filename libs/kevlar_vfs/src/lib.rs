@@ -32,7 +32,7 @@ mod perm;
 mod types;
 
 pub use errno::{Errno, Result};
-pub use inode::{same_inode, Clock, Inode, ManualClock};
+pub use inode::{same_inode, Clock, DirEntryRef, Inode, ManualClock};
 pub use page::{DataPage, HeapPages, PageSource, PAGE_SIZE};
 pub use path::{
     has_trailing_slash, split_components, walk, walk_open, walk_parent, Components, LastComponent,
