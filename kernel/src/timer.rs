@@ -12,7 +12,7 @@ use kevlar_platform::time;
 use crate::error::Result;
 use crate::process::wait_queue::WaitQueue;
 use crate::process::signal::{self, SigInfo};
-use crate::process::{Process, Thread};
+use crate::process::{scheduler, Process, Thread};
 
 static TIMERS: SpinLock<Vec<(u64, Arc<Thread>)>> = SpinLock::new(Vec::new());
 /// The earliest deadline in TIMERS (u64::MAX: none): the check on every
@@ -25,6 +25,15 @@ fn add_timer(deadline_ns: u64, thread: Arc<Thread>) {
     EARLIEST_TIMER.fetch_min(deadline_ns, Ordering::AcqRel);
 }
 static SLEEPERS: WaitQueue = WaitQueue::new();
+
+/// The check on every return to user mode: [`run_expired`], but only when
+/// this CPU took a timer tick or console input arrived since the last
+/// look (deadlines have the tick's resolution anyway).
+pub fn run_expired_if_due() {
+    if scheduler::take_tick() || kevlar_platform::arch::serial::events_pending() {
+        run_expired();
+    }
+}
 
 /// Wakes threads whose deadline passed (and console readers with input).
 pub fn run_expired() {

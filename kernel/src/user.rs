@@ -10,7 +10,7 @@ use crate::process::{current, scheduler};
 
 /// The hooks registered with the platform at boot.
 pub static HOOKS: UserHooks = UserHooks {
-    syscall: crate::syscalls::handle,
+    syscall,
     user_exception,
     resolve_user_fault,
     before_user_return,
@@ -58,26 +58,49 @@ fn resolve_user_fault(addr: usize, write: bool) -> bool {
     outcome == FaultOutcome::Fixed
 }
 
+/// A system call, and the return-to-user work after it, with one lookup
+/// of the current thread.
+fn syscall(frame: &mut TrapFrame) {
+    let Some(thread) = current() else {
+        frame.rax = crate::error::Errno::ENOSYS.as_negative_isize() as u64;
+        return;
+    };
+    crate::syscalls::handle(&thread, frame);
+    return_to_user(thread, frame);
+}
+
+/// After a trap from user mode.
 fn before_user_return(frame: &mut TrapFrame) {
-    prepare_user_return(frame);
-    // An exited thread leaves the CPU here, where no kernel frame holds a
-    // reference to it any more.
-    if scheduler::current_is_dead() {
-        scheduler::exit_dead_thread();
+    match current() {
+        Some(thread) => return_to_user(thread, frame),
+        None => {
+            scheduler::after_switch();
+            crate::timer::run_expired();
+        }
     }
 }
 
-fn prepare_user_return(frame: &mut TrapFrame) {
+/// Runs deferred work, preempts, and delivers signals before `thread`
+/// goes back to user mode. An exited thread leaves the CPU here, once the
+/// last reference on this stack is dropped.
+fn return_to_user(thread: alloc::sync::Arc<crate::process::Thread>, frame: &mut TrapFrame) {
     scheduler::after_switch();
-    crate::timer::run_expired();
-    let Some(thread) = current() else { return };
-    if thread.state() == crate::process::ThreadState::Dead {
-        return; // exited in this system call: leaves the CPU next
+    crate::timer::run_expired_if_due();
+    if thread.state() != crate::process::ThreadState::Dead {
+        scheduler::preempt_if_needed(&thread);
+        let interrupted = thread.take_interrupted_syscall();
+        let saved = thread.take_saved_sigmask();
+        // Delivery also decides whether an interrupted system call runs
+        // again: that must happen before a handler's frame saves the
+        // registers. The common case (nothing at all) is decided here,
+        // without the call.
+        if saved.is_some() || interrupted.is_some() || thread.process.signal_hint.load(core::sync::atomic::Ordering::Acquire) {
+            signal::deliver_pending(&thread.process, frame, saved, interrupted);
+        }
     }
-    scheduler::preempt_if_needed(&thread);
-    let interrupted = thread.take_interrupted_syscall();
-    let saved = thread.take_saved_sigmask();
-    // Delivery also decides whether an interrupted system call runs again:
-    // that must happen before a handler's frame saves the registers.
-    signal::deliver_pending(&thread.process, frame, saved, interrupted);
+    let dead = thread.state() == crate::process::ThreadState::Dead;
+    drop(thread);
+    if dead {
+        scheduler::exit_dead_thread();
+    }
 }

@@ -8,7 +8,7 @@ pub mod wait_queue;
 use alloc::string::String;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use kevlar_platform::x86::trap::TrapFrame;
@@ -84,6 +84,10 @@ pub struct Process {
     pub creds: SpinLock<Credentials>,
     /// Signal dispositions and pending signals.
     pub signals: SpinLock<SignalState>,
+    /// False only when no signal is pending: set (under the `signals`
+    /// lock) when one is queued, cleared when delivery finds none at all.
+    /// Every return to user mode reads it instead of taking the lock.
+    pub signal_hint: AtomicBool,
     /// Resource limits.
     pub limits: SpinLock<crate::syscalls::Limits>,
     /// CPU affinity mask (an atomic: every return to user mode reads it).
@@ -156,10 +160,16 @@ pub struct Thread {
     interrupted_syscall: core::sync::atomic::AtomicU64,
     /// The mask to restore after a handler when sigsuspend or ppoll
     /// replaced it temporarily.
-    saved_sigmask: SpinLock<Option<u64>>,
+    /// The mask to restore after the next handler, `NO_SAVED_MASK` if none
+    /// (an atomic: it is checked on every return to user mode).
+    saved_sigmask: AtomicU64,
 }
 
 static NEXT_PID: AtomicI32 = AtomicI32::new(1);
+/// No mask saved: SIGKILL and SIGSTOP can never be blocked, so no real
+/// mask has every bit set.
+const NO_SAVED_MASK: u64 = u64::MAX;
+
 static PROCESSES: SpinLock<Vec<Weak<Process>>> = SpinLock::new(Vec::new());
 static INIT: SpinLock<Option<Arc<Process>>> = SpinLock::new(None);
 
@@ -231,18 +241,27 @@ impl Thread {
 
     /// Takes the interrupted system call number, if any.
     pub fn take_interrupted_syscall(&self) -> Option<u64> {
+        if self.interrupted_syscall.load(Ordering::Relaxed) == u64::MAX {
+            return None; // the common case, without a locked instruction
+        }
         let n = self.interrupted_syscall.swap(u64::MAX, Ordering::Relaxed);
         (n != u64::MAX).then_some(n)
     }
 
     /// Sets (or clears) the mask to restore after the next handler.
     pub fn set_saved_sigmask(&self, mask: Option<u64>) {
-        *self.saved_sigmask.lock() = mask;
+        self.saved_sigmask.store(mask.unwrap_or(NO_SAVED_MASK), Ordering::Relaxed);
     }
 
     /// Takes the mask to restore after the next handler.
     pub fn take_saved_sigmask(&self) -> Option<u64> {
-        self.saved_sigmask.lock().take()
+        // Only this thread sets it: a plain load spares the common case
+        // (nothing saved) a locked instruction.
+        if self.saved_sigmask.load(Ordering::Relaxed) == NO_SAVED_MASK {
+            return None;
+        }
+        let mask = self.saved_sigmask.swap(NO_SAVED_MASK, Ordering::Relaxed);
+        (mask != NO_SAVED_MASK).then_some(mask)
     }
 
     /// Loads this thread's address space on the current CPU.
@@ -360,6 +379,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         fs: SpinLock::new(fs),
         creds: SpinLock::new(Credentials::default()),
         signals: SpinLock::new(SignalState::new()),
+        signal_hint: AtomicBool::new(true),
         limits: SpinLock::new(crate::syscalls::DEFAULT_LIMITS),
         affinity: core::sync::atomic::AtomicU64::new(u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64))),
         sched_policy: SpinLock::new((0, 0)),
@@ -397,7 +417,7 @@ fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>) -> Arc<Thread
         fault_count: core::sync::atomic::AtomicU64::new(0),
         last_fault: core::sync::atomic::AtomicU64::new(0),
         interrupted_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
-        saved_sigmask: SpinLock::new(None),
+        saved_sigmask: AtomicU64::new(NO_SAVED_MASK),
     });
     *process.main_thread.lock() = Arc::downgrade(&thread);
     scheduler::enqueue(thread.clone());
@@ -449,6 +469,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         fs: SpinLock::new(parent.fs.lock().clone()),
         creds: SpinLock::new(parent.creds.lock().clone()),
         signals: SpinLock::new(parent.signals.lock().fork_copy()),
+        signal_hint: AtomicBool::new(true),
         limits: SpinLock::new(*parent.limits.lock()),
         affinity: core::sync::atomic::AtomicU64::new(parent.affinity.load(Ordering::Relaxed)),
         sched_policy: SpinLock::new(*parent.sched_policy.lock()),

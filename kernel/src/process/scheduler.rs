@@ -30,6 +30,9 @@ struct CpuState {
     ticks_in_slice: AtomicUsize,
     /// Whether `finished` holds a thread.
     has_finished: AtomicBool,
+    /// Set by each timer tick: timers may have expired since the last
+    /// return to user mode looked.
+    tick_seen: AtomicBool,
 }
 
 static CPUS: [CpuState; MAX_CPUS] = [const {
@@ -41,6 +44,7 @@ static CPUS: [CpuState; MAX_CPUS] = [const {
         need_resched: AtomicBool::new(false),
         ticks_in_slice: AtomicUsize::new(0),
         has_finished: AtomicBool::new(false),
+        tick_seen: AtomicBool::new(true),
     }
 }; MAX_CPUS];
 
@@ -201,11 +205,6 @@ pub fn exit_dead_thread() -> ! {
     }
 }
 
-/// Returns whether the thread on this CPU has exited.
-pub fn current_is_dead() -> bool {
-    this().current.lock().as_ref().is_some_and(|t| t.state() == ThreadState::Dead)
-}
-
 /// Runs after every switch, on the new context: drops a finished thread
 /// now that this CPU is off its stack.
 pub fn after_switch() {
@@ -271,10 +270,18 @@ pub fn idle_loop() -> ! {
     }
 }
 
+/// Tells (once) whether this CPU took a timer tick since the last call:
+/// the timer list, whose resolution is the tick, needs a look only then.
+pub fn take_tick() -> bool {
+    let cpu = this();
+    cpu.tick_seen.load(Ordering::Relaxed) && cpu.tick_seen.swap(false, Ordering::Relaxed)
+}
+
 /// Timer tick (interrupt context): asks for a reschedule when the slice is
 /// used up. Only atomics here: no locks in interrupt context.
 pub fn on_tick() {
     let cpu = this();
+    cpu.tick_seen.store(true, Ordering::Relaxed);
     if cpu.ticks_in_slice.fetch_add(1, Ordering::Relaxed) + 1 >= TIME_SLICE_TICKS {
         cpu.need_resched.store(true, Ordering::Relaxed);
     }

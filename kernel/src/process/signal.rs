@@ -484,6 +484,7 @@ pub fn send_signal_info(process: &Arc<Process>, info: SigInfo) -> Result<()> {
         }
         if signals.blocked & bit(sig) != 0 || !signals.is_ignored(sig) {
             signals.enqueue(info, limit)?;
+            process.signal_hint.store(true, Ordering::Release);
         }
     }
     if continued {
@@ -690,11 +691,20 @@ fn restart_syscall(frame: &mut TrapFrame, number: u64) {
 /// it is made to run again when no handler runs, or before a handler with
 /// SA_RESTART, so the handler's frame saves the restarting registers.
 pub fn deliver_pending(process: &Arc<Process>, frame: &mut TrapFrame, saved_mask: Option<u64>, interrupted: Option<u64>) {
+    if saved_mask.is_none() && interrupted.is_none() && !process.signal_hint.load(Ordering::Acquire) {
+        return; // the common case: nothing to do, no lock taken
+    }
     loop {
         let (info, action, blocked, continues) = {
             let mut signals = process.signals.lock();
             let allowed = !signals.blocked;
             let Some(info) = signals.dequeue(allowed) else {
+                if signals.pending == 0 {
+                    // Nothing at all: later returns can skip the lock. (A
+                    // blocked pending signal keeps the hint set, so an
+                    // unblock finds it.)
+                    process.signal_hint.store(false, Ordering::Release);
+                }
                 if let Some(mask) = saved_mask {
                     signals.blocked = mask;
                 }

@@ -65,8 +65,7 @@ pub static TRACE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBoo
 pub static TRACE_COMM: kevlar_platform::sync::SpinLock<Option<String>> = kevlar_platform::sync::SpinLock::new(None);
 
 /// Handles the system call in `frame` for the current thread.
-pub fn handle(frame: &mut TrapFrame) {
-    let thread = crate::process::current().expect("system call without a current thread");
+pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
     let number = frame.rax as usize;
     let args = Args([frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9]);
     let trace = TRACE.load(Ordering::Relaxed) && TRACE_COMM.lock().as_deref().is_none_or(|c| *thread.process.comm.lock() == c);
@@ -75,7 +74,7 @@ pub fn handle(frame: &mut TrapFrame) {
         log::info!("[{}] {}({:#x}, {:#x}, {:#x}, {:#x}) ...", thread.tid, name, args.0[0], args.0[1], args.0[2], args.0[3]);
     }
     thread.current_syscall.store(number as u64, Ordering::Relaxed);
-    let result = dispatch(&thread, frame, number, args);
+    let result = dispatch(thread, frame, number, args);
     thread.current_syscall.store(u64::MAX, Ordering::Relaxed);
     if trace {
         let name = names::SYSCALL_NAMES.get(number).copied().unwrap_or("?");

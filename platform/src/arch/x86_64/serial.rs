@@ -112,12 +112,23 @@ static DUMP_REQUESTED: core::sync::atomic::AtomicBool = core::sync::atomic::Atom
 
 /// Returns (and clears) whether Ctrl-] asked for a state dump.
 pub fn take_dump_request() -> bool {
-    DUMP_REQUESTED.swap(false, core::sync::atomic::Ordering::AcqRel)
+    // A plain load first: this runs on every return to user mode.
+    DUMP_REQUESTED.load(core::sync::atomic::Ordering::Relaxed)
+        && DUMP_REQUESTED.swap(false, core::sync::atomic::Ordering::AcqRel)
+}
+
+/// Tells whether input or a dump request is waiting to be taken (no
+/// side effects: a cheap check before the `take_*` calls).
+#[inline]
+pub fn events_pending() -> bool {
+    INPUT_ARRIVED.load(core::sync::atomic::Ordering::Relaxed) || DUMP_REQUESTED.load(core::sync::atomic::Ordering::Relaxed)
 }
 
 /// Returns (and clears) whether input arrived since the last call.
 pub fn take_input_notification() -> bool {
-    INPUT_ARRIVED.swap(false, core::sync::atomic::Ordering::AcqRel)
+    // A plain load first: this runs on every return to user mode.
+    INPUT_ARRIVED.load(core::sync::atomic::Ordering::Relaxed)
+        && INPUT_ARRIVED.swap(false, core::sync::atomic::Ordering::AcqRel)
 }
 
 /// Takes the next received byte, if any.

@@ -75,6 +75,8 @@ pub enum Exception {
 /// The kernel's handlers, called by the platform.
 pub struct UserHooks {
     /// A system call: arguments in the frame's registers, result into rax.
+    /// It also does the work `before_user_return` does for traps (the
+    /// kernel then looks the current thread up once per call).
     pub syscall: fn(&mut TrapFrame),
     /// An exception taken in user mode.
     pub user_exception: fn(&mut TrapFrame, Exception),
@@ -139,7 +141,6 @@ extern "C" fn syscall_entry_rust(frame: &mut TrapFrame) -> u64 {
     super::interrupts::enable();
     if let Some(hooks) = hooks() {
         (hooks.syscall)(frame);
-        (hooks.before_user_return)(frame);
     } else {
         frame.rax = (-38i64) as u64; // ENOSYS
     }
