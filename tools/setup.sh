@@ -12,6 +12,7 @@ declare -A wanted=(
   [lld]=/usr/bin/ld.lld
   [qemu-system-x86]=/usr/bin/qemu-system-x86_64
   [musl-tools]=/usr/bin/musl-gcc
+  [gcc]=/usr/bin/gcc
   [busybox-static]=/bin/busybox
   [cpio]=/usr/bin/cpio
   [e2fsprogs]=/sbin/mke2fs

@@ -168,8 +168,9 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
         shared_page_base: 0,
     });
 
+    let vdso = vm.map_vdso();
     let phdr = plan.phdr_vaddr.unwrap_or(0);
-    let auxv = [
+    let mut auxv = alloc::vec![
         (kevlar_elf::AT_PHDR, phdr),
         (kevlar_elf::AT_PHENT, plan.phent as u64),
         (kevlar_elf::AT_PHNUM, plan.phnum as u64),
@@ -185,6 +186,9 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
         (kevlar_elf::AT_HWCAP, 0x178b_fbff),
         (kevlar_elf::AT_CLKTCK, 100),
     ];
+    if let Some(vdso) = vdso {
+        auxv.push((kevlar_elf::AT_SYSINFO_EHDR, vdso as u64));
+    }
     let mut random = [0u8; 16];
     crate::fs::devices::fill_random(&mut random);
     let argv_refs: Vec<&[u8]> = argv.iter().map(|a| a.as_slice()).collect();

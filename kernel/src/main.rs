@@ -76,6 +76,9 @@ fn start_user_space(context: &BootContext) -> ! {
     }
     let dev = fs::initramfs::ensure_dir(&root, b"dev").expect("/dev");
     fs::initramfs::populate_dev(&dev).expect("device nodes");
+    if !kevlar_platform::x86::vdso::init() {
+        log::warn!("vdso: out of memory; processes use the clock system calls");
+    }
     kevlar_platform::x86::user::set_hooks(&user::HOOKS);
     if let Some(seconds) = context.command_line.get("dumpevery").and_then(|s| s.parse::<u64>().ok()) {
         timer::DUMP_EVERY_NS.store(seconds * 1_000_000_000, core::sync::atomic::Ordering::Relaxed);

@@ -20,6 +20,9 @@ pub const MMAP_TOP: usize = 0x7fff_0000_0000;
 pub const STACK_TOP: usize = 0x7fff_ffff_f000;
 /// The stack's reserved size.
 pub const STACK_SIZE: usize = 8 << 20;
+/// Where the vvar page goes in every process; the vDSO image follows it.
+/// Between the mmap area (below MMAP_TOP) and the stack.
+pub const VVAR_ADDR: usize = 0x7fff_f000_0000;
 
 /// Access rights of a mapping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -108,6 +111,10 @@ pub enum Backing {
     },
     /// MAP_SHARED | MAP_ANONYMOUS memory.
     Shared(Arc<SharedPages>),
+    /// Fixed kernel-provided pages every process shares read-only (the
+    /// vDSO and its vvar page), indexed from `shared_page_base`. A write
+    /// (after mprotect) gets a private copy.
+    Pages(Arc<Vec<PageRef>>),
 }
 
 /// A virtual memory area.
@@ -291,6 +298,13 @@ impl Vm {
         let index = (page_va - vma.start) / PAGE_SIZE;
         let page = match &vma.backing {
             Backing::Anonymous => PageRef::alloc_zeroed().ok_or(Errno::ENOMEM)?,
+            Backing::Pages(pages) => {
+                let page = pages.get(vma.shared_page_base + index).ok_or(Errno::ENOMEM)?;
+                if !write {
+                    return self.space.map_page(page_va, page.clone(), vma.prot.page_flags(false)).map_err(|_| Errno::ENOMEM);
+                }
+                PageRef::alloc_copy_of(page).ok_or(Errno::ENOMEM)?
+            }
             Backing::Shared(shared) => {
                 let mut pages = shared.pages.lock();
                 let key = vma.shared_page_base + index;
@@ -338,6 +352,30 @@ impl Vm {
         };
         let writable_now = write || vma.is_shared();
         self.space.map_page(page_va, page, vma.prot.page_flags(writable_now)).map_err(|_| Errno::ENOMEM)
+    }
+
+    /// Maps the vvar page and the vDSO (read+execute) at [`VVAR_ADDR`], if
+    /// the platform has them; returns the vDSO's address for
+    /// AT_SYSINFO_EHDR. The pages are mapped now: every program calls the
+    /// clock early.
+    pub fn map_vdso(&mut self) -> Option<usize> {
+        let (vvar, image) = kevlar_platform::x86::vdso::pages()?;
+        let vdso = VVAR_ADDR + PAGE_SIZE;
+        let mut pages = Vec::with_capacity(1 + image.len());
+        pages.push(vvar);
+        pages.extend(image);
+        let count = pages.len();
+        let pages = Arc::new(pages);
+        let read = Prot { read: true, write: false, exec: false };
+        let read_exec = Prot { read: true, write: false, exec: true };
+        self.map(Vma { start: VVAR_ADDR, end: vdso, prot: read, backing: Backing::Pages(pages.clone()), shared_page_base: 0 });
+        self.map(Vma { start: vdso, end: VVAR_ADDR + count * PAGE_SIZE, prot: read_exec, backing: Backing::Pages(pages), shared_page_base: 1 });
+        for va in (VVAR_ADDR..VVAR_ADDR + count * PAGE_SIZE).step_by(PAGE_SIZE) {
+            if self.handle_fault(va, false, false) != FaultOutcome::Fixed {
+                return None;
+            }
+        }
+        Some(vdso)
     }
 
     /// Writes `data` at user address `addr` of this (possibly inactive)

@@ -339,6 +339,18 @@ impl PageRef {
         unsafe { core::ptr::copy(data.as_ptr(), (self.pa.direct_map() + offset) as *mut u8, len) };
     }
 
+    /// Stores `value` at the 8-byte aligned `offset` in one instruction, so
+    /// a concurrent reader (user space, through a mapping) sees the old or
+    /// the new value, never a mix. Misaligned or out-of-page offsets are
+    /// ignored.
+    pub fn write_u64(&self, offset: usize, value: u64) {
+        if offset % 8 != 0 || offset + 8 > PAGE_SIZE {
+            return;
+        }
+        // SAFETY: aligned and inside the page this reference keeps alive.
+        unsafe { core::ptr::write_volatile((self.pa.direct_map() + offset) as *mut u64, value) };
+    }
+
     /// Fills `len` bytes at `offset` with zeros (clipped to the page).
     pub fn zero(&self, offset: usize, len: usize) {
         let len = len.min(PAGE_SIZE.saturating_sub(offset));

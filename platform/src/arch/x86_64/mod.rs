@@ -14,5 +14,6 @@ pub mod serial;
 pub mod smp;
 pub mod time;
 pub mod tlb;
+pub mod vdso;
 pub mod trap;
 pub mod user;

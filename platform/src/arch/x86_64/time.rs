@@ -75,7 +75,19 @@ pub fn realtime_ns() -> u64 {
 
 /// Sets the wall clock (clock_settime, settimeofday).
 pub fn set_realtime_ns(ns: u64) {
-    WALL_AT_ORIGIN_NS.store(ns.wrapping_sub(monotonic_ns()), Ordering::Relaxed);
+    let wall = ns.wrapping_sub(monotonic_ns());
+    WALL_AT_ORIGIN_NS.store(wall, Ordering::Relaxed);
+    super::vdso::set_wall_at_origin(wall);
+}
+
+/// The clock parameters the vDSO computes with: the TSC origin, ns per
+/// cycle (32.32 fixed point) and the wall clock at the origin.
+pub(crate) fn vdso_parameters() -> (u64, u64, u64) {
+    (
+        TSC_ORIGIN.load(Ordering::Relaxed),
+        NS_PER_CYCLE_FP.load(Ordering::Relaxed),
+        WALL_AT_ORIGIN_NS.load(Ordering::Relaxed),
+    )
 }
 
 /// Busy-waits for `ns` nanoseconds.
