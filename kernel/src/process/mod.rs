@@ -482,6 +482,12 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         while !waiter.vfork_released.load(Ordering::Acquire) {
             let _ = waiter.vfork_event.wait_until(|| Ok(waiter.vfork_released.load(Ordering::Acquire).then_some(())));
         }
+        // The child changed our page tables from another CPU (copy-on-write
+        // faults, a fork marking pages read-only), and our wait may have
+        // ended without a switch that reloads CR3: drop this CPU's stale
+        // TLB entries, or a write through one lands in a page now owned by
+        // someone else (a grandchild's stack, for BusyBox's timeout).
+        parent_thread.activate_address_space();
     }
     Ok(pid)
 }
