@@ -6,7 +6,7 @@ sleep 0.3 & p=$!
 kill -0 $p && echo "running"
 wait $p; echo "wait: $?"
 kill -0 $p 2>/dev/null || echo "gone after wait"
-sleep 1 & long=$!
+sleep 10 & long=$!
 sleep 0.1 & short=$!
 wait $short; echo "short: $?"
 kill -0 $long && echo "long still running"
