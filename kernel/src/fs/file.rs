@@ -186,7 +186,12 @@ impl FileOps for InodeFile {
     }
 
     fn write(&self, _file: &OpenFile, offset: u64, buf: &[u8]) -> Result<usize> {
-        Ok(self.inode.write_at(offset, buf)?)
+        let len = if self.inode.file_type() == FileType::Regular {
+            clamp_to_file_size_limit(offset, buf.len())?
+        } else {
+            buf.len()
+        };
+        Ok(self.inode.write_at(offset, &buf[..len])?)
     }
 
     fn stat(&self) -> Result<Stat> {
@@ -200,4 +205,51 @@ impl FileOps for InodeFile {
     fn is_seekable(&self) -> bool {
         self.inode.file_type() != FileType::Fifo
     }
+}
+
+/// Returns the current process's RLIMIT_FSIZE soft limit (unlimited in
+/// kernel context).
+fn file_size_limit() -> u64 {
+    match crate::process::current() {
+        Some(thread) => thread.process.limits.lock()[linux_raw_sys::general::RLIMIT_FSIZE as usize][0],
+        None => u64::MAX,
+    }
+}
+
+/// Sends SIGXFSZ to the current process, as Linux does before failing a
+/// write or truncate past RLIMIT_FSIZE with EFBIG.
+fn signal_file_too_big() -> Errno {
+    if let Some(thread) = crate::process::current() {
+        crate::process::signal::send_signal(&thread.process, linux_raw_sys::general::SIGXFSZ);
+    }
+    Errno::EFBIG
+}
+
+/// Applies RLIMIT_FSIZE to a write of `len` bytes at `offset` into a
+/// regular file: a write starting at or past the limit raises SIGXFSZ and
+/// fails with EFBIG; one crossing it is cut short at the limit. An empty
+/// write is never refused (Linux checks the length first).
+pub fn clamp_to_file_size_limit(offset: u64, len: usize) -> Result<usize> {
+    if len == 0 {
+        return Ok(0);
+    }
+    let limit = file_size_limit();
+    if limit == u64::MAX {
+        return Ok(len);
+    }
+    if offset >= limit {
+        return Err(signal_file_too_big());
+    }
+    Ok(len.min((limit - offset).min(usize::MAX as u64) as usize))
+}
+
+/// Applies RLIMIT_FSIZE to truncating a file of `old_size` bytes to
+/// `new_size`: growing it past the limit raises SIGXFSZ and fails with
+/// EFBIG; shrinking is always allowed.
+pub fn check_truncate_size_limit(old_size: u64, new_size: u64) -> Result<()> {
+    let limit = file_size_limit();
+    if new_size > old_size && limit != u64::MAX && new_size > limit {
+        return Err(signal_file_too_big());
+    }
+    Ok(())
 }

@@ -873,7 +873,9 @@ pub fn truncate(thread: &Thread, path: usize, len: i64) -> Result<isize> {
     if node.file_type() == FileType::Directory {
         return Err(Errno::EISDIR);
     }
-    kevlar_vfs::check_access(&node.stat()?, &cred, Access::WRITE)?;
+    let stat = node.stat()?;
+    kevlar_vfs::check_access(&stat, &cred, Access::WRITE)?;
+    crate::fs::file::check_truncate_size_limit(stat.size, len as u64)?;
     crate::fs::truncate_file(&node, len as u64)?;
     Ok(0)
 }
@@ -887,6 +889,7 @@ pub fn ftruncate(thread: &Thread, fd: i32, len: i64) -> Result<isize> {
     if node.file_type() != FileType::Regular || !f.writable() {
         return Err(Errno::EINVAL);
     }
+    crate::fs::file::check_truncate_size_limit(node.stat()?.size, len as u64)?;
     crate::fs::truncate_file(&node, len as u64)?;
     Ok(0)
 }
