@@ -1,7 +1,10 @@
 //! Files: the mount table, path lookup for processes, opening files by
 //! path, and terminal ioctls of the console.
 
+pub mod anon;
 pub mod devices;
+pub mod epoll;
+pub mod eventfd;
 pub mod fdtable;
 pub mod file;
 pub mod initramfs;

@@ -5,6 +5,7 @@
 //! Each family lives in its own file. An unknown number returns ENOSYS and
 //! is logged once, by name.
 
+mod events;
 mod fs;
 pub mod futex;
 pub use fs::AT_FDCWD;
@@ -183,6 +184,16 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_ppoll => poll::ppoll(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3)),
         nr::__NR_select => poll::select(thread, a.i32(0), [a.usize(1), a.usize(2), a.usize(3)], a.usize(4), false),
         nr::__NR_pselect6 => poll::select(thread, a.i32(0), [a.usize(1), a.usize(2), a.usize(3)], a.usize(4), true),
+
+        // Event files.
+        nr::__NR_eventfd => events::eventfd2(thread, a.u32(0), 0),
+        nr::__NR_eventfd2 => events::eventfd2(thread, a.u32(0), a.u32(1)),
+        nr::__NR_epoll_create => events::epoll_create(thread, a.i32(0)),
+        nr::__NR_epoll_create1 => events::epoll_create1(thread, a.u32(0)),
+        nr::__NR_epoll_ctl => events::epoll_ctl(thread, a.i32(0), a.u32(1), a.i32(2), a.usize(3)),
+        nr::__NR_epoll_wait => events::epoll_wait(thread, a.i32(0), a.usize(1), a.i32(2), a.i32(3)),
+        nr::__NR_epoll_pwait => events::epoll_pwait(thread, a.i32(0), a.usize(1), a.i32(2), a.i32(3), a.usize(4), a.usize(5)),
+        nr::__NR_epoll_pwait2 => events::epoll_pwait2(thread, a.i32(0), a.usize(1), a.i32(2), a.usize(3), a.usize(4), a.usize(5)),
 
         // Processes.
         nr::__NR_getpid => Ok(thread.process.pid as isize),
