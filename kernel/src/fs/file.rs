@@ -92,6 +92,14 @@ pub trait FileOps: Send + Sync {
     fn as_epoll(&self) -> Option<&super::epoll::Epoll> {
         None
     }
+    /// The timer, when the file is a timerfd.
+    fn as_timerfd(&self) -> Option<&super::timerfd::TimerFd> {
+        None
+    }
+    /// The signalfd, when the file is one.
+    fn as_signalfd(&self) -> Option<&super::signalfd::SignalFd> {
+        None
+    }
 }
 
 /// An open file description (shared by dup'd fds and across fork).

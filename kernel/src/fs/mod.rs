@@ -11,6 +11,8 @@ pub mod initramfs;
 pub mod locks;
 pub mod pages;
 pub mod pipe;
+pub mod signalfd;
+pub mod timerfd;
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;

@@ -13,6 +13,8 @@ use crate::error::{Errno, Result};
 use crate::fs::epoll::Epoll;
 use crate::fs::eventfd::EventFd;
 use crate::fs::file::{FileOps, OpenFile};
+use crate::fs::signalfd::SignalFd;
+use crate::fs::timerfd::TimerFd;
 use crate::process::signal::UNBLOCKABLE;
 use crate::process::Thread;
 use crate::uaccess::copy_to_user;
@@ -154,4 +156,91 @@ pub fn epoll_pwait(thread: &Arc<Thread>, epfd: i32, events: usize, max: i32, tim
 pub fn epoll_pwait2(thread: &Arc<Thread>, epfd: i32, events: usize, max: i32, timeout: usize, sigmask: usize, sigsetsize: usize) -> Result<isize> {
     let timeout_ns = if timeout == 0 { None } else { Some(super::time::read_timespec(timeout)?) };
     with_sigmask(thread, sigmask, sigsetsize, || epoll_wait_ns(thread, epfd, events, max, timeout_ns))
+}
+
+// --- timerfd ----------------------------------------------------------------
+
+pub fn timerfd_create(thread: &Thread, clock: u32, flags: u32) -> Result<isize> {
+    if flags & !(abi::TFD_CLOEXEC | abi::TFD_NONBLOCK) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // The alarm clocks differ only in waking a suspended system, which
+    // never happens here; they need CAP_WAKE_ALARM.
+    let realtime = match clock {
+        abi::CLOCK_REALTIME | abi::CLOCK_REALTIME_ALARM => true,
+        abi::CLOCK_MONOTONIC | abi::CLOCK_BOOTTIME | abi::CLOCK_BOOTTIME_ALARM => false,
+        _ => return Err(Errno::EINVAL),
+    };
+    if matches!(clock, abi::CLOCK_REALTIME_ALARM | abi::CLOCK_BOOTTIME_ALARM) && thread.process.creds.lock().euid != 0 {
+        return Err(Errno::EPERM);
+    }
+    install(thread, TimerFd::new(realtime), flags, b"anon_inode:[timerfd]")
+}
+
+/// Reads a `struct itimerspec` as (interval, value) in ns; None when a
+/// field is out of range.
+fn read_itimerspec(addr: usize) -> Result<Option<(u64, u64)>> {
+    let raw = read_bytes::<32>(addr)?;
+    let field = |at: usize| i64::from_le_bytes(raw[at..at + 8].try_into().unwrap());
+    let ns = |sec: i64, nsec: i64| -> Option<u64> {
+        (sec >= 0 && (0..1_000_000_000).contains(&nsec)).then(|| (sec as u64).saturating_mul(1_000_000_000).saturating_add(nsec as u64))
+    };
+    Ok(ns(field(0), field(8)).zip(ns(field(16), field(24))))
+}
+
+fn write_itimerspec(addr: usize, (value, interval): (u64, u64)) -> Result<()> {
+    let mut raw = [0u8; 32];
+    for (at, ns) in [(0, interval), (16, value)] {
+        raw[at..at + 8].copy_from_slice(&((ns / 1_000_000_000) as i64).to_le_bytes());
+        raw[at + 8..at + 16].copy_from_slice(&((ns % 1_000_000_000) as i64).to_le_bytes());
+    }
+    copy_to_user(addr, &raw)?;
+    Ok(())
+}
+
+fn timerfd_of(thread: &Thread, fd: i32) -> Result<Arc<OpenFile>> {
+    let file = get_file(thread, fd)?;
+    file.ops.as_timerfd().ok_or(Errno::EINVAL)?;
+    Ok(file)
+}
+
+pub fn timerfd_settime(thread: &Thread, fd: i32, flags: u32, new: usize, old: usize) -> Result<isize> {
+    let setting = read_itimerspec(new)?;
+    if flags & !(abi::TFD_TIMER_ABSTIME | abi::TFD_TIMER_CANCEL_ON_SET) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let (interval, value) = setting.ok_or(Errno::EINVAL)?;
+    let file = timerfd_of(thread, fd)?;
+    let previous = file.ops.as_timerfd().unwrap().set(value, interval, flags & abi::TFD_TIMER_ABSTIME != 0, flags & abi::TFD_TIMER_CANCEL_ON_SET != 0);
+    if old != 0 {
+        write_itimerspec(old, previous)?;
+    }
+    Ok(0)
+}
+
+pub fn timerfd_gettime(thread: &Thread, fd: i32, current: usize) -> Result<isize> {
+    let file = timerfd_of(thread, fd)?;
+    write_itimerspec(current, file.ops.as_timerfd().unwrap().get())?;
+    Ok(0)
+}
+
+// --- signalfd ---------------------------------------------------------------
+
+/// signalfd4 (signalfd is it with no flags): a new signalfd for `fd` -1,
+/// else a new mask for the signalfd at `fd`. SFD_CLOEXEC and SFD_NONBLOCK
+/// are O_CLOEXEC and O_NONBLOCK (linux-raw-sys has no SFD_ names).
+pub fn signalfd4(thread: &Thread, fd: i32, mask: usize, size: usize, flags: u32) -> Result<isize> {
+    if size != 8 {
+        return Err(Errno::EINVAL);
+    }
+    let mask = read_u64(mask)?;
+    if flags & !(abi::O_CLOEXEC | abi::O_NONBLOCK) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    if fd == -1 {
+        return install(thread, SignalFd::new(mask), flags, b"anon_inode:[signalfd]");
+    }
+    let file = get_file(thread, fd)?;
+    file.ops.as_signalfd().ok_or(Errno::EINVAL)?.set_mask(mask);
+    Ok(fd as isize)
 }

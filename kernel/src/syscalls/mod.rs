@@ -194,6 +194,11 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_epoll_wait => events::epoll_wait(thread, a.i32(0), a.usize(1), a.i32(2), a.i32(3)),
         nr::__NR_epoll_pwait => events::epoll_pwait(thread, a.i32(0), a.usize(1), a.i32(2), a.i32(3), a.usize(4), a.usize(5)),
         nr::__NR_epoll_pwait2 => events::epoll_pwait2(thread, a.i32(0), a.usize(1), a.i32(2), a.usize(3), a.usize(4), a.usize(5)),
+        nr::__NR_timerfd_create => events::timerfd_create(thread, a.u32(0), a.u32(1)),
+        nr::__NR_timerfd_settime => events::timerfd_settime(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
+        nr::__NR_timerfd_gettime => events::timerfd_gettime(thread, a.i32(0), a.usize(1)),
+        nr::__NR_signalfd => events::signalfd4(thread, a.i32(0), a.usize(1), a.usize(2), 0),
+        nr::__NR_signalfd4 => events::signalfd4(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
 
         // Processes.
         nr::__NR_getpid => Ok(thread.process.pid as isize),
