@@ -86,11 +86,13 @@ fn key_for(thread: &Thread, addr: usize, shared: bool) -> Result<Key> {
     if !kevlar_platform::x86::user::is_user_range(addr, 4) {
         return Err(Errno::EFAULT);
     }
-    let vm = thread.process.vm.lock().clone();
-    let space = Arc::as_ptr(&vm) as usize;
     if !shared {
+        // The common case (FUTEX_PRIVATE_FLAG): no reference taken.
+        let space = Arc::as_ptr(&*thread.process.vm.lock()) as usize;
         return Ok(Key::Private { space, addr });
     }
+    let vm = thread.process.vm.lock().clone();
+    let space = Arc::as_ptr(&vm) as usize;
     let frame = vm.lock().shared_frame(addr)?;
     Ok(match frame {
         Some(frame) => Key::Shared { frame, offset: addr % 4096 },
