@@ -19,13 +19,16 @@ pub const RECORD_SIZE: usize = 128;
 /// A signalfd.
 pub struct SignalFd {
     mask: SpinLock<u64>,
+    /// Records read so far: with the pending set, what edge-triggered
+    /// epoll compares (a signal sent again after a read is a new edge).
+    reads: core::sync::atomic::AtomicU64,
 }
 
 impl SignalFd {
     /// Creates a signalfd for the signals in `mask` (SIGKILL and SIGSTOP
     /// are never read).
     pub fn new(mask: u64) -> alloc::sync::Arc<SignalFd> {
-        alloc::sync::Arc::new(SignalFd { mask: SpinLock::new(mask & !UNBLOCKABLE) })
+        alloc::sync::Arc::new(SignalFd { mask: SpinLock::new(mask & !UNBLOCKABLE), reads: core::sync::atomic::AtomicU64::new(0) })
     }
 
     /// Replaces the mask (signalfd on an existing signalfd).
@@ -44,6 +47,9 @@ impl SignalFd {
         let thread = crate::process::current()?;
         let mask = *self.mask.lock();
         let info = thread.process.signals.lock().dequeue(mask);
+        if info.is_some() {
+            self.reads.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+        }
         info
     }
 }
@@ -190,7 +196,7 @@ impl FileOps for SignalFd {
     }
 
     fn poll_counts(&self) -> (u64, u64) {
-        (self.pending(), 0)
+        (self.reads.load(core::sync::atomic::Ordering::Relaxed).rotate_left(40) ^ self.pending(), 0)
     }
 
     fn as_signalfd(&self) -> Option<&SignalFd> {

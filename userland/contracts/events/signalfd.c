@@ -100,6 +100,15 @@ int main(void)
     kill(getpid(), SIGUSR1);
     out("epoll, SIGUSR1 pending: %d", epoll_wait(ep, &ev, 1, 0));
     show_read(fd, "read");
+    ev.events = EPOLLIN | EPOLLET;
+    epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
+    kill(getpid(), SIGUSR1);
+    out("epoll ET, SIGUSR1 pending: %d", epoll_wait(ep, &ev, 1, 0));
+    out("epoll ET again: %d", epoll_wait(ep, &ev, 1, 0));
+    show_read(fd, "read");
+    kill(getpid(), SIGUSR1);
+    out("epoll ET, SIGUSR1 sent again: %d", epoll_wait(ep, &ev, 1, 0));
+    show_read(fd, "read");
 
     /* Errors. */
     out("sizemask 4: %s", signalfd(-1, &mask, 0) >= 0 && syscall(SYS_signalfd4, -1, &mask, 4, 0) < 0 ? errname(errno) : "ok");
