@@ -97,6 +97,18 @@ int main(void)
     int *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     res("read-only second word", fx(a, FUTEX_WAKE_OP | FUTEX_PRIVATE_FLAG, 1, (void *)1L, ro, OP(ADD, 1, EQ, 0)));
 
+    /* A copy-on-write page: the operation copies it first, so the other
+     * process keeps its value. */
+    static int cow = 5;
+    pid_t child = fork();
+    if (child == 0) {
+        long r = fx(a, FUTEX_WAKE_OP | FUTEX_PRIVATE_FLAG, 1, (void *)1L, &cow, OP(SET, 9, EQ, 0));
+        _exit(r == 0 ? cow : 100);
+    }
+    int cst;
+    waitpid(child, &cst, 0);
+    out("child's copy-on-write word after set 9: %d, parent's: %d", WEXITSTATUS(cst), cow);
+
     /* The comparisons, on the old value 10 against 10. */
     const char *names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
     for (int cmp = EQ; cmp <= GE; cmp++) {
