@@ -53,15 +53,15 @@ int main(void)
 
     /* One-shot, relative. */
     struct itimerspec s = spec(50, 0);
+    long long t0 = now_ns(CLOCK_MONOTONIC);
     check("settime 50 ms one-shot", timerfd_settime(fd, 0, &s, NULL));
     timerfd_gettime(fd, &cur);
     out("remaining in (0, 50 ms]: %s", yesno(ns_of(cur.it_value) > 0 && ns_of(cur.it_value) <= 50 * MS));
     struct pollfd pf = {fd, POLLIN, 0};
     out("poll before expiry: %d", poll(&pf, 1, 0));
     show_read("read before expiry", fd);
-    long long t0 = now_ns(CLOCK_MONOTONIC);
     out("poll until expiry: %d", poll(&pf, 1, 2000));
-    out("waited at least 50 ms: %s", yesno(now_ns(CLOCK_MONOTONIC) - t0 >= 45 * MS));
+    out("expired at least 50 ms after settime: %s", yesno(now_ns(CLOCK_MONOTONIC) - t0 >= 50 * MS));
     show_read("read after expiry", fd);
     show_read("read again", fd);
     timerfd_gettime(fd, &cur);

@@ -57,13 +57,13 @@ int main(void)
     res("wait 50 ms", fx(w, FUTEX_WAIT, 5, &rel, NULL, 0));
     out("waited at least 50 ms: %s", yesno(now_ns(CLOCK_MONOTONIC) - t0 >= 50000000LL));
 
-    struct timespec deadline = abs_after(CLOCK_MONOTONIC, 50);
     t0 = now_ns(CLOCK_MONOTONIC);
+    struct timespec deadline = abs_after(CLOCK_MONOTONIC, 50);
     res("wait_bitset until monotonic +50 ms", fx(w, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 5, &deadline, NULL, -1));
     out("waited at least 50 ms: %s", yesno(now_ns(CLOCK_MONOTONIC) - t0 >= 50000000LL));
 
-    deadline = abs_after(CLOCK_REALTIME, 50);
     t0 = now_ns(CLOCK_MONOTONIC);
+    deadline = abs_after(CLOCK_REALTIME, 50);
     res("wait_bitset until realtime +50 ms", fx(w, FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, 5, &deadline, NULL, -1));
     out("waited at least 40 ms: %s", yesno(now_ns(CLOCK_MONOTONIC) - t0 >= 40000000LL));
 
