@@ -46,6 +46,7 @@ pub fn run_expired() {
     }
     let now = time::monotonic_ns();
     fire_real_timers(now);
+    crate::fs::timerfd::run_expired(now);
     if now < EARLIEST_TIMER.load(Ordering::Acquire) {
         return;
     }

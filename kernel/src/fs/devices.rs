@@ -127,8 +127,15 @@ struct LineBuffer {
 
 static LINES: SpinLock<LineBuffer> = SpinLock::new(LineBuffer { line: alloc::vec::Vec::new(), ready: alloc::collections::VecDeque::new() });
 
+/// Input made readable so far (lines and end-of-file marks), for
+/// edge-triggered epoll.
+static CONSOLE_READ_EVENTS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
 fn pump_input(lines: &mut LineBuffer) {
     while let Some(byte) = serial::read_byte() {
+        if matches!(byte, b'\r' | b'\n' | 0x04) {
+            CONSOLE_READ_EVENTS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+        }
         match byte {
             b'\r' | b'\n' => {
                 serial::write_bytes(b"\n");
@@ -201,7 +208,18 @@ impl FileOps for ConsoleFile {
     fn poll(&self) -> PollEvents {
         let mut lines = LINES.lock();
         pump_input(&mut lines);
-        if lines.ready.is_empty() { POLLOUT } else { POLLIN | POLLOUT }
+        let out = POLLOUT | super::file::POLLWRNORM;
+        if lines.ready.is_empty() { out } else { out | POLLIN | super::file::POLLRDNORM }
+    }
+
+    fn is_pollable(&self) -> bool {
+        true
+    }
+
+    fn poll_counts(&self) -> (u64, u64) {
+        let mut lines = LINES.lock();
+        pump_input(&mut lines);
+        (CONSOLE_READ_EVENTS.load(core::sync::atomic::Ordering::Relaxed), 0)
     }
 
 }

@@ -40,6 +40,11 @@ impl FdTable {
         self.slot(fd).map(|s| s.file.clone())
     }
 
+    /// Returns every open file (once per fd).
+    pub fn files(&self) -> Vec<Arc<OpenFile>> {
+        self.slots.iter().flatten().map(|s| s.file.clone()).collect()
+    }
+
     fn slot(&self, fd: i32) -> Result<&Slot> {
         usize::try_from(fd).ok().and_then(|i| self.slots.get(i)).and_then(|s| s.as_ref()).ok_or(Errno::EBADF)
     }

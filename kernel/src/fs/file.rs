@@ -22,6 +22,10 @@ pub const POLLERR: PollEvents = 0x008;
 pub const POLLHUP: PollEvents = 0x010;
 /// Invalid fd.
 pub const POLLNVAL: PollEvents = 0x020;
+/// Normal data to read (reported with POLLIN by pipes and terminals).
+pub const POLLRDNORM: PollEvents = 0x040;
+/// Room for normal data (reported with POLLOUT by pipes and terminals).
+pub const POLLWRNORM: PollEvents = 0x100;
 
 /// Everyone in poll or select sleeps here; any pipe or terminal event
 /// wakes them to rescan.
@@ -70,6 +74,30 @@ pub trait FileOps: Send + Sync {
     fn release(&self, _file: &OpenFile) {}
     /// The pipe behind a pipe end or FIFO (F_GETPIPE_SZ).
     fn pipe(&self) -> Option<Arc<super::pipe::Pipe>> {
+        None
+    }
+    /// Returns whether epoll may watch the file: Linux's files with a poll
+    /// method (pipes, terminals, the event files); regular files,
+    /// directories and the memory devices have none (EPERM).
+    fn is_pollable(&self) -> bool {
+        false
+    }
+    /// Counts wake-ups that may have made the file readable, and those
+    /// that may have made it writable, so far: edge-triggered epoll
+    /// reports an event again when its count moved.
+    fn poll_counts(&self) -> (u64, u64) {
+        (0, 0)
+    }
+    /// The epoll instance, when the file is one.
+    fn as_epoll(&self) -> Option<&super::epoll::Epoll> {
+        None
+    }
+    /// The timer, when the file is a timerfd.
+    fn as_timerfd(&self) -> Option<&super::timerfd::TimerFd> {
+        None
+    }
+    /// The signalfd, when the file is one.
+    fn as_signalfd(&self) -> Option<&super::signalfd::SignalFd> {
         None
     }
 }

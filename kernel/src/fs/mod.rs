@@ -1,13 +1,18 @@
 //! Files: the mount table, path lookup for processes, opening files by
 //! path, and terminal ioctls of the console.
 
+pub mod anon;
 pub mod devices;
+pub mod epoll;
+pub mod eventfd;
 pub mod fdtable;
 pub mod file;
 pub mod initramfs;
 pub mod locks;
 pub mod pages;
 pub mod pipe;
+pub mod signalfd;
+pub mod timerfd;
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;

@@ -8,7 +8,7 @@ use alloc::sync::Arc;
 use kevlar_platform::sync::SpinLock;
 use kevlar_vfs::{FileType, Stat, Timespec};
 
-use super::file::{FileOps, OpenFile, PollEvents, POLLERR, POLLHUP, POLLIN, POLLOUT};
+use super::file::{FileOps, OpenFile, PollEvents, POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM};
 use crate::error::{Errno, Result};
 use crate::process::wait_queue::WaitQueue;
 
@@ -26,6 +26,11 @@ struct State {
     /// move).
     reader_opens: u64,
     writer_opens: u64,
+    /// Wake-ups of readers and of writers so far (edge-triggered epoll):
+    /// every write, as Linux wakes epoll readers on each write; reads that
+    /// make room in a pipe that had too little; opens and closes.
+    read_events: u64,
+    write_events: u64,
 }
 
 /// The shared part of a pipe.
@@ -42,7 +47,7 @@ impl Pipe {
     /// Creates a pipe with no ends open yet.
     pub fn new() -> Arc<Pipe> {
         Arc::new(Pipe {
-            state: SpinLock::new(State { data: VecDeque::new(), capacity: DEFAULT_CAPACITY, readers: 0, writers: 0, reader_opens: 0, writer_opens: 0 }),
+            state: SpinLock::new(State { data: VecDeque::new(), capacity: DEFAULT_CAPACITY, readers: 0, writers: 0, reader_opens: 0, writer_opens: 0, read_events: 0, write_events: 0 }),
             waiters: WaitQueue::new(),
             ino: NEXT_PIPE_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
         })
@@ -60,6 +65,8 @@ impl Pipe {
     pub fn open_end_observing(self: &Arc<Self>, write: bool) -> (Arc<PipeEnd>, bool, u64) {
         let (peer_present, peer_opens) = {
             let mut state = self.state.lock();
+            state.read_events += 1;
+            state.write_events += 1;
             if write {
                 state.writers += 1;
                 state.writer_opens += 1;
@@ -83,6 +90,8 @@ impl Pipe {
             state.writers += 1;
             state.reader_opens += 1;
             state.writer_opens += 1;
+            state.read_events += 1;
+            state.write_events += 1;
         }
         self.waiters.wake_all();
         super::file::notify_pollers();
@@ -152,6 +161,9 @@ impl FileOps for PipeEnd {
                 return Ok(None);
             }
             let n = buf.len().min(state.data.len());
+            if state.capacity - state.data.len() < PIPE_BUF.min(state.capacity) {
+                state.write_events += 1;
+            }
             for (dst, src) in buf.iter_mut().zip(state.data.drain(..n)) {
                 *dst = src;
             }
@@ -185,13 +197,14 @@ impl FileOps for PipeEnd {
                 }
                 let n = rest.len().min(room);
                 state.data.extend(&rest[..n]);
+                state.read_events += 1;
                 Ok(Some(n))
             });
             match result {
                 Ok(n) => {
                     written += n;
                     self.pipe.waiters.wake_all();
-        super::file::notify_pollers();
+                    super::file::notify_pollers();
                     if buf.is_empty() {
                         break;
                     }
@@ -238,12 +251,12 @@ impl FileOps for PipeEnd {
             if state.readers == 0 {
                 events |= POLLERR | POLLOUT;
             } else if state.capacity - state.data.len() >= PIPE_BUF.min(state.capacity) {
-                events |= POLLOUT;
+                events |= POLLOUT | POLLWRNORM;
             }
         }
         if self.read {
             if !state.data.is_empty() {
-                events |= POLLIN;
+                events |= POLLIN | POLLRDNORM;
             }
             if state.writers == 0 {
                 events |= POLLHUP;
@@ -255,6 +268,8 @@ impl FileOps for PipeEnd {
     fn release(&self, _file: &OpenFile) {
         {
             let mut state = self.pipe.state.lock();
+            state.read_events += 1;
+            state.write_events += 1;
             if self.write {
                 state.writers -= 1;
             }
@@ -269,6 +284,15 @@ impl FileOps for PipeEnd {
 
     fn pipe(&self) -> Option<Arc<Pipe>> {
         Some(self.pipe.clone())
+    }
+
+    fn is_pollable(&self) -> bool {
+        true
+    }
+
+    fn poll_counts(&self) -> (u64, u64) {
+        let state = self.pipe.state.lock();
+        (state.read_events, state.write_events)
     }
 
     fn ioctl(&self, _file: &OpenFile, request: u32, arg: usize) -> Result<isize> {

@@ -354,6 +354,24 @@ impl Vm {
         self.space.map_page(page_va, page, vma.prot.page_flags(writable_now)).map_err(|_| Errno::ENOMEM)
     }
 
+    /// Returns the physical frame behind user address `addr` when it lies
+    /// in a shared mapping (MAP_SHARED anonymous or file memory), faulting
+    /// it in: what identifies a shared futex across address spaces.
+    /// `Ok(None)` for private memory; EFAULT where nothing readable is
+    /// mapped.
+    pub fn shared_frame(&mut self, addr: usize) -> Result<Option<u64>> {
+        let vma = self.find(addr).ok_or(Errno::EFAULT)?;
+        if !vma.is_shared() {
+            return Ok(None);
+        }
+        let page_va = addr & !(PAGE_SIZE - 1);
+        if self.space.page_at(page_va).is_none() && self.handle_fault(addr, false, false) != FaultOutcome::Fixed {
+            return Err(Errno::EFAULT);
+        }
+        let (page, _) = self.space.page_at(page_va).ok_or(Errno::EFAULT)?;
+        Ok(Some(page.phys_addr().as_u64()))
+    }
+
     /// Maps the vvar page and the vDSO (read+execute) at [`VVAR_ADDR`], if
     /// the platform has them; returns the vDSO's address for
     /// AT_SYSINFO_EHDR. The pages are mapped now: every program calls the

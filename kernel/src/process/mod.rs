@@ -397,20 +397,20 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         main_thread: SpinLock::new(Weak::new()),
     });
     let task = Task::new_user(frame, FpuInit::Fresh).ok_or(Errno::ENOMEM)?;
-    start_thread(&process, pid, task);
+    start_thread(&process, pid, task, 0);
     register(&process);
     *INIT.lock() = Some(process.clone());
     Ok(process)
 }
 
-fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>) -> Arc<Thread> {
+fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize) -> Arc<Thread> {
     let thread = Arc::new(Thread {
         tid,
         process: process.clone(),
         task,
         state: AtomicU8::new(ThreadState::Runnable as u8),
         on_run_queue: AtomicBool::new(false),
-        clear_child_tid: AtomicUsize::new(0),
+        clear_child_tid: AtomicUsize::new(clear_child_tid),
         current_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
         run_ns: core::sync::atomic::AtomicU64::new(0),
         running_since: core::sync::atomic::AtomicU64::new(u64::MAX),
@@ -437,6 +437,14 @@ pub struct CloneOptions {
     pub stack: usize,
     /// TLS for the child (CLONE_SETTLS).
     pub tls: Option<u64>,
+    /// Where to store the child's tid in the parent's memory
+    /// (CLONE_PARENT_SETTID; 0: nowhere).
+    pub parent_tid: usize,
+    /// Where to store the child's tid in the child's memory
+    /// (CLONE_CHILD_SETTID; 0: nowhere).
+    pub set_child_tid: usize,
+    /// The child's clear_child_tid (CLONE_CHILD_CLEARTID; 0: none).
+    pub clear_child_tid: usize,
 }
 
 /// Creates a child process of the current one; the child returns 0 from
@@ -493,9 +501,18 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     }
     let task = Task::new_user(&child_frame, FpuInit::CopyCurrent).ok_or(Errno::ENOMEM)?;
     task.set_fs_base(options.tls.unwrap_or(parent_thread.task.fs_base()), false);
+    // The tids are stored before the child runs, errors ignored (as
+    // Linux): the parent's copy in its own memory, the child's in the
+    // child's (the same memory with CLONE_VM).
+    if options.parent_tid != 0 {
+        let _ = crate::uaccess::copy_to_user(options.parent_tid, &pid.to_le_bytes());
+    }
+    if options.set_child_tid != 0 {
+        let _ = child.vm.lock().clone().lock().write_bytes(options.set_child_tid, &pid.to_le_bytes());
+    }
     parent.children.lock().push(child.clone());
     register(&child);
-    start_thread(&child, pid, task);
+    start_thread(&child, pid, task, options.clear_child_tid);
     if options.vfork {
         let waiter = child.clone();
         // Uninterruptible in effect: the child shares our memory, so we
@@ -521,6 +538,18 @@ pub fn release_vfork(process: &Process) {
     }
 }
 
+/// Handles clear_child_tid when the thread leaves its address space (exit
+/// or exec): as Linux, only when someone else shares the address space (a
+/// CLONE_VM child or parent) is the word cleared and its futex woken; a
+/// private address space is about to go away unseen.
+pub fn release_child_tid(thread: &Arc<Thread>) {
+    let ctid = thread.clear_child_tid.swap(0, Ordering::Relaxed);
+    if ctid != 0 && Arc::strong_count(&thread.process.vm.lock()) > 1 {
+        let _ = crate::uaccess::copy_to_user(ctid, &0u32.to_le_bytes());
+        crate::syscalls::futex::wake_address(thread, ctid, 1);
+    }
+}
+
 /// Ends the current process with `status`: releases its resources, makes
 /// it a zombie, hands its children to init, notifies the parent, and marks
 /// the thread dead. The thread leaves the CPU on its way back to user mode
@@ -533,11 +562,7 @@ pub fn exit_current(status: ExitStatus) {
         kevlar_platform::println!("init exited with {:?}", status);
         crate::shutdown(status == ExitStatus::Exited(0));
     }
-    // clear_child_tid: write 0 (futex wake comes with futexes).
-    let ctid = thread.clear_child_tid.load(Ordering::Relaxed);
-    if ctid != 0 {
-        let _ = crate::uaccess::copy_to_user(ctid, &0u32.to_le_bytes());
-    }
+    release_child_tid(&thread);
     release_vfork(&process);
     crate::fs::locks::release_records(process.pid, None);
     // Drop the resources now, not when the parent reaps: a zombie keeps

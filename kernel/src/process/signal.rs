@@ -207,6 +207,11 @@ impl SigInfo {
         Self { signo, errno: word(4), code: word(8), fields }
     }
 
+    /// The union part (offset 16 of `siginfo_t`), for signalfd's copy.
+    pub fn union_bytes(&self) -> &[u8; 32] {
+        &self.fields
+    }
+
     /// The 128-byte `siginfo_t` user space sees.
     pub fn to_user(&self) -> [u8; 128] {
         let mut raw = [0u8; 128];

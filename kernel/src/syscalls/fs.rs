@@ -259,11 +259,13 @@ pub fn pwrite(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> 
 
 pub fn lseek(thread: &Thread, fd: i32, offset: i64, whence: u32) -> Result<isize> {
     let f = file(thread, fd)?;
-    if !f.ops.is_seekable() {
-        return Err(Errno::ESPIPE);
-    }
+    // Checked first: the event files are streams whose lseek still
+    // succeeds (Linux's noop_llseek).
     if f.ops.fixed_position() {
         return if whence <= abi::SEEK_END { Ok(0) } else { Err(Errno::EINVAL) };
+    }
+    if !f.ops.is_seekable() {
+        return Err(Errno::ESPIPE);
     }
     let mut pos = f.offset.lock();
     let base: i64 = match whence {

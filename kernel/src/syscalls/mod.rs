@@ -5,7 +5,9 @@
 //! Each family lives in its own file. An unknown number returns ENOSYS and
 //! is logged once, by name.
 
+mod events;
 mod fs;
+pub mod futex;
 pub use fs::AT_FDCWD;
 mod info;
 mod itimer;
@@ -84,11 +86,15 @@ pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
         Ok(value) => value as u64,
         Err(errno) => errno.as_negative_isize() as u64,
     };
-    if result == Err(Errno::EINTR) && is_restartable(number) {
+    if result == Err(Errno::EINTR) && (is_restartable(number) || (n_is(number, nr::__NR_futex) && futex::restarts_after_handler(args.u32(1), args.usize(3)))) {
         thread.set_interrupted_syscall(number as u64);
-    } else if result == Err(Errno::EINTR) && restarts_without_handler(number) {
+    } else if result == Err(Errno::EINTR) && (restarts_without_handler(number) || n_is(number, nr::__NR_futex)) {
         thread.set_interrupted_syscall(number as u64 | crate::process::signal::RESTART_NO_HANDLER);
     }
+}
+
+fn n_is(number: usize, n: u32) -> bool {
+    number == n as usize
 }
 
 /// Calls that wait for a signal: interrupted by one whose handler runs
@@ -179,6 +185,21 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_select => poll::select(thread, a.i32(0), [a.usize(1), a.usize(2), a.usize(3)], a.usize(4), false),
         nr::__NR_pselect6 => poll::select(thread, a.i32(0), [a.usize(1), a.usize(2), a.usize(3)], a.usize(4), true),
 
+        // Event files.
+        nr::__NR_eventfd => events::eventfd2(thread, a.u32(0), 0),
+        nr::__NR_eventfd2 => events::eventfd2(thread, a.u32(0), a.u32(1)),
+        nr::__NR_epoll_create => events::epoll_create(thread, a.i32(0)),
+        nr::__NR_epoll_create1 => events::epoll_create1(thread, a.u32(0)),
+        nr::__NR_epoll_ctl => events::epoll_ctl(thread, a.i32(0), a.u32(1), a.i32(2), a.usize(3)),
+        nr::__NR_epoll_wait => events::epoll_wait(thread, a.i32(0), a.usize(1), a.i32(2), a.i32(3)),
+        nr::__NR_epoll_pwait => events::epoll_pwait(thread, a.i32(0), a.usize(1), a.i32(2), a.i32(3), a.usize(4), a.usize(5)),
+        nr::__NR_epoll_pwait2 => events::epoll_pwait2(thread, a.i32(0), a.usize(1), a.i32(2), a.usize(3), a.usize(4), a.usize(5)),
+        nr::__NR_timerfd_create => events::timerfd_create(thread, a.u32(0), a.u32(1)),
+        nr::__NR_timerfd_settime => events::timerfd_settime(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
+        nr::__NR_timerfd_gettime => events::timerfd_gettime(thread, a.i32(0), a.usize(1)),
+        nr::__NR_signalfd => events::signalfd4(thread, a.i32(0), a.usize(1), a.usize(2), 0),
+        nr::__NR_signalfd4 => events::signalfd4(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
+
         // Processes.
         nr::__NR_getpid => Ok(thread.process.pid as isize),
         nr::__NR_gettid => Ok(thread.tid as isize),
@@ -207,10 +228,10 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
             crate::process::exit_current(crate::process::ExitStatus::Exited(a.0[0] as u8));
             Ok(0)
         }
-        nr::__NR_fork => process::fork(thread, frame, nr::SIGCHLD as u64, 0, 0, 0),
-        nr::__NR_vfork => process::fork(thread, frame, (nr::CLONE_VM | nr::CLONE_VFORK | nr::SIGCHLD) as u64, 0, 0, 0),
+        nr::__NR_fork => process::fork(thread, frame, nr::SIGCHLD as u64, 0, 0, 0, 0),
+        nr::__NR_vfork => process::fork(thread, frame, (nr::CLONE_VM | nr::CLONE_VFORK | nr::SIGCHLD) as u64, 0, 0, 0, 0),
         // partial(clone): processes and vfork only; CLONE_THREAD and namespaces return EINVAL
-        nr::__NR_clone => process::fork(thread, frame, a.0[0], a.usize(1), a.usize(3), a.0[4]),
+        nr::__NR_clone => process::fork(thread, frame, a.0[0], a.usize(1), a.usize(2), a.usize(3), a.0[4]),
         nr::__NR_execve => process::execve(thread, frame, fs::AT_FDCWD, a.usize(0), a.usize(1), a.usize(2), 0),
         nr::__NR_execveat => process::execve(thread, frame, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.u32(4)),
         nr::__NR_wait4 => process::wait4(thread, a.i32(0), a.usize(1), a.u32(2), a.usize(3)),
@@ -226,6 +247,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
             Ok(0)
         }
         nr::__NR_set_robust_list | nr::__NR_rseq => Err(Errno::ENOSYS),
+        // partial(futex): the priority-inheritance commands return ENOSYS
+        nr::__NR_futex => futex::futex(thread, a.usize(0), a.u32(1), a.u32(2), a.usize(3), a.usize(4), a.u32(5)),
+        nr::__NR_futex_waitv => futex::futex_waitv(thread, a.usize(0), a.u32(1), a.u32(2), a.usize(3), a.u32(4)),
 
         // Signals.
         nr::__NR_rt_sigaction => signal::rt_sigaction(thread, a.u32(0), a.usize(1), a.usize(2), a.usize(3)),

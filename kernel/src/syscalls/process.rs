@@ -13,7 +13,7 @@ use crate::error::{Errno, Result};
 use crate::process::signal::JobReport;
 use crate::process::{self, find_process, CloneOptions, ExitStatus, Pid, Process, Thread};
 
-pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, _child_tid: usize, tls: u64) -> Result<isize> {
+pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, parent_tid: usize, child_tid: usize, tls: u64) -> Result<isize> {
     let flags = flags as u32;
     let supported = abi::CLONE_VM | abi::CLONE_VFORK | abi::CLONE_SETTLS | abi::CLONE_CHILD_CLEARTID | abi::CLONE_CHILD_SETTID
         | abi::CLONE_PARENT_SETTID | abi::CLONE_FILES | 0xff;
@@ -27,6 +27,9 @@ pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, _
         share_files: flags & abi::CLONE_FILES != 0,
         stack,
         tls: (flags & abi::CLONE_SETTLS != 0).then_some(tls),
+        parent_tid: if flags & abi::CLONE_PARENT_SETTID != 0 { parent_tid } else { 0 },
+        set_child_tid: if flags & abi::CLONE_CHILD_SETTID != 0 { child_tid } else { 0 },
+        clear_child_tid: if flags & abi::CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 },
     };
     Ok(process::fork(thread, frame, options)? as isize)
 }

@@ -128,6 +128,7 @@ pub fn clock_settime(thread: &Thread, clock: u32, tp: usize) -> Result<isize> {
         return Err(Errno::EPERM);
     }
     time::set_realtime_ns(ns);
+    crate::fs::timerfd::clock_was_set();
     Ok(0)
 }
 

@@ -98,6 +98,7 @@ errnos! {
     ETIMEDOUT => "Connection timed out",
     EDQUOT => "Disk quota exceeded",
     ESTALE => "Stale file handle",
+    ECANCELED => "Operation canceled",
 }
 
 impl Errno {

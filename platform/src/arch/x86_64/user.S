@@ -176,3 +176,34 @@ userfill_fixup:
 4:
     movq %rcx, %rax
     ret
+
+/* cmpxchg_user_u32(addr, expected, new, old_out) -> 0, or 1 on a fault
+ * that cannot be resolved. A LOCK CMPXCHG on the user word (futex
+ * operations that change user memory atomically: FUTEX_WAKE_OP); the
+ * value found is stored at old_out. The instruction always writes, so
+ * a fault is a write fault and copy-on-write resolves it. */
+.global cmpxchg_user_u32
+cmpxchg_user_u32:
+    movl %esi, %eax
+    cmpb $0, smap_enabled(%rip)
+    je 5f
+    stac
+5:
+.global usercmpxchg_insn
+usercmpxchg_insn:
+    lock cmpxchgl %edx, (%rdi)
+    cmpb $0, smap_enabled(%rip)
+    je 6f
+    clac
+6:
+    movl %eax, (%rcx)
+    xorl %eax, %eax
+    ret
+.global usercmpxchg_fixup
+usercmpxchg_fixup:
+    cmpb $0, smap_enabled(%rip)
+    je 7f
+    clac
+7:
+    movl $1, %eax
+    ret

@@ -33,6 +33,9 @@ extern "C" {
     static usercopy_fixup: u8;
     static userfill_stos: u8;
     static userfill_fixup: u8;
+    fn cmpxchg_user_u32(addr: *mut u32, expected: u32, new: u32, old_out: *mut u32) -> u32;
+    static usercmpxchg_insn: u8;
+    static usercmpxchg_fixup: u8;
     static task_first_user_entry: u8;
     static task_first_kernel_entry: u8;
 }
@@ -169,18 +172,22 @@ pub(crate) fn user_trap(frame: &mut TrapFrame, exception: Option<Exception>) {
 /// Returns false if the fault is not a usercopy fault.
 pub(crate) fn usercopy_fault(frame: &mut TrapFrame, addr: usize) -> bool {
     // SAFETY: only the addresses of the routine's labels are taken.
-    let (movs, movs_fix, stos, stos_fix) = unsafe {
+    let (movs, movs_fix, stos, stos_fix, cmpxchg, cmpxchg_fix) = unsafe {
         (
             &usercopy_movs as *const u8 as u64,
             &usercopy_fixup as *const u8 as u64,
             &userfill_stos as *const u8 as u64,
             &userfill_fixup as *const u8 as u64,
+            &usercmpxchg_insn as *const u8 as u64,
+            &usercmpxchg_fixup as *const u8 as u64,
         )
     };
     let fixup = if frame.rip == movs {
         movs_fix
     } else if frame.rip == stos {
         stos_fix
+    } else if frame.rip == cmpxchg {
+        cmpxchg_fix
     } else {
         return false;
     };
@@ -240,6 +247,22 @@ pub fn fill_user(dst: usize, byte: u8, len: usize) -> Result<(), UserFault> {
     // SAFETY: as for `copy_to_user`.
     let left = unsafe { fill_user_bytes(dst as *mut u8, byte as u32, len) };
     if left == 0 { Ok(()) } else { Err(UserFault) }
+}
+
+/// Atomically replaces the aligned 32-bit word at user address `addr`
+/// with `new` if it holds `expected`; returns the value it held (equal to
+/// `expected` exactly when the store happened). Page faults are resolved
+/// as for the copies (a write fault: copy-on-write applies).
+pub fn cmpxchg_user(addr: usize, expected: u32, new: u32) -> Result<u32, UserFault> {
+    if addr % 4 != 0 || !is_user_range(addr, 4) {
+        return Err(UserFault);
+    }
+    let mut old = 0u32;
+    // SAFETY: the word is in the user half (checked) and aligned, so the
+    // locked access cannot split; a fault on it is caught by the fixup.
+    // `old` is a valid kernel location for the result.
+    let failed = unsafe { cmpxchg_user_u32(addr as *mut u32, expected, new, &mut old) };
+    if failed == 0 { Ok(old) } else { Err(UserFault) }
 }
 
 // ---------------------------------------------------------------------------
