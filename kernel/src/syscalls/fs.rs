@@ -138,14 +138,16 @@ fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
     if count > 1024 {
         return Err(Errno::EINVAL);
     }
+    // One copy for the whole array.
+    let mut raw = vec![0u8; count * 16];
+    copy_from_user(&mut raw, iov)?;
     let mut out = Vec::with_capacity(count);
-    for i in 0..count {
-        let raw = super::read_bytes::<16>(iov + i * 16)?;
-        let base = u64::from_le_bytes(raw[..8].try_into().unwrap()) as usize;
-        let len = u64::from_le_bytes(raw[8..].try_into().unwrap()) as usize;
-        if len > isize::MAX as usize {
-            return Err(Errno::EINVAL);
-        }
+    let mut total: usize = 0;
+    for entry in raw.chunks_exact(16) {
+        let base = u64::from_le_bytes(entry[..8].try_into().unwrap()) as usize;
+        let len = u64::from_le_bytes(entry[8..].try_into().unwrap()) as usize;
+        // Linux refuses a total that does not fit a ssize_t.
+        total = total.checked_add(len).filter(|&t| t <= isize::MAX as usize).ok_or(Errno::EINVAL)?;
         out.push((base, len));
     }
     Ok(out)
@@ -153,6 +155,10 @@ fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
 
 pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
     let vecs = read_iovecs(iov, count)?;
+    let wanted: usize = vecs.iter().map(|v| v.1).sum();
+    if count > 0 && wanted <= CHUNK {
+        return readv_small(thread, fd, &vecs, wanted, offset);
+    }
     let mut total = 0isize;
     let mut pos = offset;
     for (base, len) in vecs {
@@ -175,6 +181,45 @@ pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<
         file(thread, fd)?;
     }
     Ok(total)
+}
+
+/// readv of at most CHUNK bytes: one read into a kernel buffer, scattered
+/// to the vectors (one file lookup, one operation: a pipe's data is taken
+/// at once, as Linux does).
+fn readv_small(thread: &Thread, fd: i32, vecs: &[(usize, usize)], wanted: usize, offset: Option<i64>) -> Result<isize> {
+    let f = file(thread, fd)?;
+    for &(base, len) in vecs {
+        check_user_buffer(base, len)?;
+    }
+    if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
+        return Err(Errno::EISDIR);
+    }
+    let mut kbuf = vec![0u8; wanted];
+    let n = match offset {
+        Some(p) => {
+            if p < 0 {
+                return Err(Errno::EINVAL);
+            }
+            if !f.ops.is_seekable() {
+                return Err(Errno::ESPIPE);
+            }
+            if !f.readable() {
+                return Err(Errno::EBADF);
+            }
+            f.ops.read(&f, p as u64, &mut kbuf)?
+        }
+        None => f.read(&mut kbuf)?,
+    };
+    let mut at = 0;
+    for &(base, len) in vecs {
+        if at == n {
+            break;
+        }
+        let part = len.min(n - at);
+        copy_to_user(base, &kbuf[at..at + part])?;
+        at += part;
+    }
+    Ok(n as isize)
 }
 
 pub fn writev(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {

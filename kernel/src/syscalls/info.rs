@@ -102,7 +102,13 @@ pub fn prlimit64(thread: &Thread, pid: i32, resource: u32, new: usize, old: usiz
     if resource >= 16 {
         return Err(Errno::EINVAL);
     }
-    let target = if pid == 0 { thread.process.clone() } else { find_process(pid).ok_or(Errno::ESRCH)? };
+    let other;
+    let target = if pid == 0 {
+        &thread.process
+    } else {
+        other = find_process(pid).ok_or(Errno::ESRCH)?;
+        &other
+    };
     let new_value = if new != 0 {
         let raw = read_bytes::<16>(new)?;
         let cur = u64::from_le_bytes(raw[..8].try_into().unwrap());

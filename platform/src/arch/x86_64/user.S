@@ -132,11 +132,13 @@ switch_stacks:
     ret
 
 /* copy_user_bytes(dst, src, len) -> bytes left uncopied (0 on success).
- * One of dst/src is a user address the caller has range-checked. A fault
- * on the REP MOVSB is first offered to the kernel's page-fault resolver
- * (demand paging, copy-on-write); if it cannot be resolved, the trap
- * handler resumes at usercopy_fixup with %rcx = bytes left. SMAP is lifted
- * only around the copy. */
+ * One of dst/src is a user address the caller has range-checked. The bulk
+ * moves as quadwords (REP MOVSQ), the tail as bytes. A fault on either is
+ * first offered to the kernel's page-fault resolver (demand paging,
+ * copy-on-write); if it cannot be resolved, the trap handler resumes at
+ * the matching fixup, which returns the bytes left (for the quadword part,
+ * %rcx quadwords plus the tail in %rdx). SMAP is lifted only around the
+ * copy. */
 .global copy_user_bytes
 copy_user_bytes:
     movq %rdx, %rcx
@@ -144,6 +146,12 @@ copy_user_bytes:
     je 1f
     stac
 1:
+    shrq $3, %rcx
+    andl $7, %edx
+.global usercopy_movsq
+usercopy_movsq:
+    rep movsq
+    movl %edx, %ecx
 .global usercopy_movs
 usercopy_movs:
     rep movsb
@@ -155,6 +163,10 @@ usercopy_fixup:
 2:
     movq %rcx, %rax
     ret
+.global usercopy_movsq_fixup
+usercopy_movsq_fixup:
+    leaq (%rdx,%rcx,8), %rcx
+    jmp usercopy_fixup
 
 /* fill_user_bytes(dst, byte, len) -> bytes left unfilled. */
 .global fill_user_bytes

@@ -31,6 +31,8 @@ extern "C" {
     fn fill_user_bytes(dst: *mut u8, byte: u32, len: usize) -> usize;
     static usercopy_movs: u8;
     static usercopy_fixup: u8;
+    static usercopy_movsq: u8;
+    static usercopy_movsq_fixup: u8;
     static userfill_stos: u8;
     static userfill_fixup: u8;
     fn cmpxchg_user_u32(addr: *mut u32, expected: u32, new: u32, old_out: *mut u32) -> u32;
@@ -182,8 +184,12 @@ pub(crate) fn usercopy_fault(frame: &mut TrapFrame, addr: usize) -> bool {
             &usercmpxchg_fixup as *const u8 as u64,
         )
     };
+    // SAFETY: only the addresses of the labels are taken.
+    let (movsq, movsq_fix) = unsafe { (&usercopy_movsq as *const u8 as u64, &usercopy_movsq_fixup as *const u8 as u64) };
     let fixup = if frame.rip == movs {
         movs_fix
+    } else if frame.rip == movsq {
+        movsq_fix
     } else if frame.rip == stos {
         stos_fix
     } else if frame.rip == cmpxchg {
