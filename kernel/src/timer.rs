@@ -31,6 +31,8 @@ pub fn run_expired() {
     if kevlar_platform::arch::serial::take_dump_request() || periodic_dump_due() {
         crate::process::dump_state();
     }
+    crate::klog::wake_readers();
+    crate::fs::procfs::sample_load();
     if kevlar_platform::arch::serial::take_input_notification() {
         crate::fs::devices::CONSOLE_INPUT.wake_all();
         crate::fs::file::notify_pollers();

@@ -110,6 +110,9 @@ pub struct Process {
     pub child_event: WaitQueue,
     /// The program name (`comm`).
     pub comm: SpinLock<String>,
+    /// When the process was created (monotonic ns since boot), for
+    /// /proc/PID/stat's start time.
+    pub start_ns: u64,
     /// Set when a vfork child has exec'd or exited; its parent waits on
     /// `vfork_event`.
     vfork_released: AtomicBool,
@@ -157,6 +160,20 @@ pub struct Thread {
     /// The mask to restore after a handler when sigsuspend or ppoll
     /// replaced it temporarily.
     saved_sigmask: SpinLock<Option<u64>>,
+    /// The CPU of the last stint (/proc/PID/stat's `processor`).
+    last_cpu: core::sync::atomic::AtomicU32,
+}
+
+/// Time each CPU spent running user threads (ns), for /proc/stat and
+/// /proc/uptime (the rest is idle).
+pub static CPU_BUSY_NS: [core::sync::atomic::AtomicU64; kevlar_platform::smp::MAX_CPUS] = [const { core::sync::atomic::AtomicU64::new(0) }; kevlar_platform::smp::MAX_CPUS];
+
+/// Context switches since boot (/proc/stat's `ctxt`).
+pub static CONTEXT_SWITCHES: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// Returns the last pid handed out (/proc/loadavg).
+pub fn last_pid() -> Pid {
+    NEXT_PID.load(Ordering::Relaxed) - 1
 }
 
 static NEXT_PID: AtomicI32 = AtomicI32::new(1);
@@ -206,6 +223,7 @@ impl Thread {
     /// Marks the start of a stint on a CPU.
     pub fn account_switch_in(&self) {
         self.running_since.store(kevlar_platform::time::monotonic_ns(), Ordering::Relaxed);
+        self.last_cpu.store(kevlar_platform::smp::cpu_index() as u32, Ordering::Relaxed);
     }
 
     /// Adds the stint that ends now to the thread's CPU time.
@@ -213,8 +231,19 @@ impl Thread {
         let since = self.running_since.swap(u64::MAX, Ordering::Relaxed);
         if since != u64::MAX {
             let now = kevlar_platform::time::monotonic_ns();
-            self.run_ns.fetch_add(now.saturating_sub(since), Ordering::Relaxed);
+            let ran = now.saturating_sub(since);
+            self.run_ns.fetch_add(ran, Ordering::Relaxed);
+            let cpu = kevlar_platform::smp::cpu_index();
+            if let Some(busy) = CPU_BUSY_NS.get(cpu) {
+                busy.fetch_add(ran, Ordering::Relaxed);
+            }
         }
+        CONTEXT_SWITCHES.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Returns the CPU the thread last ran on.
+    pub fn last_cpu(&self) -> usize {
+        self.last_cpu.load(Ordering::Relaxed) as usize
     }
 
     /// Returns the CPU time used, the current stint included.
@@ -372,6 +401,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         death_signal: core::sync::atomic::AtomicU32::new(0),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(String::from(comm)),
+        start_ns: kevlar_platform::time::monotonic_ns(),
         vfork_released: AtomicBool::new(true),
         vfork_event: WaitQueue::new(),
         main_thread: SpinLock::new(Weak::new()),
@@ -398,6 +428,7 @@ fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>) -> Arc<Thread
         last_fault: core::sync::atomic::AtomicU64::new(0),
         interrupted_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
         saved_sigmask: SpinLock::new(None),
+        last_cpu: core::sync::atomic::AtomicU32::new(0),
     });
     *process.main_thread.lock() = Arc::downgrade(&thread);
     scheduler::enqueue(thread.clone());
@@ -461,6 +492,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         death_signal: core::sync::atomic::AtomicU32::new(0),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(parent.comm.lock().clone()),
+        start_ns: kevlar_platform::time::monotonic_ns(),
         vfork_released: AtomicBool::new(!options.vfork),
         vfork_event: WaitQueue::new(),
         main_thread: SpinLock::new(Weak::new()),
