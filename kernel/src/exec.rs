@@ -106,6 +106,9 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
 /// `start_path`.
 pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>, start_path: &[u8], path: &[u8], mut argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<Loaded> {
     let cred = kevlar_vfs::Credentials { uid: creds.euid, gid: creds.egid, groups: creds.groups.clone() };
+    // The path as given goes to a script's interpreter as its argument;
+    // the absolute one names the executable in /proc.
+    let mut given = path.to_vec();
     let mut exec_path = FsContext::absolute(if start.is_some() { start_path } else { &fs.cwd_path }, path);
     let mut node = resolve_executable(fs, &cred, start, path)?;
     let mut image = read_whole(&node)?;
@@ -119,12 +122,13 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
         if let Some(arg) = arg {
             new_argv.push(arg.as_bytes().to_vec());
         }
-        new_argv.push(exec_path.clone());
+        new_argv.push(given.clone());
         new_argv.extend(argv.into_iter().skip(1));
         argv = new_argv;
         node = resolve_executable(fs, &cred, None, &interp)?;
         image = read_whole(&node)?;
         exec_path = FsContext::absolute(&fs.cwd_path, &interp);
+        given = interp;
     }
     let plan = kevlar_elf::parse(&image).map_err(|_| Errno::ENOEXEC)?;
     let bias = if plan.kind == ElfKind::Dyn { kevlar_elf::DEFAULT_PIE_BASE } else { 0 };
