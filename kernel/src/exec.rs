@@ -45,6 +45,9 @@ fn resolve_executable(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Opt
         FileType::Directory => return Err(Errno::EACCES),
         _ => return Err(Errno::EACCES),
     }
+    if crate::fs::mount::flags_of(&*node) & linux_raw_sys::general::MS_NOEXEC != 0 {
+        return Err(Errno::EACCES);
+    }
     let stat = node.stat()?;
     kevlar_vfs::check_access(&stat, cred, Access::EXEC)?;
     if stat.mode & 0o111 == 0 {

@@ -166,10 +166,12 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     if accmode == abi::O_WRONLY || accmode == abi::O_RDWR || flags & abi::O_TRUNC != 0 {
         want = want | kevlar_vfs::Access::WRITE;
     }
-    kevlar_vfs::check_access(&stat, cred, want)?;
+    // A read-only mount refuses writes to its files and directories
+    // (not to device nodes or FIFOs on it) before permissions count.
     if matches!(file_type, FileType::Regular | FileType::Directory) && (want.contains(kevlar_vfs::Access::WRITE) || flags & abi::O_TRUNC != 0) {
         mount::check_writable(&*node)?;
     }
+    kevlar_vfs::check_access(&stat, cred, want)?;
     // O_TRUNC truncates even with O_RDONLY (unspecified by POSIX; Linux
     // does), provided the caller may write.
     if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular {

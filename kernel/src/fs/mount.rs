@@ -131,7 +131,8 @@ pub fn mount_of(node: &dyn Inode) -> Option<Mount> {
 
 /// Returns the MS_* flags of the mount holding `node` (0 if none).
 pub fn flags_of(node: &dyn Inode) -> u32 {
-    mount_of(node).map_or(0, |m| m.flags)
+    let fs_id = node.fs_id();
+    MOUNTS.lock().iter().rev().find(|m| m.root.fs_id() == fs_id).map_or(0, |m| m.flags)
 }
 
 /// Fails with EROFS if `node` is on a read-only mount.

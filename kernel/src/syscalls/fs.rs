@@ -632,6 +632,8 @@ fn parent_of(thread: &Thread, dirfd: i32, path_ptr: usize) -> Result<(kevlar_vfs
 }
 
 fn check_dir_write(dir: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials) -> Result<()> {
+    // A read-only mount refuses changes before permissions are looked at.
+    crate::fs::mount::check_writable(&**dir)?;
     Ok(kevlar_vfs::check_access(&dir.stat()?, cred, Access::WRITE | Access::EXEC)?)
 }
 
@@ -788,6 +790,7 @@ pub fn faccessat(thread: &Thread, dirfd: i32, path: usize, mode: u32, flags: u32
 }
 
 fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr: SetAttr) -> Result<()> {
+    crate::fs::mount::check_writable(&**node)?;
     let st = node.stat()?;
     if attr.mode.is_some() {
         kevlar_vfs::check_owner(&st, cred)?;
@@ -872,6 +875,7 @@ pub fn truncate(thread: &Thread, path: usize, len: i64) -> Result<isize> {
     if node.file_type() == FileType::Directory {
         return Err(Errno::EISDIR);
     }
+    crate::fs::mount::check_writable(&*node)?;
     kevlar_vfs::check_access(&node.stat()?, &cred, Access::WRITE)?;
     node.truncate(len as u64)?;
     Ok(0)
