@@ -103,11 +103,15 @@ pub struct ProgramInfo {
 /// maps it (across fork), indexed by page number within the mapping.
 pub struct SharedPages {
     pages: SpinLock<BTreeMap<usize, PageRef>>,
+    /// An inode number for /proc/PID/maps, which names shared anonymous
+    /// memory as Linux's unlinked shmem file `/dev/zero (deleted)`.
+    pub ino: u64,
 }
 
 impl Default for SharedPages {
     fn default() -> Self {
-        Self { pages: SpinLock::new(BTreeMap::new()) }
+        static NEXT_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+        Self { pages: SpinLock::new(BTreeMap::new()), ino: NEXT_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed) }
     }
 }
 

@@ -102,6 +102,10 @@ pub struct Process {
     pub children_cpu_ns: core::sync::atomic::AtomicU64,
     /// PR_SET_NO_NEW_PRIVS (inherited, never cleared).
     pub no_new_privs: AtomicBool,
+    /// PR_GET_DUMPABLE: cleared when the effective ids change, set again
+    /// by exec; a process that is not dumpable has its /proc files owned
+    /// by root and closed to other users.
+    pub dumpable: AtomicBool,
     /// Set once the parent has reaped it.
     reaped: AtomicBool,
     /// PR_SET_PDEATHSIG: the signal to get when the parent exits.
@@ -396,6 +400,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
         no_new_privs: AtomicBool::new(false),
+        dumpable: AtomicBool::new(true),
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),
@@ -487,6 +492,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
         no_new_privs: AtomicBool::new(parent.no_new_privs.load(Ordering::Relaxed)),
+        dumpable: AtomicBool::new(parent.dumpable.load(Ordering::Relaxed)),
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),

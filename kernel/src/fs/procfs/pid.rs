@@ -50,6 +50,9 @@ fn may_access(target: &Process) -> bool {
     if mine.euid == 0 {
         return true;
     }
+    if !target.dumpable.load(Ordering::Relaxed) {
+        return false;
+    }
     let theirs = target.creds.lock().clone();
     [theirs.uid, theirs.euid, theirs.suid].iter().all(|&u| u == mine.euid) && [theirs.gid, theirs.egid, theirs.sgid].iter().all(|&g| g == mine.egid)
 }
@@ -60,8 +63,11 @@ fn check_access(target: &Process) -> Result<()> {
 }
 
 /// The attributes of a node of process `p`'s directory: owned by its
-/// effective ids, as Linux's (dumpable) processes.
+/// effective ids, or by root if the process is not dumpable (as Linux).
 fn attr_of(p: &Process, ino: u64, perm: u32) -> Attr {
+    if !p.dumpable.load(Ordering::Relaxed) {
+        return Attr::root(fs_id(), ino, perm);
+    }
     let creds = p.creds.lock();
     Attr { fs_id: fs_id(), ino, perm, uid: creds.euid, gid: creds.egid }
 }
@@ -736,9 +742,12 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
                         (line.offset, line.dev, line.ino, line.path) = (*offset, dev, ino, Some(path.to_vec()));
                     }
                     // Linux names shared anonymous memory after its backing file.
-                    crate::mm::Backing::Shared(_) => {
+                    crate::mm::Backing::Shared(pages) => {
+                        // Linux's shmem file lives on its internal mount,
+                        // the first anonymous device (0:1).
                         line.shared = true;
                         line.name = "/dev/zero (deleted)";
+                        (line.dev, line.ino) = (1, pages.ino);
                     }
                     crate::mm::Backing::Anonymous => {
                         if stack_at.is_some_and(|sp| vma.start <= sp && sp < vma.end) {
