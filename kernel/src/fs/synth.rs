@@ -110,9 +110,14 @@ impl SynthFile {
         (self.read)()
     }
 
-    /// Returns the operations of an open file of this node.
-    pub fn open(self: &Arc<Self>) -> Arc<dyn FileOps> {
-        Arc::new(SynthOpenFile { node: self.clone(), text: SpinLock::new(None) })
+    /// Returns the operations of an open file of this node; opening a file
+    /// without a writer for writing fails with EACCES, even for root (as
+    /// Linux's read-only sysctl and sysfs files do).
+    pub fn open(self: &Arc<Self>, write: bool) -> Result<Arc<dyn FileOps>> {
+        if write && self.write.is_none() {
+            return Err(Errno::EACCES);
+        }
+        Ok(Arc::new(SynthOpenFile { node: self.clone(), text: SpinLock::new(None) }))
     }
 }
 
@@ -272,6 +277,12 @@ pub trait DirSource: Send + Sync {
     /// Returns the node `name` of the directory `dir` (whose `..` a child
     /// directory leads back to).
     fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>>;
+
+    /// The error creating a name here gives: procfs says the name does not
+    /// exist (ENOENT), sysfs that it may not be made (EACCES).
+    fn create_error(&self) -> Errno {
+        Errno::EACCES
+    }
 }
 
 /// How a directory reaches its parent: a directory made on demand keeps
@@ -360,11 +371,11 @@ impl Inode for SynthDir {
     }
 
     fn create(&self, _name: &[u8], _t: FileType, _mode: u32, _uid: u32, _gid: u32, _rdev: u64) -> Result<Arc<dyn Inode>> {
-        Err(Errno::EACCES)
+        Err(self.source.create_error())
     }
 
     fn symlink(&self, _name: &[u8], _target: &[u8], _uid: u32, _gid: u32) -> Result<Arc<dyn Inode>> {
-        Err(Errno::EACCES)
+        Err(self.source.create_error())
     }
 }
 
@@ -403,6 +414,10 @@ impl DirSource for Table {
     fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
         let entry = self.entries.iter().find(|e| e.name == name).ok_or(Errno::ENOENT)?;
         (entry.make)(dir)
+    }
+
+    fn create_error(&self) -> Errno {
+        Errno::ENOENT
     }
 }
 

@@ -128,6 +128,10 @@ impl DirSource for RootSource {
         }
         self.table.lookup(dir, name)
     }
+
+    fn create_error(&self) -> Errno {
+        Errno::ENOENT
+    }
 }
 
 /// Parses a decimal number without sign or leading zeros (as procfs

@@ -153,6 +153,10 @@ impl DirSource for TaskSource {
         let ino = pid_ino(self.pid) + TASK_BASE;
         Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(entries(self.pid, ino, false))))
     }
+
+    fn create_error(&self) -> Errno {
+        Errno::ENOENT
+    }
 }
 
 fn comm_file(pid: Pid, ino: u64) -> Result<Arc<dyn Inode>> {
@@ -294,6 +298,10 @@ impl DirSource for FdSource {
             })
         };
         Ok(SynthLink::magic(attr_of(&p, ino, perm), Box::new(target), Box::new(resolve)))
+    }
+
+    fn create_error(&self) -> Errno {
+        Errno::ENOENT
     }
 }
 

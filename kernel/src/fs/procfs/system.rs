@@ -189,7 +189,7 @@ fn meminfo() -> Result<String> {
     let kernel_stack = kevlar_platform::x86::user::live_task_count() * (kevlar_platform::mm::stacks::STACK_PAGES * 4096) as u64;
     let ram_top = kevlar_platform::mm::pmm::max_phys_addr();
     let below_4g = ram_top.min(4 << 30);
-    let rows: [(&str, u64); 52] = [
+    let rows: [(&str, u64); 53] = [
         ("MemTotal:", kb(total)),
         ("MemFree:", kb(free)),
         ("MemAvailable:", kb(free)),
@@ -243,7 +243,9 @@ fn meminfo() -> Result<String> {
         ("HugePages_Surp:", 0),
         ("Hugepagesize:", 2048),
         ("Hugetlb:", 0),
-        // The direct map uses 2 MiB pages below 4 GiB and 1 GiB pages above.
+        // The direct map uses 2 MiB pages below 4 GiB and 1 GiB pages
+        // above, no 4 KiB pages.
+        ("DirectMap4k:", 0),
         ("DirectMap2M:", kb(below_4g)),
     ];
     let mut out = String::new();
