@@ -34,8 +34,9 @@ const HEADER: usize = 11;
 /// Facility of messages written to /dev/kmsg without a prefix (LOG_USER).
 const FACILITY_USER: u8 = 1;
 
-/// The default level of messages written to /dev/kmsg (LOG_INFO).
-const LEVEL_INFO: u8 = 6;
+/// The level of messages written to /dev/kmsg without one: Linux's
+/// default_message_loglevel (LOG_WARNING).
+const LEVEL_DEFAULT: u8 = 4;
 
 struct Ring {
     bytes: [u8; LOG_BUF_LEN],
@@ -218,16 +219,16 @@ fn console_filter(level: i32) -> log::LevelFilter {
 /// syslog(2): reads or clears the kernel log, or sets the console level.
 /// `copy_out(bytes)` copies the text to the caller's buffer.
 pub fn syslog(is_root: bool, action: i32, has_buffer: bool, len: i32, copy_out: &mut dyn FnMut(&[u8]) -> Result<()>, interrupted: &dyn Fn() -> bool) -> Result<isize> {
+    // Debian builds Linux with dmesg_restrict on: every action takes
+    // CAP_SYSLOG, checked before the action itself.
+    if !is_root {
+        return Err(Errno::EPERM);
+    }
     if action == SYSLOG_ACTION_CLOSE || action == SYSLOG_ACTION_OPEN {
         return Ok(0);
     }
     if !(SYSLOG_ACTION_READ..=SYSLOG_ACTION_SIZE_BUFFER).contains(&action) {
         return Err(Errno::EINVAL);
-    }
-    // Debian builds Linux with dmesg_restrict on: reading the log takes
-    // CAP_SYSLOG too.
-    if !is_root {
-        return Err(Errno::EPERM);
     }
     if matches!(action, SYSLOG_ACTION_READ | SYSLOG_ACTION_READ_ALL | SYSLOG_ACTION_READ_CLEAR) && (!has_buffer || len < 0) {
         return Err(Errno::EINVAL);
@@ -411,9 +412,9 @@ impl FileOps for Kmsg {
 
     fn write(&self, _file: &OpenFile, _offset: u64, buf: &[u8]) -> Result<usize> {
         // An optional "<N>" prefix gives facility and level; the default
-        // is LOG_USER | LOG_INFO, and user space may not claim facility 0
-        // (the kernel's).
-        let mut prefix = FACILITY_USER * 8 + LEVEL_INFO;
+        // is LOG_USER | LOG_WARNING, and user space may not claim facility
+        // 0 (the kernel's).
+        let mut prefix = FACILITY_USER * 8 + LEVEL_DEFAULT;
         let mut text = buf;
         if let Some(rest) = buf.strip_prefix(b"<") {
             if let Some(end) = rest.iter().position(|&b| b == b'>') {
@@ -436,6 +437,25 @@ impl FileOps for Kmsg {
 
     fn is_seekable(&self) -> bool {
         false
+    }
+
+    fn seek(&self, _file: &OpenFile, offset: i64, whence: u32) -> Option<Result<u64>> {
+        // Only the ends can be sought: SEEK_SET 0 goes back to the oldest
+        // record, SEEK_DATA to the first after the last clear, SEEK_END
+        // past the newest.
+        use linux_raw_sys::general::{SEEK_DATA, SEEK_END, SEEK_SET};
+        if offset != 0 {
+            return Some(Err(Errno::ESPIPE));
+        }
+        let ring = RING.lock();
+        let next = match whence {
+            SEEK_SET => ring.first_seq,
+            SEEK_DATA => ring.clear_seq,
+            SEEK_END => ring.next_seq,
+            _ => return Some(Err(Errno::EINVAL)),
+        };
+        *self.next.lock() = next;
+        Some(Ok(0))
     }
 
     fn poll(&self) -> PollEvents {

@@ -259,6 +259,9 @@ pub fn pwrite(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> 
 
 pub fn lseek(thread: &Thread, fd: i32, offset: i64, whence: u32) -> Result<isize> {
     let f = file(thread, fd)?;
+    if let Some(result) = f.ops.seek(&f, offset, whence) {
+        return Ok(result? as isize);
+    }
     if !f.ops.is_seekable() {
         return Err(Errno::ESPIPE);
     }
