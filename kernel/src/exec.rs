@@ -45,7 +45,7 @@ fn resolve_executable(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Opt
         FileType::Directory => return Err(Errno::EACCES),
         _ => return Err(Errno::EACCES),
     }
-    if crate::fs::mount::flags_of(&*node) & linux_raw_sys::general::MS_NOEXEC != 0 {
+    if crate::fs::mount::has_flag(&*node, linux_raw_sys::general::MS_NOEXEC) {
         return Err(Errno::EACCES);
     }
     let stat = node.stat()?;
@@ -138,9 +138,14 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
     let plan = plan.with_bias(bias).map_err(|_| Errno::ENOEXEC)?;
     drop(image);
 
-    // The real path, found now: a path through /proc/self would name
-    // another program when another process reads it later.
-    let exec_path = crate::fs::canonical_path(fs, &exec_path).map_or(exec_path, |(real, _)| real);
+    // A path through /proc (/proc/self/exe) would name another program
+    // when another process reads it later: resolve it now. Other paths are
+    // resolved when /proc shows them.
+    let exec_path = if crate::fs::mount::through_procfs(&exec_path) {
+        crate::fs::canonical_path(fs, &exec_path).map_or(exec_path, |(real, _)| real)
+    } else {
+        exec_path
+    };
     let mut vm = Vm::new()?;
     let top = map_segments(&mut vm, &plan, &node, &exec_path)?;
     let mut entry = plan.entry;

@@ -54,16 +54,17 @@ fn record_message(level: u8, ns: u64, args: fmt::Arguments<'_>) {
     // interrupt handlers included, where waking a thread could deadlock:
     // readers are woken from process context instead.
     NEW_RECORDS.store(true, core::sync::atomic::Ordering::Release);
+    crate::timer::request_housekeeping();
 }
 
 /// Set when a message arrived and readers have not been woken yet.
 static NEW_RECORDS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
 /// Wakes readers waiting for messages if any arrived; called from process
-/// context with no lock held (the timer check on the way to user mode and
-/// in the idle loop).
+/// context with no lock held (the timer module's housekeeping, on the way
+/// to user mode and in the idle loop).
 pub fn wake_readers() {
-    if NEW_RECORDS.load(core::sync::atomic::Ordering::Relaxed) && NEW_RECORDS.swap(false, core::sync::atomic::Ordering::AcqRel) {
+    if NEW_RECORDS.swap(false, core::sync::atomic::Ordering::AcqRel) {
         READERS.wake_all();
         crate::fs::file::notify_pollers();
     }

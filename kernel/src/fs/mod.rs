@@ -178,9 +178,16 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         kevlar_vfs::check_access(&stat, cred, kevlar_vfs::Access::WRITE)?;
         node.truncate(0)?;
     }
-    let abs = FsContext::absolute(&fs.cwd_path, path);
+    let mut abs = FsContext::absolute(&fs.cwd_path, path);
+    if mount::through_procfs(&abs) {
+        // Opened through /proc/self/fd/N or the like: record the file's
+        // own path, which does not depend on who reads /proc later.
+        if let Ok((real, _)) = canonical_path(fs, &abs) {
+            abs = real;
+        }
+    }
     let ops: Arc<dyn file::FileOps> = match file_type {
-        FileType::CharDevice if mount::flags_of(&*node) & abi::MS_NODEV != 0 => return Err(Errno::EACCES),
+        FileType::CharDevice if mount::has_flag(&*node, abi::MS_NODEV) => return Err(Errno::EACCES),
         FileType::CharDevice => {
             let rdev = stat.rdev;
             let (major, minor) = (((rdev >> 8) & 0xfff) as u32, ((rdev & 0xff) | ((rdev >> 12) & 0xfff00)) as u32);

@@ -68,10 +68,64 @@ pub struct Mount {
     pub flags: u32,
     /// The file system behind it.
     pub kind: FsKind,
+    /// (device, inode) of `on` and of `root`, compared on every step of
+    /// every path walk without calling into the nodes.
+    on_key: Option<(u64, u64)>,
+    root_key: (u64, u64),
+}
+
+/// Returns a node's (device, inode) pair.
+fn key(node: &dyn Inode) -> (u64, u64) {
+    (node.fs_id(), node.ino())
 }
 
 /// The mounts in the order they were made, the root first.
 static MOUNTS: SpinLock<Vec<Mount>> = SpinLock::new(Vec::new());
+/// Whether anything is mounted besides the root (path walks skip the
+/// table while nothing is).
+static HAS_MOUNTS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// One bit per covered directory's inode number (modulo 64): a node whose
+/// bit is clear has nothing mounted on it.
+static COVERED_FILTER: AtomicU64 = AtomicU64::new(0);
+
+fn filter_bit(ino: u64) -> u64 {
+    // The inode number alone: asking a node for its device too costs more
+    // than the false matches it would avoid.
+    1 << (ino % 64)
+}
+
+/// The union of every mount's flags: a flag no mount has needs no lookup.
+static ANY_FLAGS: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+
+/// One bit per first path component of a procfs mount point (a hash
+/// modulo 64): a path whose bit is clear does not lead through procfs.
+static PROC_FILTER: AtomicU64 = AtomicU64::new(0);
+
+fn first_component_bit(path: &[u8]) -> u64 {
+    let first = path.iter().skip_while(|&&b| b == b'/').take_while(|&&b| b != b'/');
+    let hash = first.fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    1 << (hash % 64)
+}
+
+/// Recomputes the filters and HAS_MOUNTS after the table changed.
+fn update_filters(mounts: &[Mount]) {
+    let filter = mounts.iter().filter_map(|m| m.on_key).fold(0, |f, (_, ino)| f | filter_bit(ino));
+    COVERED_FILTER.store(filter, Ordering::Release);
+    ANY_FLAGS.store(mounts.iter().fold(0, |f, m| f | m.flags), Ordering::Release);
+    let proc_filter = mounts.iter().filter(|m| matches!(m.kind, FsKind::Proc)).fold(0, |f, m| f | first_component_bit(&m.path));
+    PROC_FILTER.store(proc_filter, Ordering::Release);
+    HAS_MOUNTS.store(mounts.iter().any(|m| m.on.is_some()), Ordering::Release);
+}
+
+/// Adds a mount to the table.
+fn add(mut mount: Mount) {
+    mount.on_key = mount.on.as_deref().map(key);
+    mount.root_key = key(&*mount.root);
+    let mut mounts = MOUNTS.lock();
+    mounts.push(mount);
+    update_filters(&mounts);
+}
 static NEXT_MOUNT_ID: AtomicU32 = AtomicU32::new(1);
 
 /// Device numbers of file systems without a device (Linux's anonymous
@@ -91,11 +145,22 @@ pub struct KernelMounts;
 
 impl MountTable for KernelMounts {
     fn mounted_at(&self, dir: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
-        MOUNTS.lock().iter().rev().find(|m| m.on.as_ref().is_some_and(|on| kevlar_vfs::same_inode(&**on, &**dir))).map(|m| m.root.clone())
+        // Every step of every walk asks: rule most nodes out with the
+        // filter before taking the lock.
+        let filter = COVERED_FILTER.load(Ordering::Acquire);
+        if filter == 0 || filter & filter_bit(dir.ino()) == 0 {
+            return None;
+        }
+        let k = key(&**dir);
+        MOUNTS.lock().iter().rev().find(|m| m.on_key == Some(k)).map(|m| m.root.clone())
     }
 
     fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
-        MOUNTS.lock().iter().rev().find(|m| m.on.is_some() && kevlar_vfs::same_inode(&*m.root, &**root_of_mounted)).and_then(|m| m.on.clone())
+        if !HAS_MOUNTS.load(Ordering::Acquire) {
+            return None;
+        }
+        let k = key(&**root_of_mounted);
+        MOUNTS.lock().iter().rev().find(|m| m.on_key.is_some() && m.root_key == k).and_then(|m| m.on.clone())
     }
 }
 
@@ -112,6 +177,8 @@ pub fn set_root(fs: Arc<TmpFs>) {
         fstype: "rootfs",
         source: b"rootfs".to_vec(),
         flags: 0,
+        on_key: None,
+        root_key: key(&*fs.root()),
         kind: FsKind::Rootfs(fs),
     };
     mounts.insert(0, mount);
@@ -126,18 +193,27 @@ pub fn mounts() -> Vec<Mount> {
 /// one file system is mounted twice).
 pub fn mount_of(node: &dyn Inode) -> Option<Mount> {
     let fs_id = node.fs_id();
-    MOUNTS.lock().iter().rev().find(|m| m.root.fs_id() == fs_id).cloned()
+    MOUNTS.lock().iter().rev().find(|m| m.root_key.0 == fs_id).cloned()
 }
 
 /// Returns the MS_* flags of the mount holding `node` (0 if none).
 pub fn flags_of(node: &dyn Inode) -> u32 {
+    if ANY_FLAGS.load(Ordering::Acquire) == 0 {
+        return 0;
+    }
     let fs_id = node.fs_id();
-    MOUNTS.lock().iter().rev().find(|m| m.root.fs_id() == fs_id).map_or(0, |m| m.flags)
+    MOUNTS.lock().iter().rev().find(|m| m.root_key.0 == fs_id).map_or(0, |m| m.flags)
 }
 
 /// Fails with EROFS if `node` is on a read-only mount.
 pub fn check_writable(node: &dyn Inode) -> Result<()> {
-    if flags_of(node) & abi::MS_RDONLY != 0 { Err(Errno::EROFS) } else { Ok(()) }
+    if has_flag(node, abi::MS_RDONLY) { Err(Errno::EROFS) } else { Ok(()) }
+}
+
+/// Tells whether the mount holding `node` has `flag` (without looking it
+/// up when no mount has it).
+pub fn has_flag(node: &dyn Inode, flag: u32) -> bool {
+    ANY_FLAGS.load(Ordering::Acquire) & flag != 0 && flags_of(node) & flag != 0
 }
 
 /// The single devtmpfs instance: every mount of devtmpfs shows the same
@@ -234,8 +310,7 @@ pub const FILESYSTEMS: [(&str, bool); 5] = [("sysfs", true), ("tmpfs", true), ("
 pub fn mount_new(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u8], flags: u32, data: &[u8]) -> Result<()> {
     let (name, root, kind) = make_fs(fstype, data)?;
     let parent_id = mount_of(&*on).map_or(0, |m| m.id);
-    let mount = Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype: name, source, flags: flags & MOUNT_FLAGS, kind };
-    MOUNTS.lock().push(mount);
+    add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype: name, source, flags: flags & MOUNT_FLAGS, kind, on_key: None, root_key: (0, 0) });
     Ok(())
 }
 
@@ -253,14 +328,31 @@ pub fn mount_bind(source: Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>, fla
         source: from.source.clone(),
         flags: flags & MOUNT_FLAGS,
         kind: from.kind.clone(),
+        on_key: None,
+        root_key: (0, 0),
     };
-    MOUNTS.lock().push(mount);
+    add(mount);
     Ok(())
 }
 
 /// Finds the index of the last mount whose root is `root`.
 fn index_of_root(mounts: &[Mount], root: &Arc<dyn Inode>) -> Option<usize> {
-    mounts.iter().rposition(|m| kevlar_vfs::same_inode(&*m.root, &**root))
+    let k = key(&**root);
+    mounts.iter().rposition(|m| m.root_key == k)
+}
+
+/// Tells whether absolute `path` leads through a procfs mount, where what
+/// a name means depends on who looks (/proc/self): such paths are
+/// resolved when recorded rather than when shown.
+pub fn through_procfs(path: &[u8]) -> bool {
+    // Every open asks: rule most paths out by their first component.
+    let filter = PROC_FILTER.load(Ordering::Acquire);
+    if filter == 0 || filter & first_component_bit(path) == 0 {
+        return false;
+    }
+    MOUNTS.lock().iter().any(|m| {
+        matches!(m.kind, FsKind::Proc) && path.starts_with(&m.path) && matches!(path.get(m.path.len()), None | Some(b'/'))
+    })
 }
 
 /// Changes the flags of the mount whose root is `root` (MS_REMOUNT).
@@ -268,6 +360,7 @@ pub fn remount(root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
     let mut mounts = MOUNTS.lock();
     let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
     mounts[index].flags = flags & MOUNT_FLAGS;
+    update_filters(&mounts);
     Ok(())
 }
 
@@ -287,10 +380,12 @@ pub fn move_mount(root: &Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>) -> R
         return Err(Errno::EINVAL);
     }
     let mut mount = mounts.remove(index);
+    mount.on_key = Some(key(&*on));
     mount.on = Some(on);
     mount.path = path;
     mount.parent_id = parent_id;
     mounts.push(mount);
+    update_filters(&mounts);
     Ok(())
 }
 
@@ -317,6 +412,7 @@ pub fn unmount(root: &Arc<dyn Inode>, detach: bool) -> Result<()> {
     let mut mounts = MOUNTS.lock();
     let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
     mounts.remove(index);
+    update_filters(&mounts);
     Ok(())
 }
 

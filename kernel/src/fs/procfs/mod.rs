@@ -25,7 +25,7 @@ use crate::error::{Errno, Result};
 use crate::process::{all_processes, Pid};
 
 pub use pid::FdTarget;
-pub use system::{load_averages, sample_load};
+pub use system::{load_averages, sample_load, LOAD_INTERVAL_NS};
 
 /// The root's inode number; fixed entries of the root count up from it.
 const ROOT_INO: u64 = 1;

@@ -102,14 +102,15 @@ fn stat() -> Result<String> {
 const FSHIFT: u32 = 11;
 const FIXED_1: u64 = 1 << FSHIFT;
 const EXP: [u64; 3] = [1884, 2014, 2037];
-const LOAD_INTERVAL_NS: u64 = 5_000_000_000;
+/// How often the load averages are updated.
+pub const LOAD_INTERVAL_NS: u64 = 5_000_000_000;
 static LOADS: [AtomicU64; 3] = [const { AtomicU64::new(0) }; 3];
 static NEXT_SAMPLE_NS: AtomicU64 = AtomicU64::new(LOAD_INTERVAL_NS);
 
-/// Updates the load averages when a 5-second interval has passed (called
-/// from process context on the way to user mode and in the idle loop).
-pub fn sample_load() {
-    let now = kevlar_platform::time::monotonic_ns();
+/// Updates the load averages when a 5-second interval has passed by
+/// `now` (monotonic ns; called from process context, by the timer
+/// module's housekeeping).
+pub fn sample_load(now: u64) {
     let due = NEXT_SAMPLE_NS.load(Ordering::Relaxed);
     if now < due || NEXT_SAMPLE_NS.compare_exchange(due, now + LOAD_INTERVAL_NS, Ordering::AcqRel, Ordering::Relaxed).is_err() {
         return;
