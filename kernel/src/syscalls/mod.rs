@@ -17,6 +17,7 @@ mod poll;
 mod process;
 mod sched;
 mod signal;
+mod syslog;
 mod time;
 
 use alloc::string::String;
@@ -313,7 +314,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_umount2 => mount::umount2(thread, a.usize(0), a.u32(1)),
         nr::__NR_statfs => mount::statfs(thread, a.usize(0), a.usize(1)),
         nr::__NR_fstatfs => mount::fstatfs(thread, a.i32(0), a.usize(1)),
-        nr::__NR_syslog => mount::syslog(thread, a.i32(0), a.usize(1), a.i32(2)),
+        nr::__NR_syslog => syslog::syslog(thread, a.i32(0), a.usize(1), a.i32(2)),
 
         _ => {
             report_unknown(number);

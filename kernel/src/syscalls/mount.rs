@@ -1,5 +1,4 @@
-//! Mounting and file system information: mount, umount2, statfs, fstatfs;
-//! and syslog, which reads the kernel log.
+//! Mounting and file system information: mount, umount2, statfs, fstatfs.
 
 use alloc::vec::Vec;
 
@@ -162,17 +161,3 @@ pub fn fstatfs(thread: &Thread, fd: i32, buf: usize) -> Result<isize> {
 
 /// PIPEFS_MAGIC (include/uapi/linux/magic.h).
 const PIPEFS_MAGIC: u64 = abi::PIPEFS_MAGIC as u64;
-
-pub fn syslog(thread: &Thread, action: i32, buf: usize, len: i32) -> Result<isize> {
-    let mut copy_out = |bytes: &[u8]| -> Result<()> {
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        if buf == 0 {
-            return Err(Errno::EINVAL);
-        }
-        copy_to_user(buf, bytes)?;
-        Ok(())
-    };
-    crate::klog::syslog(is_root(thread), action, buf != 0, len, &mut copy_out, &|| thread.has_pending_signal())
-}
