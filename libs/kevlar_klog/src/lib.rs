@@ -62,7 +62,15 @@ pub struct LogRing<const N: usize> {
 impl<const N: usize> LogRing<N> {
     /// Creates an empty ring (usable in a `static`).
     pub const fn new() -> Self {
-        LogRing { bytes: [0; N], head: 0, used: 0, first_seq: 0, next_seq: 0, clear_seq: 0, read_seq: 0 }
+        LogRing {
+            bytes: [0; N],
+            head: 0,
+            used: 0,
+            first_seq: 0,
+            next_seq: 0,
+            clear_seq: 0,
+            read_seq: 0,
+        }
     }
 
     /// Returns the ring's size in bytes (syslog's SIZE_BUFFER).
@@ -111,7 +119,12 @@ impl<const N: usize> LogRing<N> {
         let mut at = (self.head + self.used) % N;
         let header = (text.len() as u16).to_le_bytes();
         let ns = ns.to_le_bytes();
-        for &b in header.iter().chain(core::iter::once(&prefix)).chain(ns.iter()).chain(text.iter()) {
+        for &b in header
+            .iter()
+            .chain(core::iter::once(&prefix))
+            .chain(ns.iter())
+            .chain(text.iter())
+        {
             self.bytes[at] = b;
             at = (at + 1) % N;
         }
@@ -129,7 +142,12 @@ impl<const N: usize> LogRing<N> {
             if seq >= from {
                 let ns = u64::from_le_bytes(core::array::from_fn(|i| self.byte(at + 3 + i)));
                 let text = (HEADER..len).map(|i| self.byte(at + i)).collect();
-                out.push(Record { seq, prefix: self.byte(at + 2), ns, text });
+                out.push(Record {
+                    seq,
+                    prefix: self.byte(at + 2),
+                    ns,
+                    text,
+                });
             }
             at += len;
             seq += 1;
@@ -160,7 +178,13 @@ impl Write for VecWriter<'_> {
 
 /// Appends a record as syslog(2) gives it: `<6>[    1.234567] text\n`.
 pub fn format_syslog(record: &Record, out: &mut Vec<u8>) {
-    let _ = write!(VecWriter(out), "<{}>[{:5}.{:06}] ", record.prefix, record.ns / 1_000_000_000, (record.ns / 1000) % 1_000_000);
+    let _ = write!(
+        VecWriter(out),
+        "<{}>[{:5}.{:06}] ",
+        record.prefix,
+        record.ns / 1_000_000_000,
+        (record.ns / 1000) % 1_000_000
+    );
     out.extend_from_slice(&record.text);
     out.push(b'\n');
 }
@@ -190,7 +214,13 @@ pub fn newest_that_fit(records: &[Record], len: usize) -> Vec<u8> {
 /// backslashes written as `\xNN`.
 pub fn format_kmsg(record: &Record, out: &mut Vec<u8>) {
     let mut w = VecWriter(out);
-    let _ = write!(w, "{},{},{},-;", record.prefix, record.seq, record.ns / 1000);
+    let _ = write!(
+        w,
+        "{},{},{},-;",
+        record.prefix,
+        record.seq,
+        record.ns / 1000
+    );
     for &b in &record.text {
         if b < b' ' || b >= 127 || b == b'\\' {
             let _ = write!(w, "\\x{:02x}", b);
@@ -213,7 +243,11 @@ pub fn parse_kmsg_write(buf: &[u8]) -> (u8, &[u8]) {
             let digits = &rest[..end];
             if !digits.is_empty() && digits.len() <= 9 && digits.iter().all(u8::is_ascii_digit) {
                 let n: u32 = digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0'));
-                let facility = if n >> 3 == 0 { u32::from(FACILITY_USER) } else { (n >> 3).min(23) };
+                let facility = if n >> 3 == 0 {
+                    u32::from(FACILITY_USER)
+                } else {
+                    (n >> 3).min(23)
+                };
                 prefix = (facility * 8 + (n & 7)) as u8;
                 text = &rest[end + 1..];
             }
@@ -237,7 +271,15 @@ mod tests {
         ring.push(3, 2_000_001_000, b"second");
         let all = ring.records_from(0);
         assert_eq!(texts(&all), vec![&b"first"[..], b"second"]);
-        assert_eq!(all[1], Record { seq: 1, prefix: 3, ns: 2_000_001_000, text: b"second".to_vec() });
+        assert_eq!(
+            all[1],
+            Record {
+                seq: 1,
+                prefix: 3,
+                ns: 2_000_001_000,
+                text: b"second".to_vec()
+            }
+        );
         assert_eq!(texts(&ring.records_from(1)), vec![&b"second"[..]]);
         assert!(ring.records_from(2).is_empty());
         assert_eq!((ring.first_seq(), ring.next_seq()), (0, 2));
@@ -252,7 +294,10 @@ mod tests {
         // Each record takes 21 bytes: three fit.
         let kept = ring.records_from(0);
         assert_eq!(kept.len(), 3);
-        assert_eq!(kept.iter().map(|r| r.seq).collect::<Vec<_>>(), vec![17, 18, 19]);
+        assert_eq!(
+            kept.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            vec![17, 18, 19]
+        );
         assert_eq!(kept[2].text, vec![b'a' + 19; 10]);
         assert_eq!(kept[0].ns, 17);
         assert_eq!(ring.first_seq(), 17);
@@ -277,16 +322,29 @@ mod tests {
         ring.push(6, 0, b"before");
         ring.clear();
         ring.push(6, 0, b"after");
-        assert_eq!(texts(&ring.records_from(ring.clear_seq)), vec![&b"after"[..]]);
+        assert_eq!(
+            texts(&ring.records_from(ring.clear_seq)),
+            vec![&b"after"[..]]
+        );
     }
 
     #[test]
     fn syslog_format() {
-        let record = Record { seq: 0, prefix: 6, ns: 12_345_678_901, text: b"hello".to_vec() };
+        let record = Record {
+            seq: 0,
+            prefix: 6,
+            ns: 12_345_678_901,
+            text: b"hello".to_vec(),
+        };
         let mut out = Vec::new();
         format_syslog(&record, &mut out);
         assert_eq!(out, b"<6>[   12.345678] hello\n");
-        let early = Record { seq: 1, prefix: 13, ns: 1_000, text: b"x".to_vec() };
+        let early = Record {
+            seq: 1,
+            prefix: 13,
+            ns: 1_000,
+            text: b"x".to_vec(),
+        };
         out.clear();
         format_syslog(&early, &mut out);
         assert_eq!(out, b"<13>[    0.000001] x\n");
@@ -294,16 +352,31 @@ mod tests {
 
     #[test]
     fn read_all_returns_the_newest_that_fit() {
-        let records: Vec<Record> = (0..3).map(|i| Record { seq: i, prefix: 6, ns: 0, text: vec![b'a' + i as u8; 3] }).collect();
+        let records: Vec<Record> = (0..3)
+            .map(|i| Record {
+                seq: i,
+                prefix: 6,
+                ns: 0,
+                text: vec![b'a' + i as u8; 3],
+            })
+            .collect();
         // Each line is "<6>[    0.000000] aaa\n": 22 bytes.
         assert_eq!(newest_that_fit(&records, 1000).len(), 66);
-        assert_eq!(newest_that_fit(&records, 50), b"<6>[    0.000000] bbb\n<6>[    0.000000] ccc\n");
+        assert_eq!(
+            newest_that_fit(&records, 50),
+            b"<6>[    0.000000] bbb\n<6>[    0.000000] ccc\n"
+        );
         assert!(newest_that_fit(&records, 21).is_empty());
     }
 
     #[test]
     fn kmsg_format_escapes() {
-        let record = Record { seq: 42, prefix: 12, ns: 7_000_123, text: b"a\\b\tc\x7f".to_vec() };
+        let record = Record {
+            seq: 42,
+            prefix: 12,
+            ns: 7_000_123,
+            text: b"a\\b\tc\x7f".to_vec(),
+        };
         let mut out = Vec::new();
         format_kmsg(&record, &mut out);
         assert_eq!(out, b"12,42,7000,-;a\\x5cb\\x09c\\x7f\n");
@@ -313,9 +386,15 @@ mod tests {
     fn kmsg_writes() {
         assert_eq!(parse_kmsg_write(b"plain\n"), (12, &b"plain"[..]));
         assert_eq!(parse_kmsg_write(b"<5>level five"), (13, &b"level five"[..]));
-        assert_eq!(parse_kmsg_write(b"<30>daemon info\n"), (30, &b"daemon info"[..]));
+        assert_eq!(
+            parse_kmsg_write(b"<30>daemon info\n"),
+            (30, &b"daemon info"[..])
+        );
         assert_eq!(parse_kmsg_write(b"<999>big"), (23 * 8 + 7, &b"big"[..]));
-        assert_eq!(parse_kmsg_write(b"<x>not a level"), (12, &b"<x>not a level"[..]));
+        assert_eq!(
+            parse_kmsg_write(b"<x>not a level"),
+            (12, &b"<x>not a level"[..])
+        );
         assert_eq!(parse_kmsg_write(b"<5"), (12, &b"<5"[..]));
     }
 }
