@@ -100,6 +100,14 @@ KERNEL_RUNS: list[dict] = [
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
     {"name": "leak-smp2", "layer": "kernel", "check": "expect", "smp": 2, "timeout": 300,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
+    # reboot(2) restarts (QEMU, with -no-reboot, exits with status 0) or
+    # halts (the machine stays on until the timeout).
+    {"name": "reboot-restart", "layer": "kernel", "check": "ending", "ends": "reset", "timeout": 60,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/reboot -- restart",
+     "patterns": [r"^REBOOT-TEST restart", r"reboot: Restarting system"]},
+    {"name": "reboot-halt", "layer": "kernel", "check": "ending", "ends": "halt", "timeout": 8,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/reboot -- halt",
+     "patterns": [r"^REBOOT-TEST halt", r"reboot: System halted"]},
     # Interrupt-driven serial input: type into the kernel monitor (with a
     # backspace to correct a typo) and power off from it.
     {"name": "console-input", "layer": "kernel", "check": "expect",
@@ -370,6 +378,24 @@ def check_expect(spec: dict, result) -> list:
     return [Outcome(spec["name"], True, f"{len(spec['patterns'])} expected line(s) seen")]
 
 
+def check_ending(spec: dict, result) -> list:
+    """Passes when the machine ended as spec["ends"] says -- "reset" (QEMU
+    exits with status 0) or "halt" (still running at the timeout) -- with
+    every pattern seen and nothing printed after the call."""
+    problems = []
+    if spec["ends"] == "reset" and (result.timed_out or result.exit_status != 0):
+        problems.append(result.describe())
+    if spec["ends"] == "halt" and not result.timed_out:
+        problems.append(result.describe())
+    for pattern in spec["patterns"] + [r"still running"]:
+        found = re.search(pattern, result.output, re.M) is not None
+        if found != (pattern != r"still running"):
+            problems.append(f"{'no match' if not found else 'unexpected match'} for {pattern!r}")
+    if problems:
+        return [Outcome(spec["name"], False, "; ".join(problems))]
+    return [Outcome(spec["name"], True, f"ended by {spec['ends']}")]
+
+
 def _load_tool(name: str, filename: str):
     if name in sys.modules:
         return sys.modules[name]
@@ -394,6 +420,7 @@ def check_contracts(spec: dict, result) -> list:
 CHECKS: dict[str, Callable] = {
     "contracts": check_contracts,
     "expect": check_expect,
+    "ending": check_ending,
     "ktest": check_ktest,
     "fault": check_fault,
     "banner": check_banner,
@@ -872,10 +899,10 @@ def self_test() -> int:
             lines = buf.getvalue().rstrip("\n").splitlines()
             # Passes: 2 at smp1 + 1 at smp2 + page and panic faults + banner.
             # stack-overflow lacks a symbolized frame; the fake QEMU has no
-            # monitor for console-input and no leak-test image; the 256M and
-            # 8G runs add two KTEST passes and one more xfail each;
-            # ipi_ping is xfail.
-            self.assertEqual(lines[-1], "9 passed, 4 failed")
+            # monitor for console-input and no leak-test or reboot image;
+            # the 256M and 8G runs add two KTEST passes and one more xfail
+            # each; ipi_ping is xfail.
+            self.assertEqual(lines[-1], "9 passed, 6 failed")
             self.assertEqual(lines[-2], "2 known failures (not counted): ipi_ping[smp2], ipi_ping[256M]")
             self.assertEqual(status, 1)
             text = "\n".join(lines)

@@ -12,7 +12,7 @@ use kevlar_vfs::WalkFlags;
 use kevlar_vfs::{Access, FileType, Inode};
 
 use crate::error::{Errno, Result};
-use crate::mm::{Backing, Prot, Vm, Vma, STACK_SIZE, STACK_TOP};
+use crate::mm::{Backing, ProgramInfo, Prot, Vm, Vma, STACK_SIZE, STACK_TOP};
 use crate::fs::FsContext;
 use crate::process::{Credentials, Thread};
 use crate::syscalls::memory::inode_backing;
@@ -67,6 +67,9 @@ fn resolve_executable(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Opt
         FileType::Directory => return Err(Errno::EACCES),
         _ => return Err(Errno::EACCES),
     }
+    if crate::fs::mount::has_flag(&*node, linux_raw_sys::general::MS_NOEXEC) {
+        return Err(Errno::EACCES);
+    }
     let stat = node.stat()?;
     kevlar_vfs::check_access(&stat, cred, Access::EXEC)?;
     if stat.mode & 0o111 == 0 {
@@ -79,10 +82,10 @@ fn prot_of(seg: &kevlar_elf::Segment) -> Prot {
     Prot { read: seg.readable, write: seg.writable, exec: seg.executable }
 }
 
-/// Maps the segments of `plan` (already biased) from `file` into `vm`.
-/// Returns the end of the highest segment.
-fn map_segments(vm: &mut Vm, plan: &LoadPlan, file: &Arc<dyn Inode>) -> Result<usize> {
-    let backing = inode_backing(file.clone());
+/// Maps the segments of `plan` (already biased) from `file`, executed by
+/// absolute `path`, into `vm`. Returns the end of the highest segment.
+fn map_segments(vm: &mut Vm, plan: &LoadPlan, file: &Arc<dyn Inode>, path: &[u8]) -> Result<usize> {
+    let backing = inode_backing(file.clone(), path.to_vec());
     let mut top = 0;
     for seg in &plan.segments {
         let start = seg.vaddr as usize & !(PAGE_SIZE - 1);
@@ -119,10 +122,20 @@ pub struct Loaded {
 }
 
 /// Loads the program at `path` with `argv` and `envp` into a new address
-/// space.
-pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], mut argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<Loaded> {
+/// space; a relative `path` starts at the working directory.
+pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<Loaded> {
+    load_at(fs, creds, start, &fs.cwd_path, path, argv, envp)
+}
+
+/// Loads the program at `path` as [`load`] does; a relative `path` starts
+/// at `start` (the working directory if `None`), whose absolute path is
+/// `start_path`.
+pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>, start_path: &[u8], path: &[u8], mut argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<Loaded> {
     let cred = kevlar_vfs::Credentials { uid: creds.euid, gid: creds.egid, groups: creds.groups.clone() };
-    let mut exec_path = path.to_vec();
+    // The path as given goes to a script's interpreter as its argument;
+    // the absolute one names the executable in /proc.
+    let mut given = path.to_vec();
+    let mut exec_path = FsContext::absolute(if start.is_some() { start_path } else { &fs.cwd_path }, path);
     let mut node = resolve_executable(fs, &cred, start, path)?;
     let mut image = read_prefix(&node, HEAD_BYTES)?;
     for depth in 0.. {
@@ -135,26 +148,35 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
         if let Some(arg) = arg {
             new_argv.push(arg.as_bytes().to_vec());
         }
-        new_argv.push(exec_path.clone());
+        new_argv.push(given.clone());
         new_argv.extend(argv.into_iter().skip(1));
         argv = new_argv;
         node = resolve_executable(fs, &cred, None, &interp)?;
         image = read_prefix(&node, HEAD_BYTES)?;
-        exec_path = interp;
+        exec_path = FsContext::absolute(&fs.cwd_path, &interp);
+        given = interp;
     }
     let plan = parse_elf(&node, image)?;
     let bias = if plan.kind == ElfKind::Dyn { kevlar_elf::DEFAULT_PIE_BASE } else { 0 };
     let plan = plan.with_bias(bias).map_err(|_| Errno::ENOEXEC)?;
 
+    // A path through /proc (/proc/self/exe) would name another program
+    // when another process reads it later: resolve it now. Other paths are
+    // resolved when /proc shows them.
+    let exec_path = if crate::fs::mount::through_procfs(&exec_path) {
+        crate::fs::canonical_path(fs, &exec_path).map_or(exec_path, |(real, _)| real)
+    } else {
+        exec_path
+    };
     let mut vm = Vm::new()?;
-    let top = map_segments(&mut vm, &plan, &node)?;
+    let top = map_segments(&mut vm, &plan, &node, &exec_path)?;
     let mut entry = plan.entry;
     let mut interp_base = 0;
     if let Some(interp_path) = &plan.interpreter {
         let interp_node = resolve_executable(fs, &cred, None, interp_path.as_bytes())?;
         let interp_plan = parse_elf(&interp_node, read_prefix(&interp_node, HEAD_BYTES)?)?;
         let interp_plan = interp_plan.with_bias(kevlar_elf::DEFAULT_INTERP_BASE).map_err(|_| Errno::ENOEXEC)?;
-        map_segments(&mut vm, &interp_plan, &interp_node)?;
+        map_segments(&mut vm, &interp_plan, &interp_node, &FsContext::absolute(&fs.cwd_path, interp_path.as_bytes()))?;
         entry = interp_plan.entry;
         interp_base = kevlar_elf::DEFAULT_INTERP_BASE;
     }
@@ -196,7 +218,24 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
     let stack = kevlar_elf::build_initial_stack(STACK_TOP as u64, &argv_refs, &envp_refs, &auxv, random, b"x86_64", path)
         .map_err(|_| Errno::E2BIG)?;
     vm.write_bytes(stack.sp as usize, &stack.bytes)?;
-    let name = exec_path.rsplit(|&b| b == b'/').next().unwrap_or(&exec_path);
+    let code = plan.segments.iter().find(|s| s.executable);
+    let data = plan.segments.iter().rev().find(|s| s.writable);
+    vm.program = Some(Arc::new(ProgramInfo {
+        exe: node.clone(),
+        exe_path: exec_path,
+        arg_start: stack.arg_start as usize,
+        arg_end: stack.arg_end as usize,
+        env_start: stack.env_start as usize,
+        env_end: stack.env_end as usize,
+        start_stack: stack.sp as usize,
+        start_code: code.map_or(0, |s| s.vaddr as usize),
+        end_code: code.map_or(0, |s| (s.vaddr + s.file_size) as usize),
+        start_data: data.map_or(0, |s| s.vaddr as usize),
+        end_data: data.map_or(0, |s| (s.vaddr + s.file_size) as usize),
+    }));
+    // Linux names the process after the file execve was given (a script's
+    // name, not its interpreter's).
+    let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
     let comm = alloc::string::String::from_utf8_lossy(&name[..name.len().min(15)]).into_owned();
     Ok(Loaded { vm, entry, sp: stack.sp, comm })
 }
@@ -220,12 +259,13 @@ pub fn initial_frame(entry: u64, sp: u64, template: &TrapFrame) -> TrapFrame {
 pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u8], argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<()> {
     let fs = thread.process.fs.lock().clone();
     let creds = thread.process.creds.lock().clone();
-    let start = if path.starts_with(b"/") || dirfd == crate::syscalls::AT_FDCWD {
-        None
+    let (start, start_path) = if path.starts_with(b"/") || dirfd == crate::syscalls::AT_FDCWD {
+        (None, Vec::new())
     } else {
-        Some(thread.process.files.lock().lock().get(dirfd)?.ops.inode().ok_or(Errno::ENOTDIR)?)
+        let dir = thread.process.files.lock().lock().get(dirfd)?;
+        (Some(dir.ops.inode().ok_or(Errno::ENOTDIR)?), dir.path.clone())
     };
-    let loaded = load(&fs, &creds, start.as_ref(), path, argv, envp)?;
+    let loaded = load_at(&fs, &creds, start.as_ref(), &start_path, path, argv, envp)?;
 
     // Point of no return: the new image replaces the old one.
     let process = &thread.process;
@@ -235,6 +275,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     drop(old_vm);
     crate::process::release_vfork(process);
     process.did_exec.store(true, core::sync::atomic::Ordering::Relaxed);
+    process.dumpable.store(true, core::sync::atomic::Ordering::Relaxed);
     process.files.lock().lock().close_on_exec();
     process.signals.lock().reset_for_exec();
     *process.comm.lock() = loaded.comm;

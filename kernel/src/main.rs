@@ -13,6 +13,7 @@ mod error;
 mod exec;
 mod fault;
 mod fs;
+mod klog;
 mod ktest;
 mod mm;
 mod monitor;
@@ -29,7 +30,9 @@ use kevlar_platform::{exit, println, BootContext, ExitCode};
 kevlar_platform::entry_point!(kernel_main);
 
 fn kernel_main(context: BootContext) -> ! {
+    klog::init();
     banner::print(&context);
+    fs::procfs::set_boot_facts(&context);
     let cmdline = &context.command_line;
     if cmdline.has("exit_after_banner") {
         exit(ExitCode::Success);
@@ -65,6 +68,7 @@ pub fn shutdown(success: bool) -> ! {
 fn start_user_space(context: &BootContext) -> ! {
     let tmpfs = fs::pages::new_tmpfs(kevlar_tmpfs::TmpFsOptions::default());
     let root = tmpfs.root();
+    fs::mount::set_root(tmpfs.clone());
     if let Some(image) = context.initrd {
         match fs::initramfs::unpack(&root, image) {
             Ok(count) => log::info!("initramfs: {} entries unpacked", count),

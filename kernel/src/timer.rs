@@ -35,6 +35,27 @@ pub fn run_expired_if_due() {
     }
 }
 
+/// When periodic work is next due (monotonic ns): the load average every
+/// 5 s, and kernel-log readers as soon as a message arrives (at the next
+/// tick: the return-to-user check looks only then).
+/// EARLIEST_TIMER never exceeds it, so the one compare on the way to user
+/// mode stands for timers and this work.
+static NEXT_HOUSEKEEPING_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Asks for the periodic work to run at the next check (a kernel message
+/// arrived: its readers are waiting). Safe from any context: atomics only.
+pub fn request_housekeeping() {
+    NEXT_HOUSEKEEPING_NS.store(0, Ordering::Release);
+    EARLIEST_TIMER.fetch_min(0, Ordering::AcqRel);
+}
+
+#[inline(never)]
+fn housekeeping(now: u64) {
+    NEXT_HOUSEKEEPING_NS.store(now + crate::fs::procfs::LOAD_INTERVAL_NS, Ordering::Relaxed);
+    crate::klog::wake_readers();
+    crate::fs::procfs::sample_load(now);
+}
+
 /// Wakes threads whose deadline passed (and console readers with input).
 pub fn run_expired() {
     if kevlar_platform::arch::serial::take_dump_request() || periodic_dump_due() {
@@ -50,12 +71,18 @@ pub fn run_expired() {
     if now < EARLIEST_TIMER.load(Ordering::Acquire) {
         return;
     }
+    if now >= NEXT_HOUSEKEEPING_NS.load(Ordering::Acquire) {
+        housekeeping(now);
+    }
     let expired: Vec<Arc<Thread>> = {
         let mut timers = TIMERS.lock();
         let (due, rest): (Vec<_>, Vec<_>) = timers.drain(..).partition(|(d, _)| *d <= now);
         *timers = rest;
         // Recomputed under the lock; add_timer lowers it under the lock too.
-        EARLIEST_TIMER.store(timers.iter().map(|(d, _)| *d).min().unwrap_or(u64::MAX), Ordering::Release);
+        let earliest = timers.iter().map(|(d, _)| *d).min().unwrap_or(u64::MAX);
+        EARLIEST_TIMER.store(earliest.min(NEXT_HOUSEKEEPING_NS.load(Ordering::Acquire)), Ordering::Release);
+        // A request that came in meanwhile must not be lost.
+        EARLIEST_TIMER.fetch_min(NEXT_HOUSEKEEPING_NS.load(Ordering::Acquire), Ordering::AcqRel);
         due.into_iter().map(|(_, t)| t).collect()
     };
     for thread in expired {

@@ -53,11 +53,42 @@ macro_rules! print {
     ($($arg:tt)*) => { $crate::console::print_fmt(format_args!($($arg)*)) };
 }
 
-/// Prints a line to the kernel console.
+/// Prints a line to the kernel console and records it in the kernel log.
 #[macro_export]
 macro_rules! println {
     () => { $crate::print!("\n") };
-    ($($arg:tt)*) => { $crate::console::print_fmt(format_args!("{}\n", format_args!($($arg)*))) };
+    ($($arg:tt)*) => { $crate::console::print_line(format_args!($($arg)*)) };
+}
+
+/// Receives every kernel message: its syslog level (0 emergency .. 7
+/// debug), the monotonic time in ns, and the text without a newline.
+/// Called from any context, interrupt handlers included.
+pub type MessageSink = fn(u8, u64, fmt::Arguments<'_>);
+
+static SINK: IrqSpinLock<Option<MessageSink>> = IrqSpinLock::new(None);
+
+/// Sets where kernel messages are recorded (the kernel's log buffer).
+pub fn set_message_sink(sink: MessageSink) {
+    *SINK.lock() = Some(sink);
+}
+
+fn record(level: u8, ns: u64, args: fmt::Arguments<'_>) {
+    let sink = *SINK.lock();
+    if let Some(sink) = sink {
+        sink(level, ns, args);
+    }
+}
+
+/// Syslog level of lines printed with `println!` (KERN_INFO).
+const PRINTLN_LEVEL: u8 = 6;
+
+/// Prints `args` and a newline to the console as one unit, and records the
+/// line in the kernel log.
+pub fn print_line(args: fmt::Arguments<'_>) {
+    print_fmt(format_args!("{}\n", args));
+    if !PANICKING.load(Ordering::Relaxed) {
+        record(PRINTLN_LEVEL, crate::time::monotonic_ns(), args);
+    }
 }
 
 static MAX_LEVEL: AtomicUsize = AtomicUsize::new(log::LevelFilter::Info as usize);
@@ -70,10 +101,26 @@ impl log::Log for ConsoleLogger {
     }
 
     fn log(&self, record: &log::Record<'_>) {
-        if !self.enabled(record.metadata()) {
+        // The log keeps every message up to informational ones whatever the
+        // console shows, as Linux's printk buffer does.
+        let to_console = self.enabled(record.metadata());
+        let to_log = record.level() <= log::Level::Info || to_console;
+        if !to_log {
             return;
         }
         let ns = crate::time::monotonic_ns();
+        if !PANICKING.load(Ordering::Relaxed) {
+            let syslog_level = match record.level() {
+                log::Level::Error => 3,
+                log::Level::Warn => 4,
+                log::Level::Info => 6,
+                log::Level::Debug | log::Level::Trace => 7,
+            };
+            self::record(syslog_level, ns, *record.args());
+        }
+        if !to_console {
+            return;
+        }
         let cpu = crate::arch::percpu::cpu_index();
         let level = match record.level() {
             log::Level::Error => "error: ",
@@ -106,4 +153,16 @@ pub fn init_logger() {
 /// Sets the most verbose level printed (`log=debug` on the command line).
 pub fn set_level(level: log::LevelFilter) {
     MAX_LEVEL.store(level as usize, Ordering::Relaxed);
+}
+
+/// Returns the most verbose level printed.
+pub fn level() -> log::LevelFilter {
+    match MAX_LEVEL.load(Ordering::Relaxed) {
+        0 => log::LevelFilter::Off,
+        1 => log::LevelFilter::Error,
+        2 => log::LevelFilter::Warn,
+        3 => log::LevelFilter::Info,
+        4 => log::LevelFilter::Debug,
+        _ => log::LevelFilter::Trace,
+    }
 }

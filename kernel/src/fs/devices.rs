@@ -10,6 +10,33 @@ use super::file::{FileOps, OpenFile, PollEvents, POLLIN, POLLOUT};
 use crate::error::{Errno, Result};
 use crate::process::wait_queue::WaitQueue;
 
+/// A character device the kernel provides, as devtmpfs and sysfs show it.
+pub struct DeviceInfo {
+    /// The node's name under /dev.
+    pub name: &'static str,
+    /// Major number.
+    pub major: u32,
+    /// Minor number.
+    pub minor: u32,
+    /// The node's permission bits in devtmpfs.
+    pub mode: u32,
+    /// Its class under /sys/class.
+    pub class: &'static str,
+}
+
+/// Every character device the kernel has, in name order.
+pub const DEVICES: [DeviceInfo; 9] = [
+    DeviceInfo { name: "console", major: 5, minor: 1, mode: 0o600, class: "tty" },
+    DeviceInfo { name: "full", major: 1, minor: 7, mode: 0o666, class: "mem" },
+    DeviceInfo { name: "kmsg", major: 1, minor: 11, mode: 0o644, class: "mem" },
+    DeviceInfo { name: "null", major: 1, minor: 3, mode: 0o666, class: "mem" },
+    DeviceInfo { name: "random", major: 1, minor: 8, mode: 0o666, class: "mem" },
+    DeviceInfo { name: "tty", major: 5, minor: 0, mode: 0o666, class: "tty" },
+    DeviceInfo { name: "ttyS0", major: 4, minor: 64, mode: 0o600, class: "tty" },
+    DeviceInfo { name: "urandom", major: 1, minor: 9, mode: 0o666, class: "mem" },
+    DeviceInfo { name: "zero", major: 1, minor: 5, mode: 0o666, class: "mem" },
+];
+
 /// Which device a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeviceKind {
@@ -23,6 +50,8 @@ pub enum DeviceKind {
     Random,
     /// /dev/console (5,1) and /dev/tty (5,0), /dev/ttyS0 (4,64).
     Console,
+    /// /dev/kmsg (1,11): the kernel log.
+    Kmsg,
 }
 
 impl DeviceKind {
@@ -34,6 +63,7 @@ impl DeviceKind {
             (1, 7) => Some(DeviceKind::Full),
             (1, 8) | (1, 9) => Some(DeviceKind::Random),
             (5, 0) | (5, 1) | (4, 64) => Some(DeviceKind::Console),
+            (1, 11) => Some(DeviceKind::Kmsg),
             _ => None,
         }
     }
@@ -43,6 +73,7 @@ impl DeviceKind {
     pub fn open(self, node_stat: Stat) -> Arc<dyn FileOps> {
         match self {
             DeviceKind::Console => Arc::new(ConsoleFile { stat: node_stat }),
+            DeviceKind::Kmsg => crate::klog::open_kmsg(node_stat),
             kind => Arc::new(SimpleDevice { kind, stat: node_stat }),
         }
     }
@@ -85,7 +116,7 @@ impl FileOps for SimpleDevice {
                 fill_random(buf);
                 Ok(buf.len())
             }
-            DeviceKind::Console => unreachable!(),
+            DeviceKind::Console | DeviceKind::Kmsg => unreachable!(),
         }
     }
 

@@ -98,6 +98,17 @@ impl FdTable {
         Ok(())
     }
 
+    /// Returns the open fds in order, with their files and close-on-exec
+    /// flags (/proc/PID/fd).
+    pub fn iter(&self) -> impl Iterator<Item = (i32, &Arc<OpenFile>, bool)> {
+        self.slots.iter().enumerate().filter_map(|(fd, slot)| slot.as_ref().map(|s| (fd as i32, &s.file, s.cloexec)))
+    }
+
+    /// Returns how many fd slots the table has (/proc/PID/status's FDSize).
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Closes every close-on-exec fd (execve).
     pub fn close_on_exec(&mut self) {
         for slot in self.slots.iter_mut() {

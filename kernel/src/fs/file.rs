@@ -54,6 +54,12 @@ pub trait FileOps: Send + Sync {
     fn fixed_position(&self) -> bool {
         false
     }
+    /// Handles lseek itself (a file whose position is not a byte offset,
+    /// such as /dev/kmsg's record sequence); `None` leaves it to the
+    /// generic code.
+    fn seek(&self, _file: &OpenFile, _offset: i64, _whence: u32) -> Option<Result<u64>> {
+        None
+    }
     /// Returns the size used by SEEK_END.
     fn size(&self) -> Result<u64> {
         Ok(self.stat()?.size)

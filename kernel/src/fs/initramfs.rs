@@ -94,6 +94,17 @@ pub fn make_rdev(major: u32, minor: u32) -> u64 {
     (minor & 0xff) | ((major & 0xfff) << 8) | ((minor & !0xff) << 12) | ((major & !0xfff) << 32)
 }
 
+/// Creates devtmpfs's nodes: one per device the kernel has, with the
+/// modes Linux's devtmpfs gives them (and, as there, no symlinks).
+pub fn populate_devtmpfs(dev: &Arc<dyn Inode>) -> Result<()> {
+    for d in super::devices::DEVICES.iter() {
+        if dev.lookup(d.name.as_bytes()).is_err() {
+            dev.create(d.name.as_bytes(), FileType::CharDevice, d.mode, 0, 0, make_rdev(d.major, d.minor))?;
+        }
+    }
+    Ok(())
+}
+
 /// Creates the device nodes every Linux system has in /dev.
 pub fn populate_dev(dev: &Arc<dyn Inode>) -> Result<()> {
     let nodes: [(&[u8], u32, u32, u32); 8] = [

@@ -9,9 +9,13 @@ pub mod fdtable;
 pub mod file;
 pub mod initramfs;
 pub mod locks;
+pub mod mount;
 pub mod pages;
 pub mod pipe;
+pub mod procfs;
 pub mod signalfd;
+pub mod synth;
+pub mod sysfs;
 pub mod timerfd;
 
 use alloc::sync::Arc;
@@ -19,6 +23,7 @@ use alloc::vec::Vec;
 
 use kevlar_platform::sync::SpinLock;
 use kevlar_vfs::{MountTable, OpenLookup, ParentLookup, WalkContext, WalkFlags};
+
 use kevlar_vfs::{FileType, Inode};
 use linux_raw_sys::general as abi;
 use linux_raw_sys::ioctl;
@@ -28,20 +33,7 @@ use file::{InodeFile, OpenFile};
 
 use crate::error::{Errno, Result};
 
-/// Mounted filesystems: (the directory mounted on, the mounted root).
-static MOUNTS: SpinLock<Vec<(Arc<dyn Inode>, Arc<dyn Inode>, &'static str)>> = SpinLock::new(Vec::new());
-
-struct KernelMounts;
-
-impl MountTable for KernelMounts {
-    fn mounted_at(&self, dir: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
-        MOUNTS.lock().iter().rev().find(|(on, _, _)| kevlar_vfs::same_inode(&**on, &**dir)).map(|(_, root, _)| root.clone())
-    }
-
-    fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
-        MOUNTS.lock().iter().rev().find(|(_, root, _)| kevlar_vfs::same_inode(&**root, &**root_of_mounted)).map(|(on, _, _)| on.clone())
-    }
-}
+use mount::KernelMounts;
 
 /// A process's view of the file tree.
 #[derive(Clone)]
@@ -148,9 +140,14 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
                 return Err(Errno::EISDIR);
             }
             kevlar_vfs::check_access(&dir.stat()?, cred, kevlar_vfs::Access::WRITE | kevlar_vfs::Access::EXEC)?;
+            mount::check_writable(&*dir)?;
             dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0)?
         }
     };
+    if let Some(target) = node.as_any().downcast_ref::<procfs::FdTarget>() {
+        // /proc/PID/fd/N of a pipe or device: a new open of the same object.
+        return target.reopen(cred, flags);
+    }
     let file_type = node.file_type();
     if flags & abi::O_PATH != 0 {
         // O_PATH: a handle for *at() calls, fstat, fchdir; no I/O.
@@ -175,6 +172,11 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     if accmode == abi::O_WRONLY || accmode == abi::O_RDWR || flags & abi::O_TRUNC != 0 {
         want = want | kevlar_vfs::Access::WRITE;
     }
+    // A read-only mount refuses writes to its files and directories
+    // (not to device nodes or FIFOs on it) before permissions count.
+    if matches!(file_type, FileType::Regular | FileType::Directory) && (want.contains(kevlar_vfs::Access::WRITE) || flags & abi::O_TRUNC != 0) {
+        mount::check_writable(&*node)?;
+    }
     kevlar_vfs::check_access(&stat, cred, want)?;
     // O_TRUNC truncates even with O_RDONLY (unspecified by POSIX; Linux
     // does), provided the caller may write.
@@ -182,8 +184,16 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         kevlar_vfs::check_access(&stat, cred, kevlar_vfs::Access::WRITE)?;
         truncate_file(&node, 0)?;
     }
-    let abs = FsContext::absolute(&fs.cwd_path, path);
+    let mut abs = FsContext::absolute(&fs.cwd_path, path);
+    if mount::through_procfs(&abs) {
+        // Opened through /proc/self/fd/N or the like: record the file's
+        // own path, which does not depend on who reads /proc later.
+        if let Ok((real, _)) = canonical_path(fs, &abs) {
+            abs = real;
+        }
+    }
     let ops: Arc<dyn file::FileOps> = match file_type {
+        FileType::CharDevice if mount::has_flag(&*node, abi::MS_NODEV) => return Err(Errno::EACCES),
         FileType::CharDevice => {
             let rdev = stat.rdev;
             let (major, minor) = (((rdev >> 8) & 0xfff) as u32, ((rdev & 0xff) | ((rdev >> 12) & 0xfff00)) as u32);
@@ -191,7 +201,10 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         }
         FileType::Fifo => return open_fifo(&node, flags, abs),
         FileType::BlockDevice | FileType::Socket => return Err(Errno::ENXIO),
-        _ => InodeFile::new(node),
+        _ => match synth::as_synth_file(&node) {
+            Some(generated) => generated.open(want.contains(kevlar_vfs::Access::WRITE))?,
+            None => InodeFile::new(node),
+        },
     };
     Ok(OpenFile::new(ops, flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC), abs))
 }
@@ -236,12 +249,57 @@ fn open_fifo(node: &Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Result<Arc<Ope
     Ok(file)
 }
 
+/// Resolves the lexically absolute `path` (as open files and programs
+/// record it) with every symlink followed; returns the real absolute path
+/// and the node it names (what /proc's fd and exe links show).
+pub fn canonical_path(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn Inode>)> {
+    let cred = kevlar_vfs::Credentials::root();
+    let mut path = path.to_vec();
+    for _ in 0..kevlar_vfs::MAX_SYMLINK_FOLLOWS {
+        let parent = fs.lookup_parent(&cred, None, &path)?;
+        let name = match &parent.last {
+            kevlar_vfs::LastComponent::Normal(name) => name.clone(),
+            kevlar_vfs::LastComponent::Root => return Ok((b"/".to_vec(), fs.root.clone())),
+            kevlar_vfs::LastComponent::Dot | kevlar_vfs::LastComponent::DotDot => {
+                let node = fs.lookup(&cred, None, &path, WalkFlags::EMPTY)?;
+                return Ok((dir_path(fs, node.clone())?, node));
+            }
+        };
+        let mut dir = dir_path(fs, parent.dir.clone())?;
+        let node = parent.dir.lookup(&name)?;
+        if node.file_type() == FileType::Symlink {
+            let target = node.read_link()?;
+            if synth::is_magic_link(&node) && !target.starts_with(b"/") {
+                // A pipe's or device's link names no path (`pipe:[5]`).
+                let found = node.magic_link().ok_or(Errno::EINVAL)??;
+                return Ok((target, found));
+            }
+            // A magic link's text is already its target's real path.
+            path = if target.starts_with(b"/") { target } else { FsContext::absolute(&dir, &target) };
+            continue;
+        }
+        let node = KernelMounts.mounted_at(&node).unwrap_or(node);
+        if dir != b"/" {
+            dir.push(b'/');
+        }
+        dir.extend_from_slice(&name);
+        return Ok((dir, node));
+    }
+    Err(Errno::ELOOP)
+}
+
 /// Returns the real absolute path of the working directory, found by
 /// walking `..` up to the root and looking up each directory's name in its
 /// parent (so a chdir through a symlink reports the target, as Linux).
 pub fn real_path(fs: &FsContext) -> Result<Vec<u8>> {
+    dir_path(fs, fs.cwd.clone())
+}
+
+/// Returns the real absolute path of directory `dir`, as [`real_path`]
+/// finds the working directory's.
+pub fn dir_path(fs: &FsContext, dir: Arc<dyn Inode>) -> Result<Vec<u8>> {
     let mut parts: Vec<Vec<u8>> = Vec::new();
-    let mut node = fs.cwd.clone();
+    let mut node = dir;
     for _ in 0..256 {
         if kevlar_vfs::same_inode(&*node, &*fs.root) {
             break;

@@ -110,6 +110,11 @@ impl Pipe {
         if writers { state.writer_opens } else { state.reader_opens }
     }
 
+    /// Returns the pipe's inode number (`pipe:[INO]` in /proc/PID/fd).
+    pub fn ino(&self) -> u64 {
+        self.ino
+    }
+
     /// Returns the capacity (F_GETPIPE_SZ).
     pub fn capacity(&self) -> usize {
         self.state.lock().capacity

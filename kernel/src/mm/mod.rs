@@ -74,19 +74,53 @@ pub trait FileBacking: Send + Sync {
     /// hole), `Ok(None)` if the file has no frames to share (its data can
     /// only be copied), ENXIO past the end of the file.
     fn page(&self, index: u64) -> Result<Option<PageRef>>;
-    /// Identifies the file: (file system id, inode number).
-    fn id(&self) -> (u64, u64);
+
+    /// Returns the mapped file's device and inode numbers and the absolute
+    /// path it was opened by, for /proc/PID/maps.
+    fn identity(&self) -> (u64, u64, &[u8]);
+}
+
+/// What /proc shows of the program an address space runs: Linux keeps the
+/// same facts in its `mm_struct`, so they follow the address space (shared
+/// by vfork, copied by fork, replaced by exec, gone at exit).
+pub struct ProgramInfo {
+    /// The executable file mapped (the interpreter of a `#!` script).
+    pub exe: Arc<dyn kevlar_vfs::Inode>,
+    /// The absolute path it was executed by, for /proc/PID/exe.
+    pub exe_path: Vec<u8>,
+    /// The argument strings on the initial stack: `[arg_start, arg_end)`.
+    pub arg_start: usize,
+    /// One past the last argument string's NUL.
+    pub arg_end: usize,
+    /// The environment strings: `[env_start, env_end)`.
+    pub env_start: usize,
+    /// One past the last environment string's NUL.
+    pub env_end: usize,
+    /// The initial stack pointer's page (argc).
+    pub start_stack: usize,
+    /// Start and end of the executable segment's file data.
+    pub start_code: usize,
+    /// End of the executable segment's file data.
+    pub end_code: usize,
+    /// Start and end of the writable segment's file data.
+    pub start_data: usize,
+    /// End of the writable segment's file data.
+    pub end_data: usize,
 }
 
 /// Pages of a MAP_SHARED anonymous mapping, shared by every process that
 /// maps it (across fork), indexed by page number within the mapping.
 pub struct SharedPages {
     pages: SpinLock<BTreeMap<usize, PageRef>>,
+    /// An inode number for /proc/PID/maps, which names shared anonymous
+    /// memory as Linux's unlinked shmem file `/dev/zero (deleted)`.
+    pub ino: u64,
 }
 
 impl Default for SharedPages {
     fn default() -> Self {
-        Self { pages: SpinLock::new(BTreeMap::new()) }
+        static NEXT_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+        Self { pages: SpinLock::new(BTreeMap::new()), ino: NEXT_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed) }
     }
 }
 
@@ -161,12 +195,15 @@ pub struct Vm {
     pub brk_start: usize,
     /// The current program break.
     pub brk: usize,
+    /// The program loaded by exec (None for an address space being built
+    /// and after exit).
+    pub program: Option<Arc<ProgramInfo>>,
 }
 
 impl Vm {
     /// Creates an empty address space.
     pub fn new() -> Result<Vm> {
-        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0 })
+        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None })
     }
 
     /// Switches this CPU to the address space.
@@ -418,10 +455,68 @@ impl Vm {
         Ok(())
     }
 
+    /// Reads user memory at `addr` of this (possibly inactive) address
+    /// space into `buf`, faulting pages in as a read by the program would
+    /// (/proc/PID/cmdline and environ). Stops at the first address the
+    /// program could not read; returns the bytes read.
+    pub fn read_bytes(&mut self, addr: usize, buf: &mut [u8]) -> usize {
+        let mut done = 0;
+        while done < buf.len() {
+            let Some(va) = addr.checked_add(done) else { break };
+            let page_va = va & !(PAGE_SIZE - 1);
+            if self.space.page_at(page_va).is_none() && self.handle_fault(va, false, false) != FaultOutcome::Fixed {
+                break;
+            }
+            if !self.find(va).is_some_and(|v| v.prot.read) {
+                break;
+            }
+            let Some((page, _)) = self.space.page_at(page_va) else { break };
+            let offset = va - page_va;
+            let len = (PAGE_SIZE - offset).min(buf.len() - done);
+            page.read(offset, &mut buf[done..done + len]);
+            done += len;
+        }
+        done
+    }
+
+    /// Returns the sizes /proc reports: mapped bytes by kind and resident
+    /// pages by backing.
+    pub fn usage(&self) -> VmUsage {
+        let mut usage = VmUsage::default();
+        let stack_at = self.program.as_ref().map(|p| p.start_stack);
+        for vma in self.vmas.values() {
+            let len = (vma.end - vma.start) as u64;
+            usage.size += len;
+            let is_stack = stack_at.is_some_and(|sp| vma.start <= sp && sp < vma.end);
+            if is_stack {
+                usage.stack += len;
+            } else if vma.prot.write && !vma.is_shared() {
+                usage.data += len;
+            }
+            if vma.prot.exec {
+                usage.exec += len;
+            }
+        }
+        self.space.walk(|va, _, _, size| {
+            let pages = (size.bytes() / PAGE_SIZE) as u64;
+            match self.find(va).map(|v| &v.backing) {
+                Some(Backing::File { .. }) => usage.resident_file += pages,
+                Some(Backing::Shared(_)) => usage.resident_shared += pages,
+                _ => usage.resident_anon += pages,
+            }
+        });
+        usage
+    }
+
+    /// Returns the mappings in address order.
+    pub fn vmas(&self) -> impl Iterator<Item = &Vma> {
+        self.vmas.values()
+    }
+
     /// Makes a copy-on-write copy for fork.
     pub fn fork(&mut self) -> Result<Vm> {
         let space = self.space.fork_copy().map_err(|_| Errno::ENOMEM)?;
-        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk })
+        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone() })
     }
 
     /// Moves the program break; returns the new break (the old one when
@@ -527,7 +622,8 @@ pub fn file_shrunk(id: (u64, u64), new_size: u64) {
         let mut doomed = Vec::new();
         for vma in vm.vmas.values() {
             let Backing::File { file, offset, file_len, .. } = &vma.backing else { continue };
-            if file.id() != id {
+            let (fs_id, ino, _) = file.identity();
+            if (fs_id, ino) != id {
                 continue;
             }
             let file_part_end = vma.start + file_len.next_multiple_of(PAGE_SIZE);
@@ -541,6 +637,25 @@ pub fn file_shrunk(id: (u64, u64), new_size: u64) {
             vm.space.unmap_range(start, end);
         }
     }
+}
+
+/// The sizes of an address space that /proc reports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VmUsage {
+    /// Bytes mapped.
+    pub size: u64,
+    /// Bytes of private writable mappings other than the stack.
+    pub data: u64,
+    /// Bytes of the stack mapping.
+    pub stack: u64,
+    /// Bytes of executable mappings.
+    pub exec: u64,
+    /// Resident pages of anonymous private memory.
+    pub resident_anon: u64,
+    /// Resident pages of file mappings.
+    pub resident_file: u64,
+    /// Resident pages of shared anonymous memory.
+    pub resident_shared: u64,
 }
 
 /// The result of a page fault.

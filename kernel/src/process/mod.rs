@@ -106,6 +106,10 @@ pub struct Process {
     pub children_cpu_ns: core::sync::atomic::AtomicU64,
     /// PR_SET_NO_NEW_PRIVS (inherited, never cleared).
     pub no_new_privs: AtomicBool,
+    /// PR_GET_DUMPABLE: cleared when the effective ids change, set again
+    /// by exec; a process that is not dumpable has its /proc files owned
+    /// by root and closed to other users.
+    pub dumpable: AtomicBool,
     /// Set once the parent has reaped it.
     reaped: AtomicBool,
     /// PR_SET_PDEATHSIG: the signal to get when the parent exits.
@@ -114,6 +118,9 @@ pub struct Process {
     pub child_event: WaitQueue,
     /// The program name (`comm`).
     pub comm: SpinLock<String>,
+    /// When the process was created (monotonic ns since boot), for
+    /// /proc/PID/stat's start time.
+    pub start_ns: u64,
     /// Set when a vfork child has exec'd or exited; its parent waits on
     /// `vfork_event`.
     vfork_released: AtomicBool,
@@ -159,10 +166,23 @@ pub struct Thread {
     /// the signal's handler has SA_RESTART (or no handler runs).
     interrupted_syscall: core::sync::atomic::AtomicU64,
     /// The mask to restore after a handler when sigsuspend or ppoll
-    /// replaced it temporarily.
-    /// The mask to restore after the next handler, `NO_SAVED_MASK` if none
-    /// (an atomic: it is checked on every return to user mode).
+    /// replaced it temporarily; `NO_SAVED_MASK` if none (an atomic: it is
+    /// checked on every return to user mode).
     saved_sigmask: AtomicU64,
+    /// The CPU of the last stint (/proc/PID/stat's `processor`).
+    last_cpu: core::sync::atomic::AtomicU32,
+}
+
+/// Time each CPU spent running user threads (ns), for /proc/stat and
+/// /proc/uptime (the rest is idle).
+pub static CPU_BUSY_NS: [core::sync::atomic::AtomicU64; kevlar_platform::smp::MAX_CPUS] = [const { core::sync::atomic::AtomicU64::new(0) }; kevlar_platform::smp::MAX_CPUS];
+
+/// Context switches since boot (/proc/stat's `ctxt`).
+pub static CONTEXT_SWITCHES: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// Returns the last pid handed out (/proc/loadavg).
+pub fn last_pid() -> Pid {
+    NEXT_PID.load(Ordering::Relaxed) - 1
 }
 
 static NEXT_PID: AtomicI32 = AtomicI32::new(1);
@@ -216,6 +236,7 @@ impl Thread {
     /// Marks the start of a stint on a CPU.
     pub fn account_switch_in(&self) {
         self.running_since.store(kevlar_platform::time::monotonic_ns(), Ordering::Relaxed);
+        self.last_cpu.store(kevlar_platform::smp::cpu_index() as u32, Ordering::Relaxed);
     }
 
     /// Adds the stint that ends now to the thread's CPU time.
@@ -223,8 +244,19 @@ impl Thread {
         let since = self.running_since.swap(u64::MAX, Ordering::Relaxed);
         if since != u64::MAX {
             let now = kevlar_platform::time::monotonic_ns();
-            self.run_ns.fetch_add(now.saturating_sub(since), Ordering::Relaxed);
+            let ran = now.saturating_sub(since);
+            self.run_ns.fetch_add(ran, Ordering::Relaxed);
+            let cpu = kevlar_platform::smp::cpu_index();
+            if let Some(busy) = CPU_BUSY_NS.get(cpu) {
+                busy.fetch_add(ran, Ordering::Relaxed);
+            }
         }
+        CONTEXT_SWITCHES.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Returns the CPU the thread last ran on.
+    pub fn last_cpu(&self) -> usize {
+        self.last_cpu.load(Ordering::Relaxed) as usize
     }
 
     /// Returns the CPU time used, the current stint included.
@@ -387,11 +419,13 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
         no_new_privs: AtomicBool::new(false),
+        dumpable: AtomicBool::new(true),
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(String::from(comm)),
+        start_ns: kevlar_platform::time::monotonic_ns(),
         vfork_released: AtomicBool::new(true),
         vfork_event: WaitQueue::new(),
         main_thread: SpinLock::new(Weak::new()),
@@ -418,6 +452,7 @@ fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_t
         last_fault: core::sync::atomic::AtomicU64::new(0),
         interrupted_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
         saved_sigmask: AtomicU64::new(NO_SAVED_MASK),
+        last_cpu: core::sync::atomic::AtomicU32::new(0),
     });
     *process.main_thread.lock() = Arc::downgrade(&thread);
     scheduler::enqueue(thread.clone());
@@ -485,11 +520,13 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
         no_new_privs: AtomicBool::new(parent.no_new_privs.load(Ordering::Relaxed)),
+        dumpable: AtomicBool::new(parent.dumpable.load(Ordering::Relaxed)),
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(parent.comm.lock().clone()),
+        start_ns: kevlar_platform::time::monotonic_ns(),
         vfork_released: AtomicBool::new(!options.vfork),
         vfork_event: WaitQueue::new(),
         main_thread: SpinLock::new(Weak::new()),

@@ -365,6 +365,16 @@ impl SignalState {
         self.pending
     }
 
+    /// Returns whether a job-control signal has stopped the process.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped.is_some()
+    }
+
+    /// Returns how many signals are queued (/proc/PID/status's SigQ).
+    pub fn queued_count(&self) -> usize {
+        (self.pending & (bit(SIGRTMIN) - 1)).count_ones() as usize + self.realtime.len()
+    }
+
     /// Sets a disposition. One that ignores the signal discards pending
     /// instances of it, as POSIX requires.
     pub fn set_action(&mut self, sig: u32, action: SigAction) {

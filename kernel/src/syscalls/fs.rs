@@ -304,8 +304,11 @@ pub fn pwrite(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> 
 
 pub fn lseek(thread: &Thread, fd: i32, offset: i64, whence: u32) -> Result<isize> {
     let f = file(thread, fd)?;
-    // Checked first: the event files are streams whose lseek still
-    // succeeds (Linux's noop_llseek).
+    if let Some(result) = f.ops.seek(&f, offset, whence) {
+        return Ok(result? as isize);
+    }
+    // Checked before seekability: the event files are streams whose lseek
+    // still succeeds (Linux's noop_llseek).
     if f.ops.fixed_position() {
         return if whence <= abi::SEEK_END { Ok(0) } else { Err(Errno::EINVAL) };
     }
@@ -680,6 +683,8 @@ fn parent_of(thread: &Thread, dirfd: i32, path_ptr: usize) -> Result<(kevlar_vfs
 }
 
 fn check_dir_write(dir: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials) -> Result<()> {
+    // A read-only mount refuses changes before permissions are looked at.
+    crate::fs::mount::check_writable(&**dir)?;
     Ok(kevlar_vfs::check_access(&dir.stat()?, cred, Access::WRITE | Access::EXEC)?)
 }
 
@@ -836,6 +841,7 @@ pub fn faccessat(thread: &Thread, dirfd: i32, path: usize, mode: u32, flags: u32
 }
 
 fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr: SetAttr) -> Result<()> {
+    crate::fs::mount::check_writable(&**node)?;
     let st = node.stat()?;
     if attr.mode.is_some() {
         kevlar_vfs::check_owner(&st, cred)?;
@@ -920,6 +926,7 @@ pub fn truncate(thread: &Thread, path: usize, len: i64) -> Result<isize> {
     if node.file_type() == FileType::Directory {
         return Err(Errno::EISDIR);
     }
+    crate::fs::mount::check_writable(&*node)?;
     let stat = node.stat()?;
     kevlar_vfs::check_access(&stat, &cred, Access::WRITE)?;
     crate::fs::file::check_truncate_size_limit(stat.size, len as u64)?;

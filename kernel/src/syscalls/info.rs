@@ -20,6 +20,33 @@ const fn padded(name: &[u8]) -> [u8; 65] {
     out
 }
 
+/// The kernel's name, release and version, as uname reports them.
+pub const SYSNAME: &str = "Linux";
+/// The release uname reports.
+pub const RELEASE: &str = "6.1.0-kevlar";
+/// The version uname reports.
+pub const VERSION: &str = "#1 SMP Kevlar";
+
+/// Returns the host name (or, with `domain`, the NIS domain name).
+pub fn host_name(domain: bool) -> alloc::vec::Vec<u8> {
+    let names = NAMES.lock();
+    let field = if domain { &names.1 } else { &names.0 };
+    let len = field.iter().position(|&b| b == 0).unwrap_or(64);
+    field[..len].to_vec()
+}
+
+/// Sets the host name (or the domain name): at most 64 bytes.
+pub fn set_host_name(domain: bool, name: &[u8]) -> Result<()> {
+    if name.len() > 64 {
+        return Err(Errno::EINVAL);
+    }
+    let mut buf = [0u8; 65];
+    buf[..name.len()].copy_from_slice(name);
+    let mut names = NAMES.lock();
+    if domain { names.1 = buf } else { names.0 = buf }
+    Ok(())
+}
+
 /// sethostname / setdomainname.
 pub fn set_name(thread: &Thread, domain: bool, name: usize, len: usize) -> Result<isize> {
     if thread.process.creds.lock().euid != 0 {
@@ -28,17 +55,16 @@ pub fn set_name(thread: &Thread, domain: bool, name: usize, len: usize) -> Resul
     if len > 64 {
         return Err(Errno::EINVAL);
     }
-    let mut buf = [0u8; 65];
+    let mut buf = [0u8; 64];
     crate::uaccess::copy_from_user(&mut buf[..len], name)?;
-    let mut names = NAMES.lock();
-    if domain { names.1 = buf } else { names.0 = buf }
+    set_host_name(domain, &buf[..len])?;
     Ok(0)
 }
 
 pub fn uname(buf: usize) -> Result<isize> {
     let mut raw = [0u8; 390];
     let (host, domain) = *NAMES.lock();
-    let fields: [&[u8]; 4] = [b"Linux", b"", b"6.1.0-kevlar", b"#1 SMP Kevlar"];
+    let fields: [&[u8]; 4] = [SYSNAME.as_bytes(), b"", RELEASE.as_bytes(), VERSION.as_bytes()];
     for (i, f) in fields.iter().enumerate() {
         raw[i * 65..i * 65 + f.len()].copy_from_slice(f);
     }
@@ -54,6 +80,10 @@ pub fn sysinfo(buf: usize) -> Result<isize> {
     let mut raw = [0u8; 112];
     let uptime = (kevlar_platform::time::monotonic_ns() / 1_000_000_000) as i64;
     raw[0..8].copy_from_slice(&uptime.to_le_bytes());
+    // Load averages in 1/65536ths; the kernel keeps them in 1/2048ths.
+    for (i, load) in crate::fs::procfs::load_averages().iter().enumerate() {
+        raw[8 + i * 8..16 + i * 8].copy_from_slice(&(load << 5).to_le_bytes());
+    }
     raw[32..40].copy_from_slice(&(stats.total_bytes as u64).to_le_bytes());
     raw[40..48].copy_from_slice(&(stats.free_bytes as u64).to_le_bytes());
     let procs = crate::process::all_processes().len() as u16;
@@ -145,12 +175,28 @@ pub fn prlimit64(thread: &Thread, pid: i32, resource: u32, new: usize, old: usiz
     Ok(0)
 }
 
-pub fn reboot(magic1: u32, magic2: u32, cmd: u32) -> Result<isize> {
+/// reboot(2): power off, restart or halt the machine (root only; the
+/// magic numbers must match, as Linux checks them).
+pub fn reboot(thread: &Thread, magic1: u32, magic2: u32, cmd: u32) -> Result<isize> {
+    if thread.process.creds.lock().euid != 0 {
+        return Err(Errno::EPERM);
+    }
     if magic1 != abi::LINUX_REBOOT_MAGIC1 || ![abi::LINUX_REBOOT_MAGIC2, abi::LINUX_REBOOT_MAGIC2A, abi::LINUX_REBOOT_MAGIC2B, abi::LINUX_REBOOT_MAGIC2C].contains(&magic2) {
         return Err(Errno::EINVAL);
     }
     match cmd {
-        abi::LINUX_REBOOT_CMD_POWER_OFF | abi::LINUX_REBOOT_CMD_HALT | abi::LINUX_REBOOT_CMD_RESTART => crate::shutdown(true),
+        abi::LINUX_REBOOT_CMD_POWER_OFF => {
+            kevlar_platform::println!("reboot: Power down");
+            crate::shutdown(true)
+        }
+        abi::LINUX_REBOOT_CMD_RESTART => {
+            kevlar_platform::println!("reboot: Restarting system");
+            kevlar_platform::x86::exit::reset()
+        }
+        abi::LINUX_REBOOT_CMD_HALT => {
+            kevlar_platform::println!("reboot: System halted");
+            kevlar_platform::x86::exit::halt_all()
+        }
         abi::LINUX_REBOOT_CMD_CAD_ON | abi::LINUX_REBOOT_CMD_CAD_OFF => Ok(0),
         _ => Err(Errno::EINVAL),
     }

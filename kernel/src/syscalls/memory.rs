@@ -22,8 +22,9 @@ pub fn brk(thread: &Thread, addr: usize) -> Result<isize> {
     Ok(vm.set_brk(addr) as isize)
 }
 
-/// A file-backed mapping source: the open file's inode.
-struct InodeBacking(Arc<dyn kevlar_vfs::Inode>);
+/// A file-backed mapping source: the open file's inode, and the path it
+/// was opened by (for /proc/PID/maps).
+struct InodeBacking(Arc<dyn kevlar_vfs::Inode>, alloc::vec::Vec<u8>);
 
 impl crate::mm::FileBacking for InodeBacking {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
@@ -38,14 +39,14 @@ impl crate::mm::FileBacking for InodeBacking {
         crate::fs::pages::frame_of(&*self.0, index)
     }
 
-    fn id(&self) -> (u64, u64) {
-        (self.0.fs_id(), self.0.ino())
+    fn identity(&self) -> (u64, u64, &[u8]) {
+        (self.0.fs_id(), self.0.ino(), &self.1)
     }
 }
 
-/// Returns a backing that maps `inode`.
-pub fn inode_backing(inode: Arc<dyn kevlar_vfs::Inode>) -> Arc<dyn crate::mm::FileBacking> {
-    Arc::new(InodeBacking(inode))
+/// Returns a backing that reads `inode`, opened by absolute `path`.
+pub fn inode_backing(inode: Arc<dyn kevlar_vfs::Inode>, path: alloc::vec::Vec<u8>) -> Arc<dyn crate::mm::FileBacking> {
+    Arc::new(InodeBacking(inode, path))
 }
 
 pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd: i32, offset: u64) -> Result<isize> {
@@ -81,7 +82,7 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
             // is nothing a shared mapping could write to.
             return Err(Errno::ENODEV);
         }
-        Backing::File { file: inode_backing(inode), offset, file_len: len, shared }
+        Backing::File { file: inode_backing(inode, file.path.clone()), offset, file_len: len, shared }
     };
     let vm = thread.process.vm.lock().clone();
     let mut vm = vm.lock();

@@ -183,7 +183,41 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
     Ok(0)
 }
 
+/// Runs a credential change and, as Linux's commit_creds does, makes the
+/// process not dumpable when its effective ids changed.
+fn changing_ids(thread: &Thread, change: impl FnOnce() -> Result<isize>) -> Result<isize> {
+    let before = {
+        let c = thread.process.creds.lock();
+        (c.euid, c.egid)
+    };
+    let result = change();
+    let after = {
+        let c = thread.process.creds.lock();
+        (c.euid, c.egid)
+    };
+    if before != after {
+        thread.process.dumpable.store(false, Ordering::Relaxed);
+    }
+    result
+}
+
 pub fn setuid(thread: &Thread, uid: u32) -> Result<isize> {
+    changing_ids(thread, || set_uid(thread, uid))
+}
+
+pub fn setgid(thread: &Thread, gid: u32) -> Result<isize> {
+    changing_ids(thread, || set_gid(thread, gid))
+}
+
+pub fn setresuid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
+    changing_ids(thread, || set_resuid(thread, r, e, s))
+}
+
+pub fn setresgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
+    changing_ids(thread, || set_resgid(thread, r, e, s))
+}
+
+fn set_uid(thread: &Thread, uid: u32) -> Result<isize> {
     let mut c = thread.process.creds.lock();
     if c.euid == 0 {
         c.uid = uid;
@@ -197,7 +231,7 @@ pub fn setuid(thread: &Thread, uid: u32) -> Result<isize> {
     Ok(0)
 }
 
-pub fn setgid(thread: &Thread, gid: u32) -> Result<isize> {
+fn set_gid(thread: &Thread, gid: u32) -> Result<isize> {
     let mut c = thread.process.creds.lock();
     if c.euid == 0 {
         c.gid = gid;
@@ -226,14 +260,14 @@ fn set_id_triple(ids: [&mut u32; 3], new: [u32; 3], privileged: bool) -> Result<
     Ok(0)
 }
 
-pub fn setresuid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
+fn set_resuid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
     let mut c = thread.process.creds.lock();
     let privileged = c.euid == 0;
     let c = &mut *c;
     set_id_triple([&mut c.uid, &mut c.euid, &mut c.suid], [r, e, s], privileged)
 }
 
-pub fn setresgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
+fn set_resgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
     let mut c = thread.process.creds.lock();
     let privileged = c.euid == 0;
     let c = &mut *c;
@@ -350,8 +384,11 @@ pub fn prctl(thread: &Thread, option: u32, arg: usize) -> Result<isize> {
             thread.process.no_new_privs.store(true, Ordering::Relaxed);
             Ok(0)
         }
-        linux_raw_sys::prctl::PR_SET_DUMPABLE if arg <= 1 => Ok(0),
-        linux_raw_sys::prctl::PR_GET_DUMPABLE => Ok(1),
+        linux_raw_sys::prctl::PR_SET_DUMPABLE if arg <= 1 => {
+            thread.process.dumpable.store(arg == 1, Ordering::Relaxed);
+            Ok(0)
+        }
+        linux_raw_sys::prctl::PR_GET_DUMPABLE => Ok(isize::from(thread.process.dumpable.load(Ordering::Relaxed))),
         linux_raw_sys::prctl::PR_GET_NO_NEW_PRIVS => Ok(i32::from(thread.process.no_new_privs.load(Ordering::Relaxed)) as isize),
         linux_raw_sys::prctl::PR_GET_PDEATHSIG => {
             let sig = thread.process.death_signal.load(Ordering::Relaxed) as i32;

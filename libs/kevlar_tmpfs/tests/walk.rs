@@ -712,3 +712,142 @@ fn open_walks() {
         t.b.lookup(b"newfile").unwrap().ino()
     );
 }
+
+/// A directory holding one "magic" link, `link`, whose text names nothing
+/// but whose [`Inode::magic_link`] is `target`: procfs's fd and exe links.
+struct MagicDir {
+    target: Arc<dyn Inode>,
+}
+
+/// The magic link itself.
+struct Magic {
+    target: Arc<dyn Inode>,
+}
+
+impl Inode for MagicDir {
+    fn fs_id(&self) -> u64 {
+        9999
+    }
+    fn ino(&self) -> u64 {
+        1
+    }
+    fn file_type(&self) -> FileType {
+        FileType::Directory
+    }
+    fn stat(&self) -> Result<kevlar_vfs::Stat> {
+        Ok(kevlar_vfs::Stat {
+            mode: FileType::Directory.mode_bits() | 0o555,
+            ..Default::default()
+        })
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn lookup(&self, name: &[u8]) -> Result<Arc<dyn Inode>> {
+        match name {
+            b"link" => Ok(Arc::new(Magic {
+                target: self.target.clone(),
+            })),
+            _ => Err(Errno::ENOENT),
+        }
+    }
+}
+
+impl Inode for Magic {
+    fn fs_id(&self) -> u64 {
+        9999
+    }
+    fn ino(&self) -> u64 {
+        2
+    }
+    fn file_type(&self) -> FileType {
+        FileType::Symlink
+    }
+    fn stat(&self) -> Result<kevlar_vfs::Stat> {
+        Ok(kevlar_vfs::Stat {
+            mode: FileType::Symlink.mode_bits() | 0o777,
+            ..Default::default()
+        })
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn read_link(&self) -> Result<Vec<u8>> {
+        Ok(b"/does/not/exist (deleted)".to_vec())
+    }
+    fn magic_link(&self) -> Option<Result<Arc<dyn Inode>>> {
+        Some(Ok(self.target.clone()))
+    }
+}
+
+#[test]
+fn magic_links_jump_to_their_node() {
+    let t = tree();
+    let m = mkdir(&t.f.root, "m");
+    let magic_to_b: Arc<dyn Inode> = Arc::new(MagicDir {
+        target: t.b.clone(),
+    });
+    let mut mounts = Mounts::default();
+    mounts.mount(&m, &magic_to_b);
+    let c = ctx(&t.f.root, &t.f.root, &mounts);
+    // Followed in the middle and at the end, whatever the text says.
+    assert_eq!(
+        walk(&c, None, b"/m/link/c", WalkFlags::EMPTY)
+            .unwrap()
+            .ino(),
+        t.c.ino()
+    );
+    assert_eq!(
+        walk(&c, None, b"/m/link", WalkFlags::EMPTY).unwrap().ino(),
+        t.b.ino()
+    );
+    assert_eq!(
+        walk(&c, None, b"/m/link/", WalkFlags::NOFOLLOW)
+            .unwrap()
+            .ino(),
+        t.b.ino()
+    );
+    // `..` from the target is the target's real parent.
+    assert_eq!(
+        walk(&c, None, b"/m/link/..", WalkFlags::EMPTY)
+            .unwrap()
+            .ino(),
+        t.a.ino()
+    );
+    // Not followed at the end with NOFOLLOW: the link itself.
+    let link = walk(&c, None, b"/m/link", WalkFlags::NOFOLLOW).unwrap();
+    assert_eq!(link.file_type(), FileType::Symlink);
+    // open follows it too, and a name under it can be created.
+    assert!(
+        matches!(walk_open(&c, None, b"/m/link", WalkFlags::EMPTY), Ok(OpenLookup::Found(n)) if n.ino() == t.b.ino())
+    );
+    match walk_open(&c, None, b"/m/link/new", WalkFlags::EMPTY) {
+        Ok(OpenLookup::Missing { dir, name, .. }) => {
+            assert_eq!(dir.ino(), t.b.ino());
+            assert_eq!(name, b"new");
+        }
+        _ => panic!("expected a missing entry under the magic link's target"),
+    }
+    // A magic link to a file cannot be walked through.
+    let magic_to_file: Arc<dyn Inode> = Arc::new(MagicDir {
+        target: t.c.clone(),
+    });
+    let mut mounts = Mounts::default();
+    mounts.mount(&m, &magic_to_file);
+    let c = ctx(&t.f.root, &t.f.root, &mounts);
+    assert_eq!(
+        walk(&c, None, b"/m/link", WalkFlags::EMPTY).unwrap().ino(),
+        t.c.ino()
+    );
+    assert_eq!(
+        walk(&c, None, b"/m/link/x", WalkFlags::EMPTY).err(),
+        Some(Errno::ENOTDIR)
+    );
+    assert_eq!(
+        walk(&c, None, b"/m/link/", WalkFlags::EMPTY).err(),
+        Some(Errno::ENOTDIR)
+    );
+    // walk_parent leaves a magic link in the last component alone.
+    let p = walk_parent(&c, None, b"/m/link").unwrap();
+    assert_eq!(p.last, LastComponent::Normal(b"link".to_vec()));
+}

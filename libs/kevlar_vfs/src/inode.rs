@@ -169,6 +169,16 @@ pub trait Inode: Send + Sync + Any {
         Err(Errno::EINVAL)
     }
 
+    /// For a "magic" symbolic link, returns the node it stands for: path
+    /// resolution jumps straight to that node instead of walking the text
+    /// [`Inode::read_link`] gives. procfs's `/proc/PID/fd/N`, `exe`, `cwd`
+    /// and `root` are such links: their target may have been renamed,
+    /// unlinked, or never had a path (a pipe). `None` (the default) makes
+    /// the link an ordinary one.
+    fn magic_link(&self) -> Option<Result<Arc<dyn Inode>>> {
+        None
+    }
+
     /// Adds the hard link `name` to `target`, which must be a non-directory
     /// on the same file system (else EPERM or EXDEV).
     fn link(&self, name: &[u8], target: &Arc<dyn Inode>) -> Result<()> {

@@ -498,6 +498,13 @@ impl<'c, 'a> Walker<'c, 'a> {
                         if self.links_followed > MAX_SYMLINK_FOLLOWS {
                             return Err(Errno::ELOOP);
                         }
+                        if let Some(node) = child.magic_link() {
+                            // The walk goes on from the node itself; it
+                            // must be a directory if more follows (checked
+                            // at the next component or at the end).
+                            cur = node?;
+                            continue;
+                        }
                         let target = child.read_link()?;
                         if target.is_empty() {
                             return Err(Errno::ENOENT);

@@ -124,6 +124,17 @@ pub fn active_protections() -> (bool, bool, bool, bool) {
     )
 }
 
+/// Returns CPUID leaf `leaf`, sub-leaf `sub` as (eax, ebx, ecx, edx), or
+/// zeros for a leaf beyond the CPU's maximum (standard or extended).
+pub fn cpuid(leaf: u32, sub: u32) -> (u32, u32, u32, u32) {
+    let max = __cpuid(leaf & 0x8000_0000).eax;
+    if leaf > max {
+        return (0, 0, 0, 0);
+    }
+    let r = __cpuid_count(leaf, sub);
+    (r.eax, r.ebx, r.ecx, r.edx)
+}
+
 /// Reads the time-stamp counter.
 #[inline]
 pub fn rdtsc() -> u64 {

@@ -1,0 +1,573 @@
+//! The mount table: which file system is mounted where, with which flags
+//! and options; the file system types mount(2) can make; and what
+//! /proc/PID/mounts and statfs(2) report about each.
+
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt::Write;
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use kevlar_platform::sync::SpinLock;
+use kevlar_tmpfs::{TmpFs, TmpFsOptions};
+use kevlar_vfs::{Inode, MountTable};
+use linux_raw_sys::general as abi;
+
+use crate::error::{Errno, Result};
+
+/// The file system behind a mount, for statfs and the options
+/// /proc/mounts shows.
+#[derive(Clone)]
+pub enum FsKind {
+    /// The initramfs root (Linux's `rootfs`, a tmpfs).
+    Rootfs(Arc<TmpFs>),
+    /// A tmpfs instance, with the options it was mounted with.
+    Tmpfs(Arc<TmpFs>, TmpfsSettings),
+    /// The one devtmpfs instance.
+    Devtmpfs(Arc<TmpFs>),
+    /// procfs.
+    Proc,
+    /// sysfs.
+    Sysfs,
+}
+
+/// The settings of a tmpfs mount that /proc/mounts shows when they differ
+/// from the defaults.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TmpfsSettings {
+    /// Size limit in pages (`size=`), if given.
+    pub max_pages: Option<u64>,
+    /// Node limit (`nr_inodes=`), if given.
+    pub max_inodes: Option<u64>,
+    /// Permission bits of the root (`mode=`).
+    pub mode: u32,
+    /// Owner of the root (`uid=`).
+    pub uid: u32,
+    /// Group of the root (`gid=`).
+    pub gid: u32,
+}
+
+/// One mounted file system.
+#[derive(Clone)]
+pub struct Mount {
+    /// The mount id (/proc/PID/mountinfo, fdinfo's `mnt_id`).
+    pub id: u32,
+    /// The id of the mount it sits on.
+    pub parent_id: u32,
+    /// The directory it covers (None for the root).
+    pub on: Option<Arc<dyn Inode>>,
+    /// The root of the mounted tree.
+    pub root: Arc<dyn Inode>,
+    /// The absolute path of the mount point.
+    pub path: Vec<u8>,
+    /// The file system type name.
+    pub fstype: &'static str,
+    /// The source given to mount(2) ("none" if none).
+    pub source: Vec<u8>,
+    /// MS_* flags that apply to the mount (MS_RDONLY, MS_NOSUID, ...).
+    pub flags: u32,
+    /// The file system behind it.
+    pub kind: FsKind,
+    /// (device, inode) of `on` and of `root`, compared on every step of
+    /// every path walk without calling into the nodes.
+    on_key: Option<(u64, u64)>,
+    root_key: (u64, u64),
+}
+
+/// Returns a node's (device, inode) pair.
+fn key(node: &dyn Inode) -> (u64, u64) {
+    (node.fs_id(), node.ino())
+}
+
+/// The mounts in the order they were made, the root first.
+static MOUNTS: SpinLock<Vec<Mount>> = SpinLock::new(Vec::new());
+/// Whether anything is mounted besides the root (path walks skip the
+/// table while nothing is).
+static HAS_MOUNTS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// One bit per covered directory's inode number (modulo 64): a node whose
+/// bit is clear has nothing mounted on it.
+static COVERED_FILTER: AtomicU64 = AtomicU64::new(0);
+
+fn filter_bit(ino: u64) -> u64 {
+    // The inode number alone: asking a node for its device too costs more
+    // than the false matches it would avoid.
+    1 << (ino % 64)
+}
+
+/// The union of every mount's flags: a flag no mount has needs no lookup.
+static ANY_FLAGS: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+
+/// One bit per first path component of a procfs mount point (a hash
+/// modulo 64): a path whose bit is clear does not lead through procfs.
+static PROC_FILTER: AtomicU64 = AtomicU64::new(0);
+
+fn first_component_bit(path: &[u8]) -> u64 {
+    let first = path.iter().skip_while(|&&b| b == b'/').take_while(|&&b| b != b'/');
+    let hash = first.fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    1 << (hash % 64)
+}
+
+/// Recomputes the filters and HAS_MOUNTS after the table changed.
+fn update_filters(mounts: &[Mount]) {
+    let filter = mounts.iter().filter_map(|m| m.on_key).fold(0, |f, (_, ino)| f | filter_bit(ino));
+    COVERED_FILTER.store(filter, Ordering::Release);
+    ANY_FLAGS.store(mounts.iter().fold(0, |f, m| f | m.flags), Ordering::Release);
+    let proc_filter = mounts.iter().filter(|m| matches!(m.kind, FsKind::Proc)).fold(0, |f, m| f | first_component_bit(&m.path));
+    PROC_FILTER.store(proc_filter, Ordering::Release);
+    HAS_MOUNTS.store(mounts.iter().any(|m| m.on.is_some()), Ordering::Release);
+}
+
+/// Adds a mount to the table.
+fn add(mut mount: Mount) {
+    mount.on_key = mount.on.as_deref().map(key);
+    mount.root_key = key(&*mount.root);
+    let mut mounts = MOUNTS.lock();
+    mounts.push(mount);
+    update_filters(&mounts);
+}
+static NEXT_MOUNT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// Device numbers of file systems without a device (Linux's anonymous
+/// `0:N`), above the ones kevlar_tmpfs hands out by itself.
+static NEXT_ANON_DEV: AtomicU64 = AtomicU64::new(0x100);
+
+/// Returns a fresh anonymous device number.
+pub fn anon_dev() -> u64 {
+    super::initramfs::make_rdev(0, NEXT_ANON_DEV.fetch_add(1, Ordering::Relaxed) as u32)
+}
+
+/// Flags a mount may carry (MS_REMOUNT changes only these).
+const MOUNT_FLAGS: u32 = abi::MS_RDONLY | abi::MS_NOSUID | abi::MS_NODEV | abi::MS_NOEXEC | abi::MS_NOATIME | abi::MS_NODIRATIME | abi::MS_RELATIME | abi::MS_STRICTATIME;
+
+/// The path walker's view of the mount table.
+pub struct KernelMounts;
+
+impl MountTable for KernelMounts {
+    fn mounted_at(&self, dir: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
+        // Every step of every walk asks: rule most nodes out with the
+        // filter before taking the lock.
+        let filter = COVERED_FILTER.load(Ordering::Acquire);
+        if filter == 0 || filter & filter_bit(dir.ino()) == 0 {
+            return None;
+        }
+        let k = key(&**dir);
+        MOUNTS.lock().iter().rev().find(|m| m.on_key == Some(k)).map(|m| m.root.clone())
+    }
+
+    fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
+        if !HAS_MOUNTS.load(Ordering::Acquire) {
+            return None;
+        }
+        let k = key(&**root_of_mounted);
+        MOUNTS.lock().iter().rev().find(|m| m.on_key.is_some() && m.root_key == k).and_then(|m| m.on.clone())
+    }
+}
+
+/// Records the initramfs root as the first mount.
+pub fn set_root(fs: Arc<TmpFs>) {
+    let mut mounts = MOUNTS.lock();
+    mounts.retain(|m| m.on.is_some());
+    let mount = Mount {
+        id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed),
+        parent_id: 0,
+        on: None,
+        root: fs.root(),
+        path: b"/".to_vec(),
+        fstype: "rootfs",
+        source: b"rootfs".to_vec(),
+        flags: 0,
+        on_key: None,
+        root_key: key(&*fs.root()),
+        kind: FsKind::Rootfs(fs),
+    };
+    mounts.insert(0, mount);
+}
+
+/// Returns every mount, the root first.
+pub fn mounts() -> Vec<Mount> {
+    MOUNTS.lock().clone()
+}
+
+/// Returns the mount whose file system holds `node` (the last made, if
+/// one file system is mounted twice).
+pub fn mount_of(node: &dyn Inode) -> Option<Mount> {
+    let fs_id = node.fs_id();
+    MOUNTS.lock().iter().rev().find(|m| m.root_key.0 == fs_id).cloned()
+}
+
+/// Returns the MS_* flags of the mount holding `node` (0 if none).
+pub fn flags_of(node: &dyn Inode) -> u32 {
+    if ANY_FLAGS.load(Ordering::Acquire) == 0 {
+        return 0;
+    }
+    let fs_id = node.fs_id();
+    MOUNTS.lock().iter().rev().find(|m| m.root_key.0 == fs_id).map_or(0, |m| m.flags)
+}
+
+/// Fails with EROFS if `node` is on a read-only mount.
+pub fn check_writable(node: &dyn Inode) -> Result<()> {
+    if has_flag(node, abi::MS_RDONLY) { Err(Errno::EROFS) } else { Ok(()) }
+}
+
+/// Tells whether the mount holding `node` has `flag` (without looking it
+/// up when no mount has it).
+pub fn has_flag(node: &dyn Inode, flag: u32) -> bool {
+    ANY_FLAGS.load(Ordering::Acquire) & flag != 0 && flags_of(node) & flag != 0
+}
+
+/// The single devtmpfs instance: every mount of devtmpfs shows the same
+/// tree, as on Linux.
+static DEVTMPFS: SpinLock<Option<Arc<TmpFs>>> = SpinLock::new(None);
+
+/// Returns devtmpfs, making it (with the kernel's device nodes) at first use.
+pub fn devtmpfs() -> Result<Arc<TmpFs>> {
+    let mut slot = DEVTMPFS.lock();
+    if let Some(fs) = slot.as_ref() {
+        return Ok(fs.clone());
+    }
+    let options = TmpFsOptions { dev: Some(anon_dev()), root_mode: 0o755, ..TmpFsOptions::default() };
+    let fs = TmpFs::with_options(Arc::new(crate::clock::KernelClock), options);
+    super::initramfs::populate_devtmpfs(&fs.root())?;
+    *slot = Some(fs.clone());
+    Ok(fs)
+}
+
+/// Parses tmpfs's mount options (`size=`, `nr_inodes=`, `mode=`, `uid=`,
+/// `gid=`); anything else gives EINVAL, as Linux's tmpfs.
+fn parse_tmpfs_options(data: &[u8]) -> Result<TmpfsSettings> {
+    let mut settings = TmpfsSettings { mode: 0o1777, ..TmpfsSettings::default() };
+    let total_pages = kevlar_platform::mm::pmm::stats().total_bytes as u64 / 4096;
+    for option in data.split(|&b| b == b',').filter(|o| !o.is_empty()) {
+        let (key, value) = match option.iter().position(|&b| b == b'=') {
+            Some(i) => (&option[..i], &option[i + 1..]),
+            None => (option, &b""[..]),
+        };
+        let text = core::str::from_utf8(value).map_err(|_| Errno::EINVAL)?;
+        match key {
+            b"size" => {
+                let pages = if let Some(percent) = text.strip_suffix('%') {
+                    total_pages * percent.parse::<u64>().map_err(|_| Errno::EINVAL)? / 100
+                } else {
+                    parse_size(text)?.div_ceil(4096)
+                };
+                settings.max_pages = Some(pages);
+            }
+            b"nr_inodes" => settings.max_inodes = Some(parse_size(text)?),
+            b"mode" => settings.mode = u32::from_str_radix(text, 8).map_err(|_| Errno::EINVAL)? & 0o7777,
+            b"uid" => settings.uid = text.parse().map_err(|_| Errno::EINVAL)?,
+            b"gid" => settings.gid = text.parse().map_err(|_| Errno::EINVAL)?,
+            _ => return Err(Errno::EINVAL),
+        }
+    }
+    Ok(settings)
+}
+
+/// Parses a number with an optional k, m or g suffix.
+fn parse_size(text: &str) -> Result<u64> {
+    let (digits, shift) = match text.as_bytes().last() {
+        Some(b'k' | b'K') => (&text[..text.len() - 1], 10),
+        Some(b'm' | b'M') => (&text[..text.len() - 1], 20),
+        Some(b'g' | b'G') => (&text[..text.len() - 1], 30),
+        _ => (text, 0),
+    };
+    digits.parse::<u64>().ok().and_then(|n| n.checked_mul(1 << shift)).ok_or(Errno::EINVAL)
+}
+
+/// Makes a new instance of file system type `fstype` with options `data`.
+fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, FsKind)> {
+    match fstype {
+        b"proc" => Ok(("proc", super::procfs::root(), FsKind::Proc)),
+        b"sysfs" => Ok(("sysfs", super::sysfs::root(), FsKind::Sysfs)),
+        b"devtmpfs" => {
+            let fs = devtmpfs()?;
+            Ok(("devtmpfs", fs.root(), FsKind::Devtmpfs(fs)))
+        }
+        b"tmpfs" => {
+            let settings = parse_tmpfs_options(data)?;
+            let options = TmpFsOptions {
+                dev: Some(anon_dev()),
+                root_mode: settings.mode,
+                root_uid: settings.uid,
+                root_gid: settings.gid,
+                max_pages: settings.max_pages,
+                max_inodes: settings.max_inodes,
+                ..TmpFsOptions::default()
+            };
+            let fs = TmpFs::with_options(Arc::new(crate::clock::KernelClock), options);
+            Ok(("tmpfs", fs.root(), FsKind::Tmpfs(fs, settings)))
+        }
+        _ => Err(Errno::ENODEV),
+    }
+}
+
+/// The file system types mount(2) knows, for /proc/filesystems: (name,
+/// needs no device).
+pub const FILESYSTEMS: [(&str, bool); 5] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("rootfs", true)];
+
+/// Mounts a new `fstype` file system from `source` on directory `on`
+/// (whose absolute path is `path`).
+pub fn mount_new(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u8], flags: u32, data: &[u8]) -> Result<()> {
+    let (name, root, kind) = make_fs(fstype, data)?;
+    let parent_id = mount_of(&*on).map_or(0, |m| m.id);
+    add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype: name, source, flags: flags & MOUNT_FLAGS, kind, on_key: None, root_key: (0, 0) });
+    Ok(())
+}
+
+/// Bind-mounts directory `source` (of the mount `from`) on `on`.
+pub fn mount_bind(source: Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>, flags: u32) -> Result<()> {
+    let from = mount_of(&*source).ok_or(Errno::EINVAL)?;
+    let parent_id = mount_of(&*on).map_or(0, |m| m.id);
+    let mount = Mount {
+        id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed),
+        parent_id,
+        on: Some(on),
+        root: source,
+        path,
+        fstype: from.fstype,
+        source: from.source.clone(),
+        flags: flags & MOUNT_FLAGS,
+        kind: from.kind.clone(),
+        on_key: None,
+        root_key: (0, 0),
+    };
+    add(mount);
+    Ok(())
+}
+
+/// Finds the index of the last mount whose root is `root`.
+fn index_of_root(mounts: &[Mount], root: &Arc<dyn Inode>) -> Option<usize> {
+    let k = key(&**root);
+    mounts.iter().rposition(|m| m.root_key == k)
+}
+
+/// Tells whether absolute `path` leads through a procfs mount, where what
+/// a name means depends on who looks (/proc/self): such paths are
+/// resolved when recorded rather than when shown.
+pub fn through_procfs(path: &[u8]) -> bool {
+    // Every open asks: rule most paths out by their first component.
+    let filter = PROC_FILTER.load(Ordering::Acquire);
+    if filter == 0 || filter & first_component_bit(path) == 0 {
+        return false;
+    }
+    MOUNTS.lock().iter().any(|m| {
+        matches!(m.kind, FsKind::Proc) && path.starts_with(&m.path) && matches!(path.get(m.path.len()), None | Some(b'/'))
+    })
+}
+
+/// Changes the flags of the mount whose root is `root` (MS_REMOUNT).
+pub fn remount(root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
+    let mut mounts = MOUNTS.lock();
+    let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
+    mounts[index].flags = flags & MOUNT_FLAGS;
+    update_filters(&mounts);
+    Ok(())
+}
+
+/// Tells whether `root` is the root of a mount (for the propagation
+/// flags, which need a mount point and change nothing here: there is one
+/// mount namespace and no peer groups).
+pub fn is_mount_root(root: &Arc<dyn Inode>) -> bool {
+    index_of_root(&MOUNTS.lock(), root).is_some()
+}
+
+/// Moves the mount whose root is `root` onto `on` (MS_MOVE).
+pub fn move_mount(root: &Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>) -> Result<()> {
+    let parent_id = mount_of(&*on).map_or(0, |m| m.id);
+    let mut mounts = MOUNTS.lock();
+    let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
+    if mounts[index].on.is_none() {
+        return Err(Errno::EINVAL);
+    }
+    let mut mount = mounts.remove(index);
+    mount.on_key = Some(key(&*on));
+    mount.on = Some(on);
+    mount.path = path;
+    mount.parent_id = parent_id;
+    mounts.push(mount);
+    update_filters(&mounts);
+    Ok(())
+}
+
+/// Unmounts the mount whose root is `root`. Without `detach`, fails with
+/// EBUSY while something is mounted inside it or a process works in it or
+/// has one of its files open.
+pub fn unmount(root: &Arc<dyn Inode>, detach: bool) -> Result<()> {
+    let fs_id = root.fs_id();
+    {
+        let mounts = MOUNTS.lock();
+        let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
+        if mounts[index].on.is_none() {
+            return Err(Errno::EBUSY);
+        }
+        let shared = mounts.iter().filter(|m| m.root.fs_id() == fs_id).count() > 1;
+        let has_submounts = mounts.iter().any(|m| m.on.as_ref().is_some_and(|on| on.fs_id() == fs_id));
+        if !detach && !shared && has_submounts {
+            return Err(Errno::EBUSY);
+        }
+        if !detach && !shared && in_use(fs_id) {
+            return Err(Errno::EBUSY);
+        }
+    }
+    let mut mounts = MOUNTS.lock();
+    let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
+    mounts.remove(index);
+    update_filters(&mounts);
+    Ok(())
+}
+
+/// Tells whether a process works in, or has open a file of, file system
+/// `fs_id`.
+fn in_use(fs_id: u64) -> bool {
+    crate::process::all_processes().iter().any(|p| {
+        let fs = p.fs.lock().clone();
+        if fs.cwd.fs_id() == fs_id || fs.root.fs_id() == fs_id {
+            return true;
+        }
+        let files = p.files.lock().clone();
+        let table = files.lock();
+        let busy = table.iter().any(|(_, file, _)| file.ops.inode().is_some_and(|i| i.fs_id() == fs_id));
+        busy
+    })
+}
+
+/// Appends `bytes` to `out` with space, tab, newline and backslash escaped
+/// as octal, as /proc/mounts writes paths.
+pub fn escape_into(out: &mut String, bytes: &[u8]) {
+    for &b in bytes {
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\\') {
+            let _ = write!(out, "\\{:03o}", b);
+        } else {
+            out.push(b as char);
+        }
+    }
+}
+
+impl Mount {
+    /// Returns the per-mount options as /proc/mounts shows them
+    /// (`rw,nosuid,relatime`).
+    pub fn mount_options(&self) -> String {
+        let mut out = String::from(if self.flags & abi::MS_RDONLY != 0 { "ro" } else { "rw" });
+        for (flag, name) in [(abi::MS_NOSUID, ",nosuid"), (abi::MS_NODEV, ",nodev"), (abi::MS_NOEXEC, ",noexec"), (abi::MS_NOATIME, ",noatime"), (abi::MS_NODIRATIME, ",nodiratime")] {
+            if self.flags & flag != 0 {
+                out.push_str(name);
+            }
+        }
+        // relatime is the default unless noatime or strictatime was asked;
+        // the root mount was never mounted with it.
+        if self.on.is_some() && self.flags & (abi::MS_NOATIME | abi::MS_STRICTATIME) == 0 {
+            out.push_str(",relatime");
+        }
+        out
+    }
+
+    /// Returns the file-system options as /proc/mounts shows them after
+    /// the mount options (without a leading comma; may be empty).
+    pub fn fs_options(&self) -> String {
+        let mut out = String::new();
+        match &self.kind {
+            FsKind::Rootfs(_) | FsKind::Devtmpfs(_) => {
+                // Linux shows the size limits it computed at boot; we have
+                // none, so only what Linux always shows.
+                if matches!(self.kind, FsKind::Devtmpfs(_)) {
+                    out.push_str("mode=755,");
+                }
+                out.push_str("inode64");
+            }
+            FsKind::Tmpfs(_, settings) => {
+                if let Some(pages) = settings.max_pages {
+                    let _ = write!(out, "size={}k,", pages * 4);
+                }
+                if let Some(inodes) = settings.max_inodes {
+                    let _ = write!(out, "nr_inodes={},", inodes);
+                }
+                if settings.mode != 0o1777 {
+                    let _ = write!(out, "mode={:o},", settings.mode);
+                }
+                if settings.uid != 0 {
+                    let _ = write!(out, "uid={},", settings.uid);
+                }
+                if settings.gid != 0 {
+                    let _ = write!(out, "gid={},", settings.gid);
+                }
+                out.push_str("inode64");
+            }
+            FsKind::Proc | FsKind::Sysfs => {}
+        }
+        out
+    }
+}
+
+/// What statfs(2) reports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StatFs {
+    /// The file system's magic number.
+    pub fs_type: u64,
+    /// Block size.
+    pub block_size: u64,
+    /// Blocks in all.
+    pub blocks: u64,
+    /// Free blocks.
+    pub blocks_free: u64,
+    /// Nodes in all.
+    pub files: u64,
+    /// Free nodes.
+    pub files_free: u64,
+    /// Longest name.
+    pub name_max: u64,
+    /// ST_* flags.
+    pub flags: u64,
+}
+
+// ST_* flags of statfs's f_flags (include/linux/statfs.h, not in the
+// user-space headers linux-raw-sys is made from).
+const ST_RDONLY: u64 = 0x0001;
+const ST_NOSUID: u64 = 0x0002;
+const ST_NODEV: u64 = 0x0004;
+const ST_NOEXEC: u64 = 0x0008;
+const ST_VALID: u64 = 0x0020;
+const ST_NOATIME: u64 = 0x0400;
+const ST_NODIRATIME: u64 = 0x0800;
+const ST_RELATIME: u64 = 0x1000;
+
+/// Returns what statfs reports for the file system holding `node`.
+pub fn statfs(node: &dyn Inode) -> StatFs {
+    let Some(mount) = mount_of(node) else {
+        return StatFs { fs_type: abi::TMPFS_MAGIC as u64, block_size: 4096, name_max: 255, flags: ST_VALID, ..StatFs::default() };
+    };
+    let total_pages = kevlar_platform::mm::pmm::stats().total_bytes as u64 / 4096;
+    let tmpfs = |fs: &TmpFs, max_pages: Option<u64>, max_inodes: Option<u64>| {
+        // Linux's tmpfs defaults: half of RAM, and as many nodes as half
+        // of RAM has pages.
+        let usage = fs.usage();
+        let blocks = max_pages.unwrap_or(total_pages / 2);
+        let files = max_inodes.unwrap_or(total_pages / 2);
+        StatFs {
+            fs_type: abi::TMPFS_MAGIC as u64,
+            block_size: 4096,
+            blocks,
+            blocks_free: blocks.saturating_sub(usage.pages),
+            files,
+            files_free: files.saturating_sub(usage.inodes),
+            name_max: 255,
+            flags: 0,
+        }
+    };
+    let mut out = match &mount.kind {
+        FsKind::Rootfs(fs) | FsKind::Devtmpfs(fs) => tmpfs(fs, None, None),
+        FsKind::Tmpfs(fs, settings) => tmpfs(fs, settings.max_pages, settings.max_inodes),
+        FsKind::Proc => StatFs { fs_type: abi::PROC_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
+        FsKind::Sysfs => StatFs { fs_type: abi::SYSFS_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
+    };
+    let mut flags = ST_VALID;
+    for (ms, st) in [(abi::MS_RDONLY, ST_RDONLY), (abi::MS_NOSUID, ST_NOSUID), (abi::MS_NODEV, ST_NODEV), (abi::MS_NOEXEC, ST_NOEXEC), (abi::MS_NOATIME, ST_NOATIME), (abi::MS_NODIRATIME, ST_NODIRATIME)] {
+        if mount.flags & ms != 0 {
+            flags |= st;
+        }
+    }
+    if mount.on.is_some() && mount.flags & (abi::MS_NOATIME | abi::MS_STRICTATIME) == 0 {
+        flags |= ST_RELATIME;
+    }
+    out.flags = flags;
+    out
+}

@@ -1,0 +1,856 @@
+//! `/proc/PID`: one directory per process, its files generated from the
+//! live process each time they are read.
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::any::Any;
+use core::fmt::Write;
+use core::sync::atomic::Ordering;
+
+use kevlar_vfs::{DirEntry, FileType, Inode, Stat};
+use linux_raw_sys::general as abi;
+
+use super::{fs_id, parse_number, pid_ino};
+use crate::error::{Errno, Result};
+use crate::fs::file::OpenFile;
+use crate::fs::synth::{Attr, DirSource, Parent, SynthDir, SynthFile, SynthLink, Table};
+use crate::fs::FsContext;
+use crate::process::{find_process, Pid, Process, ThreadState};
+
+/// USER_HZ, the unit of the times in /proc/PID/stat.
+const NS_PER_TICK: u64 = 10_000_000;
+
+// Offsets of the entries of /proc/PID from its inode number.
+const FD_LINK_BASE: u64 = 0x1000;
+const FDINFO_BASE: u64 = 0x2000;
+const TASK_BASE: u64 = 0x8000;
+
+// Linux's PF_* task flags (include/linux/sched.h, not in the user-space
+// headers): a zombie is exiting; a forked child that has not exec'd yet.
+const PF_EXITING: u32 = 0x4;
+const PF_FORKNOEXEC: u32 = 0x40;
+
+/// Returns the live or zombie process `pid`.
+fn process(pid: Pid) -> Result<Arc<Process>> {
+    find_process(pid).ok_or(Errno::ESRCH)
+}
+
+/// Tells whether the calling process may look at `target`'s memory, files
+/// and links (Linux's ptrace read check): itself, root, or a process with
+/// the same ids throughout.
+fn may_access(target: &Process) -> bool {
+    let Some(me) = crate::process::current() else { return true };
+    if me.process.pid == target.pid {
+        return true;
+    }
+    let mine = me.process.creds.lock().clone();
+    if mine.euid == 0 {
+        return true;
+    }
+    if !target.dumpable.load(Ordering::Relaxed) {
+        return false;
+    }
+    let theirs = target.creds.lock().clone();
+    [theirs.uid, theirs.euid, theirs.suid].iter().all(|&u| u == mine.euid) && [theirs.gid, theirs.egid, theirs.sgid].iter().all(|&g| g == mine.egid)
+}
+
+/// Fails with EACCES unless [`may_access`].
+fn check_access(target: &Process) -> Result<()> {
+    if may_access(target) { Ok(()) } else { Err(Errno::EACCES) }
+}
+
+/// The attributes of a node of process `p`'s directory: owned by its
+/// effective ids, or by root if the process is not dumpable (as Linux).
+fn attr_of(p: &Process, ino: u64, perm: u32) -> Attr {
+    if !p.dumpable.load(Ordering::Relaxed) {
+        return Attr::root(fs_id(), ino, perm);
+    }
+    let creds = p.creds.lock();
+    Attr { fs_id: fs_id(), ino, perm, uid: creds.euid, gid: creds.egid }
+}
+
+/// Makes `/proc/PID` under `parent`.
+pub fn process_dir(pid: Pid, parent: &Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
+    let p = find_process(pid).ok_or(Errno::ENOENT)?;
+    let attr = attr_of(&p, pid_ino(pid), 0o555);
+    Ok(SynthDir::new(attr, Parent::Strong(parent.clone()), Box::new(entries(pid, pid_ino(pid), true))))
+}
+
+/// A text file of process `pid`, made by `text` from the process.
+fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result<Vec<u8>>) -> Result<Arc<dyn Inode>> {
+    let p = process(pid)?;
+    Ok(SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?))))
+}
+
+/// The entries of `/proc/PID` (and of `/proc/PID/task/TID`, without
+/// `task`), numbered from `base`.
+fn entries(pid: Pid, base: u64, with_task: bool) -> Table {
+    type Text = fn(&Arc<Process>) -> Result<Vec<u8>>;
+    let files: [(&'static [u8], u32, Text); 9] = [
+        (b"cmdline", 0o444, cmdline),
+        (b"environ", 0o400, environ),
+        (b"limits", 0o444, limits),
+        (b"maps", 0o444, maps),
+        (b"mountinfo", 0o444, mountinfo),
+        (b"mounts", 0o444, mounts),
+        (b"stat", 0o444, stat),
+        (b"statm", 0o444, statm),
+        (b"status", 0o444, status),
+    ];
+    let mut table = Table::new();
+    let mut n = base;
+    for (name, perm, text) in files {
+        n += 1;
+        let ino = n;
+        table.add(name, FileType::Regular, ino, move |_| process_file(pid, ino, perm, text));
+    }
+    n += 1;
+    let ino = n;
+    table.add(b"comm", FileType::Regular, ino, move |_| comm_file(pid, ino));
+    for (name, which) in [(&b"cwd"[..], Link::Cwd), (b"exe", Link::Exe), (b"root", Link::Root)] {
+        n += 1;
+        let ino = n;
+        table.add(name, FileType::Symlink, ino, move |_| process_link(pid, ino, which));
+    }
+    n += 1;
+    let ino = n;
+    table.add(b"fd", FileType::Directory, ino, move |dir| fd_dir(pid, ino, dir, false));
+    n += 1;
+    let ino = n;
+    table.add(b"fdinfo", FileType::Directory, ino, move |dir| fd_dir(pid, ino, dir, true));
+    if with_task {
+        n += 1;
+        let ino = n;
+        table.add(b"task", FileType::Directory, ino, move |dir| {
+            let p = process(pid)?;
+            Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(TaskSource { pid })) as Arc<dyn Inode>)
+        });
+    }
+    table
+}
+
+/// `/proc/PID/task`: one directory per thread (processes have one).
+struct TaskSource {
+    pid: Pid,
+}
+
+impl DirSource for TaskSource {
+    fn list(&self) -> Vec<DirEntry> {
+        match find_process(self.pid) {
+            Some(_) => alloc::vec![DirEntry { ino: pid_ino(self.pid) + TASK_BASE, file_type: FileType::Directory, name: format!("{}", self.pid).into_bytes() }],
+            None => Vec::new(),
+        }
+    }
+
+    fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
+        if parse_number(name) != Some(self.pid) {
+            return Err(Errno::ENOENT);
+        }
+        let p = find_process(self.pid).ok_or(Errno::ENOENT)?;
+        let ino = pid_ino(self.pid) + TASK_BASE;
+        Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(entries(self.pid, ino, false))))
+    }
+
+    fn create_error(&self) -> Errno {
+        Errno::ENOENT
+    }
+}
+
+fn comm_file(pid: Pid, ino: u64) -> Result<Arc<dyn Inode>> {
+    let p = process(pid)?;
+    Ok(SynthFile::writable(
+        attr_of(&p, ino, 0o644),
+        Box::new(move || Ok(format!("{}\n", process(pid)?.comm.lock().as_str()).into_bytes())),
+        Box::new(move |buf| {
+            // Only a process may rename itself; the bytes are taken as
+            // they are (a newline included), up to 15 and the first NUL.
+            let target = process(pid)?;
+            let me = crate::process::current().ok_or(Errno::EINVAL)?;
+            if me.process.pid != target.pid {
+                return Err(Errno::EINVAL);
+            }
+            let name = &buf[..buf.len().min(15)];
+            let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
+            *target.comm.lock() = String::from_utf8_lossy(name).into_owned();
+            Ok(buf.len())
+        }),
+    ))
+}
+
+#[derive(Clone, Copy)]
+enum Link {
+    Cwd,
+    Exe,
+    Root,
+}
+
+/// The absolute path of the file opened (or executed) by lexically
+/// absolute `path`, with symlinks resolved, or the path with
+/// " (deleted)" when it no longer leads to `node`.
+fn file_path(fs: &FsContext, path: &[u8], node: Option<&Arc<dyn Inode>>) -> Vec<u8> {
+    match crate::fs::canonical_path(fs, path) {
+        Ok((real, found)) if node.is_none_or(|n| kevlar_vfs::same_inode(&**n, &*found)) => real,
+        _ => {
+            let mut out = path.to_vec();
+            out.extend_from_slice(b" (deleted)");
+            out
+        }
+    }
+}
+
+fn process_link(pid: Pid, ino: u64, which: Link) -> Result<Arc<dyn Inode>> {
+    let p = process(pid)?;
+    let target = move || -> Result<Vec<u8>> {
+        let p = process(pid)?;
+        check_access(&p)?;
+        let fs = p.fs.lock().clone();
+        match which {
+            Link::Cwd => crate::fs::dir_path(&fs, fs.cwd.clone()),
+            Link::Root => crate::fs::dir_path(&fs, fs.root.clone()),
+            Link::Exe => {
+                let program = p.vm.lock().lock().program.clone().ok_or(Errno::ENOENT)?;
+                Ok(file_path(&fs, &program.exe_path, Some(&program.exe)))
+            }
+        }
+    };
+    let resolve = move || -> Result<Arc<dyn Inode>> {
+        let p = process(pid)?;
+        check_access(&p)?;
+        let fs = p.fs.lock().clone();
+        match which {
+            Link::Cwd => Ok(fs.cwd.clone()),
+            Link::Root => Ok(fs.root.clone()),
+            Link::Exe => Ok(p.vm.lock().lock().program.clone().ok_or(Errno::ENOENT)?.exe.clone()),
+        }
+    };
+    Ok(SynthLink::magic(attr_of(&p, ino, 0o777), Box::new(target), Box::new(resolve)))
+}
+
+// --- fd and fdinfo ------------------------------------------------------------
+
+/// `/proc/PID/fd` (links to the open files) or `fdinfo` (their state).
+fn fd_dir(pid: Pid, ino: u64, parent: &Arc<dyn Inode>, info: bool) -> Result<Arc<dyn Inode>> {
+    let p = process(pid)?;
+    let perm = if info { 0o555 } else { 0o500 };
+    Ok(SynthDir::new(attr_of(&p, ino, perm), Parent::Strong(parent.clone()), Box::new(FdSource { pid, info })))
+}
+
+struct FdSource {
+    pid: Pid,
+    info: bool,
+}
+
+/// Returns the open file of `fd` in process `pid` and its close-on-exec flag.
+fn open_file(pid: Pid, fd: i32) -> Result<(Arc<OpenFile>, bool)> {
+    let p = process(pid)?;
+    let files = p.files.lock().clone();
+    let table = files.lock();
+    Ok((table.get(fd).map_err(|_| Errno::ENOENT)?, table.cloexec(fd).unwrap_or(false)))
+}
+
+impl DirSource for FdSource {
+    fn list(&self) -> Vec<DirEntry> {
+        let Ok(p) = process(self.pid) else { return Vec::new() };
+        if !may_access(&p) {
+            return Vec::new();
+        }
+        let files = p.files.lock().clone();
+        let table = files.lock();
+        let (base, file_type) = if self.info { (FDINFO_BASE, FileType::Regular) } else { (FD_LINK_BASE, FileType::Symlink) };
+        table.iter().map(|(fd, _, _)| DirEntry { ino: pid_ino(self.pid) + base + fd as u64, file_type, name: format!("{}", fd).into_bytes() }).collect()
+    }
+
+    fn lookup(&self, _dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
+        let fd = parse_number(name).ok_or(Errno::ENOENT)?;
+        let p = process(self.pid)?;
+        check_access(&p)?;
+        let (file, _) = open_file(self.pid, fd)?;
+        let pid = self.pid;
+        if self.info {
+            let ino = pid_ino(pid) + FDINFO_BASE + fd as u64;
+            return Ok(SynthFile::new(attr_of(&p, ino, 0o444), Box::new(move || fdinfo(pid, fd))));
+        }
+        // The link's mode tells how the file is open: r-x for reading,
+        // -wx for writing, rwx for both (owner only).
+        let mut perm = 0;
+        if file.flags() & abi::O_PATH == 0 {
+            let accmode = file.flags() & abi::O_ACCMODE;
+            if accmode == abi::O_RDONLY || accmode == abi::O_RDWR {
+                perm |= 0o500;
+            }
+            if accmode == abi::O_WRONLY || accmode == abi::O_RDWR {
+                perm |= 0o300;
+            }
+        }
+        let ino = pid_ino(pid) + FD_LINK_BASE + fd as u64;
+        let target = move || -> Result<Vec<u8>> {
+            let (file, _) = open_file(pid, fd)?;
+            Ok(fd_target_text(pid, &file))
+        };
+        let resolve = move || -> Result<Arc<dyn Inode>> {
+            let (file, _) = open_file(pid, fd)?;
+            Ok(match file.ops.inode() {
+                Some(inode) => inode,
+                None => Arc::new(FdTarget { file }),
+            })
+        };
+        Ok(SynthLink::magic(attr_of(&p, ino, perm), Box::new(target), Box::new(resolve)))
+    }
+
+    fn create_error(&self) -> Errno {
+        Errno::ENOENT
+    }
+}
+
+/// What readlink of `/proc/PID/fd/N` says: the file's path, or
+/// `pipe:[INO]` for a pipe.
+fn fd_target_text(pid: Pid, file: &OpenFile) -> Vec<u8> {
+    if let Some(pipe) = file.ops.pipe() {
+        return format!("pipe:[{}]", pipe.ino()).into_bytes();
+    }
+    let inode = file.ops.inode();
+    if file.path.starts_with(b"/") {
+        if let Ok(p) = process(pid) {
+            let fs = p.fs.lock().clone();
+            return file_path(&fs, &file.path, inode.as_ref());
+        }
+    }
+    file.path.clone()
+}
+
+fn fdinfo(pid: Pid, fd: i32) -> Result<Vec<u8>> {
+    let (file, cloexec) = open_file(pid, fd)?;
+    let pos = *file.offset.lock();
+    let flags = file.flags() | if cloexec { abi::O_CLOEXEC } else { 0 };
+    let (mnt_id, ino) = match file.ops.inode() {
+        Some(inode) => (crate::fs::mount::mount_of(&*inode).map_or(0, |m| m.id), inode.ino()),
+        None => (0, file.ops.stat().map_or(0, |s| s.ino)),
+    };
+    Ok(format!("pos:\t{}\nflags:\t0{:o}\nmnt_id:\t{}\nino:\t{}\n", pos, flags, mnt_id, ino).into_bytes())
+}
+
+/// The node a `/proc/PID/fd/N` link leads to when the open file has no
+/// inode of its own (a pipe, a device): opening it opens the same object
+/// again, as on Linux.
+pub struct FdTarget {
+    file: Arc<OpenFile>,
+}
+
+impl FdTarget {
+    /// Opens the object again with open(2) `flags`, as `cred`: a pipe gives
+    /// a new end of the same pipe, a device a new open of the device.
+    pub fn reopen(&self, cred: &kevlar_vfs::Credentials, flags: u32) -> Result<Arc<OpenFile>> {
+        let accmode = flags & abi::O_ACCMODE;
+        let mut want = kevlar_vfs::Access::NONE;
+        if accmode == abi::O_RDONLY || accmode == abi::O_RDWR {
+            want = want | kevlar_vfs::Access::READ;
+        }
+        if accmode == abi::O_WRONLY || accmode == abi::O_RDWR {
+            want = want | kevlar_vfs::Access::WRITE;
+        }
+        kevlar_vfs::check_access(&self.file.ops.stat()?, cred, want)?;
+        if flags & abi::O_DIRECTORY != 0 {
+            return Err(Errno::ENOTDIR);
+        }
+        let kept = flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC | abi::O_NOCTTY);
+        let path = self.file.path.clone();
+        if let Some(pipe) = self.file.ops.pipe() {
+            let end = match accmode {
+                abi::O_RDWR => pipe.open_both(),
+                abi::O_WRONLY => pipe.open_end(true),
+                _ => pipe.open_end(false),
+            };
+            return Ok(OpenFile::new(end, kept, path));
+        }
+        Ok(OpenFile::new(self.file.ops.clone(), kept, path))
+    }
+}
+
+impl Inode for FdTarget {
+    fn fs_id(&self) -> u64 {
+        self.file.ops.stat().map_or(0, |s| s.dev)
+    }
+
+    fn ino(&self) -> u64 {
+        self.file.ops.stat().map_or(0, |s| s.ino)
+    }
+
+    fn file_type(&self) -> FileType {
+        self.file.ops.stat().ok().and_then(|s| s.file_type()).unwrap_or(FileType::CharDevice)
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        self.file.ops.stat()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+// --- the text files ------------------------------------------------------------
+
+/// Reads `[start, end)` of `p`'s memory.
+fn read_memory(p: &Process, start: usize, end: usize) -> Vec<u8> {
+    if end <= start {
+        return Vec::new();
+    }
+    let vm = p.vm.lock().clone();
+    let mut buf = alloc::vec![0u8; end - start];
+    let n = vm.lock().read_bytes(start, &mut buf);
+    buf.truncate(n);
+    buf
+}
+
+fn cmdline(p: &Arc<Process>) -> Result<Vec<u8>> {
+    let Some(program) = p.vm.lock().lock().program.clone() else { return Ok(Vec::new()) };
+    let (start, end) = (program.arg_start, program.arg_end);
+    let args = read_memory(p, start, end);
+    if args.last().is_none_or(|&b| b == 0) {
+        return Ok(args);
+    }
+    // setproctitle() overwrote the final NUL: the title runs on into the
+    // environment area, up to its first NUL (kept), as Linux reads it.
+    let env_end = if program.env_start == end { program.env_end } else { end };
+    let mut text = read_memory(p, start, env_end);
+    if let Some(nul) = text.iter().position(|&b| b == 0) {
+        text.truncate(nul + 1);
+    }
+    Ok(text)
+}
+
+fn environ(p: &Arc<Process>) -> Result<Vec<u8>> {
+    check_access(p)?;
+    let Some(program) = p.vm.lock().lock().program.clone() else { return Ok(Vec::new()) };
+    Ok(read_memory(p, program.env_start, program.env_end))
+}
+
+/// One-letter state and its name, as `ps` and /proc/PID/status show it.
+fn state(p: &Process) -> (char, &'static str) {
+    if p.exit_status().is_some() {
+        return ('Z', "zombie");
+    }
+    if p.signals.lock().is_stopped() {
+        return ('T', "stopped");
+    }
+    match p.main_thread().map(|t| t.state()) {
+        Some(ThreadState::Runnable) => ('R', "running"),
+        Some(ThreadState::Sleeping) => ('S', "sleeping"),
+        _ => ('X', "dead"),
+    }
+}
+
+/// The signal sets /proc shows: ignored and caught (with a handler).
+fn ignored_and_caught(p: &Process) -> (u64, u64) {
+    let signals = p.signals.lock();
+    let (mut ignored, mut caught) = (0u64, 0u64);
+    for (i, action) in signals.actions.iter().enumerate() {
+        match action.handler {
+            0 => {}                   // SIG_DFL
+            1 => ignored |= 1 << i,   // SIG_IGN
+            _ => caught |= 1 << i,
+        }
+    }
+    (ignored, caught)
+}
+
+fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
+    let (state, _) = state(p);
+    let zombie = p.exit_status().is_some();
+    let thread = p.main_thread();
+    let permitted = may_access(p);
+    let (program, usage, brk_start) = {
+        let vm = p.vm.lock().clone();
+        let vm = vm.lock();
+        (vm.program.clone(), vm.usage(), vm.brk_start)
+    };
+    let (policy, rt_priority) = *p.sched_policy.lock();
+    let nice = *p.nice.lock();
+    let priority = if policy == abi::SCHED_FIFO || policy == abi::SCHED_RR { -1 - rt_priority } else { 20 + nice };
+    let (pending, blocked) = {
+        let signals = p.signals.lock();
+        (signals.pending(), signals.blocked)
+    };
+    let (ignored, caught) = ignored_and_caught(p);
+    let mut flags = if p.did_exec.load(Ordering::Relaxed) { 0 } else { PF_FORKNOEXEC };
+    if zombie {
+        flags |= PF_EXITING;
+    }
+    let rss_limit = p.limits.lock()[abi::RLIMIT_RSS as usize][0];
+    let mm = |f: fn(&crate::mm::ProgramInfo) -> usize| program.as_ref().map_or(0, |prog| if permitted { f(prog) } else { 0 });
+    let has_mm = program.is_some();
+    let code_field = |f: fn(&crate::mm::ProgramInfo) -> usize| match &program {
+        Some(prog) if permitted => f(prog),
+        Some(_) => 1,
+        None => 0,
+    };
+    let exit_code = if permitted { p.exit_status().map_or(0, |s| s.wait_status()) } else { 0 };
+    let wchan = u8::from(permitted && state == 'S');
+    let comm = p.comm.lock().clone();
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "{} ({}) {} {} {} {} {} {} {} {} 0 0 0 {} 0 {} 0 {} {} 1 0 {} {} {} {} {} {} {} 0 0 {} {} {} {} {} 0 0 17 {} {} {} 0 0 0 {} {} {} {} {} {} {} {}\n",
+        p.pid,
+        comm,
+        state,
+        p.ppid(),
+        p.pgid.load(Ordering::Relaxed),
+        p.sid.load(Ordering::Relaxed),
+        // No controlling terminal (tty_nr 0, tpgid -1) until the TTY
+        // layer tracks them.
+        0,
+        -1,
+        flags,
+        thread.as_ref().map_or(0, |t| t.fault_count.load(Ordering::Relaxed)),
+        p.cpu_ns() / NS_PER_TICK,
+        p.children_cpu_ns.load(Ordering::Relaxed) / NS_PER_TICK,
+        priority,
+        nice,
+        p.start_ns / NS_PER_TICK,
+        usage.size,
+        usage.resident_anon + usage.resident_file + usage.resident_shared,
+        rss_limit,
+        code_field(|m| m.start_code),
+        code_field(|m| m.end_code),
+        mm(|m| m.start_stack),
+        pending,
+        blocked,
+        ignored,
+        caught,
+        wchan,
+        thread.as_ref().map_or(0, |t| t.last_cpu()),
+        if policy == abi::SCHED_FIFO || policy == abi::SCHED_RR { rt_priority } else { 0 },
+        policy,
+        mm(|m| m.start_data),
+        mm(|m| m.end_data),
+        if has_mm && permitted { brk_start } else { 0 },
+        mm(|m| m.arg_start),
+        mm(|m| m.arg_end),
+        mm(|m| m.env_start),
+        mm(|m| m.env_end),
+        exit_code,
+    );
+    // utime and stime: all CPU time counts as user time for now.
+    Ok(out.into_bytes())
+}
+
+fn statm(p: &Arc<Process>) -> Result<Vec<u8>> {
+    let (program, usage) = {
+        let vm = p.vm.lock().clone();
+        let vm = vm.lock();
+        (vm.program.clone(), vm.usage())
+    };
+    let page = 4096;
+    let text = program.map_or(0, |m| (m.end_code.saturating_sub(m.start_code) as u64).div_ceil(page));
+    let resident = usage.resident_anon + usage.resident_file + usage.resident_shared;
+    Ok(format!("{} {} {} {} 0 {} 0\n", usage.size / page, resident, usage.resident_file + usage.resident_shared, text, (usage.data + usage.stack) / page).into_bytes())
+}
+
+/// Formats a CPU set as Linux's `%*pb` (hex, 32-bit groups separated by
+/// commas, as many digits as the CPU count needs).
+fn cpu_mask(mask: u64, cpus: usize) -> String {
+    let digits = cpus.div_ceil(4).max(1);
+    let mut out = String::new();
+    for i in (0..digits).rev() {
+        let nibble = (mask >> (i * 4)) & 0xf;
+        let _ = write!(out, "{:x}", nibble);
+        if i % 8 == 0 && i != 0 {
+            out.push(',');
+        }
+    }
+    out
+}
+
+/// Formats a CPU set as a list of ranges (`0-1,3`).
+fn cpu_list(mask: u64, cpus: usize) -> String {
+    let mut out = String::new();
+    let mut cpu = 0;
+    while cpu < cpus {
+        if mask & (1 << cpu) == 0 {
+            cpu += 1;
+            continue;
+        }
+        let start = cpu;
+        while cpu + 1 < cpus && mask & (1 << (cpu + 1)) != 0 {
+            cpu += 1;
+        }
+        if !out.is_empty() {
+            out.push(',');
+        }
+        if start == cpu {
+            let _ = write!(out, "{}", start);
+        } else {
+            let _ = write!(out, "{}-{}", start, cpu);
+        }
+        cpu += 1;
+    }
+    out
+}
+
+fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
+    let (letter, name) = state(p);
+    let creds = p.creds.lock().clone();
+    let umask = p.fs.lock().umask;
+    let fd_slots = {
+        let files = p.files.lock().clone();
+        let n = files.lock().capacity();
+        n.next_power_of_two().max(64)
+    };
+    let mut out = String::new();
+    let _ = writeln!(out, "Name:\t{}", p.comm.lock().as_str());
+    let _ = writeln!(out, "Umask:\t{:04o}", umask);
+    let _ = writeln!(out, "State:\t{} ({})", letter, name);
+    let _ = writeln!(out, "Tgid:\t{}", p.pid);
+    let _ = writeln!(out, "Ngid:\t0");
+    let _ = writeln!(out, "Pid:\t{}", p.pid);
+    let _ = writeln!(out, "PPid:\t{}", p.ppid());
+    let _ = writeln!(out, "TracerPid:\t0");
+    let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", creds.uid, creds.euid, creds.suid, creds.euid);
+    let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", creds.gid, creds.egid, creds.sgid, creds.egid);
+    let _ = writeln!(out, "FDSize:\t{}", fd_slots);
+    let groups: Vec<String> = creds.groups.iter().map(|g| format!("{}", g)).collect();
+    let _ = writeln!(out, "Groups:\t{} ", groups.join(" "));
+    let _ = writeln!(out, "NStgid:\t{}", p.pid);
+    let _ = writeln!(out, "NSpid:\t{}", p.pid);
+    let _ = writeln!(out, "NSpgid:\t{}", p.pgid.load(Ordering::Relaxed));
+    let _ = writeln!(out, "NSsid:\t{}", p.sid.load(Ordering::Relaxed));
+    let (program, usage) = {
+        let vm = p.vm.lock().clone();
+        let vm = vm.lock();
+        (vm.program.clone(), vm.usage())
+    };
+    if let Some(program) = &program {
+        let kb = |bytes: u64| bytes / 1024;
+        let rss = (usage.resident_anon + usage.resident_file + usage.resident_shared) * 4;
+        let exe = (program.end_code.saturating_sub(program.start_code) as u64).div_ceil(4096) * 4;
+        let rows: [(&str, u64); 16] = [
+            ("VmPeak:", kb(usage.size)),
+            ("VmSize:", kb(usage.size)),
+            ("VmLck:", 0),
+            ("VmPin:", 0),
+            ("VmHWM:", rss),
+            ("VmRSS:", rss),
+            ("RssAnon:", usage.resident_anon * 4),
+            ("RssFile:", usage.resident_file * 4),
+            ("RssShmem:", usage.resident_shared * 4),
+            ("VmData:", kb(usage.data)),
+            ("VmStk:", kb(usage.stack)),
+            ("VmExe:", exe),
+            ("VmLib:", kb(usage.exec).saturating_sub(exe)),
+            ("VmPTE:", 0),
+            ("VmSwap:", 0),
+            ("HugetlbPages:", 0),
+        ];
+        for (key, value) in rows {
+            let _ = writeln!(out, "{}\t{:8} kB", key, value);
+        }
+    }
+    let _ = writeln!(out, "CoreDumping:\t0");
+    let _ = writeln!(out, "THP_enabled:\t1");
+    let _ = writeln!(out, "Threads:\t1");
+    let (queued, pending, blocked) = {
+        let signals = p.signals.lock();
+        (signals.queued_count(), signals.pending(), signals.blocked)
+    };
+    let (ignored, caught) = ignored_and_caught(p);
+    let _ = writeln!(out, "SigQ:\t{}/{}", queued, p.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0]);
+    let _ = writeln!(out, "SigPnd:\t{:016x}", 0);
+    let _ = writeln!(out, "ShdPnd:\t{:016x}", pending);
+    let _ = writeln!(out, "SigBlk:\t{:016x}", blocked);
+    let _ = writeln!(out, "SigIgn:\t{:016x}", ignored);
+    let _ = writeln!(out, "SigCgt:\t{:016x}", caught);
+    // Root holds every capability (CAP_LAST_CAP is 40 in Linux 6.1).
+    let caps: u64 = if creds.euid == 0 { (1 << 41) - 1 } else { 0 };
+    let _ = writeln!(out, "CapInh:\t{:016x}", 0);
+    let _ = writeln!(out, "CapPrm:\t{:016x}", caps);
+    let _ = writeln!(out, "CapEff:\t{:016x}", caps);
+    let _ = writeln!(out, "CapBnd:\t{:016x}", (1u64 << 41) - 1);
+    let _ = writeln!(out, "CapAmb:\t{:016x}", 0);
+    let _ = writeln!(out, "NoNewPrivs:\t{}", u8::from(p.no_new_privs.load(Ordering::Relaxed)));
+    let _ = writeln!(out, "Seccomp:\t0");
+    let _ = writeln!(out, "Seccomp_filters:\t0");
+    let _ = writeln!(out, "Speculation_Store_Bypass:\tnot vulnerable");
+    let _ = writeln!(out, "SpeculationIndirectBranch:\talways enabled");
+    let cpus = kevlar_platform::smp::cpu_count();
+    let mask = p.affinity.load(Ordering::Relaxed) & (u64::MAX >> (64 - cpus.clamp(1, 64)));
+    let _ = writeln!(out, "Cpus_allowed:\t{}", cpu_mask(mask, cpus));
+    let _ = writeln!(out, "Cpus_allowed_list:\t{}", cpu_list(mask, cpus));
+    // One memory node; Linux prints MAX_NUMNODES (1024) bits of it.
+    let mut mems = String::new();
+    for i in 0..32 {
+        mems.push_str(if i == 31 { "00000001" } else { "00000000," });
+    }
+    let _ = writeln!(out, "Mems_allowed:\t{}", mems);
+    let _ = writeln!(out, "Mems_allowed_list:\t0");
+    let _ = writeln!(out, "voluntary_ctxt_switches:\t0");
+    let _ = writeln!(out, "nonvoluntary_ctxt_switches:\t0");
+    Ok(out.into_bytes())
+}
+
+fn limits(p: &Arc<Process>) -> Result<Vec<u8>> {
+    const ROWS: [(&str, u32, &str); 16] = [
+        ("Max cpu time", abi::RLIMIT_CPU, "seconds"),
+        ("Max file size", abi::RLIMIT_FSIZE, "bytes"),
+        ("Max data size", abi::RLIMIT_DATA, "bytes"),
+        ("Max stack size", abi::RLIMIT_STACK, "bytes"),
+        ("Max core file size", abi::RLIMIT_CORE, "bytes"),
+        ("Max resident set", abi::RLIMIT_RSS, "bytes"),
+        ("Max processes", abi::RLIMIT_NPROC, "processes"),
+        ("Max open files", abi::RLIMIT_NOFILE, "files"),
+        ("Max locked memory", abi::RLIMIT_MEMLOCK, "bytes"),
+        ("Max address space", abi::RLIMIT_AS, "bytes"),
+        ("Max file locks", abi::RLIMIT_LOCKS, "locks"),
+        ("Max pending signals", abi::RLIMIT_SIGPENDING, "signals"),
+        ("Max msgqueue size", abi::RLIMIT_MSGQUEUE, "bytes"),
+        ("Max nice priority", abi::RLIMIT_NICE, ""),
+        ("Max realtime priority", abi::RLIMIT_RTPRIO, ""),
+        ("Max realtime timeout", abi::RLIMIT_RTTIME, "us"),
+    ];
+    let limits = *p.limits.lock();
+    let mut out = format!("{:<25} {:<20} {:<20} {:<10}\n", "Limit", "Soft Limit", "Hard Limit", "Units");
+    for (name, resource, unit) in ROWS {
+        let show = |v: u64| if v == u64::MAX { String::from("unlimited") } else { format!("{}", v) };
+        let [soft, hard] = limits[resource as usize];
+        let _ = writeln!(out, "{:<25} {:<20} {:<20} {:<10}", name, show(soft), show(hard), unit);
+    }
+    Ok(out.into_bytes())
+}
+
+fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
+    check_access(p)?;
+    let fs = p.fs.lock().clone();
+    // Copy what each line needs, then name files without the address
+    // space locked (resolving paths walks file systems).
+    struct Line {
+        start: usize,
+        end: usize,
+        prot: crate::mm::Prot,
+        shared: bool,
+        offset: u64,
+        dev: u64,
+        ino: u64,
+        path: Option<Vec<u8>>,
+        name: &'static str,
+    }
+    let lines: Vec<Line> = {
+        let vm = p.vm.lock().clone();
+        let vm = vm.lock();
+        let stack_at = vm.program.as_ref().map(|m| m.start_stack);
+        let heap = (vm.brk_start, vm.brk.next_multiple_of(4096));
+        vm.vmas()
+            .map(|vma| {
+                let mut line = Line { start: vma.start, end: vma.end, prot: vma.prot, shared: false, offset: 0, dev: 0, ino: 0, path: None, name: "" };
+                match &vma.backing {
+                    crate::mm::Backing::File { file, offset, shared, .. } => {
+                        let (dev, ino, path) = file.identity();
+                        (line.offset, line.dev, line.ino, line.path) = (*offset, dev, ino, Some(path.to_vec()));
+                        line.shared = *shared;
+                    }
+                    // The vDSO's data page, then its code, as Linux names them.
+                    crate::mm::Backing::Pages(_) => {
+                        line.name = if vma.shared_page_base == 0 { "[vvar]" } else { "[vdso]" };
+                    }
+                    // Linux names shared anonymous memory after its backing file.
+                    crate::mm::Backing::Shared(pages) => {
+                        // Linux's shmem file lives on its internal mount,
+                        // the first anonymous device (0:1).
+                        line.shared = true;
+                        line.name = "/dev/zero (deleted)";
+                        (line.dev, line.ino) = (1, pages.ino);
+                    }
+                    crate::mm::Backing::Anonymous => {
+                        if stack_at.is_some_and(|sp| vma.start <= sp && sp < vma.end) {
+                            line.name = "[stack]";
+                        } else if heap.1 > heap.0 && vma.start >= heap.0 && vma.start < heap.1 {
+                            line.name = "[heap]";
+                        }
+                    }
+                }
+                line
+            })
+            .collect()
+    };
+    let mut names: Vec<(u64, u64, Vec<u8>)> = Vec::new();
+    let mut out = String::new();
+    for line in lines {
+        let name = match &line.path {
+            Some(path) => match names.iter().find(|(d, i, _)| *d == line.dev && *i == line.ino) {
+                Some((_, _, name)) => name.clone(),
+                None => {
+                    let name = file_path(&fs, path, None);
+                    names.push((line.dev, line.ino, name.clone()));
+                    name
+                }
+            },
+            None => line.name.as_bytes().to_vec(),
+        };
+        let dev = line.dev;
+        let (major, minor) = ((dev >> 8) & 0xfff, (dev & 0xff) | ((dev >> 12) & 0xfff00));
+        let start_len = out.len();
+        let _ = write!(
+            out,
+            "{:08x}-{:08x} {}{}{}{} {:08x} {:02x}:{:02x} {} ",
+            line.start,
+            line.end,
+            if line.prot.read { 'r' } else { '-' },
+            if line.prot.write { 'w' } else { '-' },
+            if line.prot.exec { 'x' } else { '-' },
+            if line.shared { 's' } else { 'p' },
+            line.offset,
+            major,
+            minor,
+            line.ino
+        );
+        if !name.is_empty() {
+            // Names start at column 73, as Linux pads them.
+            while out.len() - start_len < 73 {
+                out.push(' ');
+            }
+            out.push_str(&String::from_utf8_lossy(&name));
+        }
+        out.push('\n');
+    }
+    Ok(out.into_bytes())
+}
+
+fn mounts(_p: &Arc<Process>) -> Result<Vec<u8>> {
+    let mut out = String::new();
+    for m in crate::fs::mount::mounts() {
+        crate::fs::mount::escape_into(&mut out, &m.source);
+        out.push(' ');
+        crate::fs::mount::escape_into(&mut out, &m.path);
+        let options = m.mount_options();
+        let fs_options = m.fs_options();
+        let _ = write!(out, " {} {}", m.fstype, options);
+        if !fs_options.is_empty() {
+            let _ = write!(out, ",{}", fs_options);
+        }
+        out.push_str(" 0 0\n");
+    }
+    Ok(out.into_bytes())
+}
+
+fn mountinfo(_p: &Arc<Process>) -> Result<Vec<u8>> {
+    let mut out = String::new();
+    for m in crate::fs::mount::mounts() {
+        let dev = m.root.fs_id();
+        let (major, minor) = ((dev >> 8) & 0xfff, (dev & 0xff) | ((dev >> 12) & 0xfff00));
+        let parent = if m.parent_id == 0 { m.id } else { m.parent_id };
+        let _ = write!(out, "{} {} {}:{} / ", m.id, parent, major, minor);
+        crate::fs::mount::escape_into(&mut out, &m.path);
+        let ro = m.flags & abi::MS_RDONLY != 0;
+        let fs_options = m.fs_options();
+        let _ = write!(out, " {} - {} ", m.mount_options(), m.fstype);
+        crate::fs::mount::escape_into(&mut out, &m.source);
+        let _ = write!(out, " {}", if ro { "ro" } else { "rw" });
+        if !fs_options.is_empty() {
+            let _ = write!(out, ",{}", fs_options);
+        }
+        out.push('\n');
+    }
+    Ok(out.into_bytes())
+}

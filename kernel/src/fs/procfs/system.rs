@@ -1,0 +1,389 @@
+//! procfs's system-wide files: memory, CPU and load figures, the kernel's
+//! identity and command line, the file system types, and /proc/sys.
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt::Write;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use kevlar_platform::smp;
+use kevlar_vfs::{FileType, Inode};
+
+use super::{fs_id, setting_file, text_file, BOOT};
+use crate::error::Result;
+use crate::fs::synth::{Attr, Parent, SynthDir, Table};
+use crate::process::{all_processes, ThreadState};
+
+/// USER_HZ: the unit of times in /proc/stat.
+const TICKS_PER_SEC: u64 = 100;
+const NS_PER_TICK: u64 = 1_000_000_000 / TICKS_PER_SEC;
+
+/// The root's files: name and maker (from the inode number).
+pub(super) const FILES: [(&[u8], fn(u64) -> Arc<dyn Inode>); 8] = [
+    (b"cmdline", |ino| text_file(ino, cmdline)),
+    (b"cpuinfo", |ino| text_file(ino, cpuinfo)),
+    (b"filesystems", |ino| text_file(ino, filesystems)),
+    (b"loadavg", |ino| text_file(ino, loadavg)),
+    (b"meminfo", |ino| text_file(ino, meminfo)),
+    (b"stat", |ino| text_file(ino, stat)),
+    (b"uptime", |ino| text_file(ino, uptime)),
+    (b"version", |ino| text_file(ino, version)),
+];
+
+fn cmdline() -> Result<String> {
+    let boot = BOOT.lock();
+    Ok(format!("{}\n", boot.as_ref().map_or("", |b| b.command_line.as_str())))
+}
+
+fn version() -> Result<String> {
+    Ok(format!("{} version {} (kevlar@kevlar) (rustc) {}\n", crate::syscalls::SYSNAME, crate::syscalls::RELEASE, crate::syscalls::VERSION))
+}
+
+fn filesystems() -> Result<String> {
+    let mut out = String::new();
+    for (name, nodev) in crate::fs::mount::FILESYSTEMS {
+        if name != "rootfs" {
+            let _ = writeln!(out, "{}\t{}", if nodev { "nodev" } else { "" }, name);
+        }
+    }
+    Ok(out)
+}
+
+/// Time since boot and the total idle time of the CPUs, in ns.
+fn uptime_and_idle() -> (u64, u64) {
+    let up = kevlar_platform::time::monotonic_ns();
+    let idle = (0..smp::cpu_count()).map(|cpu| up.saturating_sub(crate::process::CPU_BUSY_NS[cpu].load(Ordering::Relaxed))).sum();
+    (up, idle)
+}
+
+fn uptime() -> Result<String> {
+    let (up, idle) = uptime_and_idle();
+    let centi = |ns: u64| (ns / 1_000_000_000, (ns / 10_000_000) % 100);
+    let (us, uc) = centi(up);
+    let (is, ic) = centi(idle);
+    Ok(format!("{}.{:02} {}.{:02}\n", us, uc, is, ic))
+}
+
+fn stat() -> Result<String> {
+    let up = kevlar_platform::time::monotonic_ns();
+    let mut out = String::new();
+    let cpus = smp::cpu_count();
+    let busy: Vec<u64> = (0..cpus).map(|c| crate::process::CPU_BUSY_NS[c].load(Ordering::Relaxed)).collect();
+    let line = |out: &mut String, name: &str, busy: u64, idle: u64| {
+        // user nice system idle iowait irq softirq steal guest guest_nice;
+        // user and system time are not told apart yet: all counts as user.
+        let _ = writeln!(out, "{} {} 0 0 {} 0 0 0 0 0 0", name, busy / NS_PER_TICK, idle / NS_PER_TICK);
+    };
+    let total_busy: u64 = busy.iter().sum();
+    let total_idle: u64 = busy.iter().map(|b| up.saturating_sub(*b)).sum();
+    line(&mut out, "cpu ", total_busy, total_idle);
+    for (cpu, b) in busy.iter().enumerate() {
+        line(&mut out, &format!("cpu{}", cpu), *b, up.saturating_sub(*b));
+    }
+    let interrupts: u64 = (0..cpus).map(|c| smp::cpu(c).interrupt_count()).sum();
+    let boot_secs = (kevlar_platform::time::realtime_ns().saturating_sub(up)) / 1_000_000_000;
+    let threads = all_processes();
+    let running = threads.iter().filter_map(|p| p.main_thread()).filter(|t| t.state() == ThreadState::Runnable).count();
+    let _ = writeln!(out, "intr {}", interrupts);
+    let _ = writeln!(out, "ctxt {}", crate::process::CONTEXT_SWITCHES.load(Ordering::Relaxed));
+    let _ = writeln!(out, "btime {}", boot_secs);
+    let _ = writeln!(out, "processes {}", crate::process::last_pid());
+    let _ = writeln!(out, "procs_running {}", running);
+    let _ = writeln!(out, "procs_blocked 0");
+    let _ = writeln!(out, "softirq 0 0 0 0 0 0 0 0 0 0 0");
+    Ok(out)
+}
+
+// Load averages as Linux computes them: fixed point with 11 fraction
+// bits, updated every 5 s with the number of runnable threads.
+const FSHIFT: u32 = 11;
+const FIXED_1: u64 = 1 << FSHIFT;
+const EXP: [u64; 3] = [1884, 2014, 2037];
+/// How often the load averages are updated.
+pub const LOAD_INTERVAL_NS: u64 = 5_000_000_000;
+static LOADS: [AtomicU64; 3] = [const { AtomicU64::new(0) }; 3];
+static NEXT_SAMPLE_NS: AtomicU64 = AtomicU64::new(LOAD_INTERVAL_NS);
+
+/// Updates the load averages when a 5-second interval has passed by
+/// `now` (monotonic ns; called from process context, by the timer
+/// module's housekeeping).
+pub fn sample_load(now: u64) {
+    let due = NEXT_SAMPLE_NS.load(Ordering::Relaxed);
+    if now < due || NEXT_SAMPLE_NS.compare_exchange(due, now + LOAD_INTERVAL_NS, Ordering::AcqRel, Ordering::Relaxed).is_err() {
+        return;
+    }
+    let running = all_processes().iter().filter_map(|p| p.main_thread()).filter(|t| t.state() == ThreadState::Runnable).count() as u64;
+    let active = running * FIXED_1;
+    for (load, exp) in LOADS.iter().zip(EXP) {
+        let old = load.load(Ordering::Relaxed);
+        let mut new = old * exp + active * (FIXED_1 - exp);
+        if active >= old {
+            new += FIXED_1 - 1;
+        }
+        load.store(new / FIXED_1, Ordering::Relaxed);
+    }
+}
+
+/// Returns the 1, 5 and 15 minute load averages in 1/2048ths (sysinfo's
+/// unit is 1/65536ths: shift left by 5).
+pub fn load_averages() -> [u64; 3] {
+    [0, 1, 2].map(|i| LOADS[i].load(Ordering::Relaxed))
+}
+
+fn loadavg() -> Result<String> {
+    let show = |x: u64| {
+        let x = x + FIXED_1 / 200;
+        format!("{}.{:02}", x >> FSHIFT, ((x & (FIXED_1 - 1)) * 100) >> FSHIFT)
+    };
+    let [a, b, c] = load_averages();
+    let processes = all_processes();
+    let live: Vec<_> = processes.iter().filter_map(|p| p.main_thread()).filter(|t| t.state() != ThreadState::Dead).collect();
+    let running = live.iter().filter(|t| t.state() == ThreadState::Runnable).count();
+    Ok(format!("{} {} {} {}/{} {}\n", show(a), show(b), show(c), running, live.len(), crate::process::last_pid()))
+}
+
+/// Pages of file data all tmpfs instances hold (Linux counts them as both
+/// Cached and Shmem).
+fn tmpfs_pages() -> u64 {
+    let mut seen: Vec<u64> = Vec::new();
+    let mut pages = 0;
+    for mount in crate::fs::mount::mounts() {
+        let fs = match &mount.kind {
+            crate::fs::mount::FsKind::Rootfs(fs) | crate::fs::mount::FsKind::Devtmpfs(fs) | crate::fs::mount::FsKind::Tmpfs(fs, _) => fs,
+            _ => continue,
+        };
+        if !seen.contains(&fs.dev()) {
+            seen.push(fs.dev());
+            pages += fs.usage().pages;
+        }
+    }
+    pages
+}
+
+fn meminfo() -> Result<String> {
+    let stats = kevlar_platform::mm::pmm::stats();
+    let kb = |bytes: u64| bytes / 1024;
+    let total = stats.total_bytes as u64;
+    let free = stats.free_bytes as u64;
+    let shmem = tmpfs_pages() * 4096;
+    // Resident user memory and address-space sizes, each address space
+    // counted once (a vfork child shares its parent's).
+    let mut seen: Vec<usize> = Vec::new();
+    let (mut anon, mut mapped, mut committed) = (0u64, 0u64, 0u64);
+    for process in all_processes() {
+        let vm = process.vm.lock().clone();
+        let key = Arc::as_ptr(&vm) as usize;
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let vm = vm.lock();
+        let usage = vm.usage();
+        anon += usage.resident_anon * 4096;
+        mapped += usage.resident_file * 4096;
+        committed += usage.size;
+    }
+    let slab = kevlar_platform::mm::heap::bytes_in_use() as u64;
+    let kernel_stack = kevlar_platform::x86::user::live_task_count() * (kevlar_platform::mm::stacks::STACK_PAGES * 4096) as u64;
+    let ram_top = kevlar_platform::mm::pmm::max_phys_addr();
+    let below_4g = ram_top.min(4 << 30);
+    let rows: [(&str, u64); 53] = [
+        ("MemTotal:", kb(total)),
+        ("MemFree:", kb(free)),
+        ("MemAvailable:", kb(free)),
+        ("Buffers:", 0),
+        ("Cached:", kb(shmem)),
+        ("SwapCached:", 0),
+        ("Active:", kb(anon + shmem)),
+        ("Inactive:", 0),
+        ("Active(anon):", kb(anon + shmem)),
+        ("Inactive(anon):", 0),
+        ("Active(file):", 0),
+        ("Inactive(file):", 0),
+        ("Unevictable:", 0),
+        ("Mlocked:", 0),
+        ("SwapTotal:", 0),
+        ("SwapFree:", 0),
+        ("Zswap:", 0),
+        ("Zswapped:", 0),
+        ("Dirty:", 0),
+        ("Writeback:", 0),
+        ("AnonPages:", kb(anon)),
+        ("Mapped:", kb(mapped)),
+        ("Shmem:", kb(shmem)),
+        ("KReclaimable:", 0),
+        ("Slab:", kb(slab)),
+        ("SReclaimable:", 0),
+        ("SUnreclaim:", kb(slab)),
+        ("KernelStack:", kb(kernel_stack)),
+        ("PageTables:", 0),
+        ("SecPageTables:", 0),
+        ("NFS_Unstable:", 0),
+        ("Bounce:", 0),
+        ("WritebackTmp:", 0),
+        ("CommitLimit:", kb(total / 2)),
+        ("Committed_AS:", kb(committed)),
+        // The kernel has no vmalloc area; Linux's size of it with four
+        // paging levels.
+        ("VmallocTotal:", 34_359_738_367),
+        ("VmallocUsed:", 0),
+        ("VmallocChunk:", 0),
+        ("Percpu:", 0),
+        ("HardwareCorrupted:", 0),
+        ("AnonHugePages:", 0),
+        ("ShmemHugePages:", 0),
+        ("ShmemPmdMapped:", 0),
+        ("FileHugePages:", 0),
+        ("FilePmdMapped:", 0),
+        ("HugePages_Total:", 0),
+        ("HugePages_Free:", 0),
+        ("HugePages_Rsvd:", 0),
+        ("HugePages_Surp:", 0),
+        ("Hugepagesize:", 2048),
+        ("Hugetlb:", 0),
+        // The direct map uses 2 MiB pages below 4 GiB and 1 GiB pages
+        // above, no 4 KiB pages.
+        ("DirectMap4k:", 0),
+        ("DirectMap2M:", kb(below_4g)),
+    ];
+    let mut out = String::new();
+    for (key, value) in rows {
+        let unit = if key.starts_with("HugePages_") { "" } else { " kB" };
+        if key == "HardwareCorrupted:" {
+            let _ = writeln!(out, "{} {:5}{}", key, value, unit);
+        } else {
+            let _ = writeln!(out, "{:<16}{:>8}{}", key, value, unit);
+        }
+    }
+    let _ = writeln!(out, "{:<16}{:>8} kB", "DirectMap1G:", kb(ram_top.saturating_sub(4 << 30)));
+    Ok(out)
+}
+
+/// Linux's names for CPUID feature bits, by (leaf, register, bit).
+const FLAGS: &[(u32, u8, u32, &str)] = &[
+    (1, b'd', 0, "fpu"), (1, b'd', 1, "vme"), (1, b'd', 2, "de"), (1, b'd', 3, "pse"), (1, b'd', 4, "tsc"),
+    (1, b'd', 5, "msr"), (1, b'd', 6, "pae"), (1, b'd', 7, "mce"), (1, b'd', 8, "cx8"), (1, b'd', 9, "apic"),
+    (1, b'd', 11, "sep"), (1, b'd', 12, "mtrr"), (1, b'd', 13, "pge"), (1, b'd', 14, "mca"), (1, b'd', 15, "cmov"),
+    (1, b'd', 16, "pat"), (1, b'd', 17, "pse36"), (1, b'd', 19, "clflush"), (1, b'd', 22, "acpi"), (1, b'd', 23, "mmx"),
+    (1, b'd', 24, "fxsr"), (1, b'd', 25, "sse"), (1, b'd', 26, "sse2"), (1, b'd', 27, "ss"), (1, b'd', 28, "ht"),
+    (0x8000_0001, b'd', 11, "syscall"), (0x8000_0001, b'd', 20, "nx"), (0x8000_0001, b'd', 22, "mmxext"),
+    (0x8000_0001, b'd', 26, "pdpe1gb"), (0x8000_0001, b'd', 27, "rdtscp"), (0x8000_0001, b'd', 29, "lm"),
+    (1, b'c', 0, "pni"), (1, b'c', 1, "pclmulqdq"), (1, b'c', 3, "monitor"), (1, b'c', 9, "ssse3"), (1, b'c', 12, "fma"),
+    (1, b'c', 13, "cx16"), (1, b'c', 19, "sse4_1"), (1, b'c', 20, "sse4_2"), (1, b'c', 21, "x2apic"), (1, b'c', 22, "movbe"),
+    (1, b'c', 23, "popcnt"), (1, b'c', 24, "tsc_deadline_timer"), (1, b'c', 25, "aes"), (1, b'c', 26, "xsave"),
+    (1, b'c', 28, "avx"), (1, b'c', 29, "f16c"), (1, b'c', 30, "rdrand"), (1, b'c', 31, "hypervisor"),
+    (0x8000_0001, b'c', 0, "lahf_lm"), (0x8000_0001, b'c', 2, "svm"), (0x8000_0001, b'c', 5, "abm"),
+    (0x8000_0001, b'c', 6, "sse4a"), (0x8000_0001, b'c', 8, "3dnowprefetch"),
+    (7, b'b', 0, "fsgsbase"), (7, b'b', 3, "bmi1"), (7, b'b', 5, "avx2"), (7, b'b', 7, "smep"), (7, b'b', 8, "bmi2"),
+    (7, b'b', 9, "erms"), (7, b'b', 10, "invpcid"), (7, b'b', 18, "rdseed"), (7, b'b', 19, "adx"), (7, b'b', 20, "smap"),
+    (7, b'b', 23, "clflushopt"), (7, b'b', 24, "clwb"), (7, b'b', 29, "sha_ni"),
+    (7, b'c', 2, "umip"), (7, b'c', 3, "pku"), (7, b'c', 4, "ospke"), (7, b'c', 9, "vaes"), (7, b'c', 16, "la57"),
+];
+
+fn cpuinfo() -> Result<String> {
+    use kevlar_platform::x86::cpu::cpuid;
+    let (_, b0, c0, d0) = cpuid(0, 0);
+    let mut vendor = Vec::new();
+    for reg in [b0, d0, c0] {
+        vendor.extend_from_slice(&reg.to_le_bytes());
+    }
+    let vendor = String::from_utf8_lossy(&vendor).into_owned();
+    let (a1, _, _, _) = cpuid(1, 0);
+    let base_family = (a1 >> 8) & 0xf;
+    let family = if base_family == 0xf { base_family + ((a1 >> 20) & 0xff) } else { base_family };
+    let model = if base_family == 0x6 || base_family == 0xf { ((a1 >> 4) & 0xf) | (((a1 >> 16) & 0xf) << 4) } else { (a1 >> 4) & 0xf };
+    let stepping = a1 & 0xf;
+    let mut flags = String::new();
+    for &(leaf, reg, bit, name) in FLAGS {
+        let (a, b, c, d) = cpuid(leaf, 0);
+        let value = match reg {
+            b'a' => a,
+            b'b' => b,
+            b'c' => c,
+            _ => d,
+        };
+        if value & (1 << bit) != 0 {
+            if !flags.is_empty() {
+                flags.push(' ');
+            }
+            flags.push_str(name);
+        }
+    }
+    let cache_kb = cpuid(0x8000_0006, 0).2 >> 16;
+    let (sizes, ..) = cpuid(0x8000_0008, 0);
+    let mhz_khz = kevlar_platform::time::tsc_hz() / 1000;
+    let model_name = BOOT.lock().as_ref().map_or_else(String::new, |b| b.cpu_model.clone());
+    let cpus = smp::cpu_count();
+    let mut out = String::new();
+    for cpu in 0..cpus {
+        let apic = smp::cpu(cpu).apic_id();
+        let _ = write!(
+            out,
+            "processor\t: {cpu}\nvendor_id\t: {vendor}\ncpu family\t: {family}\nmodel\t\t: {model}\nmodel name\t: {model_name}\nstepping\t: {stepping}\n\
+             cpu MHz\t\t: {}.{:03}\ncache size\t: {cache_kb} KB\nphysical id\t: 0\nsiblings\t: {cpus}\ncore id\t\t: {cpu}\ncpu cores\t: {cpus}\n\
+             apicid\t\t: {apic}\ninitial apicid\t: {apic}\nfpu\t\t: yes\nfpu_exception\t: yes\ncpuid level\t: {}\nwp\t\t: yes\nflags\t\t: {flags}\n\
+             bogomips\t: {}.{:02}\nclflush size\t: 64\ncache_alignment\t: 64\naddress sizes\t: {} bits physical, {} bits virtual\npower management:\n\n",
+            mhz_khz / 1000,
+            mhz_khz % 1000,
+            cpuid(0, 0).0,
+            mhz_khz * 2 / 1000,
+            (mhz_khz * 2 % 1000) / 10,
+            sizes & 0xff,
+            (sizes >> 8) & 0xff,
+        );
+    }
+    Ok(out)
+}
+
+/// Makes /proc/sys (only `kernel` for now).
+pub(super) fn sys_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
+    let id = fs_id();
+    let mut table = Table::new();
+    let kernel_ino = ino + 1;
+    table.add(b"kernel", FileType::Directory, kernel_ino, move |dir| Ok(sys_kernel_dir(kernel_ino, dir)));
+    SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
+}
+
+/// Reads a /proc/sys string setting the way Linux does: up to the first
+/// newline or NUL.
+fn setting_text(buf: &[u8]) -> &[u8] {
+    let end = buf.iter().position(|&b| b == b'\n' || b == 0).unwrap_or(buf.len());
+    &buf[..end]
+}
+
+fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
+    let id = fs_id();
+    let mut table = Table::new();
+    let names: [(&'static [u8], bool); 2] = [(b"domainname", true), (b"hostname", false)];
+    for (i, (name, domain)) in names.into_iter().enumerate() {
+        let n = ino + 1 + i as u64;
+        table.add(name, FileType::Regular, n, move |_| {
+            Ok(setting_file(
+                n,
+                0o644,
+                move || Ok(format!("{}\n", String::from_utf8_lossy(&crate::syscalls::host_name(domain)))),
+                move |buf| {
+                    // Longer names are cut to the field's 64 bytes.
+                    let text = setting_text(buf);
+                    crate::syscalls::set_host_name(domain, &text[..text.len().min(64)])?;
+                    Ok(buf.len())
+                },
+            ))
+        });
+    }
+    let fixed: [(&'static [u8], fn() -> String); 4] = [
+        (b"osrelease", || format!("{}\n", crate::syscalls::RELEASE)),
+        (b"ostype", || format!("{}\n", crate::syscalls::SYSNAME)),
+        // pids come from a counter that never wraps; Linux's default limit.
+        (b"pid_max", || String::from("32768\n")),
+        (b"version", || format!("{}\n", crate::syscalls::VERSION)),
+    ];
+    for (i, (name, text)) in fixed.into_iter().enumerate() {
+        let n = ino + 3 + i as u64;
+        table.add(name, FileType::Regular, n, move |_| Ok(text_file(n, move || Ok(text()))));
+    }
+    SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
+}

@@ -1,0 +1,475 @@
+//! Synthetic file-system nodes: directories, files and symbolic links whose
+//! contents the kernel generates when they are looked up or read. procfs
+//! and sysfs are built from them.
+//!
+//! A file's text is produced by a closure at each read from offset 0 and
+//! kept by the open file for reads further on (as Linux's `seq_file`
+//! does), so a program reading in small pieces sees one consistent text.
+//! Directories list and look up their entries through a [`DirSource`],
+//! which may build child nodes on the fly: nothing is stored but what the
+//! closures capture.
+
+use alloc::boxed::Box;
+use alloc::sync::{Arc, Weak};
+use alloc::vec::Vec;
+use core::any::Any;
+
+use kevlar_platform::sync::SpinLock;
+use kevlar_vfs::{DirEntry, FileType, Inode, Stat, Timespec};
+
+use super::file::{FileOps, OpenFile};
+use crate::error::{Errno, Result};
+
+/// Produces a file's text or a link's target.
+pub type Generator = Box<dyn Fn() -> Result<Vec<u8>> + Send + Sync>;
+/// Takes what a program writes to a file (from offset 0); returns the
+/// number of bytes consumed.
+pub type Writer = Box<dyn Fn(&[u8]) -> Result<usize> + Send + Sync>;
+/// Resolves a magic link to its node (see [`Inode::magic_link`]).
+pub type Resolver = Box<dyn Fn() -> Result<Arc<dyn Inode>> + Send + Sync>;
+
+/// Identity, owner and permission bits of a synthetic node.
+#[derive(Clone, Copy, Debug)]
+pub struct Attr {
+    /// The file system's device number.
+    pub fs_id: u64,
+    /// The inode number.
+    pub ino: u64,
+    /// Permission bits.
+    pub perm: u32,
+    /// Owner.
+    pub uid: u32,
+    /// Group.
+    pub gid: u32,
+}
+
+impl Attr {
+    /// A root-owned node.
+    pub const fn root(fs_id: u64, ino: u64, perm: u32) -> Attr {
+        Attr { fs_id, ino, perm, uid: 0, gid: 0 }
+    }
+
+    fn stat(&self, file_type: FileType, nlink: u32, size: u64) -> Stat {
+        let now = boot_time();
+        Stat {
+            dev: self.fs_id,
+            ino: self.ino,
+            mode: file_type.mode_bits() | self.perm,
+            nlink,
+            uid: self.uid,
+            gid: self.gid,
+            rdev: 0,
+            size,
+            blksize: 4096,
+            blocks: 0,
+            atime: now,
+            mtime: now,
+            ctime: now,
+        }
+    }
+}
+
+/// The timestamp synthetic nodes report: the wall-clock time of the first
+/// one asked for (Linux reports when the in-memory inode was made, which
+/// for most of /proc is the first look at it).
+fn boot_time() -> Timespec {
+    static FIRST: SpinLock<Option<Timespec>> = SpinLock::new(None);
+    *FIRST.lock().get_or_insert_with(crate::clock::now)
+}
+
+/// A regular file whose text a closure produces.
+pub struct SynthFile {
+    attr: Attr,
+    /// The size `stat` reports: 0 for procfs, a page for sysfs.
+    size: u64,
+    read: Generator,
+    write: Option<Writer>,
+}
+
+impl SynthFile {
+    /// Creates a read-only file.
+    pub fn new(attr: Attr, read: Generator) -> Arc<SynthFile> {
+        Arc::new(SynthFile { attr, size: 0, read, write: None })
+    }
+
+    /// Creates a file that also takes writes.
+    pub fn writable(attr: Attr, read: Generator, write: Writer) -> Arc<SynthFile> {
+        Arc::new(SynthFile { attr, size: 0, read, write: Some(write) })
+    }
+
+    /// Sets the size `stat` reports.
+    pub fn with_size(mut self: Arc<SynthFile>, size: u64) -> Arc<SynthFile> {
+        if let Some(file) = Arc::get_mut(&mut self) {
+            file.size = size;
+        }
+        self
+    }
+
+    /// Returns the file's current text.
+    pub fn generate(&self) -> Result<Vec<u8>> {
+        (self.read)()
+    }
+
+    /// Returns the operations of an open file of this node; opening a file
+    /// without a writer for writing fails with EACCES, even for root (as
+    /// Linux's read-only sysctl and sysfs files do).
+    pub fn open(self: &Arc<Self>, write: bool) -> Result<Arc<dyn FileOps>> {
+        if write && self.write.is_none() {
+            return Err(Errno::EACCES);
+        }
+        Ok(Arc::new(SynthOpenFile { node: self.clone(), text: SpinLock::new(None) }))
+    }
+}
+
+impl Inode for SynthFile {
+    fn fs_id(&self) -> u64 {
+        self.attr.fs_id
+    }
+
+    fn ino(&self) -> u64 {
+        self.attr.ino
+    }
+
+    fn file_type(&self) -> FileType {
+        FileType::Regular
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        Ok(self.attr.stat(FileType::Regular, 1, self.size))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let text = self.generate()?;
+        Ok(copy_at(&text, offset, buf))
+    }
+
+    fn write_at(&self, offset: u64, buf: &[u8]) -> Result<usize> {
+        let write = self.write.as_ref().ok_or(Errno::EIO)?;
+        if offset != 0 {
+            // Settings are written whole, from the start (Linux's sysctl
+            // default); a later piece has nowhere to go.
+            return Err(Errno::EINVAL);
+        }
+        write(buf)
+    }
+
+    fn truncate(&self, _len: u64) -> Result<()> {
+        // `echo x > file` opens with O_TRUNC: a generated file has nothing
+        // to cut, and Linux lets the open succeed.
+        if self.write.is_some() { Ok(()) } else { Err(Errno::EACCES) }
+    }
+}
+
+/// Returns `node` as a synthetic file, if it is one.
+pub fn as_synth_file(node: &Arc<dyn Inode>) -> Option<Arc<SynthFile>> {
+    let any: Arc<dyn Any + Send + Sync> = node.clone();
+    any.downcast::<SynthFile>().ok()
+}
+
+/// Tells whether `node` is a magic link (without resolving it).
+pub fn is_magic_link(node: &Arc<dyn Inode>) -> bool {
+    node.as_any().downcast_ref::<SynthLink>().is_some_and(|l| l.magic.is_some())
+}
+
+/// Copies the part of `text` from `offset` into `buf`.
+fn copy_at(text: &[u8], offset: u64, buf: &mut [u8]) -> usize {
+    let start = usize::try_from(offset).unwrap_or(usize::MAX).min(text.len());
+    let n = (text.len() - start).min(buf.len());
+    buf[..n].copy_from_slice(&text[start..start + n]);
+    n
+}
+
+/// An open synthetic file: the text generated by the read at offset 0,
+/// served to the reads that follow.
+struct SynthOpenFile {
+    node: Arc<SynthFile>,
+    text: SpinLock<Option<Arc<Vec<u8>>>>,
+}
+
+impl FileOps for SynthOpenFile {
+    fn read(&self, _file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let cached = if offset == 0 { None } else { self.text.lock().clone() };
+        let text = match cached {
+            Some(text) => text,
+            None => {
+                let text = Arc::new(self.node.generate()?);
+                *self.text.lock() = Some(text.clone());
+                text
+            }
+        };
+        Ok(copy_at(&text, offset, buf))
+    }
+
+    fn write(&self, _file: &OpenFile, offset: u64, buf: &[u8]) -> Result<usize> {
+        Ok(self.node.write_at(offset, buf)?)
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        Ok(self.node.stat()?)
+    }
+
+    fn inode(&self) -> Option<Arc<dyn Inode>> {
+        Some(self.node.clone())
+    }
+}
+
+/// A symbolic link whose target a closure produces, optionally magic.
+pub struct SynthLink {
+    attr: Attr,
+    target: Generator,
+    magic: Option<Resolver>,
+}
+
+impl SynthLink {
+    /// Creates an ordinary link.
+    pub fn new(attr: Attr, target: Generator) -> Arc<SynthLink> {
+        Arc::new(SynthLink { attr, target, magic: None })
+    }
+
+    /// Creates a magic link: path resolution goes to `resolve`'s node.
+    pub fn magic(attr: Attr, target: Generator, resolve: Resolver) -> Arc<SynthLink> {
+        Arc::new(SynthLink { attr, target, magic: Some(resolve) })
+    }
+}
+
+impl Inode for SynthLink {
+    fn fs_id(&self) -> u64 {
+        self.attr.fs_id
+    }
+
+    fn ino(&self) -> u64 {
+        self.attr.ino
+    }
+
+    fn file_type(&self) -> FileType {
+        FileType::Symlink
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        // Linux reports a magic link's size as 64 (and 0 for the others of
+        // procfs, whose targets are computed).
+        let size = if self.magic.is_some() { 64 } else { 0 };
+        Ok(self.attr.stat(FileType::Symlink, 1, size))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn read_link(&self) -> Result<Vec<u8>> {
+        (self.target)()
+    }
+
+    fn magic_link(&self) -> Option<Result<Arc<dyn Inode>>> {
+        self.magic.as_ref().map(|resolve| resolve())
+    }
+}
+
+/// What a synthetic directory holds.
+pub trait DirSource: Send + Sync {
+    /// Returns the entries other than `.` and `..`, in listing order.
+    fn list(&self) -> Vec<DirEntry>;
+
+    /// Returns the node `name` of the directory `dir` (whose `..` a child
+    /// directory leads back to).
+    fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>>;
+
+    /// The error creating a name here gives: procfs says the name does not
+    /// exist (ENOENT), sysfs that it may not be made (EACCES).
+    fn create_error(&self) -> Errno {
+        Errno::EACCES
+    }
+}
+
+/// How a directory reaches its parent: a directory made on demand keeps
+/// its parent alive; one in a permanent tree only points back at it, so
+/// the tree has no reference cycle.
+pub enum Parent {
+    /// The root of its file system (its own parent).
+    None,
+    /// A parent this node keeps alive.
+    Strong(Arc<dyn Inode>),
+    /// A parent that keeps this node alive.
+    Weak(Weak<dyn Inode>),
+}
+
+/// A directory whose entries a [`DirSource`] gives.
+pub struct SynthDir {
+    attr: Attr,
+    parent: Parent,
+    this: Weak<SynthDir>,
+    source: Box<dyn DirSource>,
+}
+
+impl SynthDir {
+    /// Creates a directory.
+    pub fn new(attr: Attr, parent: Parent, source: Box<dyn DirSource>) -> Arc<SynthDir> {
+        Arc::new_cyclic(|this| SynthDir { attr, parent, this: this.clone(), source })
+    }
+
+    fn me(&self) -> Arc<dyn Inode> {
+        // `this` is set at construction and `&self` proves the node lives.
+        self.this.upgrade().expect("a live directory")
+    }
+
+    fn parent(&self) -> Result<Arc<dyn Inode>> {
+        match &self.parent {
+            Parent::None => Ok(self.me()),
+            Parent::Strong(p) => Ok(p.clone()),
+            Parent::Weak(p) => p.upgrade().ok_or(Errno::ENOENT),
+        }
+    }
+}
+
+impl Inode for SynthDir {
+    fn fs_id(&self) -> u64 {
+        self.attr.fs_id
+    }
+
+    fn ino(&self) -> u64 {
+        self.attr.ino
+    }
+
+    fn file_type(&self) -> FileType {
+        FileType::Directory
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        let subdirs = self.source.list().iter().filter(|e| e.file_type.is_dir()).count() as u32;
+        Ok(self.attr.stat(FileType::Directory, 2 + subdirs, 0))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn lookup(&self, name: &[u8]) -> Result<Arc<dyn Inode>> {
+        match name {
+            b"." => Ok(self.me()),
+            b".." => self.parent(),
+            _ => self.source.lookup(&self.me(), name),
+        }
+    }
+
+    fn read_dir(&self, index: usize) -> Result<Option<(DirEntry, usize)>> {
+        let entry = match index {
+            0 => DirEntry { ino: self.attr.ino, file_type: FileType::Directory, name: b".".to_vec() },
+            1 => {
+                let parent = self.parent()?;
+                DirEntry { ino: parent.ino(), file_type: FileType::Directory, name: b"..".to_vec() }
+            }
+            _ => match self.source.list().into_iter().nth(index - 2) {
+                Some(entry) => entry,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some((entry, index + 1)))
+    }
+
+    fn create(&self, _name: &[u8], _t: FileType, _mode: u32, _uid: u32, _gid: u32, _rdev: u64) -> Result<Arc<dyn Inode>> {
+        Err(self.source.create_error())
+    }
+
+    fn symlink(&self, _name: &[u8], _target: &[u8], _uid: u32, _gid: u32) -> Result<Arc<dyn Inode>> {
+        Err(self.source.create_error())
+    }
+}
+
+/// A directory source with a fixed list of named nodes, made on demand by
+/// one function per entry.
+pub struct Table {
+    entries: Vec<TableEntry>,
+}
+
+/// One entry of a [`Table`].
+pub struct TableEntry {
+    name: &'static [u8],
+    file_type: FileType,
+    ino: u64,
+    make: Box<dyn Fn(&Arc<dyn Inode>) -> Result<Arc<dyn Inode>> + Send + Sync>,
+}
+
+impl Table {
+    /// Creates an empty table.
+    pub fn new() -> Table {
+        Table { entries: Vec::new() }
+    }
+
+    /// Adds entry `name` of type `file_type` and inode number `ino`, made
+    /// by `make` from the directory holding it.
+    pub fn add(&mut self, name: &'static [u8], file_type: FileType, ino: u64, make: impl Fn(&Arc<dyn Inode>) -> Result<Arc<dyn Inode>> + Send + Sync + 'static) {
+        self.entries.push(TableEntry { name, file_type, ino, make: Box::new(make) });
+    }
+}
+
+impl DirSource for Table {
+    fn list(&self) -> Vec<DirEntry> {
+        self.entries.iter().map(|e| DirEntry { ino: e.ino, file_type: e.file_type, name: e.name.to_vec() }).collect()
+    }
+
+    fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
+        let entry = self.entries.iter().find(|e| e.name == name).ok_or(Errno::ENOENT)?;
+        (entry.make)(dir)
+    }
+
+    fn create_error(&self) -> Errno {
+        Errno::ENOENT
+    }
+}
+
+/// A directory source holding nodes made once (a permanent tree: sysfs).
+pub struct Fixed {
+    entries: SpinLock<Vec<(Vec<u8>, Arc<dyn Inode>)>>,
+}
+
+impl Default for Fixed {
+    fn default() -> Self {
+        Fixed { entries: SpinLock::new(Vec::new()) }
+    }
+}
+
+impl DirSource for Arc<Fixed> {
+    fn list(&self) -> Vec<DirEntry> {
+        self.entries.lock().iter().map(|(name, node)| DirEntry { ino: node.ino(), file_type: node.file_type(), name: name.clone() }).collect()
+    }
+
+    fn lookup(&self, _dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
+        self.entries.lock().iter().find(|(n, _)| n == name).map(|(_, node)| node.clone()).ok_or(Errno::ENOENT)
+    }
+}
+
+/// A directory in a permanent tree, to which entries are added after it is
+/// made (children point back at it weakly, so the tree has no cycle).
+pub struct FixedDir {
+    dir: Arc<SynthDir>,
+    entries: Arc<Fixed>,
+}
+
+impl FixedDir {
+    /// Creates a directory under `parent` (`None`: a root).
+    pub fn new(attr: Attr, parent: Option<&FixedDir>) -> FixedDir {
+        let parent = match parent {
+            Some(p) => {
+                let node: Arc<dyn Inode> = p.dir.clone();
+                Parent::Weak(Arc::downgrade(&node))
+            }
+            None => Parent::None,
+        };
+        let entries = Arc::new(Fixed::default());
+        FixedDir { dir: SynthDir::new(attr, parent, Box::new(entries.clone())), entries }
+    }
+
+    /// Adds `node` as entry `name`.
+    pub fn add(&self, name: &[u8], node: Arc<dyn Inode>) {
+        self.entries.entries.lock().push((name.to_vec(), node));
+    }
+
+    /// Returns the directory node.
+    pub fn node(&self) -> Arc<dyn Inode> {
+        self.dir.clone()
+    }
+}

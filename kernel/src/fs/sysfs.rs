@@ -1,0 +1,95 @@
+//! sysfs (`mount -t sysfs sysfs /sys`): the kernel's devices as a
+//! read-only tree, laid out as Linux lays it out for the devices Kevlar
+//! has, so that `mdev -s` finds them through /sys/dev/char and
+//! /sys/class, and `df` sees a sysfs mount.
+//!
+//! The tree is made once: each device is a directory under
+//! /sys/devices/virtual/CLASS/NAME with its `dev` and `uevent` files, and
+//! /sys/class/CLASS/NAME and /sys/dev/char/MAJOR:MINOR link to it.
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use kevlar_platform::sync::SpinLock;
+use kevlar_vfs::Inode;
+
+use super::devices::DEVICES;
+use super::synth::{Attr, FixedDir, SynthFile, SynthLink};
+
+static ROOT: SpinLock<Option<Arc<dyn Inode>>> = SpinLock::new(None);
+
+/// Returns sysfs's root directory (one tree, whichever mount shows it).
+pub fn root() -> Arc<dyn Inode> {
+    ROOT.lock().get_or_insert_with(build).clone()
+}
+
+/// Hands out inode numbers in build order.
+struct Builder {
+    fs_id: u64,
+    next_ino: u64,
+}
+
+impl Builder {
+    fn attr(&mut self, perm: u32) -> Attr {
+        self.next_ino += 1;
+        Attr::root(self.fs_id, self.next_ino, perm)
+    }
+
+    fn dir(&mut self, parent: &FixedDir, name: &str) -> FixedDir {
+        let dir = FixedDir::new(self.attr(0o755), Some(parent));
+        parent.add(name.as_bytes(), dir.node());
+        dir
+    }
+
+    fn link(&mut self, parent: &FixedDir, name: &str, target: alloc::string::String) {
+        let target = target.into_bytes();
+        parent.add(name.as_bytes(), SynthLink::new(self.attr(0o777), Box::new(move || Ok(target.clone()))));
+    }
+
+    /// A read-only attribute file holding `text` (sysfs reports a page as
+    /// the size of every attribute).
+    fn file(&mut self, parent: &FixedDir, name: &str, text: alloc::string::String) {
+        let text = text.into_bytes();
+        let file = SynthFile::new(self.attr(0o444), Box::new(move || Ok(text.clone()))).with_size(4096);
+        parent.add(name.as_bytes(), file);
+    }
+}
+
+fn build() -> Arc<dyn Inode> {
+    let mut b = Builder { fs_id: super::mount::anon_dev(), next_ino: 0 };
+    let root = FixedDir::new(b.attr(0o555), None);
+    for name in ["block", "bus", "firmware", "fs", "module", "power"] {
+        b.dir(&root, name);
+    }
+    let class = b.dir(&root, "class");
+    let dev = b.dir(&root, "dev");
+    let _dev_block = b.dir(&dev, "block");
+    let dev_char = b.dir(&dev, "char");
+    let devices = b.dir(&root, "devices");
+    let virtual_devices = b.dir(&devices, "virtual");
+    let kernel = b.dir(&root, "kernel");
+    // Hot-plug events are never sent: mdev and udev find no helper and a
+    // sequence number that stays 0.
+    b.file(&kernel, "uevent_seqnum", format!("{}\n", 0));
+    b.file(&kernel, "uevent_helper", format!("\n"));
+
+    let mut classes: Vec<(&str, FixedDir, FixedDir)> = Vec::new();
+    for device in DEVICES.iter() {
+        if !classes.iter().any(|(name, _, _)| *name == device.class) {
+            let class_dir = b.dir(&class, device.class);
+            let virtual_dir = b.dir(&virtual_devices, device.class);
+            classes.push((device.class, class_dir, virtual_dir));
+        }
+        let (_, class_dir, virtual_dir) = classes.iter().find(|(name, _, _)| *name == device.class).expect("class made above");
+        let node = b.dir(virtual_dir, device.name);
+        b.file(&node, "dev", format!("{}:{}\n", device.major, device.minor));
+        let mode = if device.mode != 0o600 { format!("DEVMODE={:04o}\n", device.mode) } else { format!("") };
+        b.file(&node, "uevent", format!("MAJOR={}\nMINOR={}\nDEVNAME={}\n{}", device.major, device.minor, device.name, mode));
+        b.link(&node, "subsystem", format!("../../../../class/{}", device.class));
+        b.link(class_dir, device.name, format!("../../devices/virtual/{}/{}", device.class, device.name));
+        b.link(&dev_char, &format!("{}:{}", device.major, device.minor), format!("../../devices/virtual/{}/{}", device.class, device.name));
+    }
+    root.node()
+}

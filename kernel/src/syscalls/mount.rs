@@ -1,0 +1,163 @@
+//! Mounting and file system information: mount, umount2, statfs, fstatfs.
+
+use alloc::vec::Vec;
+
+use kevlar_vfs::{FileType, WalkFlags};
+use linux_raw_sys::general as abi;
+
+use super::{read_path, read_user_cstr};
+use crate::error::{Errno, Result};
+use crate::fs::mount;
+use crate::process::Thread;
+use crate::uaccess::copy_to_user;
+
+/// Propagation flags: they change how mounts spread between namespaces,
+/// and with one namespace and no peer groups they change nothing.
+const PROPAGATION: u32 = abi::MS_SHARED | abi::MS_PRIVATE | abi::MS_SLAVE | abi::MS_UNBINDABLE;
+
+/// Flags a new mount may have; the rest of MS_* is refused.
+const NEW_MOUNT_FLAGS: u32 = abi::MS_RDONLY
+    | abi::MS_NOSUID
+    | abi::MS_NODEV
+    | abi::MS_NOEXEC
+    | abi::MS_NOATIME
+    | abi::MS_NODIRATIME
+    | abi::MS_RELATIME
+    | abi::MS_STRICTATIME
+    | abi::MS_SILENT
+    | abi::MS_LAZYTIME;
+
+fn is_root(thread: &Thread) -> bool {
+    thread.process.creds.lock().euid == 0
+}
+
+/// Reads an optional string argument (a null pointer gives `None`).
+fn optional_string(addr: usize, max: usize) -> Result<Option<Vec<u8>>> {
+    if addr == 0 { Ok(None) } else { read_user_cstr(addr, max).map(Some) }
+}
+
+pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags: u64, data: usize) -> Result<isize> {
+    if !is_root(thread) {
+        return Err(Errno::EPERM);
+    }
+    let mut flags = flags as u32;
+    // The old magic number in the high half is ignored, as Linux does.
+    if flags & abi::MS_MGC_MSK == abi::MS_MGC_VAL {
+        flags &= !abi::MS_MGC_MSK;
+    }
+    let target_path = read_path(target)?;
+    let fs = thread.process.fs.lock().clone();
+    let cred = super::fs::fs_cred(thread);
+    let on = fs.lookup(&cred, None, &target_path, WalkFlags::EMPTY)?;
+    if flags & abi::MS_REMOUNT != 0 {
+        if flags & !(NEW_MOUNT_FLAGS | abi::MS_REMOUNT | abi::MS_BIND) != 0 {
+            return Err(Errno::EINVAL);
+        }
+        mount::remount(&on, flags)?;
+        return Ok(0);
+    }
+    if flags & PROPAGATION != 0 {
+        let kind = flags & PROPAGATION;
+        if kind.count_ones() != 1 || flags & !(PROPAGATION | abi::MS_REC | abi::MS_SILENT) != 0 || !mount::is_mount_root(&on) {
+            return Err(Errno::EINVAL);
+        }
+        return Ok(0);
+    }
+    if on.file_type() != FileType::Directory && flags & abi::MS_BIND == 0 {
+        return Err(Errno::ENOTDIR);
+    }
+    let mount_point = crate::fs::dir_path(&fs, on.clone()).unwrap_or_else(|_| crate::fs::FsContext::absolute(&fs.cwd_path, &target_path));
+    if flags & abi::MS_MOVE != 0 {
+        if flags & !(abi::MS_MOVE | abi::MS_SILENT) != 0 {
+            return Err(Errno::EINVAL);
+        }
+        let from = fs.lookup(&cred, None, &read_path(source)?, WalkFlags::EMPTY)?;
+        mount::move_mount(&from, on, mount_point)?;
+        return Ok(0);
+    }
+    if flags & abi::MS_BIND != 0 {
+        // A recursive bind would also copy the mounts inside the source;
+        // there are none to copy unless something is mounted below it.
+        if flags & !(NEW_MOUNT_FLAGS | abi::MS_BIND | abi::MS_REC) != 0 {
+            return Err(Errno::EINVAL);
+        }
+        let from = fs.lookup(&cred, None, &read_path(source)?, WalkFlags::EMPTY)?;
+        if from.file_type().is_dir() != on.file_type().is_dir() {
+            return Err(if on.file_type().is_dir() { Errno::ENOTDIR } else { Errno::EISDIR });
+        }
+        mount::mount_bind(from, on, mount_point, flags)?;
+        return Ok(0);
+    }
+    if flags & !NEW_MOUNT_FLAGS != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let fstype = optional_string(fstype, 4095)?.ok_or(Errno::EINVAL)?;
+    let source = optional_string(source, 4095)?.unwrap_or_else(|| b"none".to_vec());
+    // The options are one page of text at most.
+    let data = optional_string(data, 4095)?.unwrap_or_default();
+    mount::mount_new(on, mount_point, source, &fstype, flags, &data)?;
+    Ok(0)
+}
+
+pub fn umount2(thread: &Thread, target: usize, flags: u32) -> Result<isize> {
+    if flags & !(abi::MNT_FORCE | abi::MNT_DETACH | abi::MNT_EXPIRE | abi::UMOUNT_NOFOLLOW) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    if flags & abi::MNT_EXPIRE != 0 && flags & (abi::MNT_FORCE | abi::MNT_DETACH) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    if !is_root(thread) {
+        return Err(Errno::EPERM);
+    }
+    let path = read_path(target)?;
+    let walk = if flags & abi::UMOUNT_NOFOLLOW != 0 { WalkFlags::NOFOLLOW } else { WalkFlags::EMPTY };
+    let fs = thread.process.fs.lock().clone();
+    let root = fs.lookup(&super::fs::fs_cred(thread), None, &path, walk)?;
+    if flags & abi::MNT_EXPIRE != 0 {
+        // Expiry marks a mount on the first call and unmounts on the
+        // second if unused in between; nothing here tracks use.
+        return Err(Errno::EAGAIN);
+    }
+    mount::unmount(&root, flags & abi::MNT_DETACH != 0)?;
+    Ok(0)
+}
+
+/// Encodes `struct statfs` (x86_64): type, bsize, blocks, bfree, bavail,
+/// files, ffree, fsid (two ints), namelen, frsize, flags, 4 spare words.
+fn encode_statfs(st: &mount::StatFs) -> [u8; 120] {
+    let words = [st.fs_type, st.block_size, st.blocks, st.blocks_free, st.blocks_free, st.files, st.files_free, 0, st.name_max, st.block_size, st.flags, 0, 0, 0, 0];
+    let mut out = [0u8; 120];
+    for (i, w) in words.iter().enumerate() {
+        out[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+pub fn statfs(thread: &Thread, path: usize, buf: usize) -> Result<isize> {
+    let path = read_path(path)?;
+    let fs = thread.process.fs.lock().clone();
+    let node = fs.lookup(&super::fs::fs_cred(thread), None, &path, WalkFlags::EMPTY)?;
+    copy_to_user(buf, &encode_statfs(&mount::statfs(&*node)))?;
+    Ok(0)
+}
+
+pub fn fstatfs(thread: &Thread, fd: i32, buf: usize) -> Result<isize> {
+    let file = thread.process.files.lock().lock().get(fd)?;
+    let st = match file.ops.inode() {
+        Some(node) => mount::statfs(&*node),
+        // Pipes live on Linux's pipefs.
+        None if file.ops.pipe().is_some() => mount::StatFs { fs_type: PIPEFS_MAGIC, block_size: 4096, name_max: 255, flags: 0x20, ..Default::default() },
+        None => {
+            let stat = file.ops.stat()?;
+            match crate::fs::mount::mounts().into_iter().find(|m| m.root.fs_id() == stat.dev) {
+                Some(m) => mount::statfs(&*m.root),
+                None => mount::StatFs { fs_type: abi::TMPFS_MAGIC as u64, block_size: 4096, name_max: 255, flags: 0x20, ..Default::default() },
+            }
+        }
+    };
+    copy_to_user(buf, &encode_statfs(&st))?;
+    Ok(0)
+}
+
+/// PIPEFS_MAGIC (include/uapi/linux/magic.h).
+const PIPEFS_MAGIC: u64 = abi::PIPEFS_MAGIC as u64;
