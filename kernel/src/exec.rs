@@ -163,8 +163,18 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
     // A path through /proc (/proc/self/exe) would name another program
     // when another process reads it later: resolve it now. Other paths are
     // resolved when /proc shows them.
+    // An unlinked file's path is kept without /proc's " (deleted)" mark,
+    // which readers add again (as Linux keeps the file, not the text).
     let exec_path = if crate::fs::mount::through_procfs(&exec_path) {
-        crate::fs::canonical_path(fs, &exec_path).map_or(exec_path, |(real, _)| real)
+        match crate::fs::canonical_path(fs, &exec_path) {
+            Ok((mut real, _)) => {
+                if real.ends_with(crate::fs::DELETED) {
+                    real.truncate(real.len() - crate::fs::DELETED.len());
+                }
+                real
+            }
+            Err(_) => exec_path,
+        }
     } else {
         exec_path
     };

@@ -253,6 +253,28 @@ fn open_fifo(node: &Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Result<Arc<Ope
 /// record it) with every symlink followed; returns the real absolute path
 /// and the node it names (what /proc's fd and exe links show).
 pub fn canonical_path(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn Inode>)> {
+    // Reading a magic link's text resolves the path its target was opened
+    // by, which may itself go through /proc: a path that names itself (a
+    // process's executable recorded as /proc/self/exe) must end in ELOOP,
+    // not recurse until the kernel stack overflows. Path walks never sleep
+    // and the kernel is not preemptible, so this CPU's count is the depth
+    // of this call chain.
+    let cpu = kevlar_platform::smp::cpu_index();
+    let depth = CANONICAL_DEPTH[cpu].fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    let result = if depth >= MAX_CANONICAL_DEPTH { Err(Errno::ELOOP) } else { canonical_path_walk(fs, path) };
+    CANONICAL_DEPTH[cpu].fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
+    result
+}
+
+/// How /proc marks the path of a file that has been unlinked.
+pub const DELETED: &[u8] = b" (deleted)";
+
+/// How deeply magic-link texts may nest inside one another.
+const MAX_CANONICAL_DEPTH: u32 = 8;
+static CANONICAL_DEPTH: [core::sync::atomic::AtomicU32; kevlar_platform::smp::MAX_CPUS] =
+    [const { core::sync::atomic::AtomicU32::new(0) }; kevlar_platform::smp::MAX_CPUS];
+
+fn canonical_path_walk(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn Inode>)> {
     let cred = kevlar_vfs::Credentials::root();
     let mut path = path.to_vec();
     for _ in 0..kevlar_vfs::MAX_SYMLINK_FOLLOWS {
@@ -269,8 +291,10 @@ pub fn canonical_path(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn I
         let node = parent.dir.lookup(&name)?;
         if node.file_type() == FileType::Symlink {
             let target = node.read_link()?;
-            if synth::is_magic_link(&node) && !target.starts_with(b"/") {
-                // A pipe's or device's link names no path (`pipe:[5]`).
+            if synth::is_magic_link(&node) && (!target.starts_with(b"/") || target.ends_with(DELETED)) {
+                // A pipe's or device's link names no path (`pipe:[5]`), and
+                // an unlinked file's path leads nowhere: the link itself
+                // leads to the node.
                 let found = node.magic_link().ok_or(Errno::EINVAL)??;
                 return Ok((target, found));
             }

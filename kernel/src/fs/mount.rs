@@ -227,7 +227,7 @@ pub fn devtmpfs() -> Result<Arc<TmpFs>> {
         return Ok(fs.clone());
     }
     let options = TmpFsOptions { dev: Some(anon_dev()), root_mode: 0o755, ..TmpFsOptions::default() };
-    let fs = TmpFs::with_options(Arc::new(crate::clock::KernelClock), options);
+    let fs = super::pages::new_tmpfs(options);
     super::initramfs::populate_devtmpfs(&fs.root())?;
     *slot = Some(fs.clone());
     Ok(fs)
@@ -294,7 +294,7 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
                 max_inodes: settings.max_inodes,
                 ..TmpFsOptions::default()
             };
-            let fs = TmpFs::with_options(Arc::new(crate::clock::KernelClock), options);
+            let fs = super::pages::new_tmpfs(options);
             Ok(("tmpfs", fs.root(), FsKind::Tmpfs(fs, settings)))
         }
         _ => Err(Errno::ENODEV),

@@ -195,7 +195,7 @@ fn file_path(fs: &FsContext, path: &[u8], node: Option<&Arc<dyn Inode>>) -> Vec<
         Ok((real, found)) if node.is_none_or(|n| kevlar_vfs::same_inode(&**n, &*found)) => real,
         _ => {
             let mut out = path.to_vec();
-            out.extend_from_slice(b" (deleted)");
+            out.extend_from_slice(crate::fs::DELETED);
             out
         }
     }
