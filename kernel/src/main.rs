@@ -19,6 +19,7 @@ mod monitor;
 mod process;
 mod syscalls;
 mod timer;
+mod tty;
 mod uaccess;
 mod user;
 

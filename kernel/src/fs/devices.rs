@@ -1,14 +1,13 @@
-//! Character devices: null, zero, full, random/urandom, and the console.
+//! Character devices: null, zero, full, random/urandom (terminals are in
+//! the `tty` module).
 
 use alloc::sync::Arc;
 
-use kevlar_platform::arch::serial;
 use kevlar_platform::sync::SpinLock;
 use kevlar_vfs::Stat;
 
-use super::file::{FileOps, OpenFile, PollEvents, POLLIN, POLLOUT};
+use super::file::{FileOps, OpenFile};
 use crate::error::{Errno, Result};
-use crate::process::wait_queue::WaitQueue;
 
 /// Which device a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,8 +20,6 @@ pub enum DeviceKind {
     Full,
     /// /dev/random (1,8) and /dev/urandom (1,9).
     Random,
-    /// /dev/console (5,1) and /dev/tty (5,0), /dev/ttyS0 (4,64).
-    Console,
 }
 
 impl DeviceKind {
@@ -33,7 +30,6 @@ impl DeviceKind {
             (1, 5) => Some(DeviceKind::Zero),
             (1, 7) => Some(DeviceKind::Full),
             (1, 8) | (1, 9) => Some(DeviceKind::Random),
-            (5, 0) | (5, 1) | (4, 64) => Some(DeviceKind::Console),
             _ => None,
         }
     }
@@ -41,10 +37,7 @@ impl DeviceKind {
     /// Returns the operations of this device, with `stat` describing the
     /// node it was opened through.
     pub fn open(self, node_stat: Stat) -> Arc<dyn FileOps> {
-        match self {
-            DeviceKind::Console => Arc::new(ConsoleFile { stat: node_stat }),
-            kind => Arc::new(SimpleDevice { kind, stat: node_stat }),
-        }
+        Arc::new(SimpleDevice { kind: self, stat: node_stat })
     }
 }
 
@@ -85,7 +78,6 @@ impl FileOps for SimpleDevice {
                 fill_random(buf);
                 Ok(buf.len())
             }
-            DeviceKind::Console => unreachable!(),
         }
     }
 
@@ -107,101 +99,4 @@ impl FileOps for SimpleDevice {
     fn fixed_position(&self) -> bool {
         true
     }
-}
-
-/// Woken when console input arrives (the serial interrupt cannot take
-/// sleeping locks, so readers poll on each wake-up and on timer ticks).
-pub static CONSOLE_INPUT: WaitQueue = WaitQueue::new();
-
-/// The serial console as a (minimal) terminal: canonical-mode line input
-/// with echo, output with `\n` to `\r\n`. The full line discipline with
-/// termios and job control comes with the TTY layer.
-struct ConsoleFile {
-    stat: Stat,
-}
-
-struct LineBuffer {
-    line: alloc::vec::Vec<u8>,
-    ready: alloc::collections::VecDeque<u8>,
-}
-
-static LINES: SpinLock<LineBuffer> = SpinLock::new(LineBuffer { line: alloc::vec::Vec::new(), ready: alloc::collections::VecDeque::new() });
-
-fn pump_input(lines: &mut LineBuffer) {
-    while let Some(byte) = serial::read_byte() {
-        match byte {
-            b'\r' | b'\n' => {
-                serial::write_bytes(b"\n");
-                lines.line.push(b'\n');
-                let line = core::mem::take(&mut lines.line);
-                lines.ready.extend(line);
-            }
-            0x7f | 0x08 => {
-                if lines.line.pop().is_some() {
-                    serial::write_bytes(b"\x08 \x08");
-                }
-            }
-            0x04 if lines.line.is_empty() => lines.ready.push_back(0x04),
-            _ => {
-                serial::write_bytes(&[byte]);
-                lines.line.push(byte);
-            }
-        }
-    }
-}
-
-impl FileOps for ConsoleFile {
-    fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        CONSOLE_INPUT.wait_until(|| {
-            let mut lines = LINES.lock();
-            pump_input(&mut lines);
-            if lines.ready.is_empty() {
-                if file.nonblocking() {
-                    return Err(Errno::EAGAIN);
-                }
-                return Ok(None);
-            }
-            if lines.ready.front() == Some(&0x04) {
-                lines.ready.pop_front();
-                return Ok(Some(0)); // ^D on an empty line: end of file
-            }
-            let mut n = 0;
-            while n < buf.len() {
-                let Some(byte) = lines.ready.pop_front() else { break };
-                buf[n] = byte;
-                n += 1;
-                if byte == b'\n' {
-                    break;
-                }
-            }
-            Ok(Some(n))
-        })
-    }
-
-    fn write(&self, _file: &OpenFile, _offset: u64, buf: &[u8]) -> Result<usize> {
-        kevlar_platform::console::write_raw(buf);
-        Ok(buf.len())
-    }
-
-    fn stat(&self) -> Result<Stat> {
-        Ok(self.stat.clone())
-    }
-
-    fn is_seekable(&self) -> bool {
-        false
-    }
-
-    fn ioctl(&self, _file: &OpenFile, request: u32, arg: usize) -> Result<isize> {
-        super::tty_ioctl(request, arg)
-    }
-
-    fn poll(&self) -> PollEvents {
-        let mut lines = LINES.lock();
-        pump_input(&mut lines);
-        if lines.ready.is_empty() { POLLOUT } else { POLLIN | POLLOUT }
-    }
-
 }
