@@ -592,6 +592,8 @@ impl Tty {
                 self.receive_input(&c);
                 Ok(0)
             }
+            // Only a master has a peer to open (Linux checks the driver).
+            ioctl::TIOCGPTPEER => Err(Errno::EIO),
             ioctl::TIOCGETD => {
                 copy_to_user(arg, &0i32.to_le_bytes())?; // N_TTY
                 Ok(0)

@@ -321,6 +321,17 @@ impl FileOps for MasterFile {
                 Ok(0)
             }
             ioctl::TIOCGPTPEER => self.open_peer(arg as u32),
+            ioctl::TIOCSIG => {
+                // Signal the slave's foreground group, as if typed.
+                let sig = arg as u32;
+                if sig == 0 || sig as usize >= crate::process::signal::NSIG {
+                    return Err(Errno::EINVAL);
+                }
+                if let Some(pgrp) = self.pty.slave.state.lock().pgrp {
+                    super::signal_group(pgrp, sig);
+                }
+                Ok(0)
+            }
             ioctl::FIONREAD => {
                 let count = self.pty.state.lock().output.len() as i32;
                 copy_to_user(arg, &count.to_le_bytes())?;
