@@ -72,6 +72,9 @@ struct TtyState {
     hangups: u64,
     /// Open files of this terminal (all paths to it).
     opens: usize,
+    /// Echo produced while output was stopped (VSTOP, TCOOFF): it goes
+    /// out when output restarts, as Linux keeps it in its echo buffer.
+    held_echo: Vec<u8>,
 }
 
 /// What a hung-up file's poll reports (Linux's `hung_up_tty_poll`).
@@ -88,6 +91,7 @@ impl Tty {
                 pgrp: None,
                 hangups: 0,
                 opens: 0,
+                held_echo: Vec::new(),
             }),
             read_wait: WaitQueue::new(),
             write_wait: WaitQueue::new(),
@@ -143,7 +147,13 @@ impl Tty {
         let (taken, pgrp) = {
             let mut state = self.state.lock();
             let taken = state.ldisc.receive(bytes, &mut effects);
-            self.emit(&effects.output);
+            if state.ldisc.output_stopped() {
+                state.held_echo.extend_from_slice(&effects.output);
+            } else {
+                let mut held = core::mem::take(&mut state.held_echo);
+                held.extend_from_slice(&effects.output);
+                self.emit(&held);
+            }
             (taken, state.pgrp)
         };
         if let Some(pgrp) = pgrp {
@@ -241,7 +251,9 @@ impl Tty {
                 crate::timer::arm(d, thread.clone());
             }
             let waited = self.read_wait.wait_until(|| {
-                let ready = self.state.lock().ldisc.input_available(false) || file.is_hung_up();
+                let state = self.state.lock();
+                let ready = state.ldisc.input_available(false) || file.hung_up_in(&state);
+                drop(state);
                 if ready {
                     return Ok(Some(true));
                 }
@@ -301,7 +313,7 @@ impl Tty {
             }
             let waited = self.write_wait.wait_until(|| {
                 let state = self.state.lock();
-                let gone = file.is_hung_up() || (self.is_pty() && self.pty().is_none_or(|p| !p.master_is_open()));
+                let gone = file.hung_up_in(&state) || (self.is_pty() && self.pty().is_none_or(|p| !p.master_is_open()));
                 Ok((gone || (!state.ldisc.output_stopped() && self.output_room() > 0)).then_some(()))
             });
             if let Err(e) = waited {
@@ -445,8 +457,10 @@ impl Tty {
                     if request == ioctl::TCSETSF {
                         state.ldisc.flush_input();
                     }
-                    // Whether output restarted or not, waiters recheck.
-                    state.ldisc.set_termios(termios);
+                    if state.ldisc.set_termios(termios) {
+                        let held = core::mem::take(&mut state.held_echo);
+                        self.emit(&held);
+                    }
                 }
                 self.wake_everyone();
                 Ok(0)
@@ -561,7 +575,12 @@ impl Tty {
                 match arg as u32 {
                     abi::TCOOFF => self.state.lock().ldisc.set_output_stopped(true),
                     abi::TCOON => {
-                        self.state.lock().ldisc.set_output_stopped(false);
+                        {
+                            let mut state = self.state.lock();
+                            state.ldisc.set_output_stopped(false);
+                            let held = core::mem::take(&mut state.held_echo);
+                            self.emit(&held);
+                        }
                         self.write_wait.wake_all();
                         crate::fs::file::notify_pollers();
                     }
@@ -771,7 +790,13 @@ impl TtyFile {
     }
 
     fn is_hung_up(&self) -> bool {
-        !self.via_console && self.tty.state.lock().hangups != self.generation
+        self.hung_up_in(&self.tty.state.lock())
+    }
+
+    /// Whether the file is hung up, with the terminal's state at hand
+    /// (for callers holding its lock).
+    fn hung_up_in(&self, state: &TtyState) -> bool {
+        !self.via_console && state.hangups != self.generation
     }
 }
 
