@@ -12,10 +12,15 @@ shows. Each check is one test:
     ctrl-z-fg     Ctrl-Z stops a `sleep 100`, `jobs` lists it, `fg` resumes
                   it, Ctrl-C ends it
     background-read  a background job reading the terminal stops (SIGTTIN)
-    backspace     a typo erased with Backspace before Enter
+    backspace     a typo erased with Backspace before Enter (the shell's
+                  own line editing)
+    canonical-read  `read` takes a line the terminal edited: Backspace and
+                  Ctrl-U handled by the kernel's line discipline
     history       Up-arrow brings the last command back
     winsize       `stty size` shows the terminal size, and follows `stty rows`
     vi            vi: insert text, :wq, then cat shows it
+    respawn       `exit` ends the shell; init starts a new one with a
+                  working terminal (the console hung up and was taken again)
     poweroff      `poweroff` ends the machine cleanly (QEMU's success status)
 
 Usage:
@@ -49,7 +54,7 @@ KEY_DELAY = 0.01
 PROMPT_RE = rb"kevlar:[^\r\n]*# "
 
 CHECKS = ["boot", "command", "ctrl-c", "ctrl-z-fg", "background-read", "backspace",
-          "history", "winsize", "vi", "poweroff"]
+          "canonical-read", "history", "winsize", "vi", "respawn", "poweroff"]
 
 
 def _load(name: str, filename: str):
@@ -239,6 +244,14 @@ def check_backspace(c: Console) -> None:
     _prompt(c)
 
 
+def check_canonical_read(c: Console) -> None:
+    _run(c, b"read line; echo \"[$line]\"")
+    c.settle(0.5)
+    c.type(b"junk\x15abz\x7fc d\r")
+    c.expect(_line(b"[abc d]"))
+    _prompt(c)
+
+
 def check_history(c: Console) -> None:
     _run(c, b"echo hist-$((40+2))")
     c.expect(_line(b"hist-42"))
@@ -277,6 +290,18 @@ def check_vi(c: Console) -> None:
     _prompt(c)
 
 
+def check_respawn(c: Console) -> None:
+    _run(c, b"exit")
+    c.expect(rb"BusyBox v[0-9.]+")
+    _prompt(c)
+    _run(c, b"echo again; tty; jobs; sleep 100")
+    c.expect(_line(b"again"))
+    c.expect(_line(b"/dev/ttyS0"))
+    c.settle(1.0)
+    c.type(b"\x03")
+    _prompt(c)
+
+
 def check_poweroff(c: Console) -> None:
     _run(c, b"poweroff")
     status = c.wait_exit(STEP_TIMEOUT)
@@ -291,8 +316,9 @@ def check_poweroff(c: Console) -> None:
 CHECK_FUNCS = {
     "boot": check_boot, "command": check_command, "ctrl-c": check_ctrl_c,
     "ctrl-z-fg": check_ctrl_z_fg, "background-read": check_background_read,
-    "backspace": check_backspace, "history": check_history, "winsize": check_winsize,
-    "vi": check_vi, "poweroff": check_poweroff,
+    "backspace": check_backspace, "canonical-read": check_canonical_read,
+    "history": check_history, "winsize": check_winsize, "vi": check_vi,
+    "respawn": check_respawn, "poweroff": check_poweroff,
 }
 
 
