@@ -77,6 +77,11 @@ struct TtyState {
     held_echo: Vec<u8>,
 }
 
+/// The most output one byte can become (a tab expanded to spaces): a writer
+/// that made no progress waits for this much room, so it cannot spin on a
+/// device with room for part of an expansion only.
+const MAX_EXPANSION: usize = 8;
+
 /// What a hung-up file's poll reports (Linux's `hung_up_tty_poll`).
 const HUNG_UP_EVENTS: PollEvents = POLLIN | POLLOUT | POLLERR | POLLHUP;
 
@@ -314,7 +319,7 @@ impl Tty {
             let waited = self.write_wait.wait_until(|| {
                 let state = self.state.lock();
                 let gone = file.hung_up_in(&state) || (self.is_pty() && self.pty().is_none_or(|p| !p.master_is_open()));
-                Ok((gone || (!state.ldisc.output_stopped() && self.output_room() > 0)).then_some(()))
+                Ok((gone || (!state.ldisc.output_stopped() && self.output_room() >= MAX_EXPANSION)).then_some(()))
             });
             if let Err(e) = waited {
                 return if done > 0 { Ok(done) } else { Err(e) };
