@@ -9,6 +9,8 @@ shows. Each check is one test:
     boot          the shell's prompt appears
     command       a command runs and prints its result
     ctrl-c        Ctrl-C ends a foreground `sleep 100` (status 130)
+    ctrl-c-busy   Ctrl-C stops a shell loop that never makes a system call
+                  (console input is taken on every return to user mode)
     ctrl-z-fg     Ctrl-Z stops a `sleep 100`, `jobs` lists it, `fg` resumes
                   it, Ctrl-C ends it
     background-read  a background job reading the terminal stops (SIGTTIN)
@@ -53,7 +55,7 @@ STEP_TIMEOUT = 40.0
 KEY_DELAY = 0.01
 PROMPT_RE = rb"kevlar:[^\r\n]*# "
 
-CHECKS = ["boot", "command", "ctrl-c", "ctrl-z-fg", "background-read", "backspace",
+CHECKS = ["boot", "command", "ctrl-c", "ctrl-c-busy", "ctrl-z-fg", "background-read", "backspace",
           "canonical-read", "history", "winsize", "vi", "respawn", "poweroff"]
 
 
@@ -208,6 +210,17 @@ def check_ctrl_c(c: Console) -> None:
     _prompt(c)
 
 
+def check_ctrl_c_busy(c: Console) -> None:
+    _run(c, b"i=0; while :; do i=$((i+1)); done")
+    c.settle(1.0)
+    c.type(b"\x03")
+    c.expect(rb"\^C")
+    _prompt(c)
+    _run(c, b"[ $i -gt 0 ] && echo counted")
+    c.expect(_line(b"counted"))
+    _prompt(c)
+
+
 def check_ctrl_z_fg(c: Console) -> None:
     _run(c, b"sleep 100")
     c.settle(1.0)
@@ -315,6 +328,7 @@ def check_poweroff(c: Console) -> None:
 
 CHECK_FUNCS = {
     "boot": check_boot, "command": check_command, "ctrl-c": check_ctrl_c,
+    "ctrl-c-busy": check_ctrl_c_busy,
     "ctrl-z-fg": check_ctrl_z_fg, "background-read": check_background_read,
     "backspace": check_backspace, "canonical-read": check_canonical_read,
     "history": check_history, "winsize": check_winsize, "vi": check_vi,
