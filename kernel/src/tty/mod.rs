@@ -438,8 +438,9 @@ impl Tty {
         if file.is_some_and(|f| f.is_hung_up()) {
             return Err(if request == ioctl::TIOCSPGRP { Errno::ENOTTY } else { Errno::EIO });
         }
-        // The job-control check applies to the terminal the call came
-        // through, which for a master is never anyone's controlling tty.
+        // Linux checks flushes, flow control and breaks against the terminal
+        // the call came through (a master is nobody's controlling tty), but
+        // settings and the foreground group against the slave itself.
         let check = |tty: &Tty, sig: u32| if via_master { Ok(()) } else { tty.job_control(sig) };
         let process = current().map(|t| t.process.clone());
         match request {
@@ -449,7 +450,7 @@ impl Tty {
                 Ok(0)
             }
             ioctl::TCSETS | ioctl::TCSETSW | ioctl::TCSETSF => {
-                check(self, signal::SIGTTOU)?;
+                self.job_control(signal::SIGTTOU)?;
                 let mut raw = [0u8; Termios::SIZE];
                 copy_from_user(&mut raw, arg)?;
                 let mut termios = Termios::from_bytes(&raw);
@@ -503,7 +504,7 @@ impl Tty {
             }
             ioctl::TIOCSPGRP => {
                 let process = process.ok_or(Errno::ENOTTY)?;
-                match check(self, signal::SIGTTOU) {
+                match self.job_control(signal::SIGTTOU) {
                     Err(Errno::EIO) => return Err(Errno::ENOTTY),
                     other => other?,
                 }
