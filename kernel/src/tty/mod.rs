@@ -115,11 +115,6 @@ impl Tty {
         }
     }
 
-    /// Returns the session this terminal controls, if any.
-    pub fn session(&self) -> Option<Pid> {
-        self.state.lock().session
-    }
-
     /// Room for output at the device now.
     fn output_room(&self) -> usize {
         match &self.driver {
@@ -652,8 +647,11 @@ impl Tty {
         if !readable && !root {
             return Err(Errno::EPERM);
         }
-        set_controlling(process, self);
-        Ok(())
+        if set_controlling(process, self) {
+            Ok(())
+        } else {
+            Err(Errno::EPERM) // another session took it meanwhile
+        }
     }
 
     /// Counts a new open file of this terminal.
@@ -721,19 +719,32 @@ pub fn tty_nr(process: &Process) -> u32 {
     })
 }
 
+/// The foreground process group of the controlling terminal of `process`
+/// as /proc/[pid]/stat's `tpgid` shows it (-1 without one), for procfs.
+#[allow(dead_code)]
+pub fn tpgid(process: &Process) -> Pid {
+    controlling_tty(process).and_then(|t| t.state.lock().pgrp).unwrap_or(-1)
+}
+
 fn is_controlling(process: &Process, tty: &Tty) -> bool {
     process.ctty.lock().as_ref().is_some_and(|t| core::ptr::eq(&**t, tty))
 }
 
 /// Makes `tty` the controlling terminal of `process`'s session, with the
-/// process's group in the foreground (Linux's `__proc_set_tty`).
-fn set_controlling(process: &Arc<Process>, tty: &Arc<Tty>) {
+/// process's group in the foreground (Linux's `__proc_set_tty`), unless it
+/// controls a session already (checked under the terminal's lock, so two
+/// sessions racing for it cannot both win). Returns whether it did.
+fn set_controlling(process: &Arc<Process>, tty: &Arc<Tty>) -> bool {
     {
         let mut state = tty.state.lock();
+        if state.session.is_some() {
+            return false;
+        }
         state.session = Some(process.sid.load(Ordering::Relaxed));
         state.pgrp = Some(process.pgid.load(Ordering::Relaxed));
     }
     *process.ctty.lock() = Some(tty.clone());
+    true
 }
 
 /// Every process of session `sid` loses `tty` as its controlling terminal.
@@ -865,7 +876,7 @@ pub fn open(major: u32, minor: u32, stat: &Stat, flags: u32) -> Result<Option<Ar
     if !noctty && flags & abi::O_NOCTTY == 0 {
         if let Some(process) = &process {
             let leader = process.sid.load(Ordering::Relaxed) == process.pid;
-            if leader && process.ctty.lock().is_none() && tty.session().is_none() && file.readable {
+            if leader && process.ctty.lock().is_none() && file.readable {
                 set_controlling(process, &tty);
             }
         }
