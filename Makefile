@@ -21,7 +21,7 @@ KERNEL_ELF := build/kevlar.elf
 CARGO_OUT  := target/$(TARGET)/$(PROFILE)/kevlar
 ACCEL      := $(if $(KVM),--kvm,)
 
-.PHONY: all setup kernel run debug test test-host contracts bench check clean
+.PHONY: all setup kernel run debug test test-host contracts interactive bench check clean
 
 all: kernel
 
@@ -34,12 +34,21 @@ kernel: setup
 	cp $(CARGO_OUT) $(KERNEL_ELF)
 	$(PYTHON) tools/embed-symbols.py $(KERNEL_ELF)
 
-run: kernel
-	$(PYTHON) tools/run-qemu.py --kernel $(KERNEL_ELF) --interactive --smp $(SMP) --mem $(MEM) $(ACCEL) --append "$(CMDLINE)"
+# The interactive image: a BusyBox shell on the console (tools/build-interactive.py).
+INTERACTIVE_CPIO := build/interactive.cpio
+INTERACTIVE_DEPS := userland/init/interactive-init.c $(wildcard userland/interactive/*/*) tools/build-interactive.py tools/build-initramfs.py
 
-debug: kernel
+$(INTERACTIVE_CPIO): $(INTERACTIVE_DEPS) | setup
+	$(PYTHON) tools/build-interactive.py --out $@
+
+interactive: $(INTERACTIVE_CPIO)
+
+run: kernel $(INTERACTIVE_CPIO)
+	$(PYTHON) tools/run-qemu.py --kernel $(KERNEL_ELF) --initrd $(INTERACTIVE_CPIO) --interactive --smp $(SMP) --mem $(MEM) $(ACCEL) --append "$(CMDLINE)"
+
+debug: kernel $(INTERACTIVE_CPIO)
 	@echo "QEMU waits for gdb on :1234; in another terminal: gdb $(KERNEL_ELF) -ex 'target remote :1234'"
-	$(PYTHON) tools/run-qemu.py --kernel $(KERNEL_ELF) --interactive --gdb --smp $(SMP) --mem $(MEM) --append "$(CMDLINE)"
+	$(PYTHON) tools/run-qemu.py --kernel $(KERNEL_ELF) --initrd $(INTERACTIVE_CPIO) --interactive --gdb --smp $(SMP) --mem $(MEM) --append "$(CMDLINE)"
 
 contracts: setup
 	$(PYTHON) tools/contracts.py build
@@ -58,7 +67,7 @@ build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/rebo
 bench: kernel
 	$(PYTHON) tools/bench.py $(if $(QUICK),--quick,) $(if $(KVM),--kvm,)
 
-test: kernel contracts build/kernel-tests.cpio
+test: kernel contracts build/kernel-tests.cpio $(INTERACTIVE_CPIO)
 	$(PYTHON) tools/gen-syscall-table.py --check
 	$(PYTHON) tools/bench.py --quick
 	$(PYTHON) tools/run-tests.py --kernel $(KERNEL_ELF)

@@ -59,7 +59,7 @@ BUSYBOX_CPIO = os.path.join(REPO_ROOT, "build", "busybox-suite.cpio")
 BUSYBOX_AREA = "busybox"
 SUITES = ("contracts", "busybox")
 # Areas in the order they run; a new directory is appended after these.
-AREAS = ["process", "memory", "sched", "time", "fs", "sys", "pipe", "signal", "errors"]
+AREAS = ["process", "memory", "sched", "time", "fs", "sys", "pipe", "signal", "errors", "tty"]
 NOT_AREAS = {"helpers"}
 GUEST_ROOT = "/contracts"
 # Whole-run time limits (seconds). Per test the init kills after 10 s.

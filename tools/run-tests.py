@@ -6,6 +6,8 @@ What `make test` runs. Layers, in order:
   kernel  in-kernel tests (`test=all`), once per CPU count
   fault   deliberate faults: the kernel must catch them and print a backtrace
   banner  boot banner, under -icount so the boot time it reports is repeatable
+  interactive  a person at the BusyBox shell of the interactive image
+          (tools/interactive-test.py types, presses Ctrl-C/Ctrl-Z, runs vi)
 
 Output: one line per test (PASS / FAIL / XFAIL / XPASS), then, if any known
 failures were hit, one line listing them, then exactly one final line
@@ -113,6 +115,13 @@ KERNEL_RUNS: list[dict] = [
     {"name": "console-input", "layer": "kernel", "check": "expect",
      "smp": 2, "inputs": [("kevlar> ", "cpux\x7fs\r"), ("kevlar> ", "poweroff\r")],
      "patterns": [r"cpu0: apic id \d+, \d+ timer ticks", r"cpu1: apic id \d+"]},
+    # A person at the BusyBox shell of the interactive image (`make run`):
+    # tools/interactive-test.py types, sends Ctrl-C/Ctrl-Z/arrows, runs vi,
+    # powers off; one outcome per check, interactive:<check>[smpN].
+    {"name": "interactive-smp1", "layer": "interactive", "driver": "interactive", "smp": 1,
+     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 300, "suffix": "[smp1]"},
+    {"name": "interactive-smp2", "layer": "interactive", "driver": "interactive", "smp": 2,
+     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 300, "suffix": "[smp2]"},
 ]
 
 HOST_LAYER = "host"
@@ -426,6 +435,11 @@ CHECKS: dict[str, Callable] = {
     "banner": check_banner,
 }
 
+# Drivers of runs that type into the console as they go: module name, file.
+DRIVERS: dict[str, tuple] = {
+    "interactive": ("interactive_test", "interactive-test.py"),
+}
+
 
 # ---------------------------------------------------------------------------
 # Known failures
@@ -577,7 +591,37 @@ def _options_for(spec: dict, args) -> "run_qemu.Options":
     return run_qemu.Options(**fields)
 
 
+def run_driver_spec(spec: dict, tally: Tally, args) -> None:
+    """Runs a spec whose QEMU session a driver conducts itself (it types
+    into the console as the run goes), and tallies its outcomes."""
+    print(f"== {spec['name']}: driver={spec['driver']} smp={spec.get('smp', 1)}")
+    sys.stdout.flush()
+    for path, what in ((args.kernel, "kernel image"), (spec["initrd"], "image")):
+        if not os.path.isfile(path):
+            tally.add(Outcome(spec["name"], False, f"{what} not found: {path} (build it first)"))
+            return
+    log = None
+    if args.log_dir:
+        os.makedirs(args.log_dir, exist_ok=True)
+        log = os.path.join(args.log_dir, spec["name"] + ".log")
+    driver = _load_tool(*DRIVERS[spec["driver"]])
+    try:
+        results = driver.run(args.kernel, spec["initrd"], spec.get("smp", 1), spec.get("timeout", args.timeout),
+                             log=log, echo=args.verbose, suffix=spec.get("suffix", ""), qemu=args.qemu)
+    except OSError as e:
+        tally.add(Outcome(spec["name"], False, f"cannot run QEMU: {e}"))
+        return
+    for name, ok, detail in results:
+        tally.add(Outcome(name, ok, detail))
+    if log:
+        print(f"   {spec['name']}: log: {_show_path(log)}")
+    sys.stdout.flush()
+
+
 def run_kernel_spec(spec: dict, tally: Tally, args) -> None:
+    if "driver" in spec:
+        run_driver_spec(spec, tally, args)
+        return
     opts = _options_for(spec, args)
     what = " ".join(f"{k}={v!r}" for k, v in spec.items()
                     if k in OPTION_FIELDS and k not in ("inputs", "extra"))
@@ -811,7 +855,10 @@ def self_test() -> int:
             for spec in KERNEL_RUNS:
                 self.assertNotIn(spec["name"], names)
                 names.add(spec["name"])
-                self.assertIn(spec["check"], CHECKS)
+                if "driver" in spec:
+                    self.assertIn(spec["driver"], DRIVERS)
+                else:
+                    self.assertIn(spec["check"], CHECKS)
                 opts = run_qemu.Options(**{k: v for k, v in spec.items() if k in OPTION_FIELDS})
                 run_qemu.build_command(opts)  # raises on nonsense
 

@@ -20,6 +20,7 @@ mod monitor;
 mod process;
 mod syscalls;
 mod timer;
+mod tty;
 mod uaccess;
 mod user;
 

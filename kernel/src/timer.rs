@@ -56,14 +56,14 @@ fn housekeeping(now: u64) {
     crate::fs::procfs::sample_load(now);
 }
 
-/// Wakes threads whose deadline passed (and console readers with input).
+/// Wakes threads whose deadline passed, and feeds console input to its
+/// line discipline.
 pub fn run_expired() {
     if kevlar_platform::arch::serial::take_dump_request() || periodic_dump_due() {
         crate::process::dump_state();
     }
     if kevlar_platform::arch::serial::take_input_notification() {
-        crate::fs::devices::CONSOLE_INPUT.wake_all();
-        crate::fs::file::notify_pollers();
+        crate::tty::console::pump();
     }
     let now = time::monotonic_ns();
     fire_real_timers(now);

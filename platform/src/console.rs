@@ -33,6 +33,15 @@ pub fn write_raw(bytes: &[u8]) {
     serial::write_bytes(bytes);
 }
 
+/// Writes bytes exactly as given (a terminal's output, already processed
+/// by its line discipline).
+pub fn write_exact(bytes: &[u8]) {
+    let _guard = CONSOLE.lock();
+    for &b in bytes {
+        serial::write_byte(b);
+    }
+}
+
 /// Prints without taking the console lock: for the panic and fatal-exception
 /// paths, where the lock holder may be the CPU that just died.
 pub fn print_fmt_unlocked(args: fmt::Arguments<'_>) {

@@ -101,6 +101,9 @@ static void setup(void)
     mkdir("/proc", 0555);
     mkdir("/tmp", 01777);
     mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+    /* Pseudo-terminals for the tty tests: /dev/ptmx finds its devpts here. */
+    mkdir("/dev/pts", 0755);
+    mount("devpts", "/dev/pts", "devpts", 0, "mode=620,ptmxmode=666");
     mount("proc", "/proc", "proc", 0, NULL);
     mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
     if (!have_console) {

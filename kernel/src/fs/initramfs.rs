@@ -107,7 +107,7 @@ pub fn populate_devtmpfs(dev: &Arc<dyn Inode>) -> Result<()> {
 
 /// Creates the device nodes every Linux system has in /dev.
 pub fn populate_dev(dev: &Arc<dyn Inode>) -> Result<()> {
-    let nodes: [(&[u8], u32, u32, u32); 8] = [
+    let nodes: [(&[u8], u32, u32, u32); 9] = [
         (b"null", 1, 3, 0o666),
         (b"zero", 1, 5, 0o666),
         (b"full", 1, 7, 0o666),
@@ -116,6 +116,7 @@ pub fn populate_dev(dev: &Arc<dyn Inode>) -> Result<()> {
         (b"tty", 5, 0, 0o666),
         (b"console", 5, 1, 0o600),
         (b"ttyS0", 4, 64, 0o660),
+        (b"ptmx", 5, 2, 0o666),
     ];
     for (name, major, minor, mode) in nodes {
         if dev.lookup(name).is_err() {

@@ -1,5 +1,5 @@
 //! Files: the mount table, path lookup for processes, opening files by
-//! path, and terminal ioctls of the console.
+//! path.
 
 pub mod anon;
 pub mod devices;
@@ -26,7 +26,6 @@ use kevlar_vfs::{MountTable, OpenLookup, ParentLookup, WalkContext, WalkFlags};
 
 use kevlar_vfs::{FileType, Inode};
 use linux_raw_sys::general as abi;
-use linux_raw_sys::ioctl;
 
 pub use fdtable::FdTable;
 use file::{InodeFile, OpenFile};
@@ -197,7 +196,10 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         FileType::CharDevice => {
             let rdev = stat.rdev;
             let (major, minor) = (((rdev >> 8) & 0xfff) as u32, ((rdev & 0xff) | ((rdev >> 12) & 0xfff00)) as u32);
-            devices::DeviceKind::from_rdev(major, minor).ok_or(Errno::ENXIO)?.open(stat)
+            match crate::tty::open(major, minor, &stat, flags)? {
+                Some(terminal) => terminal,
+                None => devices::DeviceKind::from_rdev(major, minor).ok_or(Errno::ENXIO)?.open(stat),
+            }
         }
         FileType::Fifo => return open_fifo(&node, flags, abs),
         FileType::BlockDevice | FileType::Socket => return Err(Errno::ENXIO),
@@ -359,83 +361,6 @@ pub fn dir_path(fs: &FsContext, dir: Arc<dyn Inode>) -> Result<Vec<u8>> {
     }
     Ok(out)
 }
-
-/// Terminal ioctls of the console (a minimal line discipline: the full
-/// termios handling comes with the TTY layer).
-pub fn tty_ioctl(request: u32, arg: usize) -> Result<isize> {
-    use crate::uaccess::{copy_from_user, copy_to_user};
-    static TERMIOS: SpinLock<[u8; 60]> = SpinLock::new(initial_termios());
-    static WINSIZE: SpinLock<[u8; 8]> = SpinLock::new([24, 0, 80, 0, 0, 0, 0, 0]);
-    static FOREGROUND: SpinLock<i32> = SpinLock::new(1);
-    match request {
-        ioctl::TCGETS => {
-            let termios = *TERMIOS.lock();
-            copy_to_user(arg, &termios[..36])?;
-            Ok(0)
-        }
-        ioctl::TCSETS | ioctl::TCSETSW | ioctl::TCSETSF => {
-            let mut buf = [0u8; 36];
-            copy_from_user(&mut buf, arg)?;
-            TERMIOS.lock()[..36].copy_from_slice(&buf);
-            Ok(0)
-        }
-        ioctl::TIOCGWINSZ => {
-            copy_to_user(arg, &*WINSIZE.lock())?;
-            Ok(0)
-        }
-        ioctl::TIOCSWINSZ => {
-            let mut buf = [0u8; 8];
-            copy_from_user(&mut buf, arg)?;
-            *WINSIZE.lock() = buf;
-            Ok(0)
-        }
-        ioctl::TIOCGPGRP => {
-            copy_to_user(arg, &FOREGROUND.lock().to_le_bytes())?;
-            Ok(0)
-        }
-        ioctl::TIOCSPGRP => {
-            let mut buf = [0u8; 4];
-            copy_from_user(&mut buf, arg)?;
-            *FOREGROUND.lock() = i32::from_le_bytes(buf);
-            Ok(0)
-        }
-        ioctl::TIOCSCTTY | ioctl::TIOCNOTTY => Ok(0),
-        ioctl::FIONREAD => {
-            copy_to_user(arg, &0i32.to_le_bytes())?;
-            Ok(0)
-        }
-        _ => Err(Errno::ENOTTY),
-    }
-}
-
-const fn initial_termios() -> [u8; 60] {
-    // struct termios: c_iflag, c_oflag, c_cflag, c_lflag, c_line, c_cc[19].
-    let mut t = [0u8; 60];
-    let iflag: u32 = abi::ICRNL | abi::IXON;
-    let oflag: u32 = abi::OPOST | abi::ONLCR;
-    let cflag: u32 = abi::B38400 | abi::CS8 | abi::CREAD | abi::HUPCL;
-    let lflag: u32 = abi::ISIG | abi::ICANON | abi::ECHO | abi::ECHOE | abi::ECHOK | abi::ECHOCTL | abi::ECHOKE | abi::IEXTEN;
-    let words = [iflag, oflag, cflag, lflag];
-    let mut i = 0;
-    while i < 4 {
-        let b = words[i].to_le_bytes();
-        t[i * 4] = b[0];
-        t[i * 4 + 1] = b[1];
-        t[i * 4 + 2] = b[2];
-        t[i * 4 + 3] = b[3];
-        i += 1;
-    }
-    // c_cc after c_line (offset 17): VINTR ^C, VQUIT ^\, VERASE DEL,
-    // VKILL ^U, VEOF ^D, VTIME 0, VMIN 1, ..., VSUSP ^Z, VWERASE ^W.
-    let cc = [3u8, 28, 127, 21, 4, 0, 1, 0, 17, 19, 26, 0, 18, 15, 23, 22, 0];
-    let mut j = 0;
-    while j < cc.len() {
-        t[17 + j] = cc[j];
-        j += 1;
-    }
-    t
-}
-
 /// Truncates `node` to `len` bytes. Mapped pages now wholly past the end
 /// are unmapped from every address space, so touching them raises SIGBUS
 /// as on Linux instead of reaching the dropped data.

@@ -29,6 +29,8 @@ pub enum FsKind {
     Proc,
     /// sysfs.
     Sysfs,
+    /// devpts (the pseudo-terminal slaves; every instance shows the same).
+    Devpts,
 }
 
 /// The settings of a tmpfs mount that /proc/mounts shows when they differ
@@ -279,6 +281,7 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
     match fstype {
         b"proc" => Ok(("proc", super::procfs::root(), FsKind::Proc)),
         b"sysfs" => Ok(("sysfs", super::sysfs::root(), FsKind::Sysfs)),
+        b"devpts" => Ok(("devpts", crate::tty::devpts::mount(data)?, FsKind::Devpts)),
         b"devtmpfs" => {
             let fs = devtmpfs()?;
             Ok(("devtmpfs", fs.root(), FsKind::Devtmpfs(fs)))
@@ -303,7 +306,7 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
 
 /// The file system types mount(2) knows, for /proc/filesystems: (name,
 /// needs no device).
-pub const FILESYSTEMS: [(&str, bool); 5] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("rootfs", true)];
+pub const FILESYSTEMS: [(&str, bool); 6] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true)];
 
 /// Mounts a new `fstype` file system from `source` on directory `on`
 /// (whose absolute path is `path`).
@@ -493,6 +496,16 @@ impl Mount {
                 out.push_str("inode64");
             }
             FsKind::Proc | FsKind::Sysfs => {}
+            FsKind::Devpts => {
+                let options = crate::tty::devpts::options();
+                if let Some(uid) = options.uid {
+                    let _ = write!(out, "uid={},", uid);
+                }
+                if let Some(gid) = options.gid {
+                    let _ = write!(out, "gid={},", gid);
+                }
+                let _ = write!(out, "mode={:03o},ptmxmode={:03o}", options.mode, options.ptmx_mode);
+            }
         }
         out
     }
@@ -558,6 +571,7 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
         FsKind::Tmpfs(fs, settings) => tmpfs(fs, settings.max_pages, settings.max_inodes),
         FsKind::Proc => StatFs { fs_type: abi::PROC_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Sysfs => StatFs { fs_type: abi::SYSFS_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
+        FsKind::Devpts => StatFs { fs_type: abi::DEVPTS_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
     };
     let mut flags = ST_VALID;
     for (ms, st) in [(abi::MS_RDONLY, ST_RDONLY), (abi::MS_NOSUID, ST_NOSUID), (abi::MS_NODEV, ST_NODEV), (abi::MS_NOEXEC, ST_NOEXEC), (abi::MS_NOATIME, ST_NOATIME), (abi::MS_NODIRATIME, ST_NODIRATIME)] {

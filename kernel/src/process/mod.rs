@@ -73,6 +73,9 @@ pub struct Process {
     pub pgid: AtomicI32,
     /// Session id.
     pub sid: AtomicI32,
+    /// The controlling terminal (Linux's `signal->tty`): inherited by fork,
+    /// dropped by setsid and when the terminal hangs up.
+    pub ctty: SpinLock<Option<Arc<crate::tty::Tty>>>,
     exit_status: SpinLock<Option<ExitStatus>>,
     /// The address space (shared with a vfork child until it execs).
     pub vm: SpinLock<Arc<SpinLock<Vm>>>,
@@ -405,6 +408,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         children: SpinLock::new(Vec::new()),
         pgid: AtomicI32::new(pid),
         sid: AtomicI32::new(pid),
+        ctty: SpinLock::new(None),
         exit_status: SpinLock::new(None),
         vm: SpinLock::new(Arc::new(SpinLock::new(vm))),
         files: SpinLock::new(Arc::new(SpinLock::new(files))),
@@ -506,6 +510,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         children: SpinLock::new(Vec::new()),
         pgid: AtomicI32::new(parent.pgid.load(Ordering::Relaxed)),
         sid: AtomicI32::new(parent.sid.load(Ordering::Relaxed)),
+        ctty: SpinLock::new(parent.ctty.lock().clone()),
         exit_status: SpinLock::new(None),
         vm: SpinLock::new(vm),
         files: SpinLock::new(files),
@@ -611,6 +616,9 @@ pub fn exit_current(status: ExitStatus) {
     let vm = core::mem::replace(&mut *process.vm.lock(), Arc::new(SpinLock::new(Vm::new().expect("memory for an empty address space"))));
     drop(vm);
 
+    // A session leader's terminal hangs up (or, for a pty, its foreground
+    // group gets SIGHUP) before orphaned groups are looked at, as Linux.
+    crate::tty::on_exit(&process);
     signal::hang_up_orphaned_groups(&process);
     // Orphans go to init.
     let init = INIT.lock().clone();

@@ -581,8 +581,9 @@ pub fn notify_parent_of_exit(child: &Process, parent: &Arc<Process>, status: Exi
 /// Whether the process group of `process` is orphaned: no member has a
 /// parent in another group of the same session (members whose parent is
 /// init do not count), so no shell could continue it. Stop signals other
-/// than SIGSTOP are discarded there.
-fn group_is_orphaned(process: &Process) -> bool {
+/// than SIGSTOP are discarded there, and terminal job control fails with
+/// EIO instead of stopping it.
+pub fn group_is_orphaned(process: &Process) -> bool {
     let pgid = process.pgid.load(Ordering::Relaxed);
     !all_processes().iter().any(|member| {
         if member.pgid.load(Ordering::Relaxed) != pgid || member.exit_status().is_some() {

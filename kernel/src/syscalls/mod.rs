@@ -109,7 +109,7 @@ fn restarts_without_handler(number: usize) -> bool {
 fn is_restartable(number: usize) -> bool {
     let n = number as u32;
     matches!(n, nr::__NR_read | nr::__NR_write | nr::__NR_readv | nr::__NR_writev | nr::__NR_wait4 | nr::__NR_waitid
-        | nr::__NR_open | nr::__NR_openat | nr::__NR_pread64 | nr::__NR_pwrite64)
+        | nr::__NR_open | nr::__NR_openat | nr::__NR_pread64 | nr::__NR_pwrite64 | nr::__NR_ioctl)
 }
 
 fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args) -> Result<isize> {
@@ -137,7 +137,6 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_dup2 => fs::dup3(thread, a.i32(0), a.i32(1), 0, true),
         nr::__NR_dup3 => fs::dup3(thread, a.i32(0), a.i32(1), a.u32(2), false),
         nr::__NR_fcntl => fs::fcntl(thread, a.i32(0), a.u32(1), a.usize(2)),
-        // partial(ioctl): console termios is stored, not yet applied (TTY layer)
         nr::__NR_ioctl => fs::ioctl(thread, a.i32(0), a.u32(1), a.usize(2)),
         nr::__NR_pipe => fs::pipe2(thread, a.usize(0), 0),
         nr::__NR_pipe2 => fs::pipe2(thread, a.usize(0), a.u32(1)),
@@ -332,7 +331,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_flock => fs::flock(thread, a.i32(0), a.u32(1)),
         nr::__NR_clock_settime => time::clock_settime(thread, a.u32(0), a.usize(1)),
         nr::__NR_reboot => info::reboot(thread, a.u32(0), a.u32(1), a.u32(2)),
-        // partial(mount): proc, sysfs, devtmpfs, tmpfs, bind mounts and MS_MOVE; no propagation between namespaces
+        // partial(mount): proc, sysfs, devtmpfs, devpts, tmpfs, bind mounts and MS_MOVE; no propagation between namespaces
         nr::__NR_mount => mount::mount(thread, a.usize(0), a.usize(1), a.usize(2), a.0[3], a.usize(4)),
         nr::__NR_umount2 => mount::umount2(thread, a.usize(0), a.u32(1)),
         nr::__NR_statfs => mount::statfs(thread, a.usize(0), a.usize(1)),

@@ -339,6 +339,7 @@ pub fn setsid(thread: &Thread) -> Result<isize> {
     }
     me.sid.store(pid, Ordering::Relaxed);
     me.pgid.store(pid, Ordering::Relaxed);
+    crate::tty::on_setsid(me);
     Ok(pid as isize)
 }
 

@@ -500,10 +500,8 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
         p.ppid(),
         p.pgid.load(Ordering::Relaxed),
         p.sid.load(Ordering::Relaxed),
-        // No controlling terminal (tty_nr 0, tpgid -1) until the TTY
-        // layer tracks them.
-        0,
-        -1,
+        crate::tty::tty_nr(p),
+        crate::tty::tpgid(p),
         flags,
         thread.as_ref().map_or(0, |t| t.fault_count.load(Ordering::Relaxed)),
         p.cpu_ns() / NS_PER_TICK,

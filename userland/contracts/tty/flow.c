@@ -1,0 +1,80 @@
+/* Output flow control: with IXON, ^S stops the slave's output (a
+ * non-blocking write fails with EAGAIN, a blocking one waits, poll has no
+ * POLLOUT, echo waits too) and ^Q restarts it; ^S and ^Q are not input.
+ * IXANY restarts on any key; tcflow() stops and starts output and sends
+ * the stop and start characters; without IXON ^S is data. */
+#include "pty.h"
+
+static int m, s;
+
+static void show_pollout(const char *label)
+{
+    struct pollfd p = { .fd = s, .events = POLLOUT };
+    poll(&p, 1, 0);
+    out("%s: POLLOUT %d", label, !!(p.revents & POLLOUT));
+}
+
+int main(void)
+{
+    if (open_pty(&m, &s, O_NOCTTY) < 0)
+        return 0;
+    show_pollout("running");
+    type(m, "\x13");
+    sleep_ms(300);
+    show_pollout("after ^S");
+    fcntl(s, F_SETFL, O_RDWR | O_NONBLOCK);
+    show("nonblocking write while stopped", write(s, "x", 1));
+    fcntl(s, F_SETFL, O_RDWR);
+    type(m, "typed\n");
+    show_output("echo while stopped", m);
+    pid_t writer = fork();
+    if (writer == 0) {
+        show("blocked write", write(s, "out\n", 4));
+        _exit(0);
+    }
+    sleep_ms(300);
+    int status = 0;
+    out("writer still waiting: %s", waitpid(writer, &status, WNOHANG) == 0 ? "yes" : "no");
+    type(m, "\x11");
+    waitpid(writer, &status, 0);
+    out("writer: %s", wait_desc(status));
+    show_output("after ^Q", m);
+    show_read("slave input (no ^S or ^Q in it)", s, 100);
+
+    /* tcflow on the slave. */
+    check("tcflow TCOOFF", tcflow(s, TCOOFF));
+    show_pollout("after TCOOFF");
+    check("tcflow TCOON", tcflow(s, TCOON));
+    show_pollout("after TCOON");
+    check("tcflow TCIOFF", tcflow(s, TCIOFF));
+    check("tcflow TCION", tcflow(s, TCION));
+    show_output("stop and start characters sent", m);
+    show("tcflow bad action", tcflow(s, 42));
+
+    /* IXANY: any key restarts output; that key is input. */
+    struct termios t;
+    tcgetattr(s, &t);
+    t.c_iflag |= IXANY;
+    tcsetattr(s, TCSANOW, &t);
+    type(m, "\x13");
+    sleep_ms(200);
+    show_pollout("stopped again");
+    type(m, "k\n");
+    sleep_ms(200);
+    show_pollout("after a key with IXANY");
+    show_output("echo", m);
+    show_read("input", s, 100);
+
+    /* Turning IXON off restarts stopped output; ^S is then data. */
+    type(m, "\x13");
+    sleep_ms(200);
+    t.c_iflag &= ~(IXON | IXANY);
+    tcsetattr(s, TCSANOW, &t);
+    show_pollout("after clearing IXON");
+    type(m, "\x13\x11\n");
+    show_output("echo", m);
+    show_read("input", s, 100);
+    close(s);
+    close(m);
+    return 0;
+}
