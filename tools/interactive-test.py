@@ -56,7 +56,7 @@ KEY_DELAY = 0.01
 PROMPT_RE = rb"kevlar:[^\r\n]*# "
 
 CHECKS = ["boot", "command", "ctrl-c", "ctrl-c-busy", "ctrl-z-fg", "background-read", "backspace",
-          "canonical-read", "history", "winsize", "vi", "respawn", "poweroff"]
+          "canonical-read", "history", "winsize", "vi", "respawn", "system", "poweroff"]
 
 
 def _load(name: str, filename: str):
@@ -315,6 +315,29 @@ def check_respawn(c: Console) -> None:
     _prompt(c)
 
 
+def check_system(c: Console) -> None:
+    """The /proc-, /sys- and syslog-based applets a person tries first."""
+    _run(c, b"ps -o pid,comm | grep -q \" $$ sh$\" && echo shell-listed")
+    c.expect(_line(b"shell-listed"))
+    _prompt(c)
+    _run(c, b"free | head -1")
+    c.expect(rb"total\s+used\s+free")
+    _prompt(c)
+    _run(c, b"mount | grep -c -E ' on /(proc|sys|dev|dev/pts|tmp|run) type '")
+    c.expect(_line(b"6"))
+    _prompt(c)
+    _run(c, b"df /tmp | tail -1")
+    c.expect(rb"tmpfs\s+\d+\s+\d+\s+\d+\s+\d+% /tmp")
+    _prompt(c)
+    _run(c, b"dmesg | grep -c -i kevlar")
+    c.expect(rb"\n[1-9][0-9]*\r?\n")
+    _prompt(c)
+    _run(c, b"hostname; uptime | grep -c 'load average'")
+    c.expect(_line(b"kevlar"))
+    c.expect(_line(b"1"))
+    _prompt(c)
+
+
 def check_poweroff(c: Console) -> None:
     _run(c, b"poweroff")
     status = c.wait_exit(STEP_TIMEOUT)
@@ -327,7 +350,7 @@ def check_poweroff(c: Console) -> None:
 
 
 CHECK_FUNCS = {
-    "boot": check_boot, "command": check_command, "ctrl-c": check_ctrl_c,
+    "boot": check_boot, "command": check_command, "ctrl-c": check_ctrl_c, "system": check_system,
     "ctrl-c-busy": check_ctrl_c_busy,
     "ctrl-z-fg": check_ctrl_z_fg, "background-read": check_background_read,
     "backspace": check_backspace, "canonical-read": check_canonical_read,
