@@ -16,6 +16,7 @@ mod fs;
 mod ktest;
 mod mm;
 mod monitor;
+mod net;
 mod process;
 mod syscalls;
 mod timer;
