@@ -983,7 +983,9 @@ impl Socket for UnixSocket {
             if let Some(c) = s.pending.pop_front() {
                 return Ok(Some(c));
             }
-            if s.dead || s.shutdown & RCV_SHUTDOWN != 0 {
+            // A shut-down listener ends a wait (EINVAL); a non-blocking
+            // accept still says EAGAIN, as skb_recv_datagram does.
+            if !nonblocking && (s.dead || s.shutdown & RCV_SHUTDOWN != 0) {
                 return Err(Errno::EINVAL);
             }
             Ok(None)

@@ -185,10 +185,12 @@ pub fn listen(thread: &Thread, fd: i32, backlog: i32) -> Result<isize> {
 }
 
 pub fn accept4(thread: &Thread, fd: i32, addr: usize, len_ptr: usize, flags: u32) -> Result<isize> {
+    // The fd first, then the flags, then whether it is a socket.
+    let file = get_file(thread, fd)?;
     if flags & !(net::SOCK_CLOEXEC | net::SOCK_NONBLOCK) != 0 {
         return Err(Errno::EINVAL);
     }
-    let (file, socket) = get_socket(thread, fd)?;
+    let socket = socket_of(&file)?;
     let accepted = socket.accept(file.nonblocking())?;
     let peer = accepted.peer_name().map_err(|_| Errno::ECONNABORTED);
     // A failure from here on closes the accepted connection, as on Linux.
