@@ -813,10 +813,8 @@ impl UnixSocket {
             });
             match step {
                 Ok(Step::Data(data, rights, from, finished, stop)) => {
+                    // Returns their charge to the sender, waking it.
                     drop(finished);
-                    if !peek {
-                        self.changed();
-                    }
                     sink.put(&data)?;
                     copied += data.len();
                     out.rights.extend(rights);
@@ -896,9 +894,10 @@ impl UnixSocket {
             }
         };
         if taken.is_some() {
-            // Room in our queue for senders waiting on it.
+            // The sender gets its charge back; senders waiting for room in
+            // our queue sleep on our wait queue.
             drop(taken);
-            self.changed();
+            self.waiters.wake_all();
         }
         let mut out = Incoming::default();
         let n = data.len().min(sink.room());
