@@ -434,6 +434,8 @@ impl UnixSocket {
             let mut embryo_state = Self::fresh_inner(State::Connected, false);
             embryo_state.peer = Some(self.arc());
             embryo_state.peer_cred = Some(Ucred::current_effective());
+            // A listener is bound, and a bound name never changes.
+            embryo_state.name = listener.name();
             let embryo = Self::new(self.sock_type, embryo_state);
             let listener_cred = {
                 let mut l = listener.inner.lock();
@@ -442,7 +444,6 @@ impl UnixSocket {
                     self.inner.lock().connecting = false;
                     continue;
                 }
-                embryo.inner.lock().name = l.name.clone();
                 l.pending.push_back(embryo.clone());
                 l.peer_cred
             };

@@ -91,15 +91,14 @@ fn write_addr(name: &[u8], addr: usize, len_ptr: usize) -> Result<()> {
     copy_to_user(len_ptr, &(name.len() as i32).to_le_bytes())
 }
 
-/// Reads an iovec array: EMSGSIZE past UIO_MAXIOV, EFAULT for a segment
-/// outside user space, EINVAL when the total overflows; the total is cut
-/// to MAX_RW_COUNT.
+/// Reads an iovec array: EMSGSIZE past UIO_MAXIOV, EINVAL for a negative
+/// length, EFAULT for a segment outside user space; the total is cut to
+/// MAX_RW_COUNT.
 fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
     if count > MAX_IOVECS {
         return Err(Errno::EMSGSIZE);
     }
     let mut out = Vec::with_capacity(count);
-    let mut total = 0usize;
     for i in 0..count {
         let raw = read_bytes::<16>(iov + i * 16)?;
         let base = u64::from_le_bytes(raw[..8].try_into().unwrap()) as usize;
@@ -110,18 +109,16 @@ fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
         if !kevlar_platform::x86::user::is_user_range(base, len) {
             return Err(Errno::EFAULT);
         }
-        let len = len.min(MAX_RW_COUNT - total);
-        total += len;
         out.push((base, len));
     }
-    Ok(out)
+    Ok(cap_segments(out))
 }
 
 fn user_range(buf: usize, len: usize) -> Result<Vec<(usize, usize)>> {
     if !kevlar_platform::x86::user::is_user_range(buf, len) {
         return Err(Errno::EFAULT);
     }
-    Ok(alloc::vec![(buf, len.min(MAX_RW_COUNT))])
+    Ok(cap_segments(alloc::vec![(buf, len)]))
 }
 
 // --- creation -----------------------------------------------------------------
@@ -252,11 +249,21 @@ pub fn recvfrom(thread: &Thread, fd: i32, buf: usize, len: usize, flags: u32, ad
     Ok(got.len as isize)
 }
 
+/// Cuts segments to MAX_RW_COUNT bytes in all, as Linux's iovec import.
+fn cap_segments(mut segments: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let mut left = MAX_RW_COUNT;
+    for segment in segments.iter_mut() {
+        segment.1 = segment.1.min(left);
+        left -= segment.1;
+    }
+    segments
+}
+
 /// read(2) and readv(2) on a socket: a receive without flags, address or
 /// control buffer (passed files are closed).
 pub fn read_socket(file: &OpenFile, segments: Vec<(usize, usize)>) -> Result<isize> {
     let socket = socket_of(file)?;
-    let mut sink = Sink::user(segments);
+    let mut sink = Sink::user(cap_segments(segments));
     if sink.room() == 0 {
         return Ok(0);
     }
@@ -268,7 +275,7 @@ pub fn read_socket(file: &OpenFile, segments: Vec<(usize, usize)>) -> Result<isi
 pub fn write_socket(file: &OpenFile, segments: Vec<(usize, usize)>) -> Result<isize> {
     let socket = socket_of(file)?;
     let flags = if socket.sock_type() == netabi::SOCK_SEQPACKET { netabi::MSG_EOR } else { 0 };
-    let mut msg = Outgoing { data: Source::user(segments), addr: None, rights: Vec::new(), creds: None, flags, nonblocking: file.nonblocking() };
+    let mut msg = Outgoing { data: Source::user(cap_segments(segments)), addr: None, rights: Vec::new(), creds: None, flags, nonblocking: file.nonblocking() };
     Ok(socket.send(&mut msg)? as isize)
 }
 
