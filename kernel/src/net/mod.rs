@@ -313,6 +313,9 @@ pub trait Socket: Send + Sync {
     fn poll_counts(&self) -> (u64, u64);
     /// Takes the pending error (SO_ERROR), clearing it.
     fn take_error(&self) -> Option<Errno>;
+    /// Sets the pending error (recvmmsg keeps an error that came after
+    /// some messages for the next call).
+    fn set_error(&self, error: Errno);
     /// The credentials SO_PEERCRED reports.
     fn peer_cred(&self) -> Ucred;
     /// Returns whether the socket is listening (SO_ACCEPTCONN).

@@ -1108,6 +1108,11 @@ impl Socket for UnixSocket {
         self.inner.lock().error.take()
     }
 
+    fn set_error(&self, error: Errno) {
+        self.inner.lock().error = Some(error);
+        self.changed();
+    }
+
     fn peer_cred(&self) -> Ucred {
         self.inner.lock().peer_cred.unwrap_or(Ucred::NONE)
     }

@@ -115,7 +115,7 @@ fn is_restartable(number: usize) -> bool {
     matches!(n, nr::__NR_read | nr::__NR_write | nr::__NR_readv | nr::__NR_writev | nr::__NR_wait4 | nr::__NR_waitid
         | nr::__NR_open | nr::__NR_openat | nr::__NR_pread64 | nr::__NR_pwrite64
         | nr::__NR_accept | nr::__NR_accept4 | nr::__NR_connect | nr::__NR_recvfrom | nr::__NR_recvmsg
-        | nr::__NR_sendto | nr::__NR_sendmsg)
+        | nr::__NR_sendto | nr::__NR_sendmsg | nr::__NR_sendmmsg | nr::__NR_recvmmsg)
 }
 
 fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args) -> Result<isize> {
@@ -223,6 +223,8 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         // partial(sendmsg): MSG_OOB returns EOPNOTSUPP; SCM_RIGHTS cycles of sockets in flight are not collected
         nr::__NR_sendmsg => socket::sendmsg(thread, a.i32(0), a.usize(1), a.u32(2)),
         nr::__NR_recvmsg => socket::recvmsg(thread, a.i32(0), a.usize(1), a.u32(2)),
+        nr::__NR_sendmmsg => socket::sendmmsg(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3)),
+        nr::__NR_recvmmsg => socket::recvmmsg(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3), a.usize(4)),
         nr::__NR_shutdown => socket::shutdown(thread, a.i32(0), a.i32(1)),
         // partial(setsockopt): SOL_SOCKET options only (no SO_PEEK_OFF, SO_TIMESTAMP*, SO_BINDTODEVICE); AF_UNIX only
         nr::__NR_setsockopt => socket::setsockopt(thread, a.i32(0), a.i32(1), a.u32(2), a.usize(3), a.i32(4)),

@@ -28,8 +28,11 @@ const MAX_RW_COUNT: usize = (i32::MAX as usize) & !4095;
 const MAX_RIGHTS: usize = 253;
 /// Control buffers this large cannot be allocated (net.core.optmem_max).
 const MAX_CONTROL: usize = 20480;
-/// Flag of 32-bit callers, refused from 64-bit ones.
+/// Flag of 32-bit callers, refused from 64-bit ones (include/linux/socket.h;
+/// linux-raw-sys has no constant for it).
 const MSG_CMSG_COMPAT: u32 = 0x8000_0000;
+/// recvmmsg: block for the first message only (include/linux/socket.h).
+const MSG_WAITFORONE: u32 = 0x1_0000;
 
 const MSGHDR_LEN: usize = size_of::<netabi::msghdr>();
 const CMSGHDR_LEN: usize = size_of::<netabi::cmsghdr>();
@@ -389,6 +392,12 @@ pub fn sendmsg(thread: &Thread, fd: i32, msg: usize, flags: u32) -> Result<isize
         return Err(Errno::EINVAL);
     }
     let (file, socket) = get_socket(thread, fd)?;
+    Ok(send_one(thread, &file, &*socket, msg, flags)?.0 as isize)
+}
+
+/// Sends the message a user msghdr describes; returns the bytes sent and
+/// whether that was all of them.
+fn send_one(thread: &Thread, file: &OpenFile, socket: &dyn Socket, msg: usize, flags: u32) -> Result<(usize, bool)> {
     let hdr = read_msghdr(msg)?;
     let segments = read_iovecs(hdr.iov, hdr.iov_len)?;
     let addr = if hdr.name_len > 0 { Some(read_addr(hdr.name, hdr.name_len)?) } else { None };
@@ -400,8 +409,47 @@ pub fn sendmsg(thread: &Thread, fd: i32, msg: usize, flags: u32) -> Result<isize
         copy_from_user(&mut control_buf, hdr.control)?;
     }
     let control = parse_control(thread, &control_buf)?;
-    let mut out = Outgoing { data: Source::user(segments), addr, rights: control.rights, creds: control.creds, flags, nonblocking: nonblocking(&file, flags) };
-    Ok(socket.send(&mut out)? as isize)
+    let mut out = Outgoing { data: Source::user(segments), addr, rights: control.rights, creds: control.creds, flags, nonblocking: nonblocking(file, flags) };
+    let sent = socket.send(&mut out)?;
+    Ok((sent, out.data.remaining() == 0))
+}
+
+/// Size of `struct mmsghdr`, and where its msg_len is.
+const MMSGHDR_LEN: usize = size_of::<netabi::mmsghdr>();
+const MSG_LEN_OFFSET: usize = offset_of!(netabi::mmsghdr, msg_len);
+
+pub fn sendmmsg(thread: &Thread, fd: i32, vec: usize, count: u32, flags: u32) -> Result<isize> {
+    if flags & MSG_CMSG_COMPAT != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let (file, socket) = get_socket(thread, fd)?;
+    let count = (count as usize).min(MAX_IOVECS);
+    let mut sent = 0;
+    let mut error = None;
+    while sent < count {
+        let entry = vec + sent * MMSGHDR_LEN;
+        let (n, all) = match send_one(thread, &file, &*socket, entry, flags) {
+            Ok(r) => r,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        };
+        if let Err(e) = copy_to_user(entry + MSG_LEN_OFFSET, &(n as u32).to_le_bytes()) {
+            error = Some(e);
+            break;
+        }
+        sent += 1;
+        // A message sent in part ends the batch.
+        if !all {
+            break;
+        }
+    }
+    // An error is reported only when nothing was sent.
+    match error {
+        Some(e) if sent == 0 => Err(e),
+        _ => Ok(sent as isize),
+    }
 }
 
 /// Writes received control messages into the caller's buffer as Linux's
@@ -484,10 +532,82 @@ pub fn recvmsg(thread: &Thread, fd: i32, msg: usize, flags: u32) -> Result<isize
         return Err(Errno::EINVAL);
     }
     let (file, socket) = get_socket(thread, fd)?;
+    Ok(recv_one(thread, &file, &*socket, msg, flags)?.0 as isize)
+}
+
+pub fn recvmmsg(thread: &Thread, fd: i32, vec: usize, count: u32, flags: u32, timeout: usize) -> Result<isize> {
+    if flags & MSG_CMSG_COMPAT != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // The timeout is checked between messages only; zero means one message.
+    let deadline = if timeout != 0 {
+        let ns = super::time::read_timespec(timeout)?;
+        Some(if ns == 0 { 0 } else { kevlar_platform::time::monotonic_ns().saturating_add(ns) })
+    } else {
+        None
+    };
+    let (file, socket) = get_socket(thread, fd)?;
+    if let Some(e) = socket.take_error() {
+        return Err(e);
+    }
+    let mut flags = flags;
+    let mut received = 0;
+    let mut left_ns = 0;
+    let mut error = None;
+    while received < count as usize {
+        let entry = vec + received * MMSGHDR_LEN;
+        let (n, msg_flags) = match recv_one(thread, &file, &*socket, entry, flags & !MSG_WAITFORONE) {
+            Ok(r) => r,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        };
+        if let Err(e) = copy_to_user(entry + MSG_LEN_OFFSET, &(n as u32).to_le_bytes()) {
+            error = Some(e);
+            break;
+        }
+        received += 1;
+        if flags & MSG_WAITFORONE != 0 {
+            flags |= netabi::MSG_DONTWAIT;
+        }
+        if let Some(end) = deadline {
+            let now = kevlar_platform::time::monotonic_ns();
+            left_ns = end.saturating_sub(now);
+            if left_ns == 0 {
+                break;
+            }
+        }
+        if msg_flags & netabi::MSG_OOB != 0 {
+            break;
+        }
+    }
+    if let Some(e) = error {
+        if received == 0 {
+            return Err(e);
+        }
+        // Reported by the next call (or SO_ERROR), as Linux does.
+        if e != Errno::EAGAIN {
+            socket.set_error(e);
+        }
+    }
+    if received > 0 && timeout != 0 {
+        let mut raw = [0u8; 16];
+        raw[..8].copy_from_slice(&((left_ns / 1_000_000_000) as i64).to_le_bytes());
+        raw[8..].copy_from_slice(&((left_ns % 1_000_000_000) as i64).to_le_bytes());
+        copy_to_user(timeout, &raw)?;
+    }
+    Ok(received as isize)
+}
+
+/// Receives into the message a user msghdr describes and fills in its
+/// name, control data, flags and lengths; returns the bytes received and
+/// the msg_flags.
+fn recv_one(thread: &Thread, file: &OpenFile, socket: &dyn Socket, msg: usize, flags: u32) -> Result<(usize, u32)> {
     let hdr = read_msghdr(msg)?;
     let segments = read_iovecs(hdr.iov, hdr.iov_len)?;
     let mut sink = Sink::user(segments);
-    let got: Incoming = socket.recv(&mut sink, flags, nonblocking(&file, flags))?;
+    let got: Incoming = socket.recv(&mut sink, flags, nonblocking(file, flags))?;
     let mut msg_flags = got.msg_flags | (flags & netabi::MSG_CMSG_CLOEXEC);
     if hdr.name != 0 {
         write_addr(got.from.as_deref().unwrap_or(&[]), hdr.name, msg + offset_of!(netabi::msghdr, msg_namelen))?;
@@ -509,7 +629,7 @@ pub fn recvmsg(thread: &Thread, fd: i32, msg: usize, flags: u32) -> Result<isize
     }
     copy_to_user(msg + offset_of!(netabi::msghdr, msg_flags), &msg_flags.to_le_bytes())?;
     copy_to_user(msg + offset_of!(netabi::msghdr, msg_controllen), &(control.used as u64).to_le_bytes())?;
-    Ok(got.len as isize)
+    Ok((got.len, msg_flags))
 }
 
 // --- options --------------------------------------------------------------------
