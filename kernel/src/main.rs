@@ -17,6 +17,7 @@ mod klog;
 mod ktest;
 mod mm;
 mod monitor;
+mod net;
 mod process;
 mod syscalls;
 mod timer;

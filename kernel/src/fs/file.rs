@@ -106,6 +106,10 @@ pub trait FileOps: Send + Sync {
     fn as_signalfd(&self) -> Option<&super::signalfd::SignalFd> {
         None
     }
+    /// The socket, when the file is one.
+    fn as_socket(&self) -> Option<&crate::net::SocketFile> {
+        None
+    }
 }
 
 /// An open file description (shared by dup'd fds and across fork).

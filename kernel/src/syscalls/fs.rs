@@ -82,6 +82,9 @@ fn check_user_buffer(addr: usize, len: usize) -> Result<()> {
 pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     let f = file(thread, fd)?;
     check_user_buffer(buf, len)?;
+    if super::socket::is_socket(&f) {
+        return super::socket::read_socket(&f, vec![(buf, len)]);
+    }
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
@@ -109,6 +112,9 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
 pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     let f = file(thread, fd)?;
     check_user_buffer(buf, len)?;
+    if super::socket::is_socket(&f) {
+        return super::socket::write_socket(&f, vec![(buf, len)]);
+    }
     drop_privileges_on_write(thread, &f);
     let mut done = 0;
     while done < len {
@@ -155,6 +161,13 @@ fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
 
 pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
     let vecs = read_iovecs(iov, count)?;
+    if let Some(f) = file(thread, fd).ok().filter(|f| offset.is_none() && super::socket::is_socket(f)) {
+        // One receive for all segments (a datagram is not split across calls).
+        for &(base, len) in &vecs {
+            check_user_buffer(base, len)?;
+        }
+        return super::socket::read_socket(&f, vecs);
+    }
     let wanted: usize = vecs.iter().map(|v| v.1).sum();
     if count > 0 && wanted <= CHUNK {
         return readv_small(thread, fd, &vecs, wanted, offset);
@@ -225,6 +238,12 @@ fn readv_small(thread: &Thread, fd: i32, vecs: &[(usize, usize)], wanted: usize,
 pub fn writev(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
     let vecs = read_iovecs(iov, count)?;
     let f = file(thread, fd)?;
+    if offset.is_none() && super::socket::is_socket(&f) {
+        for &(base, len) in &vecs {
+            check_user_buffer(base, len)?;
+        }
+        return super::socket::write_socket(&f, vecs);
+    }
     // Gather into one buffer so the write is one operation (atomic for
     // pipes up to PIPE_BUF, as Linux).
     let total: usize = vecs.iter().map(|v| v.1).sum();

@@ -19,6 +19,7 @@ mod poll;
 mod process;
 mod sched;
 mod signal;
+mod socket;
 mod syslog;
 mod time;
 
@@ -79,6 +80,10 @@ pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
     }
     thread.current_syscall.store(number as u64, Ordering::Relaxed);
     let result = dispatch(thread, frame, number, args);
+    // A socket wait with a timeout is never restarted (Linux's EINTR
+    // rather than ERESTARTSYS).
+    let no_restart = result == Err(crate::net::EINTR_NO_RESTART);
+    let result = if no_restart { Err(Errno::EINTR) } else { result };
     thread.current_syscall.store(u64::MAX, Ordering::Relaxed);
     if trace {
         let name = names::SYSCALL_NAMES.get(number).copied().unwrap_or("?");
@@ -88,9 +93,10 @@ pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
         Ok(value) => value as u64,
         Err(errno) => errno.as_negative_isize() as u64,
     };
-    if result == Err(Errno::EINTR) && (is_restartable(number) || (n_is(number, nr::__NR_futex) && futex::restarts_after_handler(args.u32(1), args.usize(3)))) {
+    let interrupted = result == Err(Errno::EINTR) && !no_restart;
+    if interrupted && (is_restartable(number) || (n_is(number, nr::__NR_futex) && futex::restarts_after_handler(args.u32(1), args.usize(3)))) {
         thread.set_interrupted_syscall(number as u64);
-    } else if result == Err(Errno::EINTR) && (restarts_without_handler(number) || n_is(number, nr::__NR_futex)) {
+    } else if interrupted && (restarts_without_handler(number) || n_is(number, nr::__NR_futex)) {
         thread.set_interrupted_syscall(number as u64 | crate::process::signal::RESTART_NO_HANDLER);
     }
 }
@@ -109,7 +115,9 @@ fn restarts_without_handler(number: usize) -> bool {
 fn is_restartable(number: usize) -> bool {
     let n = number as u32;
     matches!(n, nr::__NR_read | nr::__NR_write | nr::__NR_readv | nr::__NR_writev | nr::__NR_wait4 | nr::__NR_waitid
-        | nr::__NR_open | nr::__NR_openat | nr::__NR_pread64 | nr::__NR_pwrite64 | nr::__NR_ioctl)
+        | nr::__NR_open | nr::__NR_openat | nr::__NR_pread64 | nr::__NR_pwrite64 | nr::__NR_ioctl
+        | nr::__NR_accept | nr::__NR_accept4 | nr::__NR_connect | nr::__NR_recvfrom | nr::__NR_recvmsg
+        | nr::__NR_sendto | nr::__NR_sendmsg | nr::__NR_sendmmsg | nr::__NR_recvmmsg)
 }
 
 fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args) -> Result<isize> {
@@ -200,6 +208,28 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_timerfd_gettime => events::timerfd_gettime(thread, a.i32(0), a.usize(1)),
         nr::__NR_signalfd => events::signalfd4(thread, a.i32(0), a.usize(1), a.usize(2), 0),
         nr::__NR_signalfd4 => events::signalfd4(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
+
+        // Sockets.
+        nr::__NR_socket => socket::socket(thread, a.i32(0), a.u32(1), a.i32(2)),
+        nr::__NR_socketpair => socket::socketpair(thread, a.i32(0), a.u32(1), a.i32(2), a.usize(3)),
+        nr::__NR_bind => socket::bind(thread, a.i32(0), a.usize(1), a.i32(2)),
+        nr::__NR_listen => socket::listen(thread, a.i32(0), a.i32(1)),
+        nr::__NR_accept => socket::accept4(thread, a.i32(0), a.usize(1), a.usize(2), 0),
+        nr::__NR_accept4 => socket::accept4(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
+        nr::__NR_connect => socket::connect(thread, a.i32(0), a.usize(1), a.i32(2)),
+        nr::__NR_getsockname => socket::getsockname(thread, a.i32(0), a.usize(1), a.usize(2), false),
+        nr::__NR_getpeername => socket::getsockname(thread, a.i32(0), a.usize(1), a.usize(2), true),
+        nr::__NR_sendto => socket::sendto(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4), a.i32(5)),
+        nr::__NR_recvfrom => socket::recvfrom(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4), a.usize(5)),
+        // partial(sendmsg): MSG_OOB returns EOPNOTSUPP; SCM_RIGHTS cycles of sockets in flight are not collected
+        nr::__NR_sendmsg => socket::sendmsg(thread, a.i32(0), a.usize(1), a.u32(2)),
+        nr::__NR_recvmsg => socket::recvmsg(thread, a.i32(0), a.usize(1), a.u32(2)),
+        nr::__NR_sendmmsg => socket::sendmmsg(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3)),
+        nr::__NR_recvmmsg => socket::recvmmsg(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3), a.usize(4)),
+        nr::__NR_shutdown => socket::shutdown(thread, a.i32(0), a.i32(1)),
+        // partial(setsockopt): SOL_SOCKET options only (no SO_PEEK_OFF, SO_TIMESTAMP*, SO_BINDTODEVICE); AF_UNIX only
+        nr::__NR_setsockopt => socket::setsockopt(thread, a.i32(0), a.i32(1), a.u32(2), a.usize(3), a.i32(4)),
+        nr::__NR_getsockopt => socket::getsockopt(thread, a.i32(0), a.i32(1), a.u32(2), a.usize(3), a.usize(4)),
 
         // Processes.
         nr::__NR_getpid => Ok(thread.process.pid as isize),

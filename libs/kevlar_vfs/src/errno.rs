@@ -99,6 +99,27 @@ errnos! {
     EDQUOT => "Disk quota exceeded",
     ESTALE => "Stale file handle",
     ECANCELED => "Operation canceled",
+    EDESTADDRREQ => "Destination address required",
+    EMSGSIZE => "Message too long",
+    EPROTOTYPE => "Protocol wrong type for socket",
+    ENOPROTOOPT => "Protocol not available",
+    EPROTONOSUPPORT => "Protocol not supported",
+    ESOCKTNOSUPPORT => "Socket type not supported",
+    EPFNOSUPPORT => "Protocol family not supported",
+    EAFNOSUPPORT => "Address family not supported by protocol",
+    EADDRNOTAVAIL => "Cannot assign requested address",
+    ENETDOWN => "Network is down",
+    ENETUNREACH => "Network is unreachable",
+    ECONNABORTED => "Software caused connection abort",
+    ECONNRESET => "Connection reset by peer",
+    ENOBUFS => "No buffer space available",
+    EISCONN => "Transport endpoint is already connected",
+    ENOTCONN => "Transport endpoint is not connected",
+    ESHUTDOWN => "Cannot send after transport endpoint shutdown",
+    ETOOMANYREFS => "Too many references: cannot splice",
+    EHOSTUNREACH => "No route to host",
+    EALREADY => "Operation already in progress",
+    EINPROGRESS => "Operation now in progress",
 }
 
 impl Errno {
@@ -154,6 +175,9 @@ mod tests {
         assert_eq!(Errno::ELOOP.code(), 40);
         assert_eq!(Errno::EWOULDBLOCK, Errno::EAGAIN);
         assert_eq!(Errno::ENOTSUP.code(), 95);
+        assert_eq!(Errno::EAFNOSUPPORT.code(), 97);
+        assert_eq!(Errno::ENOTCONN.code(), 107);
+        assert_eq!(Errno::ECONNREFUSED.code(), 111);
     }
 
     #[test]

@@ -1,0 +1,703 @@
+//! Sockets: the file kind behind a socket fd, the interface every address
+//! family implements ([`Socket`]), and what the families share: the
+//! SOL_SOCKET options, the caller's data buffers, ancillary data and
+//! waiting with socket timeouts.
+//!
+//! The system calls (`syscalls/socket.rs`) decode user memory and flags
+//! and call a [`Socket`]; a family (`unix.rs` today; INET and netlink
+//! later) implements the protocol. A socket is an open file like a pipe:
+//! [`SocketFile`] is its `FileOps`, so read/write, poll, select, epoll,
+//! fstat and fcntl work on it unchanged.
+
+pub mod unix;
+
+use alloc::sync::Arc;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use kevlar_platform::sync::SpinLock;
+use kevlar_vfs::{FileType, Stat, Timespec};
+use linux_raw_sys::general as abi;
+use linux_raw_sys::net as netabi;
+
+use crate::error::{Errno, Result};
+use crate::fs::file::{FileOps, OpenFile, PollEvents};
+use crate::process::wait_queue::WaitQueue;
+use crate::process::Thread;
+use crate::uaccess::{copy_from_user, copy_to_user};
+
+/// socket(2) type flag: the new fd is non-blocking (the same bit as
+/// O_NONBLOCK on x86_64; include/linux/net.h, not in the uapi headers).
+pub const SOCK_NONBLOCK: u32 = abi::O_NONBLOCK;
+/// socket(2) type flag: the new fd is close-on-exec (O_CLOEXEC's bit).
+pub const SOCK_CLOEXEC: u32 = abi::O_CLOEXEC;
+/// The bits of the type argument that name the type.
+pub const SOCK_TYPE_MASK: u32 = 0xf;
+/// One past the highest socket type Linux knows: SOCK_PACKET (10) + 1
+/// (include/linux/net.h; not in the uapi headers linux-raw-sys covers).
+const SOCK_MAX: u32 = 11;
+
+/// The longest socket address the system calls copy (sockaddr_storage).
+pub const MAX_ADDR_LEN: usize = 128;
+
+/// Default and largest buffer sizes (Linux's net.core.wmem_default,
+/// rmem_default, wmem_max and rmem_max).
+pub const DEFAULT_BUFFER: usize = 212_992;
+/// The most SO_SNDBUF/SO_RCVBUF may ask for (doubled when stored).
+const MAX_BUFFER_REQUEST: u32 = 212_992;
+/// The least SO_SNDBUF and SO_RCVBUF store (Linux's SOCK_MIN_SNDBUF and
+/// SOCK_MIN_RCVBUF on x86_64: twice, and once, 2048 bytes plus an sk_buff).
+const MIN_SNDBUF: usize = 4608;
+const MIN_RCVBUF: usize = 2304;
+
+/// EINTR from a wait that had a timeout: Linux does not restart such a
+/// call after an SA_RESTART handler (sock_intr_errno gives EINTR, not
+/// ERESTARTSYS). The dispatcher turns it into a plain EINTR; it never
+/// reaches user space.
+pub const EINTR_NO_RESTART: Errno = Errno::new(0x4000 | 4);
+
+/// Process credentials as SO_PEERCRED and SCM_CREDENTIALS carry them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ucred {
+    /// Process (thread group) id.
+    pub pid: i32,
+    /// User id.
+    pub uid: u32,
+    /// Group id.
+    pub gid: u32,
+}
+
+impl Ucred {
+    /// What SO_PEERCRED reports for a socket that has no peer credentials.
+    pub const NONE: Ucred = Ucred { pid: 0, uid: u32::MAX, gid: u32::MAX };
+
+    /// The calling process with its real ids (what SCM_CREDENTIALS carries
+    /// by default).
+    pub fn current_real() -> Ucred {
+        match crate::process::current() {
+            Some(t) => {
+                let c = t.process.creds.lock();
+                Ucred { pid: t.process.pid, uid: c.uid, gid: c.gid }
+            }
+            None => Ucred { pid: 0, uid: 0, gid: 0 },
+        }
+    }
+
+    /// The calling process with its effective ids (what SO_PEERCRED
+    /// records at connect, listen and socketpair).
+    pub fn current_effective() -> Ucred {
+        match crate::process::current() {
+            Some(t) => {
+                let c = t.process.creds.lock();
+                Ucred { pid: t.process.pid, uid: c.euid, gid: c.egid }
+            }
+            None => Ucred { pid: 0, uid: 0, gid: 0 },
+        }
+    }
+
+    /// Encodes `struct ucred`.
+    pub fn to_bytes(self) -> [u8; 12] {
+        let mut out = [0u8; 12];
+        out[..4].copy_from_slice(&self.pid.to_le_bytes());
+        out[4..8].copy_from_slice(&self.uid.to_le_bytes());
+        out[8..].copy_from_slice(&self.gid.to_le_bytes());
+        out
+    }
+}
+
+// --- data buffers -----------------------------------------------------------
+
+/// The bytes a send takes: the caller's iovecs in user memory, or a kernel
+/// buffer (write(2) through `FileOps`, sendfile).
+pub enum Source<'a> {
+    /// User memory, as (address, length) segments.
+    User {
+        /// The segments still to read, first partly read by `offset`.
+        segments: Vec<(usize, usize)>,
+        /// Index of the current segment.
+        index: usize,
+        /// Bytes of the current segment already taken.
+        offset: usize,
+        /// Bytes left in all segments.
+        remaining: usize,
+    },
+    /// A kernel buffer and how much of it is taken.
+    Kernel(&'a [u8], usize),
+}
+
+impl<'a> Source<'a> {
+    /// A source over user segments (already checked to lie in user space).
+    pub fn user(segments: Vec<(usize, usize)>) -> Source<'static> {
+        let remaining = segments.iter().map(|s| s.1).sum();
+        Source::User { segments, index: 0, offset: 0, remaining }
+    }
+
+    /// Returns how many bytes are left.
+    pub fn remaining(&self) -> usize {
+        match self {
+            Source::User { remaining, .. } => *remaining,
+            Source::Kernel(buf, pos) => buf.len() - pos,
+        }
+    }
+
+    /// Copies up to `n` bytes out, advancing. Fails with EFAULT (nothing
+    /// taken) when user memory cannot be read.
+    pub fn take(&mut self, n: usize) -> Result<Vec<u8>> {
+        let n = n.min(self.remaining());
+        match self {
+            Source::Kernel(buf, pos) => {
+                let out = buf[*pos..*pos + n].to_vec();
+                *pos += n;
+                Ok(out)
+            }
+            Source::User { segments, index, offset, remaining } => {
+                let mut out = vec![0u8; n];
+                let (mut i, mut off, mut done) = (*index, *offset, 0);
+                while done < n {
+                    let (base, len) = segments[i];
+                    let step = (len - off).min(n - done);
+                    copy_from_user(&mut out[done..done + step], base + off)?;
+                    done += step;
+                    off += step;
+                    if off == len {
+                        i += 1;
+                        off = 0;
+                    }
+                }
+                // Skip empty segments so `index` points at data.
+                while i < segments.len() && segments[i].1 == off {
+                    i += 1;
+                    off = 0;
+                }
+                *index = i;
+                *offset = off;
+                *remaining -= n;
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// Where a receive puts bytes: the caller's iovecs or a kernel buffer.
+pub enum Sink<'a> {
+    /// User memory segments, filled in order.
+    User {
+        /// The segments.
+        segments: Vec<(usize, usize)>,
+        /// Index of the segment being filled.
+        index: usize,
+        /// Bytes of it already filled.
+        offset: usize,
+        /// Room left in all segments.
+        room: usize,
+    },
+    /// A kernel buffer and how much of it is filled.
+    Kernel(&'a mut [u8], usize),
+}
+
+impl<'a> Sink<'a> {
+    /// A sink over user segments (already checked to lie in user space).
+    pub fn user(segments: Vec<(usize, usize)>) -> Sink<'static> {
+        let room = segments.iter().map(|s| s.1).sum();
+        Sink::User { segments, index: 0, offset: 0, room }
+    }
+
+    /// Returns how many more bytes fit.
+    pub fn room(&self) -> usize {
+        match self {
+            Sink::User { room, .. } => *room,
+            Sink::Kernel(buf, pos) => buf.len() - *pos,
+        }
+    }
+
+    /// Appends `data` (at most `room()` bytes).
+    pub fn put(&mut self, data: &[u8]) -> Result<()> {
+        match self {
+            Sink::Kernel(buf, pos) => {
+                buf[*pos..*pos + data.len()].copy_from_slice(data);
+                *pos += data.len();
+                Ok(())
+            }
+            Sink::User { segments, index, offset, room } => {
+                let mut done = 0;
+                while done < data.len() {
+                    let (base, len) = segments[*index];
+                    let step = (len - *offset).min(data.len() - done);
+                    copy_to_user(base + *offset, &data[done..done + step])?;
+                    done += step;
+                    *offset += step;
+                    *room -= step;
+                    if *offset == len {
+                        *index += 1;
+                        *offset = 0;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+// --- messages -----------------------------------------------------------------
+
+/// A send request: data, destination, ancillary data, flags.
+pub struct Outgoing<'a> {
+    /// The bytes to send.
+    pub data: Source<'a>,
+    /// The destination address (sendto/sendmsg), raw sockaddr bytes.
+    pub addr: Option<Vec<u8>>,
+    /// Open files passed with SCM_RIGHTS.
+    pub rights: Vec<Arc<OpenFile>>,
+    /// Credentials given with SCM_CREDENTIALS (already checked).
+    pub creds: Option<Ucred>,
+    /// MSG_* flags.
+    pub flags: u32,
+    /// MSG_DONTWAIT or O_NONBLOCK.
+    pub nonblocking: bool,
+}
+
+/// What a receive produced besides the bytes put into the sink.
+#[derive(Default)]
+pub struct Incoming {
+    /// The value recv returns (the datagram's full length with MSG_TRUNC).
+    pub len: usize,
+    /// MSG_TRUNC, MSG_CTRUNC... for msg_flags.
+    pub msg_flags: u32,
+    /// The sender's address (raw sockaddr bytes), if it has one.
+    pub from: Option<Vec<u8>>,
+    /// The sender's credentials, for SCM_CREDENTIALS.
+    pub creds: Option<Ucred>,
+    /// Open files received with SCM_RIGHTS.
+    pub rights: Vec<Arc<OpenFile>>,
+}
+
+// --- the family interface -----------------------------------------------------
+
+/// What every socket family implements. Addresses are raw sockaddr bytes
+/// as user space passed them (already copied in, at most
+/// [`MAX_ADDR_LEN`]); names returned are the bytes getsockname copies out,
+/// their length being the address length Linux reports.
+pub trait Socket: Send + Sync {
+    /// The address family (AF_UNIX...).
+    fn family(&self) -> u32;
+    /// The socket type (SOCK_STREAM...).
+    fn sock_type(&self) -> u32;
+    /// The protocol SO_PROTOCOL reports.
+    fn protocol(&self) -> u32 {
+        0
+    }
+    /// The SOL_SOCKET options.
+    fn options(&self) -> &SocketOptions;
+    /// Binds a local address.
+    fn bind(&self, thread: &Thread, addr: &[u8]) -> Result<()>;
+    /// Starts listening with a backlog (already clamped to somaxconn).
+    fn listen(&self, backlog: usize) -> Result<()>;
+    /// Takes a pending connection.
+    fn accept(&self, nonblocking: bool) -> Result<Arc<dyn Socket>>;
+    /// Connects to an address.
+    fn connect(&self, thread: &Thread, addr: &[u8], nonblocking: bool) -> Result<()>;
+    /// Returns the local address.
+    fn local_name(&self) -> Result<Vec<u8>>;
+    /// Returns the peer's address (ENOTCONN without a peer).
+    fn peer_name(&self) -> Result<Vec<u8>>;
+    /// Sends; returns the bytes taken.
+    fn send(&self, msg: &mut Outgoing<'_>) -> Result<usize>;
+    /// Receives into `sink` with MSG_* `flags`.
+    fn recv(&self, sink: &mut Sink<'_>, flags: u32, nonblocking: bool) -> Result<Incoming>;
+    /// Shuts down reception (SHUT_RD), sending (SHUT_WR) or both.
+    fn shutdown(&self, how: u32) -> Result<()>;
+    /// Returns the readiness bits for poll.
+    fn poll(&self) -> PollEvents;
+    /// Counts of wake-ups on the read and write sides (edge-triggered epoll).
+    fn poll_counts(&self) -> (u64, u64);
+    /// Takes the pending error (SO_ERROR), clearing it.
+    fn take_error(&self) -> Option<Errno>;
+    /// Sets the pending error (recvmmsg keeps an error that came after
+    /// some messages for the next call).
+    fn set_error(&self, error: Errno);
+    /// The credentials SO_PEERCRED reports.
+    fn peer_cred(&self) -> Ucred;
+    /// Returns whether the socket is listening (SO_ACCEPTCONN).
+    fn is_listening(&self) -> bool;
+    /// Returns the bytes queued for reading (FIONREAD/SIOCINQ).
+    fn unread_bytes(&self) -> Result<usize>;
+    /// Returns the bytes sent but not yet consumed (SIOCOUTQ).
+    fn unsent_bytes(&self) -> usize {
+        0
+    }
+    /// Called when the last fd of the socket closes.
+    fn release(&self);
+}
+
+/// Creates a socket of `family`, `sock_type` (flags stripped) and
+/// `protocol`, with Linux's order of checks.
+pub fn create(family: i32, sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
+    if family < 0 || family as u32 >= netabi::AF_MAX {
+        return Err(Errno::EAFNOSUPPORT);
+    }
+    if sock_type >= SOCK_MAX {
+        return Err(Errno::EINVAL);
+    }
+    match family as u32 {
+        netabi::AF_UNIX => Ok(unix::UnixSocket::create(sock_type, protocol)?),
+        _ => Err(Errno::EAFNOSUPPORT),
+    }
+}
+
+/// Creates two connected sockets (socketpair).
+pub fn create_pair(family: i32, sock_type: u32, protocol: i32) -> Result<(Arc<dyn Socket>, Arc<dyn Socket>)> {
+    if family < 0 || family as u32 >= netabi::AF_MAX {
+        return Err(Errno::EAFNOSUPPORT);
+    }
+    if sock_type >= SOCK_MAX {
+        return Err(Errno::EINVAL);
+    }
+    match family as u32 {
+        netabi::AF_UNIX => {
+            let (a, b) = unix::UnixSocket::create_pair(sock_type, protocol)?;
+            Ok((a, b))
+        }
+        _ => Err(Errno::EAFNOSUPPORT),
+    }
+}
+
+// --- options ------------------------------------------------------------------
+
+/// The SOL_SOCKET options every socket has.
+#[derive(Clone, Debug)]
+pub struct OptionValues {
+    /// SO_SNDBUF as stored (twice what was asked).
+    pub sndbuf: usize,
+    /// SO_RCVBUF as stored.
+    pub rcvbuf: usize,
+    /// SO_RCVTIMEO in ns (None: no timeout).
+    pub rcvtimeo_ns: Option<u64>,
+    /// SO_SNDTIMEO in ns.
+    pub sndtimeo_ns: Option<u64>,
+    /// SO_PASSCRED.
+    pub passcred: bool,
+    /// SO_REUSEADDR.
+    pub reuseaddr: bool,
+    /// SO_REUSEPORT.
+    pub reuseport: bool,
+    /// SO_KEEPALIVE.
+    pub keepalive: bool,
+    /// SO_BROADCAST.
+    pub broadcast: bool,
+    /// SO_DONTROUTE.
+    pub dontroute: bool,
+    /// SO_PRIORITY.
+    pub priority: u32,
+    /// SO_LINGER: on, and the time in seconds.
+    pub linger: (bool, i32),
+    /// SO_RCVLOWAT.
+    pub rcvlowat: usize,
+}
+
+impl Default for OptionValues {
+    fn default() -> Self {
+        Self {
+            sndbuf: DEFAULT_BUFFER,
+            rcvbuf: DEFAULT_BUFFER,
+            rcvtimeo_ns: None,
+            sndtimeo_ns: None,
+            passcred: false,
+            reuseaddr: false,
+            reuseport: false,
+            keepalive: false,
+            broadcast: false,
+            dontroute: false,
+            priority: 0,
+            linger: (false, 0),
+            rcvlowat: 1,
+        }
+    }
+}
+
+/// A socket's SOL_SOCKET options behind a lock.
+pub struct SocketOptions {
+    values: SpinLock<OptionValues>,
+}
+
+impl Default for SocketOptions {
+    fn default() -> Self {
+        Self { values: SpinLock::new(OptionValues::default()) }
+    }
+}
+
+impl SocketOptions {
+    /// Returns a copy of the values.
+    pub fn get(&self) -> OptionValues {
+        self.values.lock().clone()
+    }
+
+    /// Returns SO_SNDBUF.
+    pub fn sndbuf(&self) -> usize {
+        self.values.lock().sndbuf
+    }
+
+    /// Returns SO_PASSCRED.
+    pub fn passcred(&self) -> bool {
+        self.values.lock().passcred
+    }
+
+    /// Sets SO_PASSCRED (inherited by accepted sockets).
+    pub fn set_passcred(&self, on: bool) {
+        self.values.lock().passcred = on;
+    }
+}
+
+/// Reads a `struct timeval` option into ns (None: no timeout), as Linux's
+/// sock_set_timeout: a negative time means "do not wait at all", a
+/// microsecond count out of range is EDOM.
+fn timeout_from_timeval(raw: &[u8]) -> Result<Option<u64>> {
+    if raw.len() < 16 {
+        return Err(Errno::EINVAL);
+    }
+    let sec = i64::from_le_bytes(raw[..8].try_into().unwrap());
+    let usec = i64::from_le_bytes(raw[8..16].try_into().unwrap());
+    if !(0..1_000_000).contains(&usec) {
+        return Err(Errno::EDOM);
+    }
+    if sec < 0 {
+        return Ok(Some(0));
+    }
+    if sec == 0 && usec == 0 {
+        return Ok(None);
+    }
+    Ok(Some((sec as u64).saturating_mul(1_000_000_000).saturating_add(usec as u64 * 1000)))
+}
+
+fn timeval_bytes(timeout: Option<u64>) -> Vec<u8> {
+    let ns = timeout.unwrap_or(0);
+    let mut out = Vec::with_capacity(16);
+    out.extend_from_slice(&((ns / 1_000_000_000) as i64).to_le_bytes());
+    out.extend_from_slice(&(((ns % 1_000_000_000) / 1000) as i64).to_le_bytes());
+    out
+}
+
+/// Applies setsockopt(SOL_SOCKET, `name`) with the option bytes `raw`.
+pub fn set_socket_option(socket: &dyn Socket, name: u32, raw: &[u8]) -> Result<()> {
+    if raw.len() < 4 {
+        return Err(Errno::EINVAL);
+    }
+    let val = i32::from_le_bytes(raw[..4].try_into().unwrap());
+    let on = val != 0;
+    let mut o = socket.options().values.lock();
+    match name {
+        netabi::SO_SNDBUF => {
+            let asked = (val as u32).min(MAX_BUFFER_REQUEST) as usize;
+            o.sndbuf = (asked * 2).max(MIN_SNDBUF);
+        }
+        netabi::SO_RCVBUF => {
+            let asked = (val as u32).min(MAX_BUFFER_REQUEST) as usize;
+            o.rcvbuf = (asked * 2).max(MIN_RCVBUF);
+        }
+        netabi::SO_RCVTIMEO_OLD | netabi::SO_RCVTIMEO_NEW => o.rcvtimeo_ns = timeout_from_timeval(raw)?,
+        netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => o.sndtimeo_ns = timeout_from_timeval(raw)?,
+        netabi::SO_PASSCRED => o.passcred = on,
+        netabi::SO_REUSEADDR => o.reuseaddr = on,
+        netabi::SO_REUSEPORT => o.reuseport = on,
+        netabi::SO_KEEPALIVE => o.keepalive = on,
+        netabi::SO_BROADCAST => o.broadcast = on,
+        netabi::SO_DONTROUTE => o.dontroute = on,
+        netabi::SO_PRIORITY => {
+            // Priorities above 6 need CAP_NET_ADMIN (root here).
+            let root = crate::process::current().is_some_and(|t| t.process.creds.lock().euid == 0);
+            if !(0..=6).contains(&val) && !root {
+                return Err(Errno::EPERM);
+            }
+            o.priority = val as u32;
+        }
+        netabi::SO_LINGER => {
+            if raw.len() < 8 {
+                return Err(Errno::EINVAL);
+            }
+            // The time is kept only when lingering is switched on.
+            if on {
+                o.linger = (true, i32::from_le_bytes(raw[4..8].try_into().unwrap()));
+            } else {
+                o.linger.0 = false;
+            }
+        }
+        netabi::SO_RCVLOWAT => {
+            o.rcvlowat = if val < 0 { i32::MAX as usize } else { (val as usize).max(1) };
+        }
+        _ => return Err(Errno::ENOPROTOOPT),
+    }
+    Ok(())
+}
+
+/// Returns getsockopt(SOL_SOCKET, `name`): the option bytes (the caller
+/// copies at most the user's length of them).
+pub fn get_socket_option(socket: &dyn Socket, name: u32) -> Result<Vec<u8>> {
+    let int = |v: i32| v.to_le_bytes().to_vec();
+    let o = socket.options().get();
+    Ok(match name {
+        netabi::SO_TYPE => int(socket.sock_type() as i32),
+        netabi::SO_DOMAIN => int(socket.family() as i32),
+        netabi::SO_PROTOCOL => int(socket.protocol() as i32),
+        netabi::SO_ERROR => int(socket.take_error().map_or(0, |e| e.code())),
+        netabi::SO_SNDBUF => int(o.sndbuf as i32),
+        netabi::SO_RCVBUF => int(o.rcvbuf as i32),
+        netabi::SO_RCVTIMEO_OLD | netabi::SO_RCVTIMEO_NEW => timeval_bytes(o.rcvtimeo_ns),
+        netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => timeval_bytes(o.sndtimeo_ns),
+        netabi::SO_PASSCRED => int(o.passcred as i32),
+        netabi::SO_PEERCRED => socket.peer_cred().to_bytes().to_vec(),
+        netabi::SO_ACCEPTCONN => int(socket.is_listening() as i32),
+        netabi::SO_REUSEADDR => int(o.reuseaddr as i32),
+        netabi::SO_REUSEPORT => int(o.reuseport as i32),
+        netabi::SO_KEEPALIVE => int(o.keepalive as i32),
+        netabi::SO_BROADCAST => int(o.broadcast as i32),
+        netabi::SO_DONTROUTE => int(o.dontroute as i32),
+        netabi::SO_PRIORITY => int(o.priority as i32),
+        netabi::SO_RCVLOWAT => int(o.rcvlowat as i32),
+        // SO_SNDLOWAT cannot be changed on Linux; it always reads 1.
+        netabi::SO_SNDLOWAT => int(1),
+        netabi::SO_LINGER => {
+            let mut v = int(o.linger.0 as i32);
+            v.extend_from_slice(&o.linger.1.to_le_bytes());
+            v
+        }
+        _ => return Err(Errno::ENOPROTOOPT),
+    })
+}
+
+// --- waiting ------------------------------------------------------------------
+
+/// Sleeps on `queue` until `ready` gives a value. `nonblocking` or a zero
+/// `timeout_ns` checks once and gives EAGAIN; otherwise the wait ends with
+/// EAGAIN when the timeout (None: none) passes, as a socket timeout does
+/// on Linux. A signal gives EINTR, which a timed wait marks as not to be
+/// restarted ([`EINTR_NO_RESTART`]).
+pub fn wait_for<T>(queue: &WaitQueue, nonblocking: bool, timeout_ns: Option<u64>, mut ready: impl FnMut() -> Result<Option<T>>) -> Result<T> {
+    if nonblocking || timeout_ns == Some(0) {
+        return ready()?.ok_or(Errno::EAGAIN);
+    }
+    if let Some(v) = ready()? {
+        return Ok(v);
+    }
+    let thread = crate::process::current().expect("socket wait outside a thread");
+    let deadline = timeout_ns.map(|t| kevlar_platform::time::monotonic_ns().saturating_add(t));
+    if let Some(d) = deadline {
+        crate::timer::arm(d, thread.clone());
+    }
+    let result = queue.wait_until(|| match ready()? {
+        Some(v) => Ok(Some(v)),
+        None if deadline.is_some_and(|d| kevlar_platform::time::monotonic_ns() >= d) => Err(Errno::EAGAIN),
+        None => Ok(None),
+    });
+    if deadline.is_some() {
+        crate::timer::disarm(&thread);
+    }
+    match result {
+        Err(Errno::EINTR) if deadline.is_some() => Err(EINTR_NO_RESTART),
+        other => other,
+    }
+}
+
+/// Sends SIGPIPE to the caller (a stream write to a shut-down or closed
+/// connection without MSG_NOSIGNAL).
+pub fn raise_sigpipe() {
+    if let Some(thread) = crate::process::current() {
+        crate::process::signal::send_signal(&thread.process, crate::process::signal::SIGPIPE);
+    }
+}
+
+// --- the open file ------------------------------------------------------------
+
+static NEXT_SOCKET_INO: AtomicU64 = AtomicU64::new(1);
+
+/// A socket as an open file.
+pub struct SocketFile {
+    /// The socket.
+    pub socket: Arc<dyn Socket>,
+    ino: u64,
+    uid: u32,
+    gid: u32,
+}
+
+impl SocketFile {
+    /// Wraps `socket` as an open file owned by the caller; `flags` are the
+    /// status flags (O_NONBLOCK).
+    pub fn open(socket: Arc<dyn Socket>, flags: u32) -> Arc<OpenFile> {
+        let (uid, gid) = crate::process::current().map_or((0, 0), |t| {
+            let c = t.process.creds.lock();
+            (c.euid, c.egid)
+        });
+        let ino = NEXT_SOCKET_INO.fetch_add(1, Ordering::Relaxed);
+        let ops = Arc::new(SocketFile { socket, ino, uid, gid });
+        let mut path = b"socket:[".to_vec();
+        path.extend_from_slice(alloc::format!("{}]", ino).as_bytes());
+        OpenFile::new(ops, abi::O_RDWR | (flags & abi::O_NONBLOCK), path)
+    }
+}
+
+impl FileOps for SocketFile {
+    fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let mut sink = Sink::Kernel(buf, 0);
+        Ok(self.socket.recv(&mut sink, 0, file.nonblocking())?.len)
+    }
+
+    fn write(&self, file: &OpenFile, _offset: u64, buf: &[u8]) -> Result<usize> {
+        let flags = if self.socket.sock_type() == netabi::SOCK_SEQPACKET { netabi::MSG_EOR } else { 0 };
+        let mut msg = Outgoing { data: Source::Kernel(buf, 0), addr: None, rights: Vec::new(), creds: None, flags, nonblocking: file.nonblocking() };
+        self.socket.send(&mut msg)
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        Ok(Stat {
+            dev: 0x08,
+            ino: self.ino,
+            mode: FileType::Socket.mode_bits() | 0o777,
+            nlink: 1,
+            uid: self.uid,
+            gid: self.gid,
+            rdev: 0,
+            size: 0,
+            blksize: 4096,
+            blocks: 0,
+            atime: Timespec::default(),
+            mtime: Timespec::default(),
+            ctime: Timespec::default(),
+        })
+    }
+
+    fn is_seekable(&self) -> bool {
+        false
+    }
+
+    fn poll(&self) -> PollEvents {
+        self.socket.poll()
+    }
+
+    fn is_pollable(&self) -> bool {
+        true
+    }
+
+    fn poll_counts(&self) -> (u64, u64) {
+        self.socket.poll_counts()
+    }
+
+    fn release(&self, _file: &OpenFile) {
+        self.socket.release();
+    }
+
+    fn ioctl(&self, _file: &OpenFile, request: u32, arg: usize) -> Result<isize> {
+        let value = match request {
+            linux_raw_sys::ioctl::FIONREAD => self.socket.unread_bytes()?,
+            linux_raw_sys::ioctl::TIOCOUTQ => self.socket.unsent_bytes(),
+            _ => return Err(Errno::ENOTTY),
+        };
+        copy_to_user(arg, &(value as i32).to_le_bytes())?;
+        Ok(0)
+    }
+
+    fn as_socket(&self) -> Option<&SocketFile> {
+        Some(self)
+    }
+}
