@@ -2,25 +2,8 @@
  * bitset shares a bit with its own; FUTEX_WAKE matches every bitset; the
  * count limits how many are woken, oldest first. */
 #include "common.h"
+#include "futex.h"
 #include <sys/mman.h>
-
-#define FUTEX_WAKE 1
-#define FUTEX_REQUEUE 3
-#define FUTEX_WAIT_BITSET 9
-#define FUTEX_WAKE_BITSET 10
-
-static long fx(volatile void *uaddr, int op, int val, const void *ts, volatile void *uaddr2, int val3)
-{
-    return rawsys(SYS_futex, (long)uaddr, op, val, (long)ts, (long)uaddr2, val3);
-}
-
-static void res(const char *label, long r)
-{
-    if (r < 0)
-        out("%s: %s", label, errname((int)-r));
-    else
-        out("%s: %ld", label, r);
-}
 
 static volatile int *w;
 

@@ -3,10 +3,9 @@
  * (how thread libraries join) returns. CLONE_PARENT_SETTID and
  * CLONE_CHILD_SETTID store the child's tid before it runs. */
 #include "common.h"
+#include "futex.h"
 #include <sched.h>
 #include <sys/mman.h>
-
-#define FUTEX_WAIT 0
 
 static volatile int ctid, ptid, settid_seen;
 static volatile int release_child;

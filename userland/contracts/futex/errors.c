@@ -5,29 +5,9 @@
  * counts), EFAULT (bad word or timeout pointer), ENOSYS (unknown
  * commands, FUTEX_CLOCK_REALTIME with FUTEX_WAIT). */
 #include "common.h"
+#include "futex.h"
 #include <sys/mman.h>
 #include <sys/time.h>
-
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_REQUEUE 3
-#define FUTEX_WAIT_BITSET 9
-#define FUTEX_WAKE_BITSET 10
-#define FUTEX_PRIVATE_FLAG 128
-#define FUTEX_CLOCK_REALTIME 256
-
-static long fx(volatile void *uaddr, int op, int val, const void *ts, volatile void *uaddr2, int val3)
-{
-    return rawsys(SYS_futex, (long)uaddr, op, val, (long)ts, (long)uaddr2, val3);
-}
-
-static void res(const char *label, long r)
-{
-    if (r < 0)
-        out("%s: %s", label, errname((int)-r));
-    else
-        out("%s: %ld", label, r);
-}
 
 static void on_alarm(int sig)
 {

@@ -4,25 +4,8 @@
  * mapping is woken through the parent's address. Private futexes (and
  * shared ones in private memory) never meet across processes. */
 #include "common.h"
+#include "futex.h"
 #include <sys/mman.h>
-
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_REQUEUE 3
-#define FUTEX_PRIVATE_FLAG 128
-
-static long fx(volatile void *uaddr, int op, int val, const void *ts, volatile void *uaddr2, int val3)
-{
-    return rawsys(SYS_futex, (long)uaddr, op, val, (long)ts, (long)uaddr2, val3);
-}
-
-static void res(const char *label, long r)
-{
-    if (r < 0)
-        out("%s: %s", label, errname((int)-r));
-    else
-        out("%s: %ld", label, r);
-}
 
 /* Exit status of a waiting child: what its wait returned. */
 static int code_of(long r)

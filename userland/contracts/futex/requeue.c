@@ -2,25 +2,8 @@
  * without waking them; the counts returned are woken + moved. Three
  * children wait on word A; the parent counts them by moving them to B. */
 #include "common.h"
+#include "futex.h"
 #include <sys/mman.h>
-
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_REQUEUE 3
-#define FUTEX_CMP_REQUEUE 4
-
-static long fx(volatile void *uaddr, int op, int val, const void *ts, volatile void *uaddr2, int val3)
-{
-    return rawsys(SYS_futex, (long)uaddr, op, val, (long)ts, (long)uaddr2, val3);
-}
-
-static void res(const char *label, long r)
-{
-    if (r < 0)
-        out("%s: %s", label, errname((int)-r));
-    else
-        out("%s: %ld", label, r);
-}
 
 int main(void)
 {

@@ -3,30 +3,15 @@
  * when woken; with a timeout it returns EINTR (Linux restarts those only
  * when no handler ran). A signal that is ignored does not end the wait. */
 #include "common.h"
+#include "futex.h"
 #include <sys/mman.h>
 #include <sys/time.h>
-
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
 
 static volatile int handled;
 static void on_alarm(int sig)
 {
     (void)sig;
     handled++;
-}
-
-static long fx(volatile void *uaddr, int op, int val, const void *ts)
-{
-    return rawsys(SYS_futex, (long)uaddr, op, val, (long)ts, 0, 0);
-}
-
-static void res(const char *label, long r)
-{
-    if (r < 0)
-        out("%s: %s", label, errname((int)-r));
-    else
-        out("%s: %ld", label, r);
 }
 
 /* A child that wakes the word after `ms`. */
@@ -36,7 +21,7 @@ static pid_t waker(volatile int *w, int ms)
     if (pid == 0) {
         usleep(ms * 1000);
         for (int i = 0; i < 5000; i++) {
-            if (fx(w, FUTEX_WAKE, 1, NULL) == 1)
+            if (fx(w, FUTEX_WAKE, 1, NULL, NULL, 0) == 1)
                 break;
             usleep(1000);
         }
@@ -57,13 +42,13 @@ int main(void)
     pid_t pid = waker(w, 200);
     struct itimerval it = {{0, 0}, {0, 30000}};
     setitimer(ITIMER_REAL, &it, NULL);
-    res("wait, SA_RESTART handler", fx(w, FUTEX_WAIT, 0, NULL));
+    res("wait, SA_RESTART handler", fx(w, FUTEX_WAIT, 0, NULL, NULL, 0));
     out("handler ran: %d", handled);
     reap("waker", pid);
 
     struct timespec five = {5, 0};
     setitimer(ITIMER_REAL, &it, NULL);
-    res("timed wait, SA_RESTART handler", fx(w, FUTEX_WAIT, 0, &five));
+    res("timed wait, SA_RESTART handler", fx(w, FUTEX_WAIT, 0, &five, NULL, 0));
     out("handler ran: %d", handled);
 
     signal(SIGUSR1, SIG_IGN);
@@ -72,11 +57,11 @@ int main(void)
         usleep(30000);
         kill(getppid(), SIGUSR1);
         usleep(100000);
-        fx(w, FUTEX_WAKE, 1, NULL);
+        fx(w, FUTEX_WAKE, 1, NULL, NULL, 0);
         _exit(0);
     }
     struct timespec one = {1, 0};
-    res("timed wait, ignored signal", fx(w, FUTEX_WAIT, 0, &one));
+    res("timed wait, ignored signal", fx(w, FUTEX_WAIT, 0, &one, NULL, 0));
     reap("signaller", pid);
     return 0;
 }

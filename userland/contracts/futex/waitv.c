@@ -3,12 +3,9 @@
  * CLOCK_MONOTONIC or CLOCK_REALTIME; EINVAL for bad flags, counts and
  * clocks. */
 #include "common.h"
+#include "futex.h"
 #include <sys/mman.h>
 
-#define FUTEX_WAKE 1
-#define FUTEX_REQUEUE 3
-#define FUTEX_32 2
-#define FUTEX2_PRIVATE 128
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449
 #endif
@@ -19,14 +16,6 @@ struct waitv {
     uint32_t flags;
     uint32_t reserved;
 };
-
-static void res(const char *label, long r)
-{
-    if (r < 0)
-        out("%s: %s", label, errname((int)-r));
-    else
-        out("%s: %ld", label, r);
-}
 
 static long waitv(struct waitv *v, unsigned n, unsigned flags, struct timespec *ts, int clock)
 {

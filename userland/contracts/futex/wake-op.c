@@ -4,13 +4,9 @@
  * value passes the comparison. Unknown operations or comparisons give
  * ENOSYS. */
 #include "common.h"
+#include "futex.h"
 #include <sys/mman.h>
 
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_REQUEUE 3
-#define FUTEX_WAKE_OP 5
-#define FUTEX_PRIVATE_FLAG 128
 #define OP(op, oparg, cmp, cmparg) \
     ((int)((((unsigned)(op) & 0xf) << 28) | (((cmp) & 0xf) << 24) | (((oparg) & 0xfff) << 12) | ((cmparg) & 0xfff)))
 #define SET 0
@@ -25,19 +21,6 @@
 #define LE 3
 #define GT 4
 #define GE 5
-
-static long fx(volatile void *uaddr, int op, int val, const void *ts, volatile void *uaddr2, int val3)
-{
-    return rawsys(SYS_futex, (long)uaddr, op, val, (long)ts, (long)uaddr2, val3);
-}
-
-static void res(const char *label, long r)
-{
-    if (r < 0)
-        out("%s: %s", label, errname((int)-r));
-    else
-        out("%s: %ld", label, r);
-}
 
 static volatile int *w;
 
