@@ -6,13 +6,20 @@ use kevlar_vfs::{Stat, Timespec};
 
 /// The metadata fstat reports for an anonymous-inode file.
 pub fn anon_stat() -> Stat {
+    pseudo_stat(0x0d, 1, 0o600, 0, 0)
+}
+
+/// The metadata of a file that lives on one of the kernel's internal
+/// pseudo file systems (pipefs, sockfs, anon_inodefs): no size, no
+/// blocks, no times.
+pub fn pseudo_stat(dev: u64, ino: u64, mode: u32, uid: u32, gid: u32) -> Stat {
     Stat {
-        dev: 0x0d,
-        ino: 1,
-        mode: 0o600,
+        dev,
+        ino,
+        mode,
         nlink: 1,
-        uid: 0,
-        gid: 0,
+        uid,
+        gid,
         rdev: 0,
         size: 0,
         blksize: 4096,

@@ -6,7 +6,7 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 
 use kevlar_platform::sync::SpinLock;
-use kevlar_vfs::{FileType, Stat, Timespec};
+use kevlar_vfs::{FileType, Stat};
 
 use super::file::{FileOps, OpenFile, PollEvents, POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM};
 use crate::error::{Errno, Result};
@@ -228,21 +228,7 @@ impl FileOps for PipeEnd {
     }
 
     fn stat(&self) -> Result<Stat> {
-        Ok(Stat {
-            dev: 0x0c,
-            ino: self.pipe.ino,
-            mode: FileType::Fifo.mode_bits() | 0o600,
-            nlink: 1,
-            uid: 0,
-            gid: 0,
-            rdev: 0,
-            size: 0,
-            blksize: 4096,
-            blocks: 0,
-            atime: Timespec::default(),
-            mtime: Timespec::default(),
-            ctime: Timespec::default(),
-        })
+        Ok(super::anon::pseudo_stat(0x0c, self.pipe.ino, FileType::Fifo.mode_bits() | 0o600, 0, 0))
     }
 
     fn is_seekable(&self) -> bool {

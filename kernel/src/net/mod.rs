@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
-use kevlar_vfs::{FileType, Stat, Timespec};
+use kevlar_vfs::{FileType, Stat};
 use linux_raw_sys::general as abi;
 use linux_raw_sys::net as netabi;
 
@@ -650,21 +650,7 @@ impl FileOps for SocketFile {
     }
 
     fn stat(&self) -> Result<Stat> {
-        Ok(Stat {
-            dev: 0x08,
-            ino: self.ino,
-            mode: FileType::Socket.mode_bits() | 0o777,
-            nlink: 1,
-            uid: self.uid,
-            gid: self.gid,
-            rdev: 0,
-            size: 0,
-            blksize: 4096,
-            blocks: 0,
-            atime: Timespec::default(),
-            mtime: Timespec::default(),
-            ctime: Timespec::default(),
-        })
+        Ok(crate::fs::anon::pseudo_stat(0x08, self.ino, FileType::Socket.mode_bits() | 0o777, self.uid, self.gid))
     }
 
     fn is_seekable(&self) -> bool {
