@@ -29,3 +29,28 @@ pub fn pseudo_stat(dev: u64, ino: u64, mode: u32, uid: u32, gid: u32) -> Stat {
         ctime: Timespec::default(),
     }
 }
+
+/// The `FileOps` methods every anonymous-inode file (eventfd, timerfd,
+/// signalfd, epoll) shares, as Linux's `anon_inode_getfile` gives them:
+/// one inode, no position (lseek succeeds and reports 0), and a poll
+/// method epoll may use.
+macro_rules! anon_inode_ops {
+    () => {
+        fn stat(&self) -> $crate::error::Result<kevlar_vfs::Stat> {
+            Ok($crate::fs::anon::anon_stat())
+        }
+
+        fn is_seekable(&self) -> bool {
+            false
+        }
+
+        fn fixed_position(&self) -> bool {
+            true
+        }
+
+        fn is_pollable(&self) -> bool {
+            true
+        }
+    };
+}
+pub(crate) use anon_inode_ops;

@@ -13,7 +13,6 @@ use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 
 use kevlar_platform::sync::SpinLock;
-use kevlar_vfs::Stat;
 use linux_raw_sys::general as abi;
 
 use super::file::{FileOps, OpenFile, PollEvents, POLLIN};
@@ -268,6 +267,8 @@ fn all_epoll_files() -> Vec<Arc<OpenFile>> {
 }
 
 impl FileOps for Epoll {
+    super::anon::anon_inode_ops!();
+
     fn read(&self, _file: &OpenFile, _offset: u64, _buf: &mut [u8]) -> Result<usize> {
         Err(Errno::EINVAL)
     }
@@ -276,27 +277,11 @@ impl FileOps for Epoll {
         Err(Errno::EINVAL)
     }
 
-    fn stat(&self) -> Result<Stat> {
-        Ok(super::anon::anon_stat())
-    }
-
-    fn is_seekable(&self) -> bool {
-        false
-    }
-
-    fn fixed_position(&self) -> bool {
-        true
-    }
-
     /// Readable when some entry would report an event now.
     fn poll(&self) -> PollEvents {
         let entries = self.entries.lock();
         let any = entries.iter().any(|e| e.file.upgrade().is_some_and(|f| e.ready(&f) != 0));
         if any { POLLIN } else { 0 }
-    }
-
-    fn is_pollable(&self) -> bool {
-        true
     }
 
     fn poll_counts(&self) -> (u64, u64) {

@@ -5,7 +5,6 @@
 use alloc::sync::Arc;
 
 use kevlar_platform::sync::SpinLock;
-use kevlar_vfs::Stat;
 
 use super::file::{FileOps, OpenFile, PollEvents, POLLERR, POLLIN, POLLOUT};
 use crate::error::{Errno, Result};
@@ -43,6 +42,8 @@ impl EventFd {
 }
 
 impl FileOps for EventFd {
+    super::anon::anon_inode_ops!();
+
     fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
         if buf.len() < 8 {
             return Err(Errno::EINVAL);
@@ -84,18 +85,6 @@ impl FileOps for EventFd {
         Ok(8)
     }
 
-    fn stat(&self) -> Result<Stat> {
-        Ok(super::anon::anon_stat())
-    }
-
-    fn is_seekable(&self) -> bool {
-        false
-    }
-
-    fn fixed_position(&self) -> bool {
-        true
-    }
-
     fn poll(&self) -> PollEvents {
         let count = self.state.lock().count;
         let mut events = 0;
@@ -109,10 +98,6 @@ impl FileOps for EventFd {
             events |= POLLOUT;
         }
         events
-    }
-
-    fn is_pollable(&self) -> bool {
-        true
     }
 
     fn poll_counts(&self) -> (u64, u64) {

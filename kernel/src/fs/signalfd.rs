@@ -4,7 +4,6 @@
 //! usually blocked, so they stay pending until read.
 
 use kevlar_platform::sync::SpinLock;
-use kevlar_vfs::Stat;
 use linux_raw_sys::general as abi;
 
 use super::file::{FileOps, OpenFile, PollEvents, POLLIN};
@@ -149,6 +148,8 @@ fn encode(info: &SigInfo) -> [u8; RECORD_SIZE] {
 }
 
 impl FileOps for SignalFd {
+    super::anon::anon_inode_ops!();
+
     fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
         let count = buf.len() / RECORD_SIZE;
         if count == 0 {
@@ -175,24 +176,8 @@ impl FileOps for SignalFd {
         Err(Errno::EINVAL)
     }
 
-    fn stat(&self) -> Result<Stat> {
-        Ok(super::anon::anon_stat())
-    }
-
-    fn is_seekable(&self) -> bool {
-        false
-    }
-
-    fn fixed_position(&self) -> bool {
-        true
-    }
-
     fn poll(&self) -> PollEvents {
         if self.pending() != 0 { POLLIN } else { 0 }
-    }
-
-    fn is_pollable(&self) -> bool {
-        true
     }
 
     fn poll_counts(&self) -> (u64, u64) {

@@ -13,7 +13,6 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use kevlar_platform::time;
-use kevlar_vfs::Stat;
 
 use super::file::{FileOps, OpenFile, PollEvents, POLLIN};
 use crate::error::{Errno, Result};
@@ -176,6 +175,8 @@ impl TimerFd {
 }
 
 impl FileOps for TimerFd {
+    super::anon::anon_inode_ops!();
+
     fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
         if buf.len() < 8 {
             return Err(Errno::EINVAL);
@@ -201,26 +202,10 @@ impl FileOps for TimerFd {
         Err(Errno::EINVAL)
     }
 
-    fn stat(&self) -> Result<Stat> {
-        Ok(super::anon::anon_stat())
-    }
-
-    fn is_seekable(&self) -> bool {
-        false
-    }
-
-    fn fixed_position(&self) -> bool {
-        true
-    }
-
     fn poll(&self) -> PollEvents {
         let mut state = self.inner.state.lock();
         state.advance(time::monotonic_ns());
         if state.ticks > 0 || state.cancelled() { POLLIN } else { 0 }
-    }
-
-    fn is_pollable(&self) -> bool {
-        true
     }
 
     fn poll_counts(&self) -> (u64, u64) {
