@@ -114,7 +114,9 @@ def compile_programs() -> dict:
     for name, src in PROGRAMS.items():
         src_path = os.path.join(SRC_DIR, src)
         out = os.path.join(BIN_DIR, name)
-        if not (os.path.isfile(out) and os.path.getmtime(out) >= os.path.getmtime(src_path)):
+        # A program is stale when its source or a shared header is newer.
+        inputs = [src_path] + [os.path.join(SRC_DIR, h) for h in os.listdir(SRC_DIR) if h.endswith(".h")]
+        if not (os.path.isfile(out) and os.path.getmtime(out) >= max(map(os.path.getmtime, inputs))):
             r = subprocess.run(CC + ["-o", out + ".tmp", src_path], capture_output=True, text=True)
             if r.returncode != 0:
                 raise BenchError(f"compiling {src} failed:\n{r.stderr}")

@@ -186,6 +186,14 @@ def _run(c: Console, command: bytes) -> None:
     c.type(command + b"\r")
 
 
+def _step(c: Console, command: bytes, *patterns: bytes) -> None:
+    """Runs `command`, expects each pattern in turn, then the prompt."""
+    _run(c, command)
+    for pattern in patterns:
+        c.expect(pattern)
+    _prompt(c)
+
+
 # Each check gets the console at a fresh prompt and leaves it at one.
 
 def check_boot(c: Console) -> None:
@@ -194,9 +202,7 @@ def check_boot(c: Console) -> None:
 
 
 def check_command(c: Console) -> None:
-    _run(c, b"echo $((6*7)) $(uname -s)")
-    c.expect(_line(b"42 Linux"))
-    _prompt(c)
+    _step(c, b"echo $((6*7)) $(uname -s)", _line(b"42 Linux"))
 
 
 def check_ctrl_c(c: Console) -> None:
@@ -205,9 +211,7 @@ def check_ctrl_c(c: Console) -> None:
     c.type(b"\x03")
     c.expect(rb"\^C")
     _prompt(c)
-    _run(c, b"echo status=$?")
-    c.expect(_line(b"status=130"))
-    _prompt(c)
+    _step(c, b"echo status=$?", _line(b"status=130"))
 
 
 def check_ctrl_c_busy(c: Console) -> None:
@@ -216,9 +220,7 @@ def check_ctrl_c_busy(c: Console) -> None:
     c.type(b"\x03")
     c.expect(rb"\^C")
     _prompt(c)
-    _run(c, b"[ $i -gt 0 ] && echo counted")
-    c.expect(_line(b"counted"))
-    _prompt(c)
+    _step(c, b"[ $i -gt 0 ] && echo counted", _line(b"counted"))
 
 
 def check_ctrl_z_fg(c: Console) -> None:
@@ -227,34 +229,24 @@ def check_ctrl_z_fg(c: Console) -> None:
     c.type(b"\x1a")
     c.expect(rb"Stopped\s+sleep 100")
     _prompt(c)
-    _run(c, b"jobs")
-    c.expect(rb"\[1\]\+\s+Stopped\s+sleep 100")
-    _prompt(c)
+    _step(c, b"jobs", rb"\[1\]\+\s+Stopped\s+sleep 100")
     _run(c, b"fg")
     c.expect(_line(b"sleep 100"))
     c.settle(1.0)
     c.type(b"\x03")
     _prompt(c)
-    _run(c, b"echo status=$? jobs=$(jobs | wc -l)")
-    c.expect(_line(b"status=130 jobs=0"))
-    _prompt(c)
+    _step(c, b"echo status=$? jobs=$(jobs | wc -l)", _line(b"status=130 jobs=0"))
 
 
 def check_background_read(c: Console) -> None:
     _run(c, b"cat &")
     _prompt(c)
-    _run(c, b"sleep 1; jobs")
-    c.expect(rb"\[1\]\+\s+Stopped \(tty input\)\s+cat")
-    _prompt(c)
-    _run(c, b"kill -9 %1; wait; echo done")
-    c.expect(_line(b"done"))
-    _prompt(c)
+    _step(c, b"sleep 1; jobs", rb"\[1\]\+\s+Stopped \(tty input\)\s+cat")
+    _step(c, b"kill -9 %1; wait; echo done", _line(b"done"))
 
 
 def check_backspace(c: Console) -> None:
-    _run(c, b"echo abx\x7fc-ok\x7f\x7fok")
-    c.expect(_line(b"abc-ok"))
-    _prompt(c)
+    _step(c, b"echo abx\x7fc-ok\x7f\x7fok", _line(b"abc-ok"))
 
 
 def check_canonical_read(c: Console) -> None:
@@ -266,9 +258,7 @@ def check_canonical_read(c: Console) -> None:
 
 
 def check_history(c: Console) -> None:
-    _run(c, b"echo hist-$((40+2))")
-    c.expect(_line(b"hist-42"))
-    _prompt(c)
+    _step(c, b"echo hist-$((40+2))", _line(b"hist-42"))
     c.skip_to_end()
     c.type(b"\x1b[A")
     c.settle(0.5)
@@ -278,12 +268,8 @@ def check_history(c: Console) -> None:
 
 
 def check_winsize(c: Console) -> None:
-    _run(c, b"stty size")
-    c.expect(_line(b"24 80"))
-    _prompt(c)
-    _run(c, b"stty rows 30 cols 100; stty size; stty rows 24 cols 80")
-    c.expect(_line(b"30 100"))
-    _prompt(c)
+    _step(c, b"stty size", _line(b"24 80"))
+    _step(c, b"stty rows 30 cols 100; stty size; stty rows 24 cols 80", _line(b"30 100"))
 
 
 def check_vi(c: Console) -> None:
@@ -296,17 +282,11 @@ def check_vi(c: Console) -> None:
     c.settle(1.0)  # vi waits a moment after Escape for a key sequence
     c.type(b":wq\r")
     _prompt(c)
-    _run(c, b"cat /tmp/vi-test.txt; wc -l < /tmp/vi-test.txt")
-    c.expect(_line(b"Hello from vi"))
-    c.expect(_line(b"second line"))
-    c.expect(_line(b"2"))
-    _prompt(c)
+    _step(c, b"cat /tmp/vi-test.txt; wc -l < /tmp/vi-test.txt", _line(b"Hello from vi"), _line(b"second line"), _line(b"2"))
 
 
 def check_respawn(c: Console) -> None:
-    _run(c, b"exit")
-    c.expect(rb"BusyBox v[0-9.]+")
-    _prompt(c)
+    _step(c, b"exit", rb"BusyBox v[0-9.]+")
     _run(c, b"echo again; tty; jobs; sleep 100")
     c.expect(_line(b"again"))
     c.expect(_line(b"/dev/ttyS0"))
@@ -317,25 +297,12 @@ def check_respawn(c: Console) -> None:
 
 def check_system(c: Console) -> None:
     """The /proc-, /sys- and syslog-based applets a person tries first."""
-    _run(c, b"ps -o pid,comm | grep -q \" $$ sh$\" && echo shell-listed")
-    c.expect(_line(b"shell-listed"))
-    _prompt(c)
-    _run(c, b"free | head -1")
-    c.expect(rb"total\s+used\s+free")
-    _prompt(c)
-    _run(c, b"mount | grep -c -E ' on /(proc|sys|dev|dev/pts|tmp|run) type '")
-    c.expect(_line(b"6"))
-    _prompt(c)
-    _run(c, b"df /tmp | tail -1")
-    c.expect(rb"tmpfs\s+\d+\s+\d+\s+\d+\s+\d+% /tmp")
-    _prompt(c)
-    _run(c, b"dmesg | grep -c -i kevlar")
-    c.expect(rb"\n[1-9][0-9]*\r?\n")
-    _prompt(c)
-    _run(c, b"hostname; uptime | grep -c 'load average'")
-    c.expect(_line(b"kevlar"))
-    c.expect(_line(b"1"))
-    _prompt(c)
+    _step(c, b"ps -o pid,comm | grep -q \" $$ sh$\" && echo shell-listed", _line(b"shell-listed"))
+    _step(c, b"free | head -1", rb"total\s+used\s+free")
+    _step(c, b"mount | grep -c -E ' on /(proc|sys|dev|dev/pts|tmp|run) type '", _line(b"6"))
+    _step(c, b"df /tmp | tail -1", rb"tmpfs\s+\d+\s+\d+\s+\d+\s+\d+% /tmp")
+    _step(c, b"dmesg | grep -c -i kevlar", rb"\n[1-9][0-9]*\r?\n")
+    _step(c, b"hostname; uptime | grep -c 'load average'", _line(b"kevlar"), _line(b"1"))
 
 
 def check_poweroff(c: Console) -> None:

@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "say.h"
 
 static uint64_t rdtsc(void)
 {
@@ -48,30 +49,6 @@ static uint64_t rdtsc(void)
 static uint64_t ts_ns(const struct timespec *ts)
 {
     return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-}
-
-static void say(const char *fmt, ...)
-{
-    char line[768];
-    va_list ap;
-    va_start(ap, fmt);
-    int len = vsnprintf(line, sizeof line - 1, fmt, ap);
-    va_end(ap);
-    if (len < 0)
-        return;
-    if (len > (int)sizeof line - 2)
-        len = sizeof line - 2;
-    line[len++] = '\n';
-    const char *p = line;
-    while (len > 0) {
-        ssize_t w = write(1, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        p += w;
-        len -= w;
-    }
 }
 
 /* The first line of a small file, without its newline ("" if unreadable). */

@@ -54,6 +54,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "say.h"
 
 #define NOP_PATH "/bench/nop"
 #define SCRATCH "/tmp/bench"
@@ -74,30 +75,6 @@ static char *const child_env[] = {
 /* ------------------------------------------------------------------ */
 /* Output: one write(2) per line, so nothing is buffered across fork.   */
 /* ------------------------------------------------------------------ */
-
-static void say(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int len = vsnprintf(line, sizeof line - 1, fmt, ap);
-    va_end(ap);
-    if (len < 0)
-        return;
-    if (len > (int)sizeof line - 2)
-        len = sizeof line - 2;
-    line[len++] = '\n';
-    const char *p = line;
-    while (len > 0) {
-        ssize_t w = write(1, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        p += w;
-        len -= w;
-    }
-}
 
 static const char *errname(int e)
 {

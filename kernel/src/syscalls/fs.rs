@@ -161,7 +161,8 @@ fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
 
 pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
     let vecs = read_iovecs(iov, count)?;
-    if let Some(f) = file(thread, fd).ok().filter(|f| offset.is_none() && super::socket::is_socket(f)) {
+    let f = file(thread, fd)?;
+    if offset.is_none() && super::socket::is_socket(&f) {
         // One receive for all segments (a datagram is not split across calls).
         for &(base, len) in &vecs {
             check_user_buffer(base, len)?;
@@ -170,7 +171,7 @@ pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<
     }
     let wanted: usize = vecs.iter().map(|v| v.1).sum();
     if count > 0 && wanted <= CHUNK {
-        return readv_small(thread, fd, &vecs, wanted, offset);
+        return readv_small(&f, &vecs, wanted, offset);
     }
     let mut total = 0isize;
     let mut pos = offset;
@@ -190,17 +191,13 @@ pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<
             break;
         }
     }
-    if count == 0 {
-        file(thread, fd)?;
-    }
     Ok(total)
 }
 
 /// readv of at most CHUNK bytes: one read into a kernel buffer, scattered
 /// to the vectors (one file lookup, one operation: a pipe's data is taken
 /// at once, as Linux does).
-fn readv_small(thread: &Thread, fd: i32, vecs: &[(usize, usize)], wanted: usize, offset: Option<i64>) -> Result<isize> {
-    let f = file(thread, fd)?;
+fn readv_small(f: &Arc<OpenFile>, vecs: &[(usize, usize)], wanted: usize, offset: Option<i64>) -> Result<isize> {
     for &(base, len) in vecs {
         check_user_buffer(base, len)?;
     }
