@@ -123,6 +123,10 @@ fn is_restartable(number: usize) -> bool {
         | nr::__NR_sendto | nr::__NR_sendmsg | nr::__NR_sendmmsg | nr::__NR_recvmmsg)
 }
 
+// One call site (handle): inlined, so the hot path has no call, frame or
+// result copy for it; left to itself the compiler stopped inlining it once
+// the table grew.
+#[inline(always)]
 fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args) -> Result<isize> {
     let Ok(n) = u32::try_from(number) else {
         report_unknown(number);
