@@ -205,9 +205,18 @@ def check_command(c: Console) -> None:
     _step(c, b"echo $((6*7)) $(uname -s)", _line(b"42 Linux"))
 
 
-def check_ctrl_c(c: Console) -> None:
-    _run(c, b"sleep 100")
+def _start_job(c: Console, command: bytes) -> None:
+    """Runs `command` after an `echo started`, and returns once that line is
+    out and a second has passed: a key typed before the shell has run the
+    line would reach the shell's line editor instead of the job (a slow or
+    loaded host), which is not what the checks are about."""
+    _run(c, b"echo started; " + command)
+    c.expect(_line(b"started"))
     c.settle(1.0)
+
+
+def check_ctrl_c(c: Console) -> None:
+    _start_job(c, b"sleep 100")
     c.type(b"\x03")
     c.expect(rb"\^C")
     _prompt(c)
@@ -215,8 +224,7 @@ def check_ctrl_c(c: Console) -> None:
 
 
 def check_ctrl_c_busy(c: Console) -> None:
-    _run(c, b"i=0; while :; do i=$((i+1)); done")
-    c.settle(1.0)
+    _start_job(c, b"i=0; while :; do i=$((i+1)); done")
     c.type(b"\x03")
     c.expect(rb"\^C")
     _prompt(c)
@@ -224,8 +232,7 @@ def check_ctrl_c_busy(c: Console) -> None:
 
 
 def check_ctrl_z_fg(c: Console) -> None:
-    _run(c, b"sleep 100")
-    c.settle(1.0)
+    _start_job(c, b"sleep 100")
     c.type(b"\x1a")
     c.expect(rb"Stopped\s+sleep 100")
     _prompt(c)
