@@ -277,6 +277,8 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     };
     let loaded = load_at(&fs, &creds, start.as_ref(), &start_path, path, argv, envp)?;
 
+    // The other threads go first (they may be using the old image).
+    crate::process::become_sole_thread(thread)?;
     // Point of no return: the new image replaces the old one.
     let process = &thread.process;
     crate::process::release_child_tid(thread);
@@ -287,7 +289,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     process.did_exec.store(true, core::sync::atomic::Ordering::Relaxed);
     process.dumpable.store(true, core::sync::atomic::Ordering::Relaxed);
     process.files.lock().lock().close_on_exec();
-    process.signals.lock().reset_for_exec();
+    process.signals.lock().reset_for_exec(thread.tid());
     *process.comm.lock() = loaded.comm;
     kevlar_platform::x86::user::reset_fpu();
     thread.task.set_fs_base(0, true);

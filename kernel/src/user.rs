@@ -48,7 +48,7 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
         Exception::AlignmentCheck => (signal::SIGBUS, 1, 0),
         Exception::GeneralProtection | Exception::Other(_) => (signal::SIGSEGV, SI_KERNEL, 0),
     };
-    signal::send_fault_signal(&process, sig, code, addr);
+    signal::send_fault_signal(&thread, sig, code, addr);
 }
 
 fn resolve_user_fault(addr: usize, write: bool) -> bool {
@@ -94,8 +94,8 @@ fn return_to_user(thread: alloc::sync::Arc<crate::process::Thread>, frame: &mut 
         // again: that must happen before a handler's frame saves the
         // registers. The common case (nothing at all) is decided here,
         // without the call.
-        if saved.is_some() || interrupted.is_some() || thread.process.signal_hint.load(core::sync::atomic::Ordering::Acquire) {
-            signal::deliver_pending(&thread.process, frame, saved, interrupted);
+        if saved.is_some() || interrupted.is_some() || thread.signal_hint.load(core::sync::atomic::Ordering::Acquire) {
+            signal::deliver_pending(&thread, frame, saved, interrupted);
         }
     }
     let dead = thread.state() == crate::process::ThreadState::Dead;

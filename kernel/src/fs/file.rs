@@ -258,7 +258,7 @@ fn file_size_limit() -> u64 {
 /// write or truncate past RLIMIT_FSIZE with EFBIG.
 fn signal_file_too_big() -> Errno {
     if let Some(thread) = crate::process::current() {
-        crate::process::signal::send_signal(&thread.process, linux_raw_sys::general::SIGXFSZ);
+        crate::process::signal::send_signal_to_current(&thread, linux_raw_sys::general::SIGXFSZ);
     }
     Errno::EFBIG
 }

@@ -216,7 +216,7 @@ impl FileOps for PipeEnd {
                 }
                 Err(Errno::EPIPE) => {
                     if let Some(thread) = crate::process::current() {
-                        crate::process::signal::send_signal(&thread.process, crate::process::signal::SIGPIPE);
+                        crate::process::signal::send_signal_to_current(&thread, crate::process::signal::SIGPIPE);
                     }
                     return Err(Errno::EPIPE);
                 }

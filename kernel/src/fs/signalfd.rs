@@ -38,14 +38,14 @@ impl SignalFd {
 
     fn pending(&self) -> u64 {
         let Some(thread) = crate::process::current() else { return 0 };
-        let pending = thread.process.signals.lock().pending();
+        let pending = thread.process.signals.lock().pending(thread.tid());
         pending & *self.mask.lock()
     }
 
     fn take(&self) -> Option<SigInfo> {
         let thread = crate::process::current()?;
         let mask = *self.mask.lock();
-        let info = thread.process.signals.lock().dequeue(mask);
+        let info = thread.process.signals.lock().dequeue(thread.tid(), mask);
         if info.is_some() {
             self.reads.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
         }

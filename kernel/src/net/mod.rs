@@ -601,7 +601,7 @@ pub fn wait_for<T>(queue: &WaitQueue, nonblocking: bool, timeout_ns: Option<u64>
 /// connection without MSG_NOSIGNAL).
 pub fn raise_sigpipe() {
     if let Some(thread) = crate::process::current() {
-        crate::process::signal::send_signal(&thread.process, crate::process::signal::SIGPIPE);
+        crate::process::signal::send_signal_to_current(&thread, crate::process::signal::SIGPIPE);
     }
 }
 

@@ -85,12 +85,16 @@ pub struct Process {
     pub fs: SpinLock<FsContext>,
     /// Ids.
     pub creds: SpinLock<Credentials>,
-    /// Signal dispositions and pending signals.
+    /// Signal dispositions and pending signals (the process's and each
+    /// thread's).
     pub signals: SpinLock<SignalState>,
-    /// False only when no signal is pending: set (under the `signals`
-    /// lock) when one is queued, cleared when delivery finds none at all.
-    /// Every return to user mode reads it instead of taking the lock.
-    pub signal_hint: AtomicBool,
+    /// The live threads (the main thread first while it lives). Lock
+    /// order: `signals` before `threads`.
+    threads: SpinLock<Vec<Arc<Thread>>>,
+    /// Woken when a thread leaves (an exec waits for the others to go).
+    thread_left: WaitQueue,
+    /// CPU time of threads that have exited (ns).
+    exited_threads_ns: AtomicU64,
     /// Resource limits.
     pub limits: SpinLock<crate::syscalls::Limits>,
     /// CPU affinity mask (an atomic: every return to user mode reads it).
@@ -145,8 +149,14 @@ pub enum ThreadState {
 
 /// A thread: what the scheduler runs.
 pub struct Thread {
-    /// Thread id.
-    pub tid: Pid,
+    /// Thread id (changes only when a thread execs and becomes the main
+    /// thread, taking the process id).
+    tid: AtomicI32,
+    /// False only when no signal is pending for this thread: set when one
+    /// is queued for it or its process, cleared when delivery finds none
+    /// at all. Every return to user mode reads it instead of taking the
+    /// signal lock.
+    pub signal_hint: AtomicBool,
     /// The owning process.
     pub process: Arc<Process>,
     /// The platform's execution context.
@@ -201,6 +211,11 @@ fn alloc_pid() -> Pid {
 }
 
 impl Thread {
+    /// Returns the thread id.
+    pub fn tid(&self) -> Pid {
+        self.tid.load(Ordering::Relaxed)
+    }
+
     /// Returns the scheduling state.
     pub fn state(&self) -> ThreadState {
         match self.state.load(Ordering::Acquire) {
@@ -228,7 +243,7 @@ impl Thread {
 
     /// Returns whether a signal that interrupts sleeps is pending.
     pub fn has_pending_signal(&self) -> bool {
-        self.process.signals.lock().has_deliverable()
+        self.process.signals.lock().has_deliverable(self.tid())
     }
 
     /// Returns whether the process's CPU affinity allows CPU `cpu`.
@@ -309,10 +324,21 @@ impl Thread {
 impl Process {
     /// Returns the CPU time used so far, in nanoseconds.
     pub fn cpu_ns(&self) -> u64 {
-        match self.main_thread() {
-            Some(thread) if self.exit_status().is_none() => thread.cpu_ns(),
-            _ => self.exit_cpu_ns.load(Ordering::Relaxed),
+        if self.exit_status().is_some() {
+            return self.exit_cpu_ns.load(Ordering::Relaxed);
         }
+        let live: u64 = self.threads().iter().map(|t| t.cpu_ns()).sum();
+        live + self.exited_threads_ns.load(Ordering::Relaxed)
+    }
+
+    /// Returns the live threads.
+    pub fn threads(&self) -> Vec<Arc<Thread>> {
+        self.threads.lock().clone()
+    }
+
+    /// Returns how many threads live.
+    pub fn thread_count(&self) -> usize {
+        self.threads.lock().len()
     }
 
     /// Returns the parent process (None for init and orphans of init).
@@ -351,6 +377,12 @@ impl Process {
     pub fn main_thread(&self) -> Option<Arc<Thread>> {
         self.main_thread.lock().upgrade()
     }
+
+    /// Returns a thread that represents the process in /proc and debugging
+    /// output: the main thread, or another live one after it exited.
+    pub fn any_thread(&self) -> Option<Arc<Thread>> {
+        self.main_thread().or_else(|| self.threads.lock().first().cloned())
+    }
 }
 
 /// Prints every process with its state and the system call it is in (the
@@ -358,12 +390,13 @@ impl Process {
 pub fn dump_state() {
     kevlar_platform::println!("--- kevlar state dump ---");
     for p in all_processes() {
-        let thread = p.main_thread();
+        let thread = p.any_thread();
         let (state, syscall) = thread.as_ref().map_or((ThreadState::Dead, u64::MAX), |t| (t.state(), t.current_syscall.load(Ordering::Relaxed)));
         let name = crate::syscalls::names::SYSCALL_NAMES.get(syscall as usize).copied().unwrap_or("-");
         let (pending, blocked) = {
+            let tid = thread.as_ref().map_or(p.pid, |t| t.tid());
             let signals = p.signals.lock();
-            (signals.pending(), signals.blocked)
+            (signals.pending(tid), signals.blocked(tid))
         };
         let comm = p.comm.lock().clone();
         let queued = thread.as_ref().is_some_and(|t| t.on_run_queue.load(Ordering::Relaxed));
@@ -392,6 +425,16 @@ pub fn find_process(pid: Pid) -> Option<Arc<Process>> {
     PROCESSES.lock().iter().filter_map(Weak::upgrade).find(|p| p.pid == pid && !p.reaped.load(Ordering::Acquire))
 }
 
+/// Finds a live thread by its id.
+pub fn find_thread(tid: Pid) -> Option<Arc<Thread>> {
+    if let Some(thread) = find_process(tid).and_then(|p| p.main_thread()) {
+        if thread.tid() == tid {
+            return Some(thread);
+        }
+    }
+    all_processes().iter().flat_map(|p| p.threads()).find(|t| t.tid() == tid)
+}
+
 /// Returns every process (for kill(-1), process groups, /proc).
 pub fn all_processes() -> Vec<Arc<Process>> {
     let mut list = PROCESSES.lock();
@@ -414,8 +457,10 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         files: SpinLock::new(Arc::new(SpinLock::new(files))),
         fs: SpinLock::new(fs),
         creds: SpinLock::new(Credentials::default()),
-        signals: SpinLock::new(SignalState::new()),
-        signal_hint: AtomicBool::new(true),
+        signals: SpinLock::new(SignalState::new(pid)),
+        threads: SpinLock::new(Vec::new()),
+        thread_left: WaitQueue::new(),
+        exited_threads_ns: AtomicU64::new(0),
         limits: SpinLock::new(crate::syscalls::DEFAULT_LIMITS),
         affinity: core::sync::atomic::AtomicU64::new(u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64))),
         sched_policy: SpinLock::new((0, 0)),
@@ -442,8 +487,17 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
 }
 
 fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize) -> Arc<Thread> {
-    let thread = Arc::new(Thread {
-        tid,
+    let thread = new_thread(process, tid, task, clear_child_tid);
+    *process.main_thread.lock() = Arc::downgrade(&thread);
+    process.threads.lock().push(thread.clone());
+    scheduler::enqueue(thread.clone());
+    thread
+}
+
+fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize) -> Arc<Thread> {
+    Arc::new(Thread {
+        tid: AtomicI32::new(tid),
+        signal_hint: AtomicBool::new(true),
         process: process.clone(),
         task,
         state: AtomicU8::new(ThreadState::Runnable as u8),
@@ -457,10 +511,7 @@ fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_t
         interrupted_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
         saved_sigmask: AtomicU64::new(NO_SAVED_MASK),
         last_cpu: core::sync::atomic::AtomicU32::new(0),
-    });
-    *process.main_thread.lock() = Arc::downgrade(&thread);
-    scheduler::enqueue(thread.clone());
-    thread
+    })
 }
 
 /// What a new child shares with its parent.
@@ -472,6 +523,8 @@ pub struct CloneOptions {
     pub vfork: bool,
     /// Share the fd table (CLONE_FILES).
     pub share_files: bool,
+    /// The child is the caller's sibling: same parent (CLONE_PARENT).
+    pub sibling: bool,
     /// The child's stack pointer (0: same as the parent's).
     pub stack: usize,
     /// TLS for the child (CLONE_SETTLS).
@@ -504,9 +557,10 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         Arc::new(SpinLock::new(table))
     };
     let pid = alloc_pid();
+    let parent_of_child = if options.sibling { parent.parent().ok_or(Errno::EINVAL)? } else { parent.clone() };
     let child = Arc::new(Process {
         pid,
-        parent: SpinLock::new(Arc::downgrade(parent)),
+        parent: SpinLock::new(Arc::downgrade(&parent_of_child)),
         children: SpinLock::new(Vec::new()),
         pgid: AtomicI32::new(parent.pgid.load(Ordering::Relaxed)),
         sid: AtomicI32::new(parent.sid.load(Ordering::Relaxed)),
@@ -516,8 +570,10 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         files: SpinLock::new(files),
         fs: SpinLock::new(parent.fs.lock().clone()),
         creds: SpinLock::new(parent.creds.lock().clone()),
-        signals: SpinLock::new(parent.signals.lock().fork_copy()),
-        signal_hint: AtomicBool::new(true),
+        signals: SpinLock::new(parent.signals.lock().fork_copy(parent_thread.tid(), pid)),
+        threads: SpinLock::new(Vec::new()),
+        thread_left: WaitQueue::new(),
+        exited_threads_ns: AtomicU64::new(0),
         limits: SpinLock::new(*parent.limits.lock()),
         affinity: core::sync::atomic::AtomicU64::new(parent.affinity.load(Ordering::Relaxed)),
         sched_policy: SpinLock::new(*parent.sched_policy.lock()),
@@ -552,7 +608,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     if options.set_child_tid != 0 {
         let _ = child.vm.lock().clone().lock().write_bytes(options.set_child_tid, &pid.to_le_bytes());
     }
-    parent.children.lock().push(child.clone());
+    parent_of_child.children.lock().push(child.clone());
     register(&child);
     start_thread(&child, pid, task, options.clear_child_tid);
     if options.vfork {
@@ -573,6 +629,58 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     Ok(pid)
 }
 
+/// Creates a thread in the creator's process (clone with CLONE_THREAD): it
+/// shares everything the process holds and starts with the creator's
+/// registers but `rax` 0, on the stack and with the TLS given.
+pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOptions) -> Result<Pid> {
+    let process = &creator.process;
+    let mut child_frame = frame.clone();
+    child_frame.rax = 0;
+    if options.stack != 0 {
+        child_frame.rsp = options.stack as u64;
+    }
+    let task = Task::new_user(&child_frame, FpuInit::CopyCurrent).ok_or(Errno::ENOMEM)?;
+    task.set_fs_base(options.tls.unwrap_or(creator.task.fs_base()), false);
+    let tid = alloc_pid();
+    {
+        let mut signals = process.signals.lock();
+        if signals.group_exit().is_some() {
+            // The process is ending; the caller dies on its way out.
+            return Err(Errno::EINTR);
+        }
+        signals.add_thread(creator.tid(), tid);
+    }
+    if options.parent_tid != 0 {
+        let _ = crate::uaccess::copy_to_user(options.parent_tid, &tid.to_le_bytes());
+    }
+    if options.set_child_tid != 0 {
+        let _ = crate::uaccess::copy_to_user(options.set_child_tid, &tid.to_le_bytes());
+    }
+    let thread = new_thread(process, tid, task, options.clear_child_tid);
+    process.threads.lock().push(thread.clone());
+    scheduler::enqueue(thread);
+    Ok(tid)
+}
+
+/// Makes `thread`, about to exec, the only thread of its process: the
+/// others get SIGKILL and are waited for; a thread other than the main one
+/// then takes the process id (as Linux's de_thread).
+pub fn become_sole_thread(thread: &Arc<Thread>) -> Result<()> {
+    let process = &thread.process;
+    if process.thread_count() > 1 {
+        signal::begin_exec(process, thread.tid())?;
+        let gone = process.thread_left.wait_until(|| Ok((process.thread_count() == 1).then_some(())));
+        signal::end_exec(process);
+        gone?;
+    }
+    if thread.tid() != process.pid {
+        process.signals.lock().rename_thread(thread.tid(), process.pid);
+        thread.tid.store(process.pid, Ordering::Relaxed);
+        *process.main_thread.lock() = Arc::downgrade(thread);
+    }
+    Ok(())
+}
+
 /// Lets a vfork parent run again (the child exec'd or is exiting).
 pub fn release_vfork(process: &Process) {
     if !process.vfork_released.swap(true, Ordering::AcqRel) {
@@ -586,25 +694,60 @@ pub fn release_vfork(process: &Process) {
 /// private address space is about to go away unseen.
 pub fn release_child_tid(thread: &Arc<Thread>) {
     let ctid = thread.clear_child_tid.swap(0, Ordering::Relaxed);
-    if ctid != 0 && Arc::strong_count(&thread.process.vm.lock()) > 1 {
+    let shared = thread.process.thread_count() > 1 || Arc::strong_count(&thread.process.vm.lock()) > 1;
+    if ctid != 0 && shared {
         let _ = crate::uaccess::copy_to_user(ctid, &0u32.to_le_bytes());
         crate::syscalls::futex::wake_address(thread, ctid, 1);
     }
 }
 
-/// Ends the current process with `status`: releases its resources, makes
-/// it a zombie, hands its children to init, notifies the parent, and marks
-/// the thread dead. The thread leaves the CPU on its way back to user mode
-/// (`scheduler::exit_dead_thread`), once every kernel frame above has
-/// dropped its references.
+/// Ends the current thread's whole process with `status` (exit_group, a
+/// fatal signal): the other threads get SIGKILL and the current one
+/// leaves; the process ends with its last thread. The thread leaves the
+/// CPU on its way back to user mode (`scheduler::exit_dead_thread`), once
+/// every kernel frame above has dropped its references.
 pub fn exit_current(status: ExitStatus) {
     let thread = current().expect("exit outside a process");
+    if signal::begin_group_exit(&thread.process, thread.tid(), status).is_some() {
+        signal::kill_other_threads(&thread.process, thread.tid());
+    }
+    leave(&thread, status);
+}
+
+/// Ends the current thread alone (exit(2)); the process ends with its last
+/// thread, with that thread's status unless something ended it as a whole
+/// (as Linux reports it).
+pub fn exit_thread(code: u8) {
+    let thread = current().expect("exit outside a process");
+    leave(&thread, ExitStatus::Exited(code));
+}
+
+/// Takes `thread`, ending with `own`, out of its process; the last one out
+/// ends the process: releases its resources, makes it a zombie, hands its
+/// children to init and notifies the parent.
+fn leave(thread: &Arc<Thread>, own: ExitStatus) {
     let process = thread.process.clone();
+    release_child_tid(thread);
+    let last = {
+        let mut threads = process.threads.lock();
+        threads.retain(|t| !Arc::ptr_eq(t, thread));
+        threads.is_empty()
+    };
+    if !last {
+        process.signals.lock().remove_thread(thread.tid());
+        process.exited_threads_ns.fetch_add(thread.cpu_ns(), Ordering::Relaxed);
+        thread.set_state(ThreadState::Dead);
+        process.thread_left.wake_all();
+        return;
+    }
+    let status = {
+        let signals = process.signals.lock();
+        signals.group_exit().unwrap_or(own)
+    };
     if process.pid == 1 {
         kevlar_platform::println!("init exited with {:?}", status);
         crate::shutdown(status == ExitStatus::Exited(0));
     }
-    release_child_tid(&thread);
     release_vfork(&process);
     crate::fs::locks::release_records(process.pid, None);
     // Drop the resources now, not when the parent reaps: a zombie keeps
@@ -638,7 +781,7 @@ pub fn exit_current(status: ExitStatus) {
         }
     }
 
-    process.exit_cpu_ns.store(thread.cpu_ns(), Ordering::Relaxed);
+    process.exit_cpu_ns.store(thread.cpu_ns() + process.exited_threads_ns.load(Ordering::Relaxed), Ordering::Relaxed);
     match process.parent() {
         Some(parent) => {
             // A parent that ignores SIGCHLD (or set SA_NOCLDWAIT) does not

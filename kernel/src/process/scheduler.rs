@@ -304,8 +304,8 @@ pub fn preempt_if_needed(thread: &Arc<Thread>) {
 pub fn dump() {
     for index in 0..smp::cpu_count() {
         let cpu = &CPUS[index];
-        let current = cpu.current.lock().as_ref().map(|t| t.tid);
-        let queue: alloc::vec::Vec<i32> = cpu.run_queue.lock().iter().map(|t| t.tid).collect();
+        let current = cpu.current.lock().as_ref().map(|t| t.tid());
+        let queue: alloc::vec::Vec<i32> = cpu.run_queue.lock().iter().map(|t| t.tid()).collect();
         kevlar_platform::println!("cpu{}: current {:?} queue {:?} need_resched {}", index, current, queue, cpu.need_resched.load(Ordering::Relaxed));
     }
 }

@@ -15,7 +15,7 @@ use kevlar_platform::x86::trap::TrapFrame;
 use linux_raw_sys::general as abi;
 
 use super::wait_queue::WaitQueue;
-use super::{all_processes, current, exit_current, ExitStatus, Pid, Process};
+use super::{all_processes, current, exit_current, ExitStatus, Pid, Process, Thread};
 use crate::error::{Errno, Result};
 use crate::uaccess::{copy_from_user, copy_to_user};
 
@@ -297,72 +297,253 @@ impl AltStack {
     }
 }
 
-/// A process's signal state.
+/// Signals waiting for delivery to one target: a thread (tkill, faults,
+/// SIGPIPE) or the whole process (kill, the terminal, timers).
+#[derive(Clone)]
+struct Pending {
+    /// A standard signal's bit with its siginfo in `standard_info`; a
+    /// real-time signal's bit while `realtime` holds an instance of it.
+    set: u64,
+    standard_info: [SigInfo; SIGRTMIN as usize],
+    realtime: VecDeque<SigInfo>,
+}
+
+impl Pending {
+    fn new() -> Self {
+        Self { set: 0, standard_info: [SigInfo::default(); SIGRTMIN as usize], realtime: VecDeque::new() }
+    }
+
+    fn discard(&mut self, set: u64) {
+        self.set &= !set;
+        self.realtime.retain(|info| bit(info.signo) & set == 0);
+    }
+
+    /// Queues `info`; `queued` is how many real-time signals the process
+    /// has queued in all (RLIMIT_SIGPENDING counts them all).
+    fn enqueue(&mut self, info: SigInfo, queued: usize, queue_limit: u64) -> Result<()> {
+        let sig = info.signo;
+        if sig < SIGRTMIN {
+            if self.set & bit(sig) == 0 {
+                self.set |= bit(sig);
+                self.standard_info[sig as usize] = info;
+            }
+            return Ok(());
+        }
+        if queued as u64 >= queue_limit {
+            // Past RLIMIT_SIGPENDING a queued signal fails; a kill()'s is
+            // still delivered once, without its siginfo (as on Linux).
+            if info.code != SI_USER {
+                return Err(Errno::EAGAIN);
+            }
+            if self.set & bit(sig) != 0 {
+                return Ok(());
+            }
+            self.realtime.push_back(SigInfo::new(sig, SI_USER));
+        } else {
+            self.realtime.push_back(info);
+        }
+        self.set |= bit(sig);
+        Ok(())
+    }
+
+    /// Takes the next pending signal in `allowed`: SIGKILL first, then
+    /// faults, then the lowest number; real-time instances in the order
+    /// sent.
+    fn take(&mut self, allowed: u64) -> Option<SigInfo> {
+        let set = self.set & allowed;
+        if set == 0 {
+            return None;
+        }
+        let sig = if set & bit(SIGKILL) != 0 {
+            SIGKILL
+        } else if set & SYNCHRONOUS != 0 {
+            (set & SYNCHRONOUS).trailing_zeros() + 1
+        } else {
+            set.trailing_zeros() + 1
+        };
+        if sig < SIGRTMIN {
+            self.set &= !bit(sig);
+            return Some(self.standard_info[sig as usize]);
+        }
+        let info = match self.realtime.iter().position(|info| info.signo == sig) {
+            Some(index) => self.realtime.remove(index).unwrap_or_default(),
+            None => SigInfo::new(sig, SI_USER),
+        };
+        if !self.realtime.iter().any(|info| info.signo == sig) {
+            self.set &= !bit(sig);
+        }
+        Some(info)
+    }
+
+    fn queued_count(&self) -> usize {
+        (self.set & (bit(SIGRTMIN) - 1)).count_ones() as usize + self.realtime.len()
+    }
+}
+
+/// One thread's part of the signal state: its mask, the signals sent to
+/// it alone, and its alternate stack.
+#[derive(Clone)]
+pub struct ThreadSignals {
+    tid: Pid,
+    /// Blocked signals.
+    pub blocked: u64,
+    pending: Pending,
+    /// sigaltstack.
+    pub alt_stack: AltStack,
+}
+
+impl ThreadSignals {
+    fn new(tid: Pid, blocked: u64, alt_stack: AltStack) -> Self {
+        Self { tid, blocked, pending: Pending::new(), alt_stack }
+    }
+}
+
+/// A process's signal state, shared by its threads (Linux's `sighand` and
+/// `signal`) with each thread's own part: one lock guards it all, so a
+/// signal's choice of thread and its delivery never race.
 #[derive(Clone)]
 pub struct SignalState {
     /// Dispositions, index sig-1.
     pub actions: [SigAction; NSIG],
-    /// Blocked signals.
-    pub blocked: u64,
-    /// Pending signals: a standard signal's bit with its siginfo in
-    /// `standard_info`; a real-time signal's bit while `realtime` holds an
-    /// instance of it.
-    pending: u64,
-    standard_info: [SigInfo; SIGRTMIN as usize],
-    realtime: VecDeque<SigInfo>,
-    /// sigaltstack.
-    pub alt_stack: AltStack,
+    /// Signals sent to the process, for any thread that does not block
+    /// them.
+    shared: Pending,
+    /// Each live thread's mask, private pending set and alternate stack.
+    threads: alloc::vec::Vec<ThreadSignals>,
     /// The signal that stopped the process, while it is stopped.
     stopped: Option<u32>,
     /// Counts SIGCONTs, so a stop that raced with one is abandoned.
     continues: u64,
     /// The last stop or continue, until wait reports it to the parent.
     report: Option<JobReport>,
+    /// Set when the process as a whole is ending (exit_group, a fatal
+    /// signal): the status it ends with; its other threads are dying.
+    group_exit: Option<ExitStatus>,
+    /// A thread that is exec'ing and waits for the others to go.
+    exec_by: Option<Pid>,
 }
 
 impl SignalState {
-    /// Creates the initial state: all default, nothing blocked or pending.
-    pub fn new() -> Self {
+    /// Creates the initial state of a process whose only thread is `tid`:
+    /// all default, nothing blocked or pending.
+    pub fn new(tid: Pid) -> Self {
         Self {
             actions: [SigAction::default(); NSIG],
-            blocked: 0,
-            pending: 0,
-            standard_info: [SigInfo::default(); SIGRTMIN as usize],
-            realtime: VecDeque::new(),
-            alt_stack: AltStack::NONE,
+            shared: Pending::new(),
+            threads: alloc::vec![ThreadSignals::new(tid, 0, AltStack::NONE)],
             stopped: None,
             continues: 0,
             report: None,
+            group_exit: None,
+            exec_by: None,
         }
     }
 
-    /// The state a fork child gets: same dispositions, mask and alternate
-    /// stack, nothing pending.
-    pub fn fork_copy(&self) -> Self {
-        Self { actions: self.actions, blocked: self.blocked, alt_stack: self.alt_stack, ..Self::new() }
+    /// The state a fork child (thread `child`) gets from the forking
+    /// thread `tid`: same dispositions, mask and alternate stack, nothing
+    /// pending.
+    pub fn fork_copy(&self, tid: Pid, child: Pid) -> Self {
+        let me = self.thread(tid);
+        Self {
+            actions: self.actions,
+            threads: alloc::vec![ThreadSignals::new(child, me.blocked, me.alt_stack)],
+            ..Self::new(child)
+        }
+    }
+
+    /// Adds thread `tid`, created by thread `creator`: it starts with the
+    /// creator's mask, nothing pending and no alternate stack (as Linux:
+    /// a thread's stack is not its creator's).
+    pub fn add_thread(&mut self, creator: Pid, tid: Pid) {
+        let blocked = self.thread(creator).blocked;
+        self.threads.push(ThreadSignals::new(tid, blocked, AltStack::NONE));
+    }
+
+    /// Forgets a thread that is exiting; signals only it was sent are lost.
+    pub fn remove_thread(&mut self, tid: Pid) {
+        self.threads.retain(|t| t.tid != tid);
+    }
+
+    /// Renames thread `from` (an exec by a thread other than the leader
+    /// gives it the process id).
+    pub fn rename_thread(&mut self, from: Pid, to: Pid) {
+        self.thread_mut(from).tid = to;
+    }
+
+    /// Thread `tid`'s part. A thread that is not (or no longer) listed
+    /// reads as blocking nothing with nothing pending.
+    pub fn thread(&self, tid: Pid) -> &ThreadSignals {
+        static NONE: ThreadSignals = ThreadSignals {
+            tid: 0,
+            blocked: 0,
+            pending: Pending { set: 0, standard_info: [SigInfo { signo: 0, errno: 0, code: 0, fields: [0; 32] }; SIGRTMIN as usize], realtime: VecDeque::new() },
+            alt_stack: AltStack::NONE,
+        };
+        self.threads.iter().find(|t| t.tid == tid).unwrap_or(&NONE)
+    }
+
+    /// Thread `tid`'s part, for changes (added if missing).
+    pub fn thread_mut(&mut self, tid: Pid) -> &mut ThreadSignals {
+        let index = match self.threads.iter().position(|t| t.tid == tid) {
+            Some(index) => index,
+            None => {
+                self.threads.push(ThreadSignals::new(tid, 0, AltStack::NONE));
+                self.threads.len() - 1
+            }
+        };
+        &mut self.threads[index]
+    }
+
+    /// Thread `tid`'s mask.
+    pub fn blocked(&self, tid: Pid) -> u64 {
+        self.thread(tid).blocked
+    }
+
+    /// Sets thread `tid`'s mask (SIGKILL and SIGSTOP stay unblocked).
+    pub fn set_blocked(&mut self, tid: Pid, mask: u64) {
+        self.thread_mut(tid).blocked = mask & !UNBLOCKABLE;
     }
 
     /// Resets handlers to default on exec (ignored stays ignored); pending
     /// signals and the mask stay. The alternate stack is forgotten (its
     /// memory is gone) but, as on Linux, its flags word is kept.
-    pub fn reset_for_exec(&mut self) {
+    pub fn reset_for_exec(&mut self, tid: Pid) {
         for action in self.actions.iter_mut() {
             if action.handler != SIG_IGN {
                 *action = SigAction::default();
             }
         }
-        self.alt_stack.sp = 0;
-        self.alt_stack.size = 0;
+        let me = self.thread_mut(tid);
+        me.alt_stack.sp = 0;
+        me.alt_stack.size = 0;
     }
 
-    /// Returns whether an unblocked signal is pending.
-    pub fn has_deliverable(&self) -> bool {
-        self.pending & !self.blocked != 0
+    /// Returns whether thread `tid` has something to act on before going
+    /// back to user mode: an unblocked signal, or a stop of its process
+    /// that it has not joined. Sleeps end early (EINTR) then.
+    pub fn has_deliverable(&self, tid: Pid) -> bool {
+        let me = self.thread(tid);
+        (me.pending.set | self.shared.set) & !me.blocked != 0 || self.stopped.is_some()
     }
 
-    /// The pending set (both kinds).
-    pub fn pending(&self) -> u64 {
-        self.pending
+    /// Thread `tid`'s pending set: its own and the process's.
+    pub fn pending(&self, tid: Pid) -> u64 {
+        self.thread(tid).pending.set | self.shared.set
+    }
+
+    /// The signals sent to thread `tid` alone (/proc's SigPnd).
+    pub fn private_pending(&self, tid: Pid) -> u64 {
+        self.thread(tid).pending.set
+    }
+
+    /// The signals sent to the process (/proc's ShdPnd).
+    pub fn shared_pending(&self) -> u64 {
+        self.shared.set
+    }
+
+    /// Whether SIGKILL waits for thread `tid` (a stop ends then).
+    fn kill_pending(&self, tid: Pid) -> bool {
+        self.pending(tid) & bit(SIGKILL) != 0
     }
 
     /// Returns whether a job-control signal has stopped the process.
@@ -372,7 +553,11 @@ impl SignalState {
 
     /// Returns how many signals are queued (/proc/PID/status's SigQ).
     pub fn queued_count(&self) -> usize {
-        (self.pending & (bit(SIGRTMIN) - 1)).count_ones() as usize + self.realtime.len()
+        self.shared.queued_count() + self.threads.iter().map(|t| t.pending.queued_count()).sum::<usize>()
+    }
+
+    fn realtime_queued(&self) -> usize {
+        self.shared.realtime.len() + self.threads.iter().map(|t| t.pending.realtime.len()).sum::<usize>()
     }
 
     /// Sets a disposition. One that ignores the signal discards pending
@@ -388,64 +573,27 @@ impl SignalState {
         action_ignores(&self.actions[sig as usize - 1], sig)
     }
 
+    /// Discards pending instances of `set`, the process's and every
+    /// thread's.
     fn discard(&mut self, set: u64) {
-        self.pending &= !set;
-        self.realtime.retain(|info| bit(info.signo) & set == 0);
+        self.shared.discard(set);
+        for thread in self.threads.iter_mut() {
+            thread.pending.discard(set);
+        }
     }
 
-    fn enqueue(&mut self, info: SigInfo, queue_limit: u64) -> Result<()> {
-        let sig = info.signo;
-        if sig < SIGRTMIN {
-            if self.pending & bit(sig) == 0 {
-                self.pending |= bit(sig);
-                self.standard_info[sig as usize] = info;
-            }
-            return Ok(());
+    /// Takes the next signal in `allowed` for thread `tid`: its own first,
+    /// then the process's (as Linux).
+    pub fn dequeue(&mut self, tid: Pid, allowed: u64) -> Option<SigInfo> {
+        if let Some(info) = self.thread_mut(tid).pending.take(allowed) {
+            return Some(info);
         }
-        if self.realtime.len() as u64 >= queue_limit {
-            // Past RLIMIT_SIGPENDING a queued signal fails; a kill()'s is
-            // still delivered once, without its siginfo (as on Linux).
-            if info.code != SI_USER {
-                return Err(Errno::EAGAIN);
-            }
-            if self.pending & bit(sig) != 0 {
-                return Ok(());
-            }
-            self.realtime.push_back(SigInfo::new(sig, SI_USER));
-        } else {
-            self.realtime.push_back(info);
-        }
-        self.pending |= bit(sig);
-        Ok(())
+        self.shared.take(allowed)
     }
 
-    /// Takes the next pending signal in `allowed`: SIGKILL first, then
-    /// faults, then the lowest number; real-time instances in the order
-    /// sent.
-    pub fn dequeue(&mut self, allowed: u64) -> Option<SigInfo> {
-        let set = self.pending & allowed;
-        if set == 0 {
-            return None;
-        }
-        let sig = if set & bit(SIGKILL) != 0 {
-            SIGKILL
-        } else if set & SYNCHRONOUS != 0 {
-            (set & SYNCHRONOUS).trailing_zeros() + 1
-        } else {
-            set.trailing_zeros() + 1
-        };
-        if sig < SIGRTMIN {
-            self.pending &= !bit(sig);
-            return Some(self.standard_info[sig as usize]);
-        }
-        let info = match self.realtime.iter().position(|info| info.signo == sig) {
-            Some(index) => self.realtime.remove(index).unwrap_or_default(),
-            None => SigInfo::new(sig, SI_USER),
-        };
-        if !self.realtime.iter().any(|info| info.signo == sig) {
-            self.pending &= !bit(sig);
-        }
-        Some(info)
+    /// The status the process ends with when it is ending as a whole.
+    pub fn group_exit(&self) -> Option<ExitStatus> {
+        self.group_exit
     }
 
     /// Returns (and, unless `keep`, clears) a stop or continue wait should
@@ -466,26 +614,34 @@ impl SignalState {
     }
 }
 
-impl Default for SignalState {
-    fn default() -> Self {
-        Self::new()
-    }
+
+/// Sends `info.signo` to `process` with its siginfo: any of its threads
+/// that does not block it takes it (the main thread if it can). What
+/// generating a signal does happens here: SIGCONT resumes a stopped process
+/// and discards pending stop signals, a stop signal discards a pending
+/// SIGCONT; an ignored signal that is not blocked is dropped (a blocked one
+/// stays pending: the disposition may change before it is unblocked).
+/// Fails with EAGAIN when the real-time queue is full. A zombie takes
+/// nothing.
+pub fn send_signal_info(process: &Arc<Process>, info: SigInfo) -> Result<()> {
+    send(process, None, info)
 }
 
-/// Sends `info.signo` to `process` with its siginfo. What generating a
-/// signal does happens here: SIGCONT resumes a stopped process and discards
-/// pending stop signals, a stop signal discards a pending SIGCONT; an
-/// ignored signal that is not blocked is dropped (a blocked one stays
-/// pending: the disposition may change before it is unblocked). Fails with
-/// EAGAIN when the real-time queue is full. A zombie takes nothing.
-pub fn send_signal_info(process: &Arc<Process>, info: SigInfo) -> Result<()> {
+/// Sends a signal to one thread alone (tkill, tgkill, faults, SIGPIPE):
+/// only that thread takes it.
+pub fn send_signal_to_thread(thread: &Arc<Thread>, info: SigInfo) -> Result<()> {
+    send(&thread.process, Some(thread), info)
+}
+
+fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> Result<()> {
     let sig = info.signo;
     if sig == 0 || sig as usize > NSIG || process.exit_status().is_some() {
         return Ok(());
     }
     let limit = process.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0];
     let mut continued = false;
-    {
+    let mut queued = false;
+    let to_wake: alloc::vec::Vec<Arc<Thread>> = {
         let mut signals = process.signals.lock();
         if sig == SIGCONT {
             signals.discard(STOP_SIGNALS);
@@ -497,47 +653,156 @@ pub fn send_signal_info(process: &Arc<Process>, info: SigInfo) -> Result<()> {
         } else if bit(sig) & STOP_SIGNALS != 0 {
             signals.discard(bit(SIGCONT));
         }
-        if signals.blocked & bit(sig) != 0 || !signals.is_ignored(sig) {
-            signals.enqueue(info, limit)?;
-            process.signal_hint.store(true, Ordering::Release);
+        // A signal for the process is judged by the main thread's mask,
+        // as Linux does.
+        let judged_by = target.map_or(process.pid, |t| t.tid());
+        if signals.blocked(judged_by) & bit(sig) != 0 || !signals.is_ignored(sig) {
+            let already = signals.realtime_queued();
+            match target {
+                Some(thread) => signals.thread_mut(thread.tid()).pending.enqueue(info, already, limit)?,
+                None => signals.shared.enqueue(info, already, limit)?,
+            }
+            queued = true;
+        }
+        let threads = process.threads();
+        if sig == SIGKILL || continued {
+            threads // every thread, stopped ones included
+        } else if let Some(thread) = target {
+            alloc::vec![thread.clone()]
+        } else {
+            // Wake one thread that can take it, the main thread first; if
+            // every thread blocks it, wake them all: one may be waiting for
+            // it (sigwaitinfo, a signalfd read) and the others only
+            // recheck their sleep.
+            let mut candidates = threads;
+            candidates.sort_by_key(|t| t.tid() != process.pid);
+            match candidates.iter().find(|t| signals.blocked(t.tid()) & bit(sig) == 0) {
+                Some(thread) => alloc::vec![thread.clone()],
+                None => candidates,
+            }
+        }
+    };
+    if queued {
+        match target {
+            Some(thread) => thread.signal_hint.store(true, Ordering::Release),
+            None => {
+                for thread in process.threads() {
+                    thread.signal_hint.store(true, Ordering::Release);
+                }
+            }
         }
     }
     if continued {
         notify_parent_of_job(process, JobReport::Continued);
     }
-    if let Some(thread) = process.main_thread() {
+    for thread in to_wake {
         thread.wake();
     }
     Ok(())
 }
 
-/// Sends `sig` as the kernel does for conditions a process caused (SIGPIPE,
-/// the parent-death signal): si_code SI_USER with the current process as
-/// the sender, like Linux's "no info" sends; SI_KERNEL outside a process.
-pub fn send_signal(process: &Arc<Process>, sig: u32) {
-    let info = match current() {
+/// Makes every thread of `process` but `except` look at its signals soon:
+/// sets their hints and wakes sleeping ones (their sleep ends with EINTR
+/// and the system call restarts if nothing else happens).
+pub fn kick_threads(process: &Process, except: Pid) {
+    for thread in process.threads() {
+        if thread.tid() != except {
+            thread.signal_hint.store(true, Ordering::Release);
+            thread.wake();
+        }
+    }
+}
+
+/// Ends the other threads of the current thread's process: each gets
+/// SIGKILL for itself alone (exit_group, a fatal signal, exec).
+pub fn kill_other_threads(process: &Process, me: Pid) {
+    {
+        let mut signals = process.signals.lock();
+        for thread in signals.threads.iter_mut() {
+            if thread.tid != me {
+                // A standard signal: queueing cannot fail.
+                let _ = thread.pending.enqueue(SigInfo::new(SIGKILL, SI_KERNEL), 0, u64::MAX);
+            }
+        }
+    }
+    kick_threads(process, me);
+}
+
+/// Marks the process as ending with `status` (the first reason wins) and
+/// returns the status it ends with; None when an exec by another thread
+/// is what ends this one (only the thread goes then).
+pub fn begin_group_exit(process: &Process, me: Pid, status: ExitStatus) -> Option<ExitStatus> {
+    let mut signals = process.signals.lock();
+    if signals.exec_by.is_some_and(|tid| tid != me) {
+        return None;
+    }
+    // A stop ends: the threads that joined it must see their SIGKILL.
+    signals.stopped = None;
+    Some(*signals.group_exit.get_or_insert(status))
+}
+
+/// Starts an exec by thread `me` in a process with other threads: they
+/// are told to go. Fails with EAGAIN if the process is already ending or
+/// another thread is exec'ing.
+pub fn begin_exec(process: &Process, me: Pid) -> Result<()> {
+    {
+        let mut signals = process.signals.lock();
+        if signals.group_exit.is_some() || signals.exec_by.is_some_and(|tid| tid != me) {
+            return Err(Errno::EAGAIN);
+        }
+        signals.exec_by = Some(me);
+    }
+    kill_other_threads(process, me);
+    Ok(())
+}
+
+/// Ends an exec's claim on the process (the others are gone, or the
+/// exec failed).
+pub fn end_exec(process: &Process) {
+    process.signals.lock().exec_by = None;
+}
+
+/// The siginfo of a signal the kernel sends for a condition a process
+/// caused: si_code SI_USER with the current process as the sender, like
+/// Linux's "no info" sends; SI_KERNEL outside a process.
+fn no_info(sig: u32) -> SigInfo {
+    match current() {
         Some(thread) => {
             let uid = thread.process.creds.lock().uid;
             SigInfo::from_process(sig, SI_USER, thread.process.pid, uid)
         }
         None => SigInfo::new(sig, SI_KERNEL),
-    };
-    let _ = send_signal_info(process, info);
+    }
 }
 
-/// Queues a fault signal with its si_code and address.
-pub fn send_fault_signal(process: &Arc<Process>, sig: u32, code: i32, addr: u64) {
+/// Sends `sig` to a process for a condition it caused (the parent-death
+/// signal).
+pub fn send_signal(process: &Arc<Process>, sig: u32) {
+    let _ = send_signal_info(process, no_info(sig));
+}
+
+/// Sends `sig` to the thread whose system call caused it (SIGPIPE,
+/// SIGXFSZ).
+pub fn send_signal_to_current(thread: &Arc<Thread>, sig: u32) {
+    let _ = send_signal_to_thread(thread, no_info(sig));
+}
+
+/// Queues a fault signal with its si_code and address for the thread that
+/// faulted.
+pub fn send_fault_signal(thread: &Arc<Thread>, sig: u32, code: i32, addr: u64) {
     // A fault signal that is blocked or ignored cannot be honoured: the
     // faulting instruction would run again forever. Linux kills then.
     {
-        let mut signals = process.signals.lock();
-        let forced = signals.blocked & bit(sig) != 0 || signals.actions[sig as usize - 1].handler == SIG_IGN;
+        let mut signals = thread.process.signals.lock();
+        let tid = thread.tid();
+        let forced = signals.blocked(tid) & bit(sig) != 0 || signals.actions[sig as usize - 1].handler == SIG_IGN;
         if forced {
-            signals.blocked &= !bit(sig);
+            let blocked = signals.blocked(tid) & !bit(sig);
+            signals.set_blocked(tid, blocked);
             signals.actions[sig as usize - 1] = SigAction::default();
         }
     }
-    let _ = send_signal_info(process, SigInfo::fault(sig, code, addr));
+    let _ = send_signal_to_thread(thread, SigInfo::fault(sig, code, addr));
 }
 
 /// Tells the parent of `child` that it stopped or continued: SIGCHLD with
@@ -652,10 +917,16 @@ pub fn hang_up_orphaned_groups(exiting: &Process) {
     }
 }
 
-/// Stops the current process for `sig` until SIGCONT or SIGKILL. `continues`
-/// is the SIGCONT count when the stop signal was taken: a SIGCONT since then
-/// cancels the stop.
-fn stop_current(process: &Arc<Process>, sig: u32, continues: u64) {
+/// Stopped threads sleep here; SIGCONT and SIGKILL wake them directly
+/// (`send`), so one queue serves all of them.
+static STOPPED: WaitQueue = WaitQueue::new();
+
+/// Stops the current thread's process for `sig` until SIGCONT or SIGKILL.
+/// `continues` is the SIGCONT count when the stop signal was taken: a
+/// SIGCONT since then cancels the stop. The other threads join the stop
+/// on their way back to user mode.
+fn stop_current(thread: &Arc<Thread>, sig: u32, continues: u64) {
+    let process = &thread.process;
     {
         let mut signals = process.signals.lock();
         if signals.continues != continues {
@@ -664,15 +935,19 @@ fn stop_current(process: &Arc<Process>, sig: u32, continues: u64) {
         signals.stopped = Some(sig);
         signals.report = Some(JobReport::Stopped(sig));
     }
+    kick_threads(process, thread.tid());
     notify_parent_of_job(process, JobReport::Stopped(sig));
-    // Stopped processes sleep here; SIGCONT and SIGKILL wake the thread
-    // directly (send_signal_info), so one queue serves all of them.
-    static STOPPED: WaitQueue = WaitQueue::new();
+    join_stop(thread);
+}
+
+/// Sleeps while the process is stopped, until SIGCONT or SIGKILL.
+fn join_stop(thread: &Arc<Thread>) {
+    let process = &thread.process;
+    let tid = thread.tid();
     STOPPED.wait_until_uninterruptible(|| {
         let signals = process.signals.lock();
-        (signals.stopped.is_none() || signals.pending & bit(SIGKILL) != 0).then_some(())
+        (signals.stopped.is_none() || signals.kill_pending(tid)).then_some(())
     });
-    process.signals.lock().stopped = None;
 }
 
 // The signal frame, as Linux's x86_64 `struct rt_sigframe`: the return
@@ -706,23 +981,31 @@ fn restart_syscall(frame: &mut TrapFrame, number: u64) {
 /// RESTART_NO_HANDLER for those that restart only when no handler runs):
 /// it is made to run again when no handler runs, or before a handler with
 /// SA_RESTART, so the handler's frame saves the restarting registers.
-pub fn deliver_pending(process: &Arc<Process>, frame: &mut TrapFrame, saved_mask: Option<u64>, interrupted: Option<u64>) {
-    if saved_mask.is_none() && interrupted.is_none() && !process.signal_hint.load(Ordering::Acquire) {
+pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, saved_mask: Option<u64>, interrupted: Option<u64>) {
+    if saved_mask.is_none() && interrupted.is_none() && !thread.signal_hint.load(Ordering::Acquire) {
         return; // the common case: nothing to do, no lock taken
     }
+    let process = &thread.process;
+    let tid = thread.tid();
     loop {
         let (info, action, blocked, continues) = {
             let mut signals = process.signals.lock();
-            let allowed = !signals.blocked;
-            let Some(info) = signals.dequeue(allowed) else {
-                if signals.pending == 0 {
+            if signals.stopped.is_some() && !signals.kill_pending(tid) {
+                // Another thread stopped the process: stop with it.
+                drop(signals);
+                join_stop(thread);
+                continue;
+            }
+            let allowed = !signals.blocked(tid);
+            let Some(info) = signals.dequeue(tid, allowed) else {
+                if signals.pending(tid) == 0 {
                     // Nothing at all: later returns can skip the lock. (A
                     // blocked pending signal keeps the hint set, so an
                     // unblock finds it.)
-                    process.signal_hint.store(false, Ordering::Release);
+                    thread.signal_hint.store(false, Ordering::Release);
                 }
                 if let Some(mask) = saved_mask {
-                    signals.blocked = mask;
+                    signals.set_blocked(tid, mask);
                 }
                 drop(signals);
                 if let Some(number) = interrupted {
@@ -731,7 +1014,7 @@ pub fn deliver_pending(process: &Arc<Process>, frame: &mut TrapFrame, saved_mask
                 return;
             };
             let action = signals.actions[info.signo as usize - 1];
-            (info, action, signals.blocked, signals.continues)
+            (info, action, signals.blocked(tid), signals.continues)
         };
         let sig = info.signo;
         match action.handler {
@@ -740,7 +1023,7 @@ pub fn deliver_pending(process: &Arc<Process>, frame: &mut TrapFrame, saved_mask
                 DefaultAction::Ignore | DefaultAction::Continue => continue,
                 DefaultAction::Stop => {
                     if sig == SIGSTOP || !group_is_orphaned(process) {
-                        stop_current(process, sig, continues);
+                        stop_current(thread, sig, continues);
                     }
                     continue;
                 }
@@ -760,7 +1043,7 @@ pub fn deliver_pending(process: &Arc<Process>, frame: &mut TrapFrame, saved_mask
                     }
                 }
                 let frame_mask = saved_mask.unwrap_or(blocked);
-                if setup_frame(process, frame, &info, &action, handler, blocked, frame_mask).is_err() {
+                if setup_frame(thread, frame, &info, &action, handler, blocked, frame_mask).is_err() {
                     // No room for the frame: Linux kills with SIGSEGV.
                     exit_current(ExitStatus::Signaled(SIGSEGV as u8, true));
                 }
@@ -774,7 +1057,7 @@ pub fn deliver_pending(process: &Arc<Process>, frame: &mut TrapFrame, saved_mask
 /// runs with it plus sa_mask and, unless SA_NODEFER, the signal);
 /// `frame_mask` is the one sigreturn restores.
 fn setup_frame(
-    process: &Arc<Process>,
+    thread: &Arc<Thread>,
     frame: &mut TrapFrame,
     info: &SigInfo,
     action: &SigAction,
@@ -786,7 +1069,9 @@ fn setup_frame(
         return Err(Errno::EFAULT); // no way back from the handler
     }
     let sig = info.signo;
-    let alt = process.signals.lock().alt_stack;
+    let process = &thread.process;
+    let tid = thread.tid();
+    let alt = process.signals.lock().thread(tid).alt_stack;
     let nested = alt.contains(frame.rsp);
     let mut sp = frame.rsp - RED_ZONE;
     let mut entering = false;
@@ -839,12 +1124,12 @@ fn setup_frame(
         if action.flags & SA_NODEFER == 0 {
             new_blocked |= bit(sig);
         }
-        signals.blocked = new_blocked & !UNBLOCKABLE;
+        signals.set_blocked(tid, new_blocked);
         if action.flags & SA_RESETHAND != 0 {
             signals.actions[sig as usize - 1] = SigAction::default();
         }
         if entering && alt.flags & SS_AUTODISARM != 0 {
-            signals.alt_stack = AltStack::DISARMED;
+            signals.thread_mut(tid).alt_stack = AltStack::DISARMED;
         }
     }
     frame.rsp = sp;
@@ -862,8 +1147,9 @@ fn setup_frame(
 /// Changes the alternate stack (sigaltstack, and sigreturn restoring it)
 /// while the user stack pointer is `sp`: EPERM while running on it, EINVAL
 /// for unknown flags, ENOMEM below MINSIGSTKSZ.
-pub fn set_alt_stack(process: &Process, new: AltStack, sp: u64) -> Result<()> {
-    let mut signals = process.signals.lock();
+pub fn set_alt_stack(thread: &Thread, new: AltStack, sp: u64) -> Result<()> {
+    let mut signals = thread.process.signals.lock();
+    let signals = signals.thread_mut(thread.tid());
     let current = signals.alt_stack;
     if current.contains(sp) {
         return Err(Errno::EPERM);
@@ -889,7 +1175,7 @@ pub fn set_alt_stack(process: &Process, new: AltStack, sp: u64) -> Result<()> {
 /// rt_sigreturn: restores the registers, mask and alternate stack saved by
 /// `setup_frame`. The handler's return popped the return address, so the
 /// frame starts 8 bytes below the stack pointer.
-pub fn sigreturn(process: &Arc<Process>, frame: &mut TrapFrame) -> Result<()> {
+pub fn sigreturn(thread: &Arc<Thread>, frame: &mut TrapFrame) -> Result<()> {
     let base = frame.rsp - 8;
     let mut image = [0u8; FRAME_SIZE as usize];
     copy_from_user(&mut image, base as usize)?;
@@ -923,12 +1209,12 @@ pub fn sigreturn(process: &Arc<Process>, frame: &mut TrapFrame) -> Result<()> {
     frame.rflags = (frame.rflags & !user_flags) | (r(17) & user_flags) | (1 << 9);
     // Every register must come back as saved: no SYSRET.
     frame.vector = 0;
-    let mask = get(UC_SIGMASK) & !UNBLOCKABLE;
-    process.signals.lock().blocked = mask;
+    let mask = get(UC_SIGMASK);
+    thread.process.signals.lock().set_blocked(thread.tid(), mask);
     // Linux restores the alternate stack from uc_stack and ignores a
     // failure (EPERM when the interrupted code itself ran on it).
     let flags = u32::from_le_bytes(image[(UC_STACK + 8) as usize..(UC_STACK + 12) as usize].try_into().unwrap());
     let saved = AltStack { sp: get(UC_STACK), size: get(UC_STACK + 16), flags };
-    let _ = set_alt_stack(process, saved, frame.rsp);
+    let _ = set_alt_stack(thread, saved, frame.rsp);
     Ok(())
 }

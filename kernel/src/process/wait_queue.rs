@@ -72,7 +72,7 @@ impl WaitQueue {
     pub fn wake_all(&self) {
         let waiters: VecDeque<Arc<Thread>> = core::mem::take(&mut *self.waiters.lock());
         if !waiters.is_empty() {
-            log::trace!("wake_all {:p}: {:?}", self, waiters.iter().map(|t| (t.tid, t.state())).collect::<alloc::vec::Vec<_>>());
+            log::trace!("wake_all {:p}: {:?}", self, waiters.iter().map(|t| (t.tid(), t.state())).collect::<alloc::vec::Vec<_>>());
         }
         for thread in waiters {
             thread.wake();

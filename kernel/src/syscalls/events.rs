@@ -134,12 +134,12 @@ fn with_sigmask(thread: &Arc<Thread>, sigmask: usize, sigsetsize: usize, f: impl
         return Err(Errno::EINVAL);
     }
     let mask = read_u64(sigmask)? & !UNBLOCKABLE;
-    let saved = core::mem::replace(&mut thread.process.signals.lock().blocked, mask);
+    let saved = core::mem::replace(&mut thread.process.signals.lock().thread_mut(thread.tid()).blocked, mask);
     let result = f();
     if result == Err(Errno::EINTR) {
         thread.set_saved_sigmask(Some(saved));
     } else {
-        thread.process.signals.lock().blocked = saved;
+        thread.process.signals.lock().set_blocked(thread.tid(), saved);
     }
     result
 }

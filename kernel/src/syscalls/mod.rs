@@ -79,7 +79,7 @@ pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
     let trace = TRACE.load(Ordering::Relaxed) && TRACE_COMM.lock().as_deref().is_none_or(|c| *thread.process.comm.lock() == c);
     if trace {
         let name = names::SYSCALL_NAMES.get(number).copied().unwrap_or("?");
-        log::info!("[{}] {}({:#x}, {:#x}, {:#x}, {:#x}) ...", thread.tid, name, args.0[0], args.0[1], args.0[2], args.0[3]);
+        log::info!("[{}] {}({:#x}, {:#x}, {:#x}, {:#x}) ...", thread.tid(), name, args.0[0], args.0[1], args.0[2], args.0[3]);
     }
     thread.current_syscall.store(number as u64, Ordering::Relaxed);
     let result = dispatch(thread, frame, number, args);
@@ -90,7 +90,7 @@ pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
     thread.current_syscall.store(u64::MAX, Ordering::Relaxed);
     if trace {
         let name = names::SYSCALL_NAMES.get(number).copied().unwrap_or("?");
-        log::info!("[{}] {} -> {:?}", thread.tid, name, result);
+        log::info!("[{}] {} -> {:?}", thread.tid(), name, result);
     }
     frame.rax = match result {
         Ok(value) => value as u64,
@@ -240,7 +240,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
 
         // Processes.
         nr::__NR_getpid => Ok(thread.process.pid as isize),
-        nr::__NR_gettid => Ok(thread.tid as isize),
+        nr::__NR_gettid => Ok(thread.tid() as isize),
         nr::__NR_getppid => Ok(thread.process.ppid() as isize),
         nr::__NR_getuid => Ok(thread.process.creds.lock().uid as isize),
         nr::__NR_geteuid => Ok(thread.process.creds.lock().euid as isize),
@@ -262,21 +262,27 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_setpgid => process::setpgid(thread, a.i32(0), a.i32(1)),
         nr::__NR_getsid => process::getsid(thread, a.i32(0)),
         nr::__NR_setsid => process::setsid(thread),
-        nr::__NR_exit | nr::__NR_exit_group => {
+        nr::__NR_exit => {
+            crate::process::exit_thread(a.0[0] as u8);
+            Ok(0)
+        }
+        nr::__NR_exit_group => {
             crate::process::exit_current(crate::process::ExitStatus::Exited(a.0[0] as u8));
             Ok(0)
         }
         nr::__NR_fork => process::fork(thread, frame, nr::SIGCHLD as u64, 0, 0, 0, 0),
         nr::__NR_vfork => process::fork(thread, frame, (nr::CLONE_VM | nr::CLONE_VFORK | nr::SIGCHLD) as u64, 0, 0, 0, 0),
-        // partial(clone): processes and vfork only; CLONE_THREAD and namespaces return EINVAL
+        // partial(clone): CLONE_SIGHAND and CLONE_FS only with CLONE_THREAD; namespaces, CLONE_PIDFD and CLONE_IO return EINVAL
         nr::__NR_clone => process::fork(thread, frame, a.0[0], a.usize(1), a.usize(2), a.usize(3), a.0[4]),
+        // partial(clone3): as clone; set_tid and CLONE_INTO_CGROUP return EINVAL
+        nr::__NR_clone3 => process::clone3(thread, frame, a.usize(0), a.usize(1)),
         nr::__NR_execve => process::execve(thread, frame, fs::AT_FDCWD, a.usize(0), a.usize(1), a.usize(2), 0),
         nr::__NR_execveat => process::execve(thread, frame, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.u32(4)),
         nr::__NR_wait4 => process::wait4(thread, a.i32(0), a.usize(1), a.u32(2), a.usize(3)),
         nr::__NR_waitid => process::waitid(thread, a.u32(0), a.i32(1), a.usize(2), a.u32(3)),
         nr::__NR_set_tid_address => {
             thread.clear_child_tid.store(a.usize(0), Ordering::Relaxed);
-            Ok(thread.tid as isize)
+            Ok(thread.tid() as isize)
         }
         nr::__NR_arch_prctl => process::arch_prctl(thread, a.u32(0), a.0[1]),
         nr::__NR_prctl => process::prctl(thread, a.u32(0), a.usize(1)),

@@ -80,9 +80,9 @@ fn with_sigmask(thread: &Thread, sigmask: usize, f: impl FnOnce() -> Result<isiz
         return f();
     }
     let mask = read_u64(sigmask)?;
-    let saved = core::mem::replace(&mut thread.process.signals.lock().blocked, mask);
+    let saved = core::mem::replace(&mut thread.process.signals.lock().thread_mut(thread.tid()).blocked, mask);
     let result = f();
-    thread.process.signals.lock().blocked = saved;
+    thread.process.signals.lock().set_blocked(thread.tid(), saved);
     result
 }
 

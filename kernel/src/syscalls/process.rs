@@ -14,24 +14,89 @@ use crate::process::signal::JobReport;
 use crate::process::{self, find_process, CloneOptions, ExitStatus, Pid, Process, Thread};
 
 pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, parent_tid: usize, child_tid: usize, tls: u64) -> Result<isize> {
-    let flags = flags as u32;
+    clone_with(thread, frame, flags, stack, parent_tid, child_tid, tls)
+}
+
+/// clone and clone3: a child process, or a thread with CLONE_THREAD.
+fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, parent_tid: usize, child_tid: usize, tls: u64) -> Result<isize> {
+    // CLONE_DETACHED is ignored by Linux; CLONE_SYSVSEM shares SysV
+    // semaphore undo lists, of which there are none.
     let supported = abi::CLONE_VM | abi::CLONE_VFORK | abi::CLONE_SETTLS | abi::CLONE_CHILD_CLEARTID | abi::CLONE_CHILD_SETTID
-        | abi::CLONE_PARENT_SETTID | abi::CLONE_FILES | 0xff;
-    if flags & !supported != 0 {
-        // Threads (CLONE_THREAD, CLONE_SIGHAND) and namespaces come later.
+        | abi::CLONE_PARENT_SETTID | abi::CLONE_FILES | abi::CLONE_THREAD | abi::CLONE_SIGHAND | abi::CLONE_FS
+        | abi::CLONE_SYSVSEM | abi::CLONE_DETACHED | abi::CLONE_PARENT | 0xff;
+    if flags > u32::MAX as u64 || flags as u32 & !supported != 0 {
+        // Namespaces, CLONE_PIDFD, CLONE_IO, CLONE_PTRACE come later.
+        return Err(Errno::EINVAL);
+    }
+    let flags = flags as u32;
+    let has = |bit: u32| flags & bit != 0;
+    // Linux's rules: a thread shares the signal handlers, which need the
+    // address space.
+    if has(abi::CLONE_THREAD) && !has(abi::CLONE_SIGHAND) || has(abi::CLONE_SIGHAND) && !has(abi::CLONE_VM) {
+        return Err(Errno::EINVAL);
+    }
+    // Handlers, cwd and umask belong to the process here: a separate
+    // process cannot share them (yet), nor can a thread wait like vfork.
+    if !has(abi::CLONE_THREAD) && (has(abi::CLONE_SIGHAND) || has(abi::CLONE_FS)) || has(abi::CLONE_THREAD) && has(abi::CLONE_VFORK) {
+        return Err(Errno::EINVAL);
+    }
+    // A thread shares the fd table and working directory: without
+    // CLONE_FILES or CLONE_FS it would need its own.
+    if has(abi::CLONE_THREAD) && (!has(abi::CLONE_FILES) || !has(abi::CLONE_FS)) {
+        return Err(Errno::EINVAL);
+    }
+    if has(abi::CLONE_PARENT) && thread.process.pid == 1 {
         return Err(Errno::EINVAL);
     }
     let options = CloneOptions {
-        share_vm: flags & abi::CLONE_VM != 0,
-        vfork: flags & abi::CLONE_VFORK != 0,
-        share_files: flags & abi::CLONE_FILES != 0,
+        share_vm: has(abi::CLONE_VM),
+        vfork: has(abi::CLONE_VFORK),
+        share_files: has(abi::CLONE_FILES),
+        sibling: has(abi::CLONE_PARENT),
         stack,
-        tls: (flags & abi::CLONE_SETTLS != 0).then_some(tls),
-        parent_tid: if flags & abi::CLONE_PARENT_SETTID != 0 { parent_tid } else { 0 },
-        set_child_tid: if flags & abi::CLONE_CHILD_SETTID != 0 { child_tid } else { 0 },
-        clear_child_tid: if flags & abi::CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 },
+        tls: has(abi::CLONE_SETTLS).then_some(tls),
+        parent_tid: if has(abi::CLONE_PARENT_SETTID) { parent_tid } else { 0 },
+        set_child_tid: if has(abi::CLONE_CHILD_SETTID) { child_tid } else { 0 },
+        clear_child_tid: if has(abi::CLONE_CHILD_CLEARTID) { child_tid } else { 0 },
     };
+    if has(abi::CLONE_THREAD) {
+        return Ok(process::spawn_thread(thread, frame, &options)? as isize);
+    }
     Ok(process::fork(thread, frame, options)? as isize)
+}
+
+/// clone3: the arguments come in a `struct clone_args` of `size` bytes
+/// (at least the first version's 64); a larger one must be zero past what
+/// is known.
+pub fn clone3(thread: &Arc<Thread>, frame: &TrapFrame, args: usize, size: usize) -> Result<isize> {
+    const VER0: usize = abi::CLONE_ARGS_SIZE_VER0 as usize;
+    const KNOWN: usize = abi::CLONE_ARGS_SIZE_VER2 as usize;
+    if size < VER0 || size > 4096 {
+        return Err(Errno::EINVAL);
+    }
+    let mut raw = alloc::vec![0u8; size];
+    crate::uaccess::copy_from_user(&mut raw, args)?;
+    if raw.len() > KNOWN && raw[KNOWN..].iter().any(|&b| b != 0) {
+        return Err(Errno::E2BIG);
+    }
+    raw.resize(KNOWN.max(raw.len()), 0);
+    let word = |i: usize| u64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap());
+    let (flags, _pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls) =
+        (word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7));
+    let (set_tid, set_tid_size, cgroup) = (word(8), word(9), word(10));
+    let _ = cgroup;
+    if set_tid != 0 || set_tid_size != 0 || flags & abi::CLONE_INTO_CGROUP as u64 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // The exit signal has its own field: the flags' low byte must be 0.
+    if flags & 0xff != 0 || exit_signal > 64 || flags & abi::CLONE_THREAD as u64 != 0 && exit_signal != 0 {
+        return Err(Errno::EINVAL);
+    }
+    if (stack == 0) != (stack_size == 0) {
+        return Err(Errno::EINVAL);
+    }
+    let sp = if stack != 0 { stack.checked_add(stack_size).ok_or(Errno::EINVAL)? as usize } else { 0 };
+    clone_with(thread, frame, flags | exit_signal, sp, parent_tid as usize, child_tid as usize, tls)
 }
 
 pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: usize, argv: usize, envp: usize, flags: u32) -> Result<isize> {

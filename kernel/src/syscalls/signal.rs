@@ -54,14 +54,15 @@ pub fn rt_sigprocmask(thread: &Thread, how: u32, set: usize, oldset: usize, sigs
     let new = if set != 0 { Some(read_u64(set)?) } else { None };
     let old = {
         let mut signals = thread.process.signals.lock();
-        let old = signals.blocked;
+        let old = signals.blocked(thread.tid());
         if let Some(new) = new {
-            signals.blocked = match how {
+            let mask = match how {
                 abi::SIG_BLOCK => old | new,
                 abi::SIG_UNBLOCK => old & !new,
                 abi::SIG_SETMASK => new,
                 _ => return Err(Errno::EINVAL),
-            } & !UNBLOCKABLE;
+            };
+            signals.set_blocked(thread.tid(), mask);
         }
         old
     };
@@ -71,9 +72,8 @@ pub fn rt_sigprocmask(thread: &Thread, how: u32, set: usize, oldset: usize, sigs
     Ok(0)
 }
 
-pub fn rt_sigreturn(thread: &Thread, frame: &mut TrapFrame) -> Result<isize> {
-    let process = thread.process.clone();
-    if signal::sigreturn(&process, frame).is_err() {
+pub fn rt_sigreturn(thread: &Arc<Thread>, frame: &mut TrapFrame) -> Result<isize> {
+    if signal::sigreturn(thread, frame).is_err() {
         crate::process::exit_current(crate::process::ExitStatus::Signaled(signal::SIGSEGV as u8, true));
         return Ok(0);
     }
@@ -85,7 +85,7 @@ pub fn rt_sigpending(thread: &Thread, set: usize, sigsetsize: usize) -> Result<i
         return Err(Errno::EINVAL);
     }
     let signals = thread.process.signals.lock();
-    let pending = signals.pending() & signals.blocked;
+    let pending = signals.pending(thread.tid()) & signals.blocked(thread.tid());
     drop(signals);
     write_u64(set, pending)?;
     Ok(0)
@@ -98,8 +98,8 @@ pub fn rt_sigsuspend(thread: &Arc<Thread>, mask: usize, sigsetsize: usize) -> Re
     let mask = read_u64(mask)? & !UNBLOCKABLE;
     let saved = {
         let mut signals = thread.process.signals.lock();
-        let saved = signals.blocked;
-        signals.blocked = mask;
+        let saved = signals.blocked(thread.tid());
+        signals.set_blocked(thread.tid(), mask);
         saved
     };
     // The handler runs with the temporary mask; the old one comes back
@@ -132,7 +132,7 @@ pub fn rt_sigtimedwait(thread: &Arc<Thread>, set: usize, info: usize, timeout: u
         crate::timer::arm(deadline, thread.clone());
     }
     let taken = queue.wait_until(|| {
-        if let Some(info) = thread.process.signals.lock().dequeue(wanted) {
+        if let Some(info) = thread.process.signals.lock().dequeue(thread.tid(), wanted) {
             return Ok(Some(info));
         }
         if deadline.is_some_and(|d| kevlar_platform::time::monotonic_ns() >= d) {
@@ -161,9 +161,9 @@ pub fn sigaltstack(thread: &Thread, ss: usize, old: usize, sp: u64) -> Result<is
     } else {
         None
     };
-    let current = thread.process.signals.lock().alt_stack;
+    let current = thread.process.signals.lock().thread(thread.tid()).alt_stack;
     if let Some(new) = new {
-        signal::set_alt_stack(&thread.process, new, sp)?;
+        signal::set_alt_stack(thread, new, sp)?;
     }
     if old != 0 {
         let mut raw = [0u8; 24];
@@ -225,11 +225,17 @@ fn send_to_group(sender: &Process, pgid: Pid, info: SigInfo) -> Result<()> {
     if any { Ok(()) } else { result }
 }
 
+/// The process a positive pid names: a process id, or the id of one of
+/// its threads (as Linux, kill with a thread id signals its process).
+fn find_target(pid: Pid) -> Result<Arc<Process>> {
+    find_process(pid).or_else(|| crate::process::find_thread(pid).map(|t| t.process.clone())).ok_or(Errno::ESRCH)
+}
+
 /// What kill(2) and rt_sigqueueinfo do with their pid.
 fn send_to_pid(sender: &Process, pid: Pid, info: SigInfo) -> Result<()> {
     match pid {
         // A zombie can still be signalled (nothing happens), as on Linux.
-        p if p > 0 => send_to(sender, &find_process(p).ok_or(Errno::ESRCH)?, info),
+        p if p > 0 => send_to(sender, &find_target(p)?, info),
         0 => send_to_group(sender, sender.pgid.load(Ordering::Relaxed), info),
         // -INT_MIN does not exist: no such group.
         i32::MIN => Err(Errno::ESRCH),
@@ -265,11 +271,17 @@ pub fn kill(thread: &Thread, pid: i32, sig: u32) -> Result<isize> {
 }
 
 /// tkill and tgkill (`tgid` None for tkill), and rt_tgsigqueueinfo with
-/// the caller's siginfo: the thread `tid`, which must belong to `tgid`.
-/// Processes have one thread, whose id is the pid.
+/// the caller's siginfo: the thread `tid`, which must belong to `tgid`;
+/// only that thread takes the signal.
 fn send_to_thread(thread: &Thread, tgid: Option<Pid>, tid: Pid, info: SigInfo) -> Result<isize> {
-    let target = find_process(tid).filter(|p| tgid.is_none_or(|tgid| p.pid == tgid)).ok_or(Errno::ESRCH)?;
-    send_to(&thread.process, &target, info)?;
+    let target = crate::process::find_thread(tid).filter(|t| tgid.is_none_or(|tgid| t.process.pid == tgid)).ok_or(Errno::ESRCH)?;
+    if info.signo as usize > NSIG {
+        return Err(Errno::EINVAL);
+    }
+    if !may_signal(&thread.process, &target.process, info.signo) {
+        return Err(Errno::EPERM);
+    }
+    signal::send_signal_to_thread(&target, info)?;
     Ok(0)
 }
 
@@ -307,7 +319,7 @@ pub fn rt_sigqueueinfo(thread: &Thread, pid: i32, sig: u32, uinfo: usize) -> Res
     if pid <= 0 {
         return Err(Errno::ESRCH);
     }
-    let target = find_process(pid).ok_or(Errno::ESRCH)?;
+    let target = find_target(pid)?;
     send_to(&thread.process, &target, info)?;
     Ok(0)
 }

@@ -375,7 +375,7 @@ impl Tty {
         }
         let ignored = {
             let signals = process.signals.lock();
-            signals.blocked & signal::bit(sig) != 0 || signals.actions[sig as usize - 1].handler == SIG_IGN
+            signals.blocked(thread.tid()) & signal::bit(sig) != 0 || signals.actions[sig as usize - 1].handler == SIG_IGN
         };
         if ignored {
             return if sig == signal::SIGTTIN { Err(Errno::EIO) } else { Ok(()) };

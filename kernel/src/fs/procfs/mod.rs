@@ -88,7 +88,7 @@ fn make_root() -> Arc<dyn Inode> {
     table.add(b"thread-self", FileType::Symlink, n, move |_| {
         Ok(SynthLink::new(Attr::root(id, n, 0o777), Box::new(|| {
             let thread = crate::process::current().ok_or(Errno::ENOENT)?;
-            Ok(format!("{}/task/{}", thread.process.pid, thread.tid).into_bytes())
+            Ok(format!("{}/task/{}", thread.process.pid, thread.tid()).into_bytes())
         })) as Arc<dyn Inode>)
     });
     let n = next();

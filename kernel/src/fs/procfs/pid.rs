@@ -132,25 +132,40 @@ fn entries(pid: Pid, base: u64, with_task: bool) -> Table {
     table
 }
 
-/// `/proc/PID/task`: one directory per thread (processes have one).
+/// `/proc/PID/task`: one directory per live thread, named by its id. A
+/// thread's directory shows its process's files (per-thread figures such
+/// as its own CPU time are not split out).
 struct TaskSource {
     pid: Pid,
 }
 
+impl TaskSource {
+    fn tids(&self) -> Vec<Pid> {
+        let Some(p) = find_process(self.pid) else { return Vec::new() };
+        let mut tids: Vec<Pid> = p.threads().iter().map(|t| t.tid()).collect();
+        if tids.is_empty() && p.exit_status().is_some() {
+            tids.push(self.pid); // a zombie keeps its main thread's entry
+        }
+        tids.sort_unstable();
+        tids
+    }
+}
+
 impl DirSource for TaskSource {
     fn list(&self) -> Vec<DirEntry> {
-        match find_process(self.pid) {
-            Some(_) => alloc::vec![DirEntry { ino: pid_ino(self.pid) + TASK_BASE, file_type: FileType::Directory, name: format!("{}", self.pid).into_bytes() }],
-            None => Vec::new(),
-        }
+        self.tids()
+            .into_iter()
+            .map(|tid| DirEntry { ino: pid_ino(tid) + TASK_BASE, file_type: FileType::Directory, name: format!("{}", tid).into_bytes() })
+            .collect()
     }
 
     fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
-        if parse_number(name) != Some(self.pid) {
+        let tid = parse_number(name).ok_or(Errno::ENOENT)?;
+        if !self.tids().contains(&tid) {
             return Err(Errno::ENOENT);
         }
         let p = find_process(self.pid).ok_or(Errno::ENOENT)?;
-        let ino = pid_ino(self.pid) + TASK_BASE;
+        let ino = pid_ino(tid) + TASK_BASE;
         Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(entries(self.pid, ino, false))))
     }
 
@@ -436,7 +451,7 @@ fn state(p: &Process) -> (char, &'static str) {
     if p.signals.lock().is_stopped() {
         return ('T', "stopped");
     }
-    match p.main_thread().map(|t| t.state()) {
+    match p.any_thread().map(|t| t.state()) {
         Some(ThreadState::Runnable) => ('R', "running"),
         Some(ThreadState::Sleeping) => ('S', "sleeping"),
         _ => ('X', "dead"),
@@ -460,7 +475,7 @@ fn ignored_and_caught(p: &Process) -> (u64, u64) {
 fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
     let (state, _) = state(p);
     let zombie = p.exit_status().is_some();
-    let thread = p.main_thread();
+    let thread = p.any_thread();
     let permitted = may_access(p);
     let (program, usage, brk_start) = {
         let vm = p.vm.lock().clone();
@@ -471,8 +486,9 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
     let nice = *p.nice.lock();
     let priority = if policy == abi::SCHED_FIFO || policy == abi::SCHED_RR { -1 - rt_priority } else { 20 + nice };
     let (pending, blocked) = {
+        let tid = thread.as_ref().map_or(p.pid, |t| t.tid());
         let signals = p.signals.lock();
-        (signals.pending(), signals.blocked)
+        (signals.pending(tid), signals.blocked(tid))
     };
     let (ignored, caught) = ignored_and_caught(p);
     let mut flags = if p.did_exec.load(Ordering::Relaxed) { 0 } else { PF_FORKNOEXEC };
@@ -649,14 +665,15 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     }
     let _ = writeln!(out, "CoreDumping:\t0");
     let _ = writeln!(out, "THP_enabled:\t1");
-    let _ = writeln!(out, "Threads:\t1");
-    let (queued, pending, blocked) = {
+    let _ = writeln!(out, "Threads:\t{}", p.thread_count().max(1));
+    let tid = p.any_thread().map_or(p.pid, |t| t.tid());
+    let (queued, private, pending, blocked) = {
         let signals = p.signals.lock();
-        (signals.queued_count(), signals.pending(), signals.blocked)
+        (signals.queued_count(), signals.private_pending(tid), signals.shared_pending(), signals.blocked(tid))
     };
     let (ignored, caught) = ignored_and_caught(p);
     let _ = writeln!(out, "SigQ:\t{}/{}", queued, p.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0]);
-    let _ = writeln!(out, "SigPnd:\t{:016x}", 0);
+    let _ = writeln!(out, "SigPnd:\t{:016x}", private);
     let _ = writeln!(out, "ShdPnd:\t{:016x}", pending);
     let _ = writeln!(out, "SigBlk:\t{:016x}", blocked);
     let _ = writeln!(out, "SigIgn:\t{:016x}", ignored);

@@ -86,7 +86,7 @@ fn stat() -> Result<String> {
     let interrupts: u64 = (0..cpus).map(|c| smp::cpu(c).interrupt_count()).sum();
     let boot_secs = (kevlar_platform::time::realtime_ns().saturating_sub(up)) / 1_000_000_000;
     let threads = all_processes();
-    let running = threads.iter().filter_map(|p| p.main_thread()).filter(|t| t.state() == ThreadState::Runnable).count();
+    let running = threads.iter().flat_map(|p| p.threads()).filter(|t| t.state() == ThreadState::Runnable).count();
     let _ = writeln!(out, "intr {}", interrupts);
     let _ = writeln!(out, "ctxt {}", crate::process::CONTEXT_SWITCHES.load(Ordering::Relaxed));
     let _ = writeln!(out, "btime {}", boot_secs);
@@ -115,7 +115,7 @@ pub fn sample_load(now: u64) {
     if now < due || NEXT_SAMPLE_NS.compare_exchange(due, now + LOAD_INTERVAL_NS, Ordering::AcqRel, Ordering::Relaxed).is_err() {
         return;
     }
-    let running = all_processes().iter().filter_map(|p| p.main_thread()).filter(|t| t.state() == ThreadState::Runnable).count() as u64;
+    let running = all_processes().iter().flat_map(|p| p.threads()).filter(|t| t.state() == ThreadState::Runnable).count() as u64;
     let active = running * FIXED_1;
     for (load, exp) in LOADS.iter().zip(EXP) {
         let old = load.load(Ordering::Relaxed);
@@ -140,7 +140,7 @@ fn loadavg() -> Result<String> {
     };
     let [a, b, c] = load_averages();
     let processes = all_processes();
-    let live: Vec<_> = processes.iter().filter_map(|p| p.main_thread()).filter(|t| t.state() != ThreadState::Dead).collect();
+    let live: Vec<_> = processes.iter().flat_map(|p| p.threads()).filter(|t| t.state() != ThreadState::Dead).collect();
     let running = live.iter().filter(|t| t.state() == ThreadState::Runnable).count();
     Ok(format!("{} {} {} {}/{} {}\n", show(a), show(b), show(c), running, live.len(), crate::process::last_pid()))
 }
