@@ -165,6 +165,9 @@ pub struct Thread {
     pub(crate) on_run_queue: AtomicBool,
     /// set_tid_address: cleared and futex-woken at exit.
     pub clear_child_tid: AtomicUsize,
+    /// set_robust_list: the head of the thread's list of held robust
+    /// futexes (0: none), walked at exit and exec.
+    pub robust_list: AtomicUsize,
     /// Page faults taken, and the last faulting address (debugging dump).
     pub fault_count: core::sync::atomic::AtomicU64,
     /// The last user page-fault address.
@@ -503,6 +506,7 @@ fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid
         state: AtomicU8::new(ThreadState::Runnable as u8),
         on_run_queue: AtomicBool::new(false),
         clear_child_tid: AtomicUsize::new(clear_child_tid),
+        robust_list: AtomicUsize::new(0),
         current_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
         run_ns: core::sync::atomic::AtomicU64::new(0),
         running_since: core::sync::atomic::AtomicU64::new(u64::MAX),
@@ -727,6 +731,7 @@ pub fn exit_thread(code: u8) {
 /// children to init and notifies the parent.
 fn leave(thread: &Arc<Thread>, own: ExitStatus) {
     let process = thread.process.clone();
+    crate::syscalls::futex::exit_robust_list(thread);
     release_child_tid(thread);
     let last = {
         let mut threads = process.threads.lock();

@@ -393,3 +393,86 @@ pub fn restarts_after_handler(op: u32, timeout: usize) -> bool {
     let cmd = op & abi::FUTEX_CMD_MASK as u32;
     matches!(cmd, abi::FUTEX_WAIT | abi::FUTEX_WAIT_BITSET) && timeout == 0
 }
+
+// --- robust futex lists -------------------------------------------------------
+
+/// `struct robust_list_head`: the list pointer, the futex word's offset from
+/// each entry, and the entry being added or removed.
+const ROBUST_HEAD_SIZE: usize = 24;
+
+/// set_robust_list: remembers where the thread keeps its list of held
+/// robust mutexes; the kernel walks it when the thread exits.
+pub fn set_robust_list(thread: &Thread, head: usize, len: usize) -> Result<isize> {
+    if len != ROBUST_HEAD_SIZE {
+        return Err(Errno::EINVAL);
+    }
+    thread.robust_list.store(head, Ordering::Relaxed);
+    Ok(0)
+}
+
+/// get_robust_list: the list head of thread `tid` (0: the caller), which
+/// must be in the caller's process unless the caller is root.
+pub fn get_robust_list(thread: &Arc<Thread>, tid: i32, head_ptr: usize, len_ptr: usize) -> Result<isize> {
+    let target = if tid == 0 { thread.clone() } else { crate::process::find_thread(tid).ok_or(Errno::ESRCH)? };
+    if !Arc::ptr_eq(&target.process, &thread.process) && thread.process.creds.lock().euid != 0 {
+        return Err(Errno::EPERM);
+    }
+    super::write_u64(head_ptr, target.robust_list.load(Ordering::Relaxed) as u64)?;
+    super::write_u64(len_ptr, ROBUST_HEAD_SIZE as u64)?;
+    Ok(0)
+}
+
+/// Walks the exiting thread's robust list (exit and exec): every futex
+/// word it still owns gets FUTEX_OWNER_DIED, and one waiter is woken, so
+/// the next locker learns the owner died (EOWNERDEAD) instead of waiting
+/// forever. A damaged list ends the walk quietly, as on Linux.
+pub fn exit_robust_list(thread: &Thread) {
+    let head = thread.robust_list.swap(0, Ordering::Relaxed);
+    if head == 0 {
+        return;
+    }
+    let Ok(raw) = read_bytes::<ROBUST_HEAD_SIZE>(head) else { return };
+    let word = |i: usize| u64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap()) as usize;
+    let (mut entry, offset, pending) = (word(0), word(1) as isize, word(2));
+    let tid = thread.tid() as u32;
+    let word_of = |entry: usize| (entry & !1).wrapping_add_signed(offset);
+    for _ in 0..abi::ROBUST_LIST_LIMIT {
+        if entry == head || entry == 0 {
+            break;
+        }
+        let Ok(next) = read_bytes::<8>(entry & !1) else { return };
+        // The entry being changed is handled last (it may be half-linked).
+        if entry != pending {
+            owner_died(thread, word_of(entry), tid);
+        }
+        entry = u64::from_le_bytes(next) as usize;
+    }
+    if pending != 0 {
+        owner_died(thread, word_of(pending), tid);
+    }
+}
+
+/// Marks the futex word at `addr` as owned by a dead thread if `tid` owns
+/// it, and wakes a waiter if there are any.
+fn owner_died(thread: &Thread, addr: usize, tid: u32) {
+    if addr % 4 != 0 {
+        return;
+    }
+    for _ in 0..16 {
+        let Ok(value) = read_user_u32(addr) else { return };
+        if value & abi::FUTEX_TID_MASK != tid {
+            return;
+        }
+        let new = (value & abi::FUTEX_WAITERS) | abi::FUTEX_OWNER_DIED;
+        match cmpxchg_user_u32(addr, value, new) {
+            Ok(old) if old == value => {
+                if value & abi::FUTEX_WAITERS != 0 {
+                    wake_address(thread, addr, 1);
+                }
+                return;
+            }
+            Ok(_) => continue, // changed under us: look again
+            Err(_) => return,
+        }
+    }
+}

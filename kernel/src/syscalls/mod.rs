@@ -290,7 +290,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
             crate::process::scheduler::schedule();
             Ok(0)
         }
-        nr::__NR_set_robust_list | nr::__NR_rseq => Err(Errno::ENOSYS),
+        nr::__NR_set_robust_list => futex::set_robust_list(thread, a.usize(0), a.usize(1)),
+        nr::__NR_get_robust_list => futex::get_robust_list(thread, a.i32(0), a.usize(1), a.usize(2)),
+        nr::__NR_rseq => Err(Errno::ENOSYS),
         // partial(futex): the priority-inheritance commands return ENOSYS
         nr::__NR_futex => futex::futex(thread, a.usize(0), a.u32(1), a.u32(2), a.usize(3), a.usize(4), a.u32(5)),
         nr::__NR_futex_waitv => futex::futex_waitv(thread, a.usize(0), a.u32(1), a.u32(2), a.usize(3), a.u32(4)),

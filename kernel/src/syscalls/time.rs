@@ -35,6 +35,11 @@ fn clock_now(clock: u32) -> Result<u64> {
         if clock & 3 == 3 {
             return Err(Errno::EINVAL);
         }
+        if clock & 4 != 0 {
+            // A thread's clock (pthread_getcpuclockid).
+            let thread = if pid == 0 { crate::process::current() } else { crate::process::find_thread(pid) };
+            return thread.map(|t| t.cpu_ns()).ok_or(Errno::EINVAL);
+        }
         let process = if pid == 0 {
             crate::process::current().map(|t| t.process.clone())
         } else {
@@ -45,9 +50,8 @@ fn clock_now(clock: u32) -> Result<u64> {
     match clock {
         abi::CLOCK_REALTIME | abi::CLOCK_REALTIME_COARSE | abi::CLOCK_TAI => Ok(time::realtime_ns()),
         abi::CLOCK_MONOTONIC | abi::CLOCK_MONOTONIC_RAW | abi::CLOCK_MONOTONIC_COARSE | abi::CLOCK_BOOTTIME => Ok(time::monotonic_ns()),
-        abi::CLOCK_PROCESS_CPUTIME_ID | abi::CLOCK_THREAD_CPUTIME_ID => {
-            Ok(crate::process::current().map_or(0, |t| t.cpu_ns()))
-        }
+        abi::CLOCK_PROCESS_CPUTIME_ID => Ok(crate::process::current().map_or(0, |t| t.process.cpu_ns())),
+        abi::CLOCK_THREAD_CPUTIME_ID => Ok(crate::process::current().map_or(0, |t| t.cpu_ns())),
         _ => Err(Errno::EINVAL),
     }
 }
@@ -157,7 +161,8 @@ pub fn times(thread: &Thread, buf: usize) -> Result<isize> {
 
 pub fn getrusage(thread: &Thread, who: i32, buf: usize) -> Result<isize> {
     let cpu = match who {
-        w if w == abi::RUSAGE_SELF as i32 || w == abi::RUSAGE_THREAD as i32 => thread.process.cpu_ns(),
+        w if w == abi::RUSAGE_SELF as i32 => thread.process.cpu_ns(),
+        w if w == abi::RUSAGE_THREAD as i32 => thread.cpu_ns(),
         w if w == abi::RUSAGE_CHILDREN => thread.process.children_cpu_ns.load(core::sync::atomic::Ordering::Relaxed),
         _ => return Err(Errno::EINVAL),
     };

@@ -509,7 +509,7 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
     let mut out = String::new();
     let _ = write!(
         out,
-        "{} ({}) {} {} {} {} {} {} {} {} 0 0 0 {} 0 {} 0 {} {} 1 0 {} {} {} {} {} {} {} 0 0 {} {} {} {} {} 0 0 17 {} {} {} 0 0 0 {} {} {} {} {} {} {} {}\n",
+        "{} ({}) {} {} {} {} {} {} {} {} 0 0 0 {} 0 {} 0 {} {} {} 0 {} {} {} {} {} {} {} 0 0 {} {} {} {} {} 0 0 17 {} {} {} 0 0 0 {} {} {} {} {} {} {} {}\n",
         p.pid,
         comm,
         state,
@@ -524,6 +524,7 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
         p.children_cpu_ns.load(Ordering::Relaxed) / NS_PER_TICK,
         priority,
         nice,
+        p.thread_count().max(1),
         p.start_ns / NS_PER_TICK,
         usage.size,
         usage.resident_anon + usage.resident_file + usage.resident_shared,
