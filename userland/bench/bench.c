@@ -34,6 +34,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -725,6 +726,76 @@ static int run_futex_wake(long n)
     return 0;
 }
 
+/* One op: create a thread that returns at once, and join it. */
+static void *thread_return(void *arg)
+{
+    return arg;
+}
+
+static int run_thread_create_join(long n)
+{
+    for (long i = 0; i < n; i++) {
+        pthread_t t;
+        int e = pthread_create(&t, NULL, thread_return, NULL);
+        if (e)
+            return e;
+        e = pthread_join(t, NULL);
+        if (e)
+            return e;
+    }
+    return 0;
+}
+
+/* Two threads hand a token back and forth through a futex word: one op is
+ * a round trip (two wake-ups and two sleeps). */
+static int ping_word;
+static volatile int ping_stop;
+
+static void futex_wait_for(int *word, int unwanted)
+{
+    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == unwanted)
+        syscall(SYS_futex, word, 0 | 128 /* FUTEX_WAIT_PRIVATE */, unwanted, NULL, NULL, 0);
+}
+
+static void *ping_partner(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        futex_wait_for(&ping_word, 0);
+        if (ping_stop)
+            return NULL;
+        __atomic_store_n(&ping_word, 0, __ATOMIC_RELEASE);
+        syscall(SYS_futex, &ping_word, 1 | 128, 1, NULL, NULL, 0);
+    }
+}
+
+static pthread_t ping_thread;
+
+static int setup_thread_pingpong(void)
+{
+    ping_word = 0;
+    ping_stop = 0;
+    return pthread_create(&ping_thread, NULL, ping_partner, NULL) ? -1 : 0;
+}
+
+static int run_thread_pingpong(long n)
+{
+    for (long i = 0; i < n; i++) {
+        __atomic_store_n(&ping_word, 1, __ATOMIC_RELEASE);
+        syscall(SYS_futex, &ping_word, 1 | 128, 1, NULL, NULL, 0);
+        futex_wait_for(&ping_word, 1);
+    }
+    return 0;
+}
+
+static void teardown_thread_pingpong(void)
+{
+    ping_stop = 1;
+    __atomic_store_n(&ping_word, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &ping_word, 1 | 128, 1, NULL, NULL, 0);
+    pthread_join(ping_thread, NULL);
+}
+
 /* One op: take a write lock on the whole file and release it. */
 static int run_fcntl_lock(long n)
 {
@@ -893,6 +964,8 @@ static const struct micro micros[] = {
     {"sched_yield", NULL, run_sched_yield, NULL, 0},
     {"signal_raise", setup_signal, run_signal, teardown_signal, 0},
     {"futex_wake_nowaiter", NULL, run_futex_wake, NULL, 0},
+    {"thread_create_join", NULL, run_thread_create_join, NULL, 0},
+    {"thread_futex_pingpong", setup_thread_pingpong, run_thread_pingpong, teardown_thread_pingpong, 0},
     {"fcntl_setlk_unlock", setup_files, run_fcntl_lock, teardown_files, 0},
     {"flock_lock_unlock", setup_files, run_flock, teardown_files, 0},
     {"getrlimit", NULL, run_getrlimit, NULL, 0},
