@@ -514,33 +514,35 @@ impl Inode for Ext2Node {
 
     fn read_dir_with(&self, index: usize, visit: &mut dyn FnMut(&DirEntryRef<'_>, usize) -> bool) -> Result<usize> {
         self.check_dir()?;
-        // Collect under the lock, visit without it (the visitor copies to
-        // user memory, which may fault and take other locks).
-        let mut batch = Vec::new();
-        {
-            let mut st = self.fs.state.lock();
-            let mut pos = index as u64;
-            while batch.len() < 64 {
-                let Some((e, next)) = st.entry_at(self.ino, pos)? else { break };
-                let file_type = entry_type(&mut st, &e)?;
-                batch.push((e, file_type, pos, next));
-                pos = next;
-            }
-        }
+        // Entries are collected under the lock in batches and visited
+        // without it (the visitor copies to user memory, which may fault
+        // and take other locks).
+        const BATCH: usize = 64;
         let mut pos = index;
-        let count = batch.len();
-        for (e, file_type, _, next) in batch {
-            let entry = DirEntryRef { ino: u64::from(e.inode), file_type, name: &e.name };
-            if !visit(&entry, next as usize) {
+        loop {
+            let mut batch = Vec::new();
+            {
+                let mut st = self.fs.state.lock();
+                let mut at = pos as u64;
+                while batch.len() < BATCH {
+                    let Some((e, next)) = st.entry_at(self.ino, at)? else { break };
+                    let file_type = entry_type(&mut st, &e)?;
+                    batch.push((e, file_type, next));
+                    at = next;
+                }
+            }
+            let full = batch.len() == BATCH;
+            for (e, file_type, next) in batch {
+                let entry = DirEntryRef { ino: u64::from(e.inode), file_type, name: &e.name };
+                if !visit(&entry, next as usize) {
+                    return Ok(pos);
+                }
+                pos = next as usize;
+            }
+            if !full {
                 return Ok(pos);
             }
-            pos = next as usize;
         }
-        if count == 64 {
-            // More may follow: continue from where this batch ended.
-            return self.read_dir_with(pos, visit);
-        }
-        Ok(pos)
     }
 }
 

@@ -412,6 +412,84 @@ fn unknown_features_refuse_or_force_read_only() {
 }
 
 #[test]
+fn read_dir_with_resumes_where_the_visitor_stopped() {
+    let scratch = Scratch::new("readdir");
+    let image = mkfs(&scratch, 8192, &["-b", "1024", "-N", "1024"], None);
+    let disk = disk_of(&image);
+    let c = clock();
+    let fs = mount(&disk, &c);
+    let root = fs.root();
+    for i in 0..300 {
+        root.create(format!("entry-{:03}", i).as_bytes(), FileType::Regular, 0o644, 0, 0, 0).unwrap();
+    }
+    // Take at most 7 entries per call, as a small getdents64 buffer would.
+    let mut seen = Vec::new();
+    let mut pos = 0;
+    loop {
+        let mut taken = 0;
+        let next = root
+            .read_dir_with(pos, &mut |e, _| {
+                if taken == 7 {
+                    return false;
+                }
+                taken += 1;
+                seen.push(String::from_utf8(e.name.to_vec()).unwrap());
+                true
+            })
+            .unwrap();
+        if taken == 0 {
+            break;
+        }
+        pos = next;
+    }
+    assert_eq!(seen.len(), 300 + 3, "every entry once, with ., .. and lost+found");
+    let mut sorted = seen.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), seen.len());
+    drop(root);
+    fs.unmount().unwrap();
+    fsck_clean(&disk, &image);
+}
+
+#[test]
+fn concurrent_changes_from_several_threads_stay_consistent() {
+    let scratch = Scratch::new("threads");
+    let image = mkfs(&scratch, 16384, &["-b", "1024"], None);
+    let disk = disk_of(&image);
+    let c = clock();
+    let fs = mount(&disk, &c);
+    let workers: Vec<_> = (0..4)
+        .map(|t| {
+            let root = fs.root();
+            std::thread::spawn(move || {
+                let dir = root.create(format!("t{}", t).as_bytes(), FileType::Directory, 0o755, 0, 0, 0).unwrap();
+                for i in 0..40 {
+                    let f = dir.create(format!("f{}", i).as_bytes(), FileType::Regular, 0o644, 0, 0, 0).unwrap();
+                    f.write_at(0, &pattern(5000 + i * 300, t * 100 + i as u32)).unwrap();
+                    if i % 3 == 0 {
+                        dir.unlink(format!("f{}", i).as_bytes()).unwrap();
+                    }
+                }
+                dir.rename(b"f1", &root, format!("moved-{}", t).as_bytes(), RenameFlags::EMPTY).unwrap();
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let root = fs.root();
+    for t in 0..4u32 {
+        assert_eq!(read_all(&walk(&root, &format!("t{}/f2", t)).unwrap()), pattern(5600, t * 100 + 2));
+        assert_eq!(read_all(&walk(&root, &format!("moved-{}", t)).unwrap()), pattern(5300, t * 100 + 1));
+        assert_eq!(names(&walk(&root, &format!("t{}", t)).unwrap()).len(), 2 + 40 - 14 - 1);
+    }
+    drop(root);
+    fs.unmount().unwrap();
+    fsck_clean(&disk, &image);
+}
+
+#[test]
 fn names_and_links_follow_linux() {
     let scratch = Scratch::new("names");
     let image = mkfs(&scratch, 2048, &[], None);
