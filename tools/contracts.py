@@ -57,6 +57,11 @@ BUSYBOX_SRC_DIR = os.path.join(REPO_ROOT, "userland", "busybox")
 BUSYBOX_OUT_DIR = os.path.join(REPO_ROOT, "build", "busybox-suite")
 BUSYBOX_CPIO = os.path.join(REPO_ROOT, "build", "busybox-suite.cpio")
 BUSYBOX_AREA = "busybox"
+# The ext2 disk the BusyBox suite's runs get (a fresh copy each run; see
+# build_disk and fresh_disks).
+DISK_SRC_DIR = os.path.join(REPO_ROOT, "userland", "busybox-disk")
+DISK_IMAGE = os.path.join(REPO_ROOT, "build", "busybox-suite", "disk.img")
+DISK_SIZE = 8 << 20
 SUITES = ("contracts", "busybox")
 # Areas in the order they run; a new directory is appended after these.
 AREAS = ["process", "memory", "sched", "time", "fs", "sys", "pipe", "signal", "errors", "tty"]
@@ -294,6 +299,78 @@ def discover_busybox() -> list:
     return found
 
 
+def _tool_path(name: str) -> str:
+    for d in ("/sbin", "/usr/sbin", "/usr/bin", "/bin"):
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    return name
+
+
+def build_disk() -> str:
+    """The BusyBox suite's ext2 image, made by `mke2fs -d` from
+    userland/busybox-disk/ plus a generated 300 KiB big.bin (into the
+    indirect blocks with 1 KiB blocks). Times, UUID and hash seed are fixed,
+    so the same sources always give the same bytes (the Linux oracle's
+    cache key includes them)."""
+    stage = DISK_IMAGE + ".src"
+    shutil.rmtree(stage, ignore_errors=True)
+    shutil.copytree(DISK_SRC_DIR, stage, symlinks=True, ignore=shutil.ignore_patterns("README"))
+    x = 12345
+    big = bytearray()
+    for _ in range(300 * 1024):
+        x = (x * 1103515245 + 12345) & 0x7fffffff
+        big.append((x >> 16) & 0xff)
+    with open(os.path.join(stage, "big.bin"), "wb") as f:
+        f.write(big)
+    fixed = 1_600_000_000
+    for dirpath, dirnames, filenames in os.walk(stage):
+        for name in dirnames + filenames:
+            os.utime(os.path.join(dirpath, name), (fixed, fixed), follow_symlinks=False)
+    os.utime(stage, (fixed, fixed))
+    tmp = DISK_IMAGE + ".tmp"
+    with open(tmp, "wb") as f:
+        f.truncate(DISK_SIZE)
+    env = dict(os.environ, E2FSPROGS_FAKE_TIME=str(fixed))
+    r = subprocess.run([_tool_path("mke2fs"), "-q", "-F", "-t", "ext2", "-b", "1024",
+                        "-U", "6b6576c1-6172-4578-b432-000000000001",
+                        "-E", "root_owner=0:0,hash_seed=6b6576c1-6172-4578-b432-000000000002",
+                        "-d", stage, tmp], capture_output=True, text=True, env=env)
+    shutil.rmtree(stage, ignore_errors=True)
+    if r.returncode != 0:
+        sys.exit(f"contracts: mke2fs failed (apt-get install e2fsprogs): {r.stderr}")
+    os.replace(tmp, DISK_IMAGE)
+    return DISK_IMAGE
+
+
+def fresh_disks(suite: str, who: str, smp: int) -> list:
+    """The disk images a run of `suite` gets: for the BusyBox suite a fresh
+    copy of its ext2 image per kernel and CPU count (the run writes to it),
+    kept after the run for `disk_checks`; none for the C contracts."""
+    if suite != "busybox":
+        return []
+    if not os.path.isfile(DISK_IMAGE):
+        build_disk()
+    copy = os.path.join(BUSYBOX_OUT_DIR, f"disk-{who}-smp{smp}.img")
+    shutil.copyfile(DISK_IMAGE, copy)
+    return [copy]
+
+
+def disk_checks(suite: str, smp: int) -> list:
+    """After Kevlar's run of `suite`: `e2fsck -fn` on the disk it wrote, as
+    one more outcome, contract:busybox/ext2-e2fsck[smpN]."""
+    if suite != "busybox":
+        return []
+    name = f"contract:{BUSYBOX_AREA}/ext2-e2fsck[smp{smp}]"
+    disk = os.path.join(BUSYBOX_OUT_DIR, f"disk-kevlar-smp{smp}.img")
+    if not os.path.isfile(disk):
+        return [(name, False, f"no disk from Kevlar's run at {os.path.relpath(disk, REPO_ROOT)}")]
+    r = subprocess.run([_tool_path("e2fsck"), "-fn", disk], capture_output=True, text=True)
+    if r.returncode != 0:
+        lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+        return [(name, False, f"e2fsck -fn status {r.returncode}: " + " | ".join(lines[:6]))]
+    return [(name, True, "clean")]
+
+
 def build_busybox(quiet: bool = False) -> list:
     """The BusyBox suite's image: contract-init as /init, BusyBox and its
     applet links, the scripts (mode 755) and the list. Returns the tests."""
@@ -325,6 +402,18 @@ def build_busybox(quiet: bool = False) -> list:
     entries += bi.busybox_entries()
     for t in tests:
         entries.append(bi.File(t.guest, t.exe, 0o755))
+    # The modules Linux needs for ext2-disk.sh (Kevlar has it built in).
+    # Without the kernel package (no apt) the image is built without them:
+    # Linux's ext2-disk.sh then fails, and says why in its output.
+    entries += [bi.Dir("/lib"), bi.Dir("/lib/modules"), bi.Dir("/lib/modules/oracle")]
+    try:
+        modules = oracle().disk_modules()
+    except Exception as e:
+        print(f"contracts: no Linux modules for the ext2 disk test: {e}", file=sys.stderr)
+        modules = []
+    for path in modules:
+        entries.append(bi.File(f"/lib/modules/oracle/{os.path.basename(path)}", path, 0o644))
+    build_disk()
     bi.build(entries, BUSYBOX_CPIO)
     if not quiet:
         print(f"contracts: busybox suite, {len(tests)} scripts -> "
@@ -405,7 +494,8 @@ def run_linux(smp: int = 1, append: str = "", use_cache: bool = True, echo: bool
     lo = oracle()
     os.makedirs(LOG_DIR, exist_ok=True)
     return lo.run_initramfs(suite_cpio(suite), smp=smp, append=append, timeout=RUN_TIMEOUT,
-                            use_cache=use_cache, echo=echo, log=_log_name(suite, "linux", smp))
+                            use_cache=use_cache, echo=echo, log=_log_name(suite, "linux", smp),
+                            disks=tuple(fresh_disks(suite, "linux", smp)))
 
 
 def run_kevlar(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
@@ -413,7 +503,8 @@ def run_kevlar(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
     rq = _load("run_qemu", "run-qemu.py")
     os.makedirs(LOG_DIR, exist_ok=True)
     opts = rq.Options(kernel=kernel, initrd=suite_cpio(suite), append=append, smp=smp,
-                      timeout=timeout, echo=echo, log=_log_name(suite, "kevlar", smp))
+                      timeout=timeout, echo=echo, log=_log_name(suite, "kevlar", smp),
+                      disks=fresh_disks(suite, "kevlar", smp))
     return rq.run(opts)
 
 
@@ -450,7 +541,8 @@ def judge_kevlar_output(kevlar_output: str, smp: int = 1, append: str = "",
     if not parse_blocks(kevlar_output).all_done and not kevlar_note:
         kevlar_note = "Kevlar's run ended without `=== ALL DONE`"
     return [(f"contract:{name}[smp{smp}]", ok, reason)
-            for name, ok, reason in compare_outputs(lin.output, kevlar_output, kevlar_note)]
+            for name, ok, reason in compare_outputs(lin.output, kevlar_output, kevlar_note)] \
+        + disk_checks(suite, smp)
 
 
 def run_compare(kernel: str, smp: int = 1, append: str = "", echo: bool = False,

@@ -170,6 +170,53 @@ def fetch(package: Optional[str] = None, quiet: bool = False) -> str:
     return kernel
 
 
+# Modules the oracle loads to mount an ext2 disk (virtio-blk over PCI, and
+# ext4, which mounts ext2 in Debian's kernel), in an order where each comes
+# after what it depends on (their `depends=` .modinfo entries). Debian
+# ships them uncompressed (CONFIG_MODULE_COMPRESS_NONE).
+DISK_MODULES = [
+    "drivers/virtio/virtio_ring.ko",
+    "drivers/virtio/virtio.ko",
+    "drivers/virtio/virtio_pci_legacy_dev.ko",
+    "drivers/virtio/virtio_pci_modern_dev.ko",
+    "drivers/virtio/virtio_pci.ko",
+    "drivers/block/virtio_blk.ko",
+    "lib/crc16.ko",
+    "crypto/crc32c_generic.ko",
+    "fs/mbcache.ko",
+    "fs/jbd2/jbd2.ko",
+    "fs/ext4/ext4.ko",
+]
+
+
+def disk_modules(quiet: bool = True) -> list:
+    """Paths of DISK_MODULES unpacked under build/linux/modules/ from the
+    kernel package (extracted on first use), in load order."""
+    kernel = fetch(quiet=quiet)
+    release = os.path.basename(kernel)[len("vmlinuz-"):]
+    out_dir = os.path.join(LINUX_DIR, "modules", release)
+    paths = [os.path.join(out_dir, os.path.basename(m)) for m in DISK_MODULES]
+    if all(os.path.isfile(p) for p in paths):
+        return paths
+    debs = sorted(glob.glob(os.path.join(LINUX_DIR, f"linux-image-{release}*.deb")))
+    if not debs:
+        raise OracleError(f"no package for {release} in {LINUX_DIR} to take modules from")
+    staging = out_dir + ".new"
+    shutil.rmtree(staging, ignore_errors=True)
+    os.makedirs(staging)
+    r = subprocess.run(["dpkg-deb", "-x", debs[-1], staging], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise OracleError(f"dpkg-deb -x failed: {r.stderr}")
+    os.makedirs(out_dir, exist_ok=True)
+    for m, p in zip(DISK_MODULES, paths):
+        src = os.path.join(staging, "lib", "modules", release, "kernel", m)
+        if not os.path.isfile(src):
+            raise OracleError(f"{debs[-1]} has no {m}")
+        shutil.copyfile(src, p)
+    shutil.rmtree(staging, ignore_errors=True)
+    return paths
+
+
 # ---------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------
@@ -193,10 +240,10 @@ def full_append(append: str = "") -> str:
     return f"{BASE_APPEND} {append}".strip()
 
 
-def cache_key(initrd: str, kernel: str, append: str, smp: int) -> str:
+def cache_key(initrd: str, kernel: str, append: str, smp: int, disks: tuple = ()) -> str:
     h = hashlib.sha256()
     h.update(f"kevlar-oracle-v{CACHE_VERSION}\0".encode())
-    for path in (initrd, kernel):
+    for path in (initrd, kernel, *disks):
         with open(path, "rb") as f:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 h.update(chunk)
@@ -208,20 +255,24 @@ def cache_key(initrd: str, kernel: str, append: str, smp: int) -> str:
 
 def qemu_options(initrd: str, kernel: str, smp: int = 1, append: str = "",
                  timeout: float = DEFAULT_TIMEOUT, mem: str = "512M", log: Optional[str] = None,
-                 echo: bool = False):
+                 echo: bool = False, disks: tuple = ()):
     return run_qemu.Options(kernel=kernel, initrd=initrd, append=full_append(append),
-                            smp=smp, mem=mem, timeout=timeout, log=log, echo=echo)
+                            smp=smp, mem=mem, timeout=timeout, log=log, echo=echo,
+                            disks=list(disks))
 
 
 def run_initramfs(initrd: str, smp: int = 1, append: str = "", timeout: float = DEFAULT_TIMEOUT,
                   use_cache: bool = True, kernel: Optional[str] = None,
-                  echo: bool = False, log: Optional[str] = None) -> OracleResult:
-    """Boot `initrd` under Linux and return its serial output (cached)."""
+                  echo: bool = False, log: Optional[str] = None,
+                  disks: tuple = ()) -> OracleResult:
+    """Boot `initrd` under Linux and return its serial output (cached).
+    `disks` are raw images attached as virtio-blk devices; their contents
+    before the run are part of the cache key."""
     kernel = kernel or fetch(quiet=not echo)
-    key = cache_key(initrd, kernel, append, smp)
+    key = cache_key(initrd, kernel, append, smp, tuple(disks))
     cache_file = os.path.join(CACHE_DIR, key + ".txt")
     meta_file = os.path.join(CACHE_DIR, key + ".json")
-    opts = qemu_options(initrd, kernel, smp, append, timeout, log=log, echo=echo)
+    opts = qemu_options(initrd, kernel, smp, append, timeout, log=log, echo=echo, disks=disks)
     cmd = run_qemu.build_command(opts)
     if use_cache and os.path.isfile(cache_file) and os.path.isfile(meta_file):
         with open(cache_file, encoding="utf-8") as f:

@@ -62,6 +62,9 @@ class Options:
     expect: str = "success"
     qemu: str = DEFAULT_QEMU
     net: str = "none"
+    # Raw disk images attached as virtio-blk PCI devices, in order (the
+    # guest sees them as vda, vdb...).
+    disks: list = dataclasses.field(default_factory=list)
     # (marker, text) pairs, handled in order: once the serial output contains
     # the marker (after the point where the previous text was sent), send text.
     # A None marker means "send at once".
@@ -155,6 +158,9 @@ def build_command(opts) -> list[str]:
         # there is exactly the guest's console.
         cmd += ["-serial", "stdio", "-monitor", "none"]
     cmd += ["-nic", "none"] if opts.net == "none" else ["-nic", opts.net]
+    for i, disk in enumerate(opts.disks):
+        cmd += ["-drive", f"file={disk},if=none,id=d{i},format=raw",
+                "-device", f"virtio-blk-pci,drive=d{i}"]
     cmd += ["-kernel", opts.kernel]
     if opts.initrd:
         cmd += ["-initrd", opts.initrd]
@@ -425,6 +431,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--qemu", default=DEFAULT_QEMU, help=f"QEMU binary (default {DEFAULT_QEMU})")
     p.add_argument("--net", default="none", metavar="SPEC",
                    help="`none` (default) or a -nic spec such as user,model=virtio-net-pci")
+    p.add_argument("--disk", action="append", default=[], metavar="IMAGE",
+                   help="attach a raw disk image as a virtio-blk PCI device (repeatable; vda, vdb...)")
     p.add_argument("--input-after", action="append", default=[], metavar="MARKER",
                    help="send the next --input once the serial output contains MARKER")
     p.add_argument("--input", action="append", default=[], metavar="TEXT",
@@ -455,7 +463,7 @@ def parse_args(argv=None) -> tuple[Options, argparse.Namespace]:
         mem=ns.mem, accel=ns.accel, cpu=ns.cpu, machine=ns.machine,
         icount=ns.icount, timeout=ns.timeout, log=ns.log, gdb=ns.gdb,
         interactive=ns.interactive, expect=ns.expect, qemu=ns.qemu,
-        net=ns.net, inputs=unpaired + paired, extra=ns.extra,
+        net=ns.net, disks=ns.disk, inputs=unpaired + paired, extra=ns.extra,
         echo=not ns.quiet,
     )
     return opts, ns

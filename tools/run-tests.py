@@ -588,6 +588,11 @@ def _options_for(spec: dict, args) -> "run_qemu.Options":
     fields["kernel"] = args.kernel
     fields["qemu"] = args.qemu
     fields["echo"] = args.verbose
+    if spec.get("check") == "contracts":
+        # The BusyBox suite's runs get a fresh copy of its ext2 disk.
+        contracts = _load_tool("contracts", "contracts.py")
+        suite = contracts.suite_of_initrd(spec.get("initrd"))
+        fields["disks"] = contracts.fresh_disks(suite or "contracts", "kevlar", spec.get("smp", 1))
     return run_qemu.Options(**fields)
 
 

@@ -80,6 +80,7 @@ fn start_user_space(context: &BootContext) -> ! {
     for dir in [&b"dev"[..], b"proc", b"sys", b"tmp", b"run"] {
         let _ = fs::initramfs::ensure_dir(&root, dir);
     }
+    fs::blockdev::init();
     let dev = fs::initramfs::ensure_dir(&root, b"dev").expect("/dev");
     fs::initramfs::populate_dev(&dev).expect("device nodes");
     if !kevlar_platform::x86::vdso::init() {

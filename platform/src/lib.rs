@@ -19,6 +19,7 @@ pub mod debug;
 pub mod mm;
 pub mod panic;
 pub mod sync;
+pub mod virtio_blk;
 
 pub use arch::x86_64 as x86;
 pub use arch::x86_64::boot::BootContext;

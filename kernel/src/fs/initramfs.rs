@@ -94,6 +94,24 @@ pub fn make_rdev(major: u32, minor: u32) -> u64 {
     (minor & 0xff) | ((major & 0xfff) << 8) | ((minor & !0xff) << 12) | ((major & !0xfff) << 32)
 }
 
+/// Splits a `dev_t` into major and minor.
+pub fn split_rdev(rdev: u64) -> (u32, u32) {
+    let major = ((rdev >> 8) & 0xfff) | ((rdev >> 32) & !0xfff);
+    let minor = (rdev & 0xff) | ((rdev >> 12) & !0xff);
+    (major as u32, minor as u32)
+}
+
+/// Creates a block-device node for every disk in `dev` (mode 0660, as
+/// Linux's devtmpfs gives disks).
+fn populate_disks(dev: &Arc<dyn Inode>) -> Result<()> {
+    for disk in super::blockdev::disks() {
+        if dev.lookup(disk.name.as_bytes()).is_err() {
+            dev.create(disk.name.as_bytes(), FileType::BlockDevice, 0o660, 0, 0, make_rdev(disk.major, disk.minor))?;
+        }
+    }
+    Ok(())
+}
+
 /// Creates devtmpfs's nodes: one per device the kernel has, with the
 /// modes Linux's devtmpfs gives them (and, as there, no symlinks).
 pub fn populate_devtmpfs(dev: &Arc<dyn Inode>) -> Result<()> {
@@ -102,7 +120,7 @@ pub fn populate_devtmpfs(dev: &Arc<dyn Inode>) -> Result<()> {
             dev.create(d.name.as_bytes(), FileType::CharDevice, d.mode, 0, 0, make_rdev(d.major, d.minor))?;
         }
     }
-    Ok(())
+    populate_disks(dev)
 }
 
 /// Creates the device nodes every Linux system has in /dev.
@@ -132,6 +150,7 @@ pub fn populate_dev(dev: &Arc<dyn Inode>) -> Result<()> {
     if dev.lookup(b"stderr").is_err() {
         dev.symlink(b"stderr", b"/proc/self/fd/2", 0, 0)?;
     }
+    populate_disks(dev)?;
     let _: Vec<u8> = Vec::new();
     Ok(())
 }

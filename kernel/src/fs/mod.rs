@@ -2,6 +2,7 @@
 //! path.
 
 pub mod anon;
+pub mod blockdev;
 pub mod devices;
 pub mod epoll;
 pub mod eventfd;

@@ -9,6 +9,7 @@ use core::fmt::Write;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
+use kevlar_ext2::Ext2Fs;
 use kevlar_tmpfs::{TmpFs, TmpFsOptions};
 use kevlar_vfs::{Inode, MountTable};
 use linux_raw_sys::general as abi;
@@ -31,6 +32,8 @@ pub enum FsKind {
     Sysfs,
     /// devpts (the pseudo-terminal slaves; every instance shows the same).
     Devpts,
+    /// An ext2 file system on a disk.
+    Ext2(Arc<Ext2Fs>),
 }
 
 /// The settings of a tmpfs mount that /proc/mounts shows when they differ
@@ -306,7 +309,68 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
 
 /// The file system types mount(2) knows, for /proc/filesystems: (name,
 /// needs no device).
-pub const FILESYSTEMS: [(&str, bool); 6] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true)];
+pub const FILESYSTEMS: [(&str, bool); 7] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext2", false)];
+
+/// Mounts the ext2 file system on the disk with device number `rdev`
+/// (the block-device node `source` names) on `on`.
+pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64, flags: u32, data: &[u8]) -> Result<()> {
+    // mount(8) turns ro/rw and the generic options into flags; ext2's own
+    // options (acl, errors=...) are not implemented, so refuse them.
+    if data.split(|&b| b == b',').any(|o| !o.is_empty()) {
+        return Err(Errno::EINVAL);
+    }
+    let disk = super::blockdev::by_rdev(rdev).ok_or(Errno::ENXIO)?;
+    let mut flags = flags & MOUNT_FLAGS;
+    // A disk already mounted is shared, as Linux shares its superblock.
+    let existing = MOUNTS.lock().iter().find_map(|m| match &m.kind {
+        FsKind::Ext2(fs) if m.root.fs_id() == rdev => Some(fs.clone()),
+        _ => None,
+    });
+    let fs = match existing {
+        Some(fs) => fs,
+        None => {
+            let read_only = flags & abi::MS_RDONLY != 0 || kevlar_vfs::BlockDevice::is_read_only(&*disk);
+            let options = kevlar_ext2::MountOptions { dev: rdev, read_only };
+            let device: Arc<dyn kevlar_vfs::BlockDevice> = disk.clone();
+            let fs = Ext2Fs::mount(device, Arc::new(crate::clock::KernelClock), options).map_err(|e| {
+                log::warn!("{}: {}", disk.name, e);
+                e.errno
+            })?;
+            if let Some(why) = fs.forced_read_only() {
+                log::warn!("{}: ext2: {}", disk.name, why);
+            }
+            fs
+        }
+    };
+    if fs.is_read_only() {
+        flags |= abi::MS_RDONLY;
+    }
+    let parent_id = mount_of(&*on).map_or(0, |m| m.id);
+    let root = fs.root();
+    add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype: "ext2", source, flags, kind: FsKind::Ext2(fs), on_key: None, root_key: (0, 0) });
+    Ok(())
+}
+
+/// Writes out every disk file system and flushes the disks (sync(2)).
+pub fn sync_all() {
+    let mounted: Vec<Arc<Ext2Fs>> = MOUNTS.lock().iter().filter_map(|m| match &m.kind {
+        FsKind::Ext2(fs) => Some(fs.clone()),
+        _ => None,
+    }).collect();
+    for fs in mounted {
+        if let Err(e) = fs.sync() {
+            log::warn!("sync: ext2: {:?}", e);
+        }
+    }
+}
+
+/// Flushes the disk file system holding `node`, if it is on one (fsync).
+pub fn sync_node(node: &dyn Inode) -> Result<()> {
+    match node.as_any().downcast_ref::<kevlar_ext2::Ext2Node>() {
+        Some(n) => n.fs().sync(),
+        None => Ok(()),
+    }
+}
 
 /// Mounts a new `fstype` file system from `source` on directory `on`
 /// (whose absolute path is `path`).
@@ -414,8 +478,17 @@ pub fn unmount(root: &Arc<dyn Inode>, detach: bool) -> Result<()> {
     }
     let mut mounts = MOUNTS.lock();
     let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
-    mounts.remove(index);
+    let removed = mounts.remove(index);
     update_filters(&mounts);
+    let last = !mounts.iter().any(|m| m.root.fs_id() == fs_id);
+    drop(mounts);
+    // The last mount of a disk file system gone: mark it clean and flush
+    // (outside the table's lock: this does disk I/O).
+    if let (FsKind::Ext2(fs), true) = (&removed.kind, last) {
+        if let Err(e) = fs.unmount() {
+            log::warn!("umount: ext2: {:?}", e);
+        }
+    }
     Ok(())
 }
 
@@ -495,7 +568,7 @@ impl Mount {
                 }
                 out.push_str("inode64");
             }
-            FsKind::Proc | FsKind::Sysfs => {}
+            FsKind::Proc | FsKind::Sysfs | FsKind::Ext2(_) => {}
             FsKind::Devpts => {
                 let options = crate::tty::devpts::options();
                 if let Some(uid) = options.uid {
@@ -572,6 +645,19 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
         FsKind::Proc => StatFs { fs_type: abi::PROC_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Sysfs => StatFs { fs_type: abi::SYSFS_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Devpts => StatFs { fs_type: abi::DEVPTS_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
+        FsKind::Ext2(fs) => {
+            let usage = fs.usage();
+            StatFs {
+                fs_type: u64::from(kevlar_ext2::EXT2_SUPER_MAGIC),
+                block_size: usage.block_size,
+                blocks: usage.blocks,
+                blocks_free: usage.free_blocks,
+                files: usage.inodes,
+                files_free: usage.free_inodes,
+                name_max: 255,
+                flags: 0,
+            }
+        }
     };
     let mut flags = ST_VALID;
     for (ms, st) in [(abi::MS_RDONLY, ST_RDONLY), (abi::MS_NOSUID, ST_NOSUID), (abi::MS_NODEV, ST_NODEV), (abi::MS_NOEXEC, ST_NOEXEC), (abi::MS_NOATIME, ST_NOATIME), (abi::MS_NODIRATIME, ST_NODIRATIME)] {

@@ -1013,9 +1013,11 @@ pub fn utimensat(thread: &Thread, dirfd: i32, path: usize, times: usize, flags: 
 pub fn fsync(thread: &Thread, fd: i32) -> Result<isize> {
     let f = file(thread, fd)?;
     // Pipes, sockets and terminals cannot be synced.
-    if !f.ops.is_seekable() || f.ops.inode().is_none() {
+    if !f.ops.is_seekable() {
         return Err(Errno::EINVAL);
     }
+    let inode = f.ops.inode().ok_or(Errno::EINVAL)?;
+    crate::fs::mount::sync_node(&*inode)?;
     Ok(0)
 }
 

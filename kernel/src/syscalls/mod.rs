@@ -194,7 +194,10 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_ftruncate => fs::ftruncate(thread, a.i32(0), a.0[1] as i64),
         nr::__NR_utimensat => fs::utimensat(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
         nr::__NR_fsync | nr::__NR_fdatasync => fs::fsync(thread, a.i32(0)),
-        nr::__NR_sync => Ok(0),
+        nr::__NR_sync => {
+            crate::fs::mount::sync_all();
+            Ok(0)
+        }
         nr::__NR_umask => fs::umask(thread, a.u32(0)),
         nr::__NR_poll => poll::poll(thread, a.usize(0), a.usize(1), a.i32(2) as i64 * 1_000_000),
         nr::__NR_ppoll => poll::ppoll(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3)),

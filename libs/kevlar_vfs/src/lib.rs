@@ -4,6 +4,8 @@
 //! file system calls build on, without depending on any hardware:
 //!
 //! - [`Errno`] and [`Result`]: Linux error numbers;
+//! - [`BlockDevice`]: what disk file systems read and write through
+//!   ([`MemDisk`] keeps one in memory);
 //! - [`Inode`]: one object-safe trait for every kind of node, with defaults
 //!   that fail the way Linux does for operations a node lacks, and [`Clock`]
 //!   for timestamps;
@@ -24,6 +26,7 @@
 
 extern crate alloc;
 
+mod block;
 mod errno;
 mod inode;
 mod page;
@@ -31,6 +34,7 @@ mod path;
 mod perm;
 mod types;
 
+pub use block::{BlockDevice, MemDisk};
 pub use errno::{Errno, Result};
 pub use inode::{same_inode, Clock, DirEntryRef, Inode, ManualClock};
 pub use page::{DataPage, HeapPages, PageSource, PAGE_SIZE};

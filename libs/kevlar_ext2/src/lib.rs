@@ -1,0 +1,229 @@
+//! ext2: the second extended file system, over a [`BlockDevice`].
+//!
+//! [`Ext2Fs::mount`] reads the superblock and group descriptors and gives
+//! a file system whose [`Ext2Fs::root`] and every other node implement
+//! [`kevlar_vfs::Inode`].
+//!
+//! - **Formats**: revision 0 and 1, block sizes of 1, 2 and 4 KiB, the
+//!   `filetype` and `sparse_super` features, `large_file` (sizes above
+//!   2 GiB). Compatible features (`dir_index`, `ext_attr`,
+//!   `resize_inode`...) need nothing from a reader; a directory with a
+//!   hashed index loses its index flag when changed, as on Linux's ext2
+//!   (the index blocks look like empty entries to a linear reader).
+//!   An unknown incompatible feature (extents, 64bit, flex_bg, a journal
+//!   needing recovery...) refuses the mount with EINVAL and a message naming
+//!   it ([`Ext2Fs::mount`] returns [`MountError`]); an unknown
+//!   read-only-compatible feature mounts read-only.
+//! - **Files**: twelve direct blocks and single, double and triple
+//!   indirect blocks; holes read as zeros and cost nothing; truncation
+//!   frees data and emptied indirect blocks. Fast symlinks (target in the
+//!   inode, below 60 bytes) and slow ones (one block); device nodes in the
+//!   old and new `i_block[0]`/`i_block[1]` encodings.
+//! - **Directories** are linear lists of entries; positions for
+//!   [`Inode::read_dir`] are byte offsets into the directory, as Linux's.
+//! - **Allocation** keeps the block and inode bitmaps, the groups' free
+//!   and directory counts and the superblock's totals consistent, so
+//!   `e2fsck -fn` finds nothing to fix after any sequence of operations.
+//! - **Caching and durability**: every operation runs under one lock per
+//!   file system and works on a cache of blocks; the blocks it changed (and
+//!   the superblock and group descriptors, if changed) are written to the
+//!   device before it returns. File data does not go through the kernel's
+//!   page cache: reads and writes copy between the caller and cached
+//!   blocks, so the cache is bounded ([`CACHE_BLOCKS`]) and clean blocks are
+//!   dropped past it. [`Ext2Fs::sync`] flushes the device's own cache;
+//!   [`Ext2Fs::unmount`] also marks the file system clean.
+//! - **Lifetime**: a node unlinked while something holds it keeps its
+//!   inode and blocks until the last holder drops it.
+//!
+//! Timestamps are seconds (ext2 has no sub-second fields in 128-byte
+//! inodes); atime is set at creation and by `set_attr` only (reads do not
+//! write inodes, as with `noatime`).
+
+#![cfg_attr(not(test), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+extern crate alloc;
+
+mod layout;
+mod node;
+mod state;
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::sync::{Arc, Weak};
+use core::fmt;
+
+use kevlar_vfs::{BlockDevice, Clock, Errno, FileType, Inode};
+use spin::Mutex;
+
+pub use node::Ext2Node;
+use state::State;
+
+/// Most blocks the cache keeps after an operation.
+pub const CACHE_BLOCKS: usize = 512;
+
+/// The ext2 superblock magic, for statfs's `f_type`.
+pub const EXT2_SUPER_MAGIC: u32 = layout::EXT2_MAGIC as u32;
+
+/// Why a mount failed: the errno mount(2) returns and a sentence for the
+/// kernel log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MountError {
+    /// The error mount(2) returns.
+    pub errno: Errno,
+    /// What was wrong, for the log.
+    pub message: String,
+}
+
+impl fmt::Display for MountError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ext2: {} ({})", self.message, self.errno.name())
+    }
+}
+
+/// Settings of a mount.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MountOptions {
+    /// Device number reported as `st_dev` and [`Inode::fs_id`].
+    pub dev: u64,
+    /// Mount read-only even when the file system allows writing.
+    pub read_only: bool,
+}
+
+/// Totals statfs reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Block size in bytes.
+    pub block_size: u64,
+    /// Blocks in all.
+    pub blocks: u64,
+    /// Free blocks.
+    pub free_blocks: u64,
+    /// Free blocks minus those reserved for root.
+    pub available_blocks: u64,
+    /// Inodes in all.
+    pub inodes: u64,
+    /// Free inodes.
+    pub free_inodes: u64,
+}
+
+/// A mounted ext2 file system.
+pub struct Ext2Fs {
+    state: Mutex<State>,
+    nodes: Mutex<BTreeMap<u32, Weak<Ext2Node>>>,
+    clock: Arc<dyn Clock>,
+    dev: u64,
+    read_only: bool,
+    /// Why the mount is read-only though not asked to be, if it is.
+    forced_read_only: Option<String>,
+    self_ref: Weak<Ext2Fs>,
+}
+
+impl Ext2Fs {
+    /// Mounts the ext2 file system on `device`.
+    pub fn mount(device: Arc<dyn BlockDevice>, clock: Arc<dyn Clock>, options: MountOptions) -> core::result::Result<Arc<Ext2Fs>, MountError> {
+        let (mut state, forced) = State::load(device, options.read_only)?;
+        let read_only = options.read_only || forced.is_some();
+        if !read_only {
+            let now = clock.now().sec as u32;
+            state.mark_mounted(now).map_err(|errno| MountError { errno, message: String::from("cannot write the superblock") })?;
+        }
+        Ok(Arc::new_cyclic(|self_ref| Ext2Fs {
+            state: Mutex::new(state),
+            nodes: Mutex::new(BTreeMap::new()),
+            clock,
+            dev: options.dev,
+            read_only,
+            forced_read_only: forced,
+            self_ref: self_ref.clone(),
+        }))
+    }
+
+    /// Returns the root directory.
+    pub fn root(&self) -> Arc<dyn Inode> {
+        self.node(layout::ROOT_INO, FileType::Directory)
+    }
+
+    /// Tells whether the file system refuses changes.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Returns why the mount is read-only though it was not asked to be
+    /// (an unknown read-only-compatible feature), if it is.
+    pub fn forced_read_only(&self) -> Option<&str> {
+        self.forced_read_only.as_deref()
+    }
+
+    /// Returns the block size in bytes.
+    pub fn block_size(&self) -> usize {
+        self.state.lock().geo.block_size
+    }
+
+    /// Returns the totals statfs reports.
+    pub fn usage(&self) -> Usage {
+        self.state.lock().usage()
+    }
+
+    /// Writes out everything and flushes the device's cache.
+    pub fn sync(&self) -> kevlar_vfs::Result<()> {
+        let mut st = self.state.lock();
+        st.commit()?;
+        st.dev.flush()
+    }
+
+    /// Marks the file system cleanly unmounted and flushes it; later
+    /// changes through nodes still held are written but leave it marked
+    /// as mounted again.
+    pub fn unmount(&self) -> kevlar_vfs::Result<()> {
+        let mut st = self.state.lock();
+        if !self.read_only {
+            st.mark_clean()?;
+        }
+        st.commit()?;
+        st.dev.flush()
+    }
+
+    /// Returns the node for inode `ino`, the one already in use if any, so
+    /// every holder of an inode shares one object.
+    fn node(&self, ino: u32, file_type: FileType) -> Arc<Ext2Node> {
+        let mut nodes = self.nodes.lock();
+        if let Some(node) = nodes.get(&ino).and_then(Weak::upgrade) {
+            return node;
+        }
+        let fs = self.self_ref.upgrade().expect("file system alive while a node is made");
+        let node = Arc::new(Ext2Node::new(fs, ino, file_type));
+        nodes.insert(ino, Arc::downgrade(&node));
+        // Forget nodes no one holds now and then, so the map stays small.
+        if nodes.len() > 4 * CACHE_BLOCKS {
+            nodes.retain(|_, weak| weak.strong_count() > 0);
+        }
+        node
+    }
+
+    /// Tells whether something holds a node for `ino` (an unlinked inode
+    /// is then freed when it is dropped, not at once). Takes no strong
+    /// reference: dropping one here could run the node's release, which
+    /// takes the state lock the caller holds.
+    fn is_held(&self, ino: u32) -> bool {
+        self.nodes.lock().get(&ino).is_some_and(|weak| weak.strong_count() > 0)
+    }
+
+    /// Locks the state for a changing operation: EROFS on a read-only
+    /// mount; the operation's timestamps read the clock once here.
+    fn lock_for_write(&self) -> kevlar_vfs::Result<spin::MutexGuard<'_, State>> {
+        if self.read_only {
+            return Err(Errno::EROFS);
+        }
+        let mut st = self.state.lock();
+        st.now = self.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+        Ok(st)
+    }
+}
+
+impl fmt::Debug for Ext2Fs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ext2Fs").field("dev", &self.dev).field("read_only", &self.read_only).finish()
+    }
+}
