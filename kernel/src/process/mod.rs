@@ -739,7 +739,10 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
         threads.is_empty()
     };
     if !last {
-        process.signals.lock().remove_thread(thread.tid());
+        let stop_completed = process.signals.lock().remove_thread(thread.tid());
+        if let Some(sig) = stop_completed {
+            signal::stop_completed(&process, sig);
+        }
         process.exited_threads_ns.fetch_add(thread.cpu_ns(), Ordering::Relaxed);
         thread.set_state(ThreadState::Dead);
         process.thread_left.wake_all();

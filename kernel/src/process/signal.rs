@@ -390,11 +390,13 @@ pub struct ThreadSignals {
     pending: Pending,
     /// sigaltstack.
     pub alt_stack: AltStack,
+    /// The last group stop this thread has joined (its number).
+    joined_stop: u64,
 }
 
 impl ThreadSignals {
     fn new(tid: Pid, blocked: u64, alt_stack: AltStack) -> Self {
-        Self { tid, blocked, pending: Pending::new(), alt_stack }
+        Self { tid, blocked, pending: Pending::new(), alt_stack, joined_stop: 0 }
     }
 }
 
@@ -412,6 +414,11 @@ pub struct SignalState {
     threads: alloc::vec::Vec<ThreadSignals>,
     /// The signal that stopped the process, while it is stopped.
     stopped: Option<u32>,
+    /// Numbers the group stops; threads record the last one they joined.
+    stop_number: u64,
+    /// Threads that have not joined the current stop yet: the stop is
+    /// complete, and the parent told, when this reaches 0 (as Linux).
+    stop_waiting: usize,
     /// Counts SIGCONTs, so a stop that raced with one is abandoned.
     continues: u64,
     /// The last stop or continue, until wait reports it to the parent.
@@ -432,6 +439,8 @@ impl SignalState {
             shared: Pending::new(),
             threads: alloc::vec![ThreadSignals::new(tid, 0, AltStack::NONE)],
             stopped: None,
+            stop_number: 0,
+            stop_waiting: 0,
             continues: 0,
             report: None,
             group_exit: None,
@@ -460,8 +469,21 @@ impl SignalState {
     }
 
     /// Forgets a thread that is exiting; signals only it was sent are lost.
-    pub fn remove_thread(&mut self, tid: Pid) {
+    /// Returns the stop signal if the thread was the last one a group stop
+    /// waited for (the caller tells the parent).
+    pub fn remove_thread(&mut self, tid: Pid) -> Option<u32> {
+        let joined = self.thread(tid).joined_stop == self.stop_number;
         self.threads.retain(|t| t.tid != tid);
+        match self.stopped {
+            Some(sig) if !joined && self.stop_waiting > 0 => {
+                self.stop_waiting -= 1;
+                (self.stop_waiting == 0).then(|| {
+                    self.report = Some(JobReport::Stopped(sig));
+                    sig
+                })
+            }
+            _ => None,
+        }
     }
 
     /// Renames thread `from` (an exec by a thread other than the leader
@@ -478,6 +500,7 @@ impl SignalState {
             blocked: 0,
             pending: Pending { set: 0, standard_info: [SigInfo { signo: 0, errno: 0, code: 0, fields: [0; 32] }; SIGRTMIN as usize], realtime: VecDeque::new() },
             alt_stack: AltStack::NONE,
+            joined_stop: 0,
         };
         self.threads.iter().find(|t| t.tid == tid).unwrap_or(&NONE)
     }
@@ -646,6 +669,7 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
         if sig == SIGCONT {
             signals.discard(STOP_SIGNALS);
             signals.continues += 1;
+            signals.stop_waiting = 0;
             if signals.stopped.take().is_some() {
                 signals.report = Some(JobReport::Continued);
                 continued = true;
@@ -933,17 +957,42 @@ fn stop_current(thread: &Arc<Thread>, sig: u32, continues: u64) {
             return;
         }
         signals.stopped = Some(sig);
-        signals.report = Some(JobReport::Stopped(sig));
+        signals.stop_number += 1;
+        signals.stop_waiting = signals.threads.len();
     }
     kick_threads(process, thread.tid());
-    notify_parent_of_job(process, JobReport::Stopped(sig));
     join_stop(thread);
 }
 
-/// Sleeps while the process is stopped, until SIGCONT or SIGKILL.
+/// Tells the parent that a group stop by `sig` is complete (the last
+/// thread it waited for exited).
+pub fn stop_completed(process: &Arc<Process>, sig: u32) {
+    notify_parent_of_job(process, JobReport::Stopped(sig));
+}
+
+/// Joins the process's stop and sleeps until SIGCONT or SIGKILL. The last
+/// thread to join completes the stop: the parent hears of it then.
 fn join_stop(thread: &Arc<Thread>) {
     let process = &thread.process;
     let tid = thread.tid();
+    let completed = {
+        let mut signals = process.signals.lock();
+        let number = signals.stop_number;
+        match signals.stopped {
+            Some(sig) if signals.thread(tid).joined_stop != number => {
+                signals.thread_mut(tid).joined_stop = number;
+                signals.stop_waiting = signals.stop_waiting.saturating_sub(1);
+                (signals.stop_waiting == 0).then(|| {
+                    signals.report = Some(JobReport::Stopped(sig));
+                    sig
+                })
+            }
+            _ => None,
+        }
+    };
+    if let Some(sig) = completed {
+        stop_completed(process, sig);
+    }
     STOPPED.wait_until_uninterruptible(|| {
         let signals = process.signals.lock();
         (signals.stopped.is_none() || signals.kill_pending(tid)).then_some(())
