@@ -97,8 +97,6 @@ pub struct Process {
     exited_threads_ns: AtomicU64,
     /// Resource limits.
     pub limits: SpinLock<crate::syscalls::Limits>,
-    /// CPU affinity mask (an atomic: every return to user mode reads it).
-    pub affinity: core::sync::atomic::AtomicU64,
     /// Scheduling policy and static priority.
     pub sched_policy: SpinLock<(u32, i32)>,
     /// The nice value (-20..=19).
@@ -168,6 +166,8 @@ pub struct Thread {
     /// set_robust_list: the head of the thread's list of held robust
     /// futexes (0: none), walked at exit and exec.
     pub robust_list: AtomicUsize,
+    /// CPU affinity mask (an atomic: every return to user mode reads it).
+    pub affinity: AtomicU64,
     /// Page faults taken, and the last faulting address (debugging dump).
     pub fault_count: core::sync::atomic::AtomicU64,
     /// The last user page-fault address.
@@ -249,9 +249,9 @@ impl Thread {
         self.process.signals.lock().has_deliverable(self.tid())
     }
 
-    /// Returns whether the process's CPU affinity allows CPU `cpu`.
+    /// Returns whether the thread's CPU affinity allows CPU `cpu`.
     pub fn allowed_on(&self, cpu: usize) -> bool {
-        cpu >= 64 || self.process.affinity.load(Ordering::Relaxed) & (1u64 << cpu) != 0
+        cpu >= 64 || self.affinity.load(Ordering::Relaxed) & (1u64 << cpu) != 0
     }
 
     /// Marks the start of a stint on a CPU.
@@ -465,7 +465,6 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         thread_left: WaitQueue::new(),
         exited_threads_ns: AtomicU64::new(0),
         limits: SpinLock::new(crate::syscalls::DEFAULT_LIMITS),
-        affinity: core::sync::atomic::AtomicU64::new(u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64))),
         sched_policy: SpinLock::new((0, 0)),
         nice: SpinLock::new(0),
         did_exec: AtomicBool::new(false),
@@ -483,21 +482,21 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         main_thread: SpinLock::new(Weak::new()),
     });
     let task = Task::new_user(frame, FpuInit::Fresh).ok_or(Errno::ENOMEM)?;
-    start_thread(&process, pid, task, 0);
+    start_thread(&process, pid, task, 0, u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64)));
     register(&process);
     *INIT.lock() = Some(process.clone());
     Ok(process)
 }
 
-fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize) -> Arc<Thread> {
-    let thread = new_thread(process, tid, task, clear_child_tid);
+fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize, affinity: u64) -> Arc<Thread> {
+    let thread = new_thread(process, tid, task, clear_child_tid, affinity);
     *process.main_thread.lock() = Arc::downgrade(&thread);
     process.threads.lock().push(thread.clone());
     scheduler::enqueue(thread.clone());
     thread
 }
 
-fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize) -> Arc<Thread> {
+fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize, affinity: u64) -> Arc<Thread> {
     Arc::new(Thread {
         tid: AtomicI32::new(tid),
         signal_hint: AtomicBool::new(true),
@@ -507,6 +506,7 @@ fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid
         on_run_queue: AtomicBool::new(false),
         clear_child_tid: AtomicUsize::new(clear_child_tid),
         robust_list: AtomicUsize::new(0),
+        affinity: AtomicU64::new(affinity),
         current_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
         run_ns: core::sync::atomic::AtomicU64::new(0),
         running_since: core::sync::atomic::AtomicU64::new(u64::MAX),
@@ -579,7 +579,6 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         thread_left: WaitQueue::new(),
         exited_threads_ns: AtomicU64::new(0),
         limits: SpinLock::new(*parent.limits.lock()),
-        affinity: core::sync::atomic::AtomicU64::new(parent.affinity.load(Ordering::Relaxed)),
         sched_policy: SpinLock::new(*parent.sched_policy.lock()),
         nice: SpinLock::new(*parent.nice.lock()),
         did_exec: AtomicBool::new(false),
@@ -614,7 +613,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     }
     parent_of_child.children.lock().push(child.clone());
     register(&child);
-    start_thread(&child, pid, task, options.clear_child_tid);
+    start_thread(&child, pid, task, options.clear_child_tid, parent_thread.affinity.load(Ordering::Relaxed));
     if options.vfork {
         let waiter = child.clone();
         // Uninterruptible in effect: the child shares our memory, so we
@@ -660,7 +659,7 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
     if options.set_child_tid != 0 {
         let _ = crate::uaccess::copy_to_user(options.set_child_tid, &tid.to_le_bytes());
     }
-    let thread = new_thread(process, tid, task, options.clear_child_tid);
+    let thread = new_thread(process, tid, task, options.clear_child_tid, creator.affinity.load(Ordering::Relaxed));
     process.threads.lock().push(thread.clone());
     scheduler::enqueue(thread);
     Ok(tid)

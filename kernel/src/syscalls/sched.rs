@@ -3,7 +3,7 @@
 use linux_raw_sys::general as abi;
 
 use crate::error::{Errno, Result};
-use crate::process::{find_process, Process, Thread};
+use crate::process::{find_process, find_thread, Process, Thread};
 use crate::uaccess::{copy_from_user, copy_to_user};
 use alloc::sync::Arc;
 
@@ -14,24 +14,40 @@ fn target(thread: &Thread, pid: i32) -> Result<Arc<Process>> {
     if pid == 0 {
         return Ok(thread.process.clone());
     }
-    find_process(pid).filter(|p| p.exit_status().is_none()).ok_or(Errno::ESRCH)
+    find_process(pid)
+        .or_else(|| find_thread(pid).map(|t| t.process.clone()))
+        .filter(|p| p.exit_status().is_none())
+        .ok_or(Errno::ESRCH)
+}
+
+/// The thread an affinity call names: 0 is the caller, else a thread id
+/// (a process id names its main thread).
+fn target_thread(thread: &Thread, pid: i32) -> Result<Arc<Thread>> {
+    if pid < 0 {
+        return Err(Errno::EINVAL);
+    }
+    if pid == 0 {
+        return crate::process::current().ok_or(Errno::ESRCH);
+    }
+    let _ = thread;
+    find_thread(pid).ok_or(Errno::ESRCH)
 }
 
 pub fn sched_getaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> Result<isize> {
-    let process = target(thread, pid)?;
+    let target = target_thread(thread, pid)?;
     // The kernel's mask type is 1024 bits (128 bytes), as Linux's; smaller
     // buffers than the online CPU mask fail, bigger ones get 8 bytes.
     let bytes = core::mem::size_of::<u64>();
     if len < bytes || len % bytes != 0 {
         return Err(Errno::EINVAL);
     }
-    let value = process.affinity.load(core::sync::atomic::Ordering::Relaxed);
+    let value = target.affinity.load(core::sync::atomic::Ordering::Relaxed);
     copy_to_user(mask, &value.to_le_bytes())?;
     Ok(bytes as isize)
 }
 
 pub fn sched_setaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> Result<isize> {
-    let process = target(thread, pid)?;
+    let target = target_thread(thread, pid)?;
     let mut raw = [0u8; 8];
     let n = len.min(8);
     copy_from_user(&mut raw[..n], mask)?;
@@ -40,7 +56,7 @@ pub fn sched_setaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> 
     if wanted == 0 {
         return Err(Errno::EINVAL);
     }
-    process.affinity.store(wanted, core::sync::atomic::Ordering::Relaxed);
+    target.affinity.store(wanted, core::sync::atomic::Ordering::Relaxed);
     Ok(0)
 }
 

@@ -692,7 +692,7 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "Speculation_Store_Bypass:\tnot vulnerable");
     let _ = writeln!(out, "SpeculationIndirectBranch:\talways enabled");
     let cpus = kevlar_platform::smp::cpu_count();
-    let mask = p.affinity.load(Ordering::Relaxed) & (u64::MAX >> (64 - cpus.clamp(1, 64)));
+    let mask = p.any_thread().map_or(u64::MAX, |t| t.affinity.load(Ordering::Relaxed)) & (u64::MAX >> (64 - cpus.clamp(1, 64)));
     let _ = writeln!(out, "Cpus_allowed:\t{}", cpu_mask(mask, cpus));
     let _ = writeln!(out, "Cpus_allowed_list:\t{}", cpu_list(mask, cpus));
     // One memory node; Linux prints MAX_NUMNODES (1024) bits of it.
