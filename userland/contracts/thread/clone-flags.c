@@ -49,8 +49,10 @@ int main(void)
         : "rcx", "r11", "memory");
     out("raw CLONE_THREAD: tid positive %s, parent tid stored %s", yesno(tid > 0), yesno(child_tid_word == tid || child_tid_word == 0));
     /* The tid word is cleared when the thread is gone. */
-    while (child_tid_word != 0)
-        syscall(SYS_futex, &child_tid_word, 0 /* FUTEX_WAIT */, child_tid_word, NULL, NULL, 0);
+    /* Read the word once per round: waiting for a value read after the
+     * check could wait for a 0 that is already there, forever. */
+    for (int seen; (seen = child_tid_word) != 0;)
+        syscall(SYS_futex, &child_tid_word, 0 /* FUTEX_WAIT */, seen, NULL, NULL, 0);
     out("thread ran: %s; caller still runs after its exit", yesno(flag == 1));
 
     /* CLONE_PARENT: the child is our sibling, so we cannot wait for it. */
