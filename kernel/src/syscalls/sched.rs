@@ -145,8 +145,8 @@ pub fn getpriority(thread: &Thread, which: u32, who: i32) -> Result<isize> {
     if which != abi::PRIO_PROCESS {
         return Err(Errno::EINVAL); // process groups and users: not yet
     }
-    let process = target(thread, who)?;
-    let nice = *process.nice.lock();
+    // The caller's own value (the common case) needs no lookup.
+    let nice = if who == 0 { *thread.process.nice.lock() } else { *target(thread, who)?.nice.lock() };
     Ok((20 - nice) as isize)
 }
 
