@@ -110,8 +110,9 @@ int main(void)
     pthread_t t;
     pthread_create(&t, NULL, reader, NULL);
     usleep(50000);
-    out("cancel reader: %s", errname(pthread_cancel(t)));
+    int r = pthread_cancel(t); /* its cleanup handlers print as it goes */
     join_report("reader", t);
+    out("pthread_cancel returned: %s", errname(r));
 
     pthread_create(&t, NULL, sleeper, NULL);
     usleep(50000);

@@ -1,7 +1,7 @@
 /* What glibc's loader and startup take from the kernel: the auxiliary
  * vector of a dynamically linked program (AT_BASE is the loader's load
  * address, AT_ENTRY the program's, AT_PHDR its headers, AT_PLATFORM,
- * AT_HWCAP/AT_HWCAP2 as the CPU reports them, AT_MINSIGSTKSZ, AT_RANDOM),
+ * AT_HWCAP/AT_HWCAP2 as the CPU reports them, AT_MINSIGSTKSZ),
  * the objects dl_iterate_phdr lists (the vDSO by its soname), the stack
  * and heap layout rules glibc checks (non-executable stack), /proc/self/exe,
  * the resource limits and sysconf values that do not depend on the
@@ -69,7 +69,9 @@ int main(int argc, char **argv, char **envp)
     /* Linux reports CPUID.1:EDX as it left it (QEMU's model fixes it). */
     out("AT_HWCAP: %#lx, CPUID.1:EDX %#x", kernel_aux(envp, AT_HWCAP), d);
     out("AT_HWCAP2: %#lx", kernel_aux(envp, AT_HWCAP2));
-    out("AT_MINSIGSTKSZ: %lu", kernel_aux(envp, AT_MINSIGSTKSZ));
+    /* Its value is the kernel's signal frame size (Linux's depends on
+     * the XSAVE state it saves); signals.c runs a handler in that much. */
+    out("AT_MINSIGSTKSZ present: %s", kernel_aux(envp, AT_MINSIGSTKSZ) ? "yes" : "no");
     out("_SC_MINSIGSTKSZ is AT_MINSIGSTKSZ or more: %s",
         (unsigned long)sysconf(_SC_MINSIGSTKSZ) >= getauxval(AT_MINSIGSTKSZ) ? "yes" : "no");
     out("AT_EXECFN: %s, argv[0]: %s", (char *)getauxval(AT_EXECFN), argv[0]);

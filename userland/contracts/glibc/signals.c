@@ -79,6 +79,20 @@ int main(void)
     out("pending while blocked: %d", sigismember(&pend, SIGUSR1));
     sigprocmask(SIG_UNBLOCK, &set, NULL);
     out("handled on the alternate stack: %s", on_alt ? "yes" : "no");
+    /* The smallest stack glibc says a handler needs (the kernel's
+     * AT_MINSIGSTKSZ; sigaltstack wants at least MINSIGSTKSZ) holds the
+     * kernel's frame. */
+    size_t min = sysconf(_SC_MINSIGSTKSZ);
+    if (min < MINSIGSTKSZ)
+        min = MINSIGSTKSZ;
+    char *small = malloc(min);
+    stack_t ms = { .ss_sp = small, .ss_size = min };
+    out("sigaltstack of max(_SC_MINSIGSTKSZ, MINSIGSTKSZ) bytes: %d", sigaltstack(&ms, NULL));
+    alt_base = small;
+    alt_size = min;
+    on_alt = 0;
+    raise(SIGUSR1);
+    out("handled on it: %s", on_alt ? "yes" : "no");
 
     struct sigaction sr = { .sa_sigaction = on_rt, .sa_flags = SA_SIGINFO };
     sigaction(SIGRTMIN + 1, &sr, NULL);
