@@ -305,30 +305,29 @@ def glibc_image_entries(bi, programs: list) -> list:
     loader's /lib64 link); the libraries named in runtime-libs (a soname,
     looked up next to the others, or an absolute host path, file or
     directory, copied to the same path); and the tree under image/."""
-    paths: set = set()
-    todo = list(programs)
     extra = []
     rt = os.path.join(GLIBC_SRC, "runtime-libs")
     if os.path.isfile(rt):
         with open(rt) as f:
             extra = [l.split("#")[0].strip() for l in f if l.split("#")[0].strip()]
-    while todo:
-        for p in _ldd(todo.pop()):
-            if p.startswith(OUT_DIR) or p in paths:
-                continue
-            paths.add(p)
-            todo.append(p)
-        if not todo:
-            for name in extra:
-                if name.startswith("/"):
-                    continue
-                dirs = sorted({os.path.dirname(p) for p in paths})
-                hits = [os.path.join(d, name) for d in dirs if os.path.exists(os.path.join(d, name))]
-                if not hits:
-                    sys.exit(f"contracts: runtime library {name} not found in {dirs}")
-                if hits[0] not in paths:
-                    paths.add(hits[0])
-                    todo.append(hits[0])
+    paths: set = set()
+
+    def close_over(todo: list) -> None:
+        while todo:
+            for p in _ldd(todo.pop()):
+                if not p.startswith(OUT_DIR) and p not in paths:
+                    paths.add(p)
+                    todo.append(p)
+
+    close_over(list(programs))
+    dirs = sorted({os.path.dirname(p) for p in paths})
+    for name in (n for n in extra if not n.startswith("/")):
+        hits = [os.path.join(d, name) for d in dirs if os.path.exists(os.path.join(d, name))]
+        if not hits:
+            sys.exit(f"contracts: runtime library {name} not found in {dirs}")
+        if hits[0] not in paths:
+            paths.add(hits[0])
+            close_over([hits[0]])
     # A symlinked loader (/lib64 -> the multiarch directory): ship its target too.
     for p in list(paths):
         if os.path.islink(p):
@@ -549,6 +548,9 @@ def build(quiet: bool = False, include_busybox: bool = False, suite: str = "cont
     if not os.path.exists(CC):
         sys.exit(f"contracts: {CC} not found (apt-get install musl-tools)")
     tests = discover()
+    for cc, pkg in (("/usr/bin/gcc", "gcc"), ("/usr/bin/g++", "g++")):
+        if any(t.area == GLIBC_AREA for t in tests) and not os.path.exists(cc):
+            sys.exit(f"contracts: {cc} not found (apt-get install {pkg})")
     common = [os.path.join(SRC_DIR, "common.h")]
     jobs = [(t.src, t.exe) for t in tests]
     helpers = helper_sources()

@@ -420,7 +420,9 @@ impl Task {
     }
 
     /// Returns the task's user FS base (the live register if the task is
-    /// the one running here: user code may have moved it with WRFSBASE).
+    /// the one running here: user code may have moved it with WRFSBASE;
+    /// for a task running on another CPU, what it had when it last left
+    /// one, so callers ask about their own task).
     pub fn fs_base(&self) -> u64 {
         self.live_or_saved(&self.fs_base, IA32_FS_BASE)
     }
