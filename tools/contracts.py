@@ -66,6 +66,19 @@ SUITES = ("contracts", "busybox")
 # Areas in the order they run; a new directory is appended after these.
 AREAS = ["process", "memory", "sched", "time", "fs", "sys", "pipe", "signal", "errors", "tty"]
 NOT_AREAS = {"helpers"}
+# The glibc area (docs/contracts.md, "The glibc area"): its tests are linked
+# dynamically against the host's glibc (Debian's, like the oracle's
+# userland) with gcc, or g++ for `.cc` files, instead of musl-gcc -static.
+# lib/*.c become shared libraries in /contracts/glibc/lib (the tests' rpath);
+# image/ is copied into the image's root (/etc/passwd ...); runtime-libs
+# names what is loaded with dlopen (so in no DT_NEEDED). The loader and
+# every library the programs need go into the image at the paths `ldd`
+# finds them at on the host (glibc_image_entries).
+GLIBC_AREA = "glibc"
+GLIBC_SRC = os.path.join(SRC_DIR, GLIBC_AREA)
+GLIBC_LIB_OUT = os.path.join(OUT_DIR, GLIBC_AREA, "lib")
+GLIBC_LIB_GUEST = f"/contracts/{GLIBC_AREA}/lib"
+GLIBC_CFLAGS = ["-O2", "-Wall", "-pthread"]
 GUEST_ROOT = "/contracts"
 # Whole-run time limits (seconds). Per test the init kills after 10 s.
 RUN_TIMEOUT = 900.0
@@ -215,8 +228,8 @@ def discover() -> list:
     ordered = [a for a in AREAS if a in dirs] + [d for d in dirs if d not in AREAS]
     for area in ordered:
         for f in sorted(os.listdir(os.path.join(SRC_DIR, area))):
-            if f.endswith(".c"):
-                found.append(Test(area, f[:-2], os.path.join(SRC_DIR, area, f)))
+            if f.endswith(".c") or (area == GLIBC_AREA and f.endswith(".cc")):
+                found.append(Test(area, f.rsplit(".", 1)[0], os.path.join(SRC_DIR, area, f)))
     return found
 
 
@@ -247,12 +260,117 @@ def _stale(out: str, deps: list) -> bool:
     return any(os.path.getmtime(d) > t for d in deps)
 
 
+def _compile_cmd(src: str, out: str) -> list:
+    """musl-gcc -static, except for the glibc area (dynamic, host gcc/g++)."""
+    if os.path.dirname(src) == os.path.join(GLIBC_SRC, "lib"):
+        return ["/usr/bin/gcc"] + GLIBC_CFLAGS + ["-shared", "-fPIC",
+                                                  f"-Wl,-soname,{os.path.basename(out)}",
+                                                  "-o", out, src]
+    if os.path.dirname(src) == GLIBC_SRC:
+        cc = "/usr/bin/g++" if src.endswith(".cc") else "/usr/bin/gcc"
+        return [cc] + GLIBC_CFLAGS + ["-I", SRC_DIR, "-o", out, src, "-L", GLIBC_LIB_OUT,
+                                      f"-Wl,-rpath,{GLIBC_LIB_GUEST}", "-Wl,--as-needed"] \
+            + [f"-l{n[3:-3]}" for n in glibc_libs()] + ["-ldl"]
+    return [CC] + CFLAGS + ["-I", SRC_DIR, "-o", out, src]
+
+
+def glibc_libs() -> list:
+    """The glibc area's own shared libraries: lib/libX.c -> libX.so."""
+    d = os.path.join(GLIBC_SRC, "lib")
+    if not os.path.isdir(d):
+        return []
+    return sorted(f[:-2] + ".so" for f in os.listdir(d) if f.startswith("lib") and f.endswith(".c"))
+
+
+def _ldd(path: str) -> list:
+    """The host paths of the loader and libraries `path` needs (ldd)."""
+    env = dict(os.environ, LD_LIBRARY_PATH=GLIBC_LIB_OUT)
+    r = subprocess.run(["ldd", path], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f"contracts: ldd {path} failed: {r.stdout}{r.stderr}")
+    found = []
+    for line in r.stdout.splitlines():
+        if "not found" in line:
+            sys.exit(f"contracts: ldd {path}: {line.strip()}")
+        m = re.search(r"=> (/\S+)", line) or re.match(r"\s*(/\S+) \(", line)
+        if m:
+            found.append(m.group(1))
+    return found
+
+
+def glibc_image_entries(bi, programs: list) -> list:
+    """Image entries for the glibc area: the loader and the libraries the
+    `programs` (host paths) need, transitively, at the paths ldd gives on
+    the host (a symlink stays a symlink when its target is shipped too: the
+    loader's /lib64 link); the libraries named in runtime-libs (a soname,
+    looked up next to the others, or an absolute host path, file or
+    directory, copied to the same path); and the tree under image/."""
+    extra = []
+    rt = os.path.join(GLIBC_SRC, "runtime-libs")
+    if os.path.isfile(rt):
+        with open(rt) as f:
+            extra = [l.split("#")[0].strip() for l in f if l.split("#")[0].strip()]
+    paths: set = set()
+
+    def close_over(todo: list) -> None:
+        while todo:
+            for p in _ldd(todo.pop()):
+                if not p.startswith(OUT_DIR) and p not in paths:
+                    paths.add(p)
+                    todo.append(p)
+
+    close_over(list(programs))
+    dirs = sorted({os.path.dirname(p) for p in paths})
+    for name in (n for n in extra if not n.startswith("/")):
+        hits = [os.path.join(d, name) for d in dirs if os.path.exists(os.path.join(d, name))]
+        if not hits:
+            sys.exit(f"contracts: runtime library {name} not found in {dirs}")
+        if hits[0] not in paths:
+            paths.add(hits[0])
+            close_over([hits[0]])
+    # A symlinked loader (/lib64 -> the multiarch directory): ship its target too.
+    for p in list(paths):
+        if os.path.islink(p):
+            t = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))
+            if re.match(r".*/ld-linux[^/]*\.so", p):
+                paths.add(t)
+    entries = []
+    for p in sorted(paths):
+        t = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p))) \
+            if os.path.islink(p) else None
+        if t in paths:
+            entries.append(bi.Symlink(p, os.readlink(p)))
+        else:
+            entries.append(bi.File(p, os.path.realpath(p), 0o755))
+    for name in extra:
+        if not name.startswith("/"):
+            continue
+        if os.path.isdir(name):
+            for dirpath, dirnames, filenames in os.walk(name):
+                entries.append(bi.Dir(dirpath))
+                entries += [bi.File(os.path.join(dirpath, f), os.path.join(dirpath, f), 0o644)
+                            for f in sorted(filenames)]
+        else:
+            entries.append(bi.File(name, name, 0o644))
+    tree = os.path.join(GLIBC_SRC, "image")
+    for dirpath, dirnames, filenames in os.walk(tree):
+        rel = "/" + os.path.relpath(dirpath, tree)
+        if rel != "/.":
+            entries.append(bi.Dir(rel))
+        for f in sorted(filenames):
+            entries.append(bi.File(os.path.normpath(os.path.join(rel, f)),
+                                   os.path.join(dirpath, f), 0o644))
+    for lib in glibc_libs():
+        entries.append(bi.File(f"{GLIBC_LIB_GUEST}/{lib}", os.path.join(GLIBC_LIB_OUT, lib), 0o755))
+    return entries
+
+
 def _compile(src: str, out: str, extra_deps: list) -> Optional[str]:
     """Compile one program if stale; returns an error text or None."""
     if not _stale(out, [src] + extra_deps + [os.path.abspath(__file__)]):
         return None
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    cmd = [CC] + CFLAGS + ["-I", SRC_DIR, "-o", out, src]
+    cmd = _compile_cmd(src, out)
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         return f"{os.path.relpath(src, REPO_ROOT)}:\n{r.stderr}"
@@ -430,15 +548,22 @@ def build(quiet: bool = False, include_busybox: bool = False, suite: str = "cont
     if not os.path.exists(CC):
         sys.exit(f"contracts: {CC} not found (apt-get install musl-tools)")
     tests = discover()
+    for cc, pkg in (("/usr/bin/gcc", "gcc"), ("/usr/bin/g++", "g++")):
+        if any(t.area == GLIBC_AREA for t in tests) and not os.path.exists(cc):
+            sys.exit(f"contracts: {cc} not found (apt-get install {pkg})")
     common = [os.path.join(SRC_DIR, "common.h")]
     jobs = [(t.src, t.exe) for t in tests]
     helpers = helper_sources()
     jobs += [(src, out) for kind, src, out, _ in helpers if kind == "c"]
     init_exe = os.path.join(OUT_DIR, "init")
     jobs.append((INIT_SRC, init_exe))
-    errors = []
+    # The glibc area's shared libraries first: its tests link with them.
+    errors = [e for e in (_compile(os.path.join(GLIBC_SRC, "lib", lib[:-3] + ".c"),
+                                   os.path.join(GLIBC_LIB_OUT, lib), []) for lib in glibc_libs()) if e]
+    glibc_deps = [os.path.join(GLIBC_LIB_OUT, lib) for lib in glibc_libs()]
+    jobs = [(s, o, glibc_deps if os.path.dirname(s) == GLIBC_SRC else []) for s, o in jobs]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
-        for err in ex.map(lambda j: _compile(j[0], j[1], common), jobs):
+        for err in ex.map(lambda j: _compile(j[0], j[1], common + j[2]), jobs):
             if err:
                 errors.append(err)
     if errors:
@@ -463,6 +588,9 @@ def build(quiet: bool = False, include_busybox: bool = False, suite: str = "cont
         entries.append(bi.File(t.guest, t.exe, 0o755))
     for _, _, out, guest in helpers:
         entries.append(bi.File(guest, out, 0o755))
+    glibc_tests = [t.exe for t in tests if t.area == GLIBC_AREA]
+    if glibc_tests:
+        entries += glibc_image_entries(bi, glibc_tests)
     if include_busybox:
         entries += bi.busybox_entries()
     bi.build(entries, CPIO)

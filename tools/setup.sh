@@ -13,6 +13,7 @@ declare -A wanted=(
   [qemu-system-x86]=/usr/bin/qemu-system-x86_64
   [musl-tools]=/usr/bin/musl-gcc
   [gcc]=/usr/bin/gcc
+  [g++]=/usr/bin/g++
   [busybox-static]=/bin/busybox
   [cpio]=/usr/bin/cpio
   [e2fsprogs]=/sbin/mke2fs

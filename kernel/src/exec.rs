@@ -17,6 +17,10 @@ use crate::fs::FsContext;
 use crate::process::{Credentials, Thread};
 use crate::syscalls::memory::inode_backing;
 
+/// AT_HWCAP2's bit for "user code may use the FS/GS base instructions"
+/// (Linux's uapi asm/hwcap2.h).
+const HWCAP2_FSGSBASE: u64 = 1 << 1;
+
 /// How many `#!` interpreters may chain (Linux allows 4 levels).
 const MAX_SCRIPT_DEPTH: usize = 4;
 
@@ -215,8 +219,14 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
         (kevlar_elf::AT_GID, creds.gid as u64),
         (kevlar_elf::AT_EGID, creds.egid as u64),
         (kevlar_elf::AT_SECURE, 0),
-        (kevlar_elf::AT_HWCAP, 0x178b_fbff),
+        // Linux reports CPUID.1:EDX as is (glibc picks its code paths
+        // from CPUID itself, but other programs read this).
+        (kevlar_elf::AT_HWCAP, kevlar_platform::x86::cpu::cpuid(1, 0).3 as u64),
+        (kevlar_elf::AT_HWCAP2, if kevlar_platform::x86::cpu::user_fsgsbase() { HWCAP2_FSGSBASE } else { 0 }),
         (kevlar_elf::AT_CLKTCK, 100),
+        // The most stack a signal frame takes (what an alternate stack
+        // must hold at least): glibc's sysconf(_SC_MINSIGSTKSZ).
+        (kevlar_elf::AT_MINSIGSTKSZ, crate::process::signal::MAX_FRAME_BYTES),
     ];
     if let Some(vdso) = vdso {
         auxv.push((kevlar_elf::AT_SYSINFO_EHDR, vdso as u64));
@@ -294,6 +304,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     *process.comm.lock() = loaded.comm;
     kevlar_platform::x86::user::reset_fpu();
     thread.task.set_fs_base(0, true);
+    thread.task.set_gs_base(0, true);
     *frame = initial_frame(loaded.entry, loaded.sp, frame);
     Ok(())
 }

@@ -1009,6 +1009,11 @@ const UC_MCONTEXT: u64 = UC + 40; // struct sigcontext: 32 words
 const UC_SIGMASK: u64 = UC_MCONTEXT + 256;
 const SIGINFO_OFFSET: u64 = UC_SIGMASK + 8;
 const FRAME_SIZE: u64 = SIGINFO_OFFSET + 128;
+/// The most bytes a signal frame can take below the top of a stack: the
+/// 512-byte FXSAVE image with up to 63 bytes of alignment, the frame, and
+/// up to 15 + 8 bytes of alignment below it (see `setup_frame`); rounded to 16
+/// as Linux's. execve reports it as AT_MINSIGSTKSZ.
+pub const MAX_FRAME_BYTES: u64 = (512 + 63 + FRAME_SIZE + 15 + 8).next_multiple_of(16);
 /// Below the interrupted stack pointer the x86_64 ABI lets code keep data
 /// (the red zone): the frame goes beneath it.
 const RED_ZONE: u64 = 128;

@@ -425,7 +425,17 @@ pub fn arch_prctl(thread: &Thread, code: u32, addr: u64) -> Result<isize> {
             copy_to_user(addr as usize, &thread.task.fs_base().to_le_bytes())?;
             Ok(0)
         }
-        ARCH_SET_GS | ARCH_GET_GS => Err(Errno::EINVAL),
+        ARCH_SET_GS => {
+            if addr >= 0x0000_8000_0000_0000 {
+                return Err(Errno::EPERM);
+            }
+            thread.task.set_gs_base(addr, true);
+            Ok(0)
+        }
+        ARCH_GET_GS => {
+            copy_to_user(addr as usize, &thread.task.gs_base().to_le_bytes())?;
+            Ok(0)
+        }
         _ => Err(Errno::EINVAL),
     }
 }

@@ -111,6 +111,13 @@ pub(crate) fn enable_protections(f: Features) {
     }
 }
 
+/// Returns whether user code may use RDFSBASE/WRFSBASE/RDGSBASE/WRGSBASE
+/// (CR4.FSGSBASE is on; the kernel then keeps both bases per task), which
+/// execve reports as HWCAP2_FSGSBASE.
+pub fn user_fsgsbase() -> bool {
+    Cr4::read().contains(Cr4Flags::FSGSBASE)
+}
+
 /// Returns which of the protections are active on this CPU.
 pub fn active_protections() -> (bool, bool, bool, bool) {
     let cr0 = Cr0::read();

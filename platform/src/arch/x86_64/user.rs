@@ -306,7 +306,11 @@ pub struct Task {
     stack: Option<KernelStack>,
     running: AtomicBool,
     fpu: UnsafeCell<FpuState>,
+    /// The user FS and GS bases while the task is not running. With
+    /// CR4.FSGSBASE on, user code changes them itself (WRFSBASE/WRGSBASE),
+    /// so `switch_to` saves the live values rather than trusting these.
     fs_base: AtomicU64,
+    gs_base: AtomicU64,
 }
 
 // SAFETY: `saved_rsp` and `fpu` are touched only by the CPU that switches
@@ -327,6 +331,7 @@ impl Task {
             running: AtomicBool::new(true),
             fpu: UnsafeCell::new(FpuState::initial()),
             fs_base: AtomicU64::new(0),
+            gs_base: AtomicU64::new(0),
         })
     }
 
@@ -359,11 +364,15 @@ impl Task {
             running: AtomicBool::new(false),
             fpu: UnsafeCell::new(FpuState::initial()),
             fs_base: AtomicU64::new(0),
+            gs_base: AtomicU64::new(0),
         };
         if let FpuInit::CopyCurrent = fpu {
             // SAFETY: the task is not shared yet; FXSAVE writes 512 bytes
             // into the 16-byte aligned area.
             unsafe { asm!("fxsave64 [{}]", in(reg) task.fpu.get(), options(nostack)) };
+            // fork and clone inherit the user GS base as Linux's do (the
+            // FS base is set by the caller: the parent's, or CLONE_SETTLS).
+            task.gs_base.store(read_msr(IA32_KERNEL_GS_BASE), Ordering::Relaxed);
         }
         Some(Arc::new(task))
     }
@@ -392,6 +401,7 @@ impl Task {
             running: AtomicBool::new(false),
             fpu: UnsafeCell::new(FpuState::initial()),
             fs_base: AtomicU64::new(0),
+            gs_base: AtomicU64::new(0),
         }))
     }
 
@@ -409,9 +419,36 @@ impl Task {
         self.running.load(Ordering::Acquire)
     }
 
-    /// Returns the task's user FS base.
+    /// Returns the task's user FS base (the live register if the task is
+    /// the one running here: user code may have moved it with WRFSBASE;
+    /// for a task running on another CPU, what it had when it last left
+    /// one, so callers ask about their own task).
     pub fn fs_base(&self) -> u64 {
-        self.fs_base.load(Ordering::Relaxed)
+        self.live_or_saved(&self.fs_base, IA32_FS_BASE)
+    }
+
+    /// Sets the task's user GS base (ARCH_SET_GS, execve's reset); takes
+    /// effect at once if the task is the one running on this CPU.
+    pub fn set_gs_base(&self, value: u64, is_current: bool) {
+        self.gs_base.store(value, Ordering::Relaxed);
+        if is_current {
+            write_user_base(IA32_KERNEL_GS_BASE, value);
+        }
+    }
+
+    /// Returns the task's user GS base, live as [`Task::fs_base`].
+    pub fn gs_base(&self) -> u64 {
+        // In the kernel (after SWAPGS) the user's GS base is the one in
+        // IA32_KERNEL_GS_BASE.
+        self.live_or_saved(&self.gs_base, IA32_KERNEL_GS_BASE)
+    }
+
+    fn live_or_saved(&self, saved: &AtomicU64, msr: u32) -> u64 {
+        let were_enabled = super::interrupts::save_and_disable();
+        let current = CURRENT_TASK[percpu::cpu_index()].load(Ordering::Acquire) as *const Task;
+        let value = if core::ptr::eq(current, self) { read_msr(msr) } else { saved.load(Ordering::Relaxed) };
+        super::interrupts::restore(were_enabled);
+        value
     }
 
     /// Returns the top of the task's kernel stack (0 for a boot context).
@@ -441,13 +478,27 @@ impl Drop for Task {
     }
 }
 
+const IA32_FS_BASE: u32 = 0xc000_0100;
+/// The user's GS base while the CPU is in the kernel (SWAPGS exchanged it
+/// with the per-CPU pointer).
+const IA32_KERNEL_GS_BASE: u32 = 0xc000_0102;
+
 fn write_fs_base(value: u64) {
-    const IA32_FS_BASE: u32 = 0xc000_0100;
-    // SAFETY: the FS base is user state; a non-canonical value would #GP,
-    // so such values are rejected by the caller (arch_prctl) first; here we
-    // clamp defensively.
+    write_user_base(IA32_FS_BASE, value);
+}
+
+fn write_user_base(msr: u32, value: u64) {
+    // SAFETY: both MSRs hold user state only (the kernel's GS base is in
+    // IA32_GS_BASE while in the kernel); a non-canonical value would #GP,
+    // so such values are rejected by the caller (arch_prctl) first; here
+    // we clamp defensively.
     let value = if value < USER_END as u64 { value } else { 0 };
-    unsafe { Msr::new(IA32_FS_BASE).write(value) };
+    unsafe { Msr::new(msr).write(value) };
+}
+
+fn read_msr(msr: u32) -> u64 {
+    // SAFETY: reading the FS or kernel-GS base MSR has no side effects.
+    unsafe { Msr::new(msr).read() }
 }
 
 /// Copies the calling task's live FPU/SSE registers (the FXSAVE image) into
@@ -532,7 +583,12 @@ pub fn switch_to(next: Arc<Task>) {
         asm!("fxsave64 [{}]", in(reg) prev.fpu.get(), options(nostack));
         asm!("fxrstor64 [{}]", in(reg) next.fpu.get(), options(nostack));
     }
+    // User code may have moved its bases with WRFSBASE/WRGSBASE: keep the
+    // live values, then load next's.
+    prev.fs_base.store(read_msr(IA32_FS_BASE), Ordering::Relaxed);
+    prev.gs_base.store(read_msr(IA32_KERNEL_GS_BASE), Ordering::Relaxed);
     write_fs_base(next.fs_base.load(Ordering::Relaxed));
+    write_user_base(IA32_KERNEL_GS_BASE, next.gs_base.load(Ordering::Relaxed));
     let top = next.stack_top();
     if top != 0 {
         percpu::set_kernel_stack_top(top);
