@@ -53,6 +53,20 @@ fn dir_start(thread: &Thread, dirfd: i32, path: &[u8]) -> Result<Option<Arc<dyn 
 
 /// Bytes moved in one kernel buffer per step of read/write.
 const CHUNK: usize = 64 * 1024;
+/// Reads and writes up to this size bounce through the stack, not the
+/// heap: the allocation was most of a small request's cost.
+const SMALL_IO: usize = 128;
+
+/// Runs `f` on a zeroed kernel buffer of `len` bytes: on the stack when
+/// small, on the heap otherwise.
+fn with_bounce<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    if len <= SMALL_IO {
+        let mut small = [0u8; SMALL_IO];
+        f(&mut small[..len])
+    } else {
+        f(&mut vec![0u8; len])
+    }
+}
 
 /// A write by a non-root process clears set-user-id (and set-group-id
 /// with group execute) on the file, as Linux does.
@@ -88,25 +102,26 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
-    let mut kbuf = vec![0u8; len.min(CHUNK)];
     // Files and devices fill the whole request (a 1 MiB read of /dev/zero
     // returns 1 MiB); pipes and terminals return what is there.
     let fill = f.ops.is_seekable() || f.ops.fixed_position();
-    let mut done = 0;
-    while done < len {
-        let want = (len - done).min(kbuf.len());
-        let n = match f.read(&mut kbuf[..want]) {
-            Ok(n) => n,
-            Err(_) if done > 0 => break,
-            Err(e) => return Err(e),
-        };
-        copy_to_user(buf + done, &kbuf[..n])?;
-        done += n;
-        if n < want || !fill {
-            break;
+    with_bounce(len.min(CHUNK), |kbuf| {
+        let mut done = 0;
+        while done < len {
+            let want = (len - done).min(kbuf.len());
+            let n = match f.read(&mut kbuf[..want]) {
+                Ok(n) => n,
+                Err(_) if done > 0 => break,
+                Err(e) => return Err(e),
+            };
+            copy_to_user(buf + done, &kbuf[..n])?;
+            done += n;
+            if n < want || !fill {
+                break;
+            }
         }
-    }
-    Ok(done as isize)
+        Ok(done as isize)
+    })
 }
 
 pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
@@ -116,6 +131,12 @@ pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> 
         return super::socket::write_socket(&f, vec![(buf, len)]);
     }
     drop_privileges_on_write(thread, &f);
+    if len <= SMALL_IO {
+        return with_bounce(len, |kbuf| {
+            copy_from_user(kbuf, buf)?;
+            Ok(f.write(kbuf)? as isize)
+        });
+    }
     let mut done = 0;
     while done < len {
         let step = (len - done).min(CHUNK);
@@ -293,10 +314,11 @@ pub fn pread(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> R
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
-    let mut kbuf = vec![0u8; len.min(CHUNK)];
-    let n = f.ops.read(&f, offset as u64, &mut kbuf)?;
-    copy_to_user(buf, &kbuf[..n])?;
-    Ok(n as isize)
+    with_bounce(len.min(CHUNK), |kbuf| {
+        let n = f.ops.read(&f, offset as u64, kbuf)?;
+        copy_to_user(buf, &kbuf[..n])?;
+        Ok(n as isize)
+    })
 }
 
 pub fn pwrite(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> Result<isize> {
@@ -310,12 +332,13 @@ pub fn pwrite(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> 
     if !f.writable() {
         return Err(Errno::EBADF);
     }
-    let mut kbuf = vec![0u8; len.min(CHUNK)];
-    copy_from_user(&mut kbuf, buf)?;
-    // Linux quirk kept for compatibility: pwrite on an O_APPEND file
-    // appends, whatever the offset.
-    let offset = if f.flags() & abi::O_APPEND != 0 { f.ops.size()? } else { offset as u64 };
-    Ok(f.ops.write(&f, offset, &kbuf)? as isize)
+    with_bounce(len.min(CHUNK), |kbuf| {
+        copy_from_user(kbuf, buf)?;
+        // Linux quirk kept for compatibility: pwrite on an O_APPEND file
+        // appends, whatever the offset.
+        let offset = if f.flags() & abi::O_APPEND != 0 { f.ops.size()? } else { offset as u64 };
+        Ok(f.ops.write(&f, offset, kbuf)? as isize)
+    })
 }
 
 pub fn lseek(thread: &Thread, fd: i32, offset: i64, whence: u32) -> Result<isize> {
