@@ -1,0 +1,536 @@
+//! The one smoltcp interface behind every AF_INET socket: the loopback
+//! device, the socket set, the port table, and the pump that moves packets
+//! and turns smoltcp's state changes into Linux's (errors, wake-ups,
+//! listen queues).
+//!
+//! Locking: everything here is under [`STACK`]. A socket's own small lock
+//! may be taken while holding it, never the other way round, and neither
+//! is held across a user copy: data is staged in kernel buffers.
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::sync::Arc;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use kevlar_platform::sync::SpinLock;
+use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketHandle, SocketSet};
+use smoltcp::phy::{self, ChecksumCapabilities, Device, DeviceCapabilities, Medium};
+use smoltcp::socket::{tcp, udp};
+use smoltcp::time::Instant;
+use smoltcp::wire::{HardwareAddress, IpAddress, IpCidr, IpListenEndpoint, Ipv4Address};
+
+use crate::error::{Errno, Result};
+use crate::process::wait_queue::WaitQueue;
+
+/// Bytes of each TCP connection's receive and send buffers.
+pub const TCP_BUFFER: usize = 65536;
+/// The loopback MTU (Linux's lo has 65536; smoltcp's frames stop at 65535).
+pub const LOOPBACK_MTU: usize = 65535;
+/// Linux's default ephemeral port range (net.ipv4.ip_local_port_range).
+pub const EPHEMERAL_FIRST: u16 = 32768;
+/// The last port of the ephemeral range.
+pub const EPHEMERAL_LAST: u16 = 60999;
+
+/// The network stack, created on first use.
+pub static STACK: SpinLock<Option<Stack>> = SpinLock::new(None);
+/// Every thread blocked on an AF_INET socket sleeps here; any progress of
+/// the stack wakes them all (they recheck their own socket).
+pub static WAITERS: WaitQueue = WaitQueue::new();
+/// When smoltcp next wants to be polled (monotonic ns; u64::MAX: never).
+static NEXT_POLL_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// The current time as smoltcp counts it.
+pub fn now() -> Instant {
+    Instant::from_micros((kevlar_platform::time::monotonic_ns() / 1000) as i64)
+}
+
+/// A loopback device: every packet sent is received next, in order.
+pub struct LoopDevice {
+    queue: VecDeque<Vec<u8>>,
+}
+
+/// A received packet.
+pub struct LoopRx(Vec<u8>);
+/// Room for one packet to send.
+pub struct LoopTx<'a>(&'a mut VecDeque<Vec<u8>>);
+
+impl phy::RxToken for LoopRx {
+    fn consume<R, F: FnOnce(&[u8]) -> R>(self, f: F) -> R {
+        f(&self.0)
+    }
+}
+
+impl phy::TxToken for LoopTx<'_> {
+    fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
+        let mut buf = vec![0u8; len];
+        let r = f(&mut buf);
+        self.0.push_back(buf);
+        r
+    }
+}
+
+impl Device for LoopDevice {
+    type RxToken<'a> = LoopRx;
+    type TxToken<'a> = LoopTx<'a>;
+
+    fn receive(&mut self, _timestamp: Instant) -> Option<(LoopRx, LoopTx<'_>)> {
+        let packet = self.queue.pop_front()?;
+        Some((LoopRx(packet), LoopTx(&mut self.queue)))
+    }
+
+    fn transmit(&mut self, _timestamp: Instant) -> Option<LoopTx<'_>> {
+        Some(LoopTx(&mut self.queue))
+    }
+
+    fn capabilities(&self) -> DeviceCapabilities {
+        let mut caps = DeviceCapabilities::default();
+        caps.max_transmission_unit = LOOPBACK_MTU;
+        caps.medium = Medium::Ip;
+        // Nothing corrupts packets in memory: skip the checksums.
+        caps.checksum = ChecksumCapabilities::ignored();
+        caps
+    }
+}
+
+/// Which table a port lives in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Proto {
+    /// TCP ports.
+    Tcp,
+    /// UDP ports.
+    Udp,
+}
+
+/// One binding of a local port.
+struct PortEntry {
+    id: u64,
+    proto: Proto,
+    addr: Ipv4Address,
+    port: u16,
+    reuse: bool,
+    listening: bool,
+}
+
+/// What the stack tracks about one TCP connection's smoltcp socket.
+pub struct Conn {
+    /// The state seen at the last sweep.
+    last: tcp::State,
+    /// (state, bytes queued to read, bytes queued to send) at the last
+    /// sweep: a change wakes pollers.
+    signature: (tcp::State, usize, usize),
+    /// The pending error (SO_ERROR): ECONNREFUSED, ECONNRESET, EPIPE.
+    pub error: Option<Errno>,
+    /// Reached ESTABLISHED once.
+    pub was_connected: bool,
+    /// The connection ended with a reset or a refusal.
+    pub reset: bool,
+    /// No fd refers to it any more: it is reaped once closed.
+    orphan: bool,
+    /// The port binding it keeps until it is reaped.
+    port_id: Option<u64>,
+    /// The owning socket's event counter (edge-triggered epoll).
+    pub events: Arc<AtomicU64>,
+}
+
+/// A listening TCP socket's queues.
+pub struct Listener {
+    endpoint: IpListenEndpoint,
+    /// listen()'s backlog: more completed connections than backlog + 1
+    /// waiting for accept stop new ones (Linux's sk_acceptq_is_full).
+    pub backlog: usize,
+    /// The smoltcp socket waiting for the next SYN.
+    listen: Option<SocketHandle>,
+    /// Handshakes under way.
+    embryos: Vec<SocketHandle>,
+    /// Connections completed, in order, for accept.
+    pub ready: VecDeque<SocketHandle>,
+    /// The listening socket's event counter.
+    events: Arc<AtomicU64>,
+    /// TCP_NODELAY to give new connections.
+    pub nodelay: bool,
+}
+
+/// The interface, its device, the smoltcp sockets and the tables that
+/// give them Linux's behaviour.
+pub struct Stack {
+    /// The smoltcp interface (lo, 127.0.0.1/8).
+    pub iface: Interface,
+    device: LoopDevice,
+    /// The smoltcp sockets.
+    pub sockets: SocketSet<'static>,
+    ports: Vec<PortEntry>,
+    next_port_id: u64,
+    next_ephemeral: u16,
+    /// TCP connections by smoltcp handle.
+    pub conns: BTreeMap<SocketHandle, Conn>,
+    /// UDP sockets' (bytes queued to read, to send) at the last sweep, and
+    /// their owners' event counters.
+    udp_watch: BTreeMap<SocketHandle, ((usize, usize), Arc<AtomicU64>)>,
+    /// Listening sockets by id.
+    pub listeners: BTreeMap<u64, Listener>,
+    next_listener_id: u64,
+    /// lo is up (SIOCSIFFLAGS).
+    pub lo_up: bool,
+}
+
+impl Stack {
+    fn new() -> Stack {
+        let mut device = LoopDevice { queue: VecDeque::new() };
+        let mut seed = [0u8; 8];
+        crate::fs::devices::fill_random(&mut seed);
+        let mut config = Config::new(HardwareAddress::Ip);
+        config.random_seed = u64::from_le_bytes(seed);
+        let mut iface = Interface::new(config, &mut device, now());
+        iface.update_ip_addrs(|addrs| {
+            let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1)), 8));
+        });
+        let mut start = [0u8; 2];
+        crate::fs::devices::fill_random(&mut start);
+        let span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
+        Stack {
+            iface,
+            device,
+            sockets: SocketSet::new(Vec::new()),
+            ports: Vec::new(),
+            next_port_id: 1,
+            next_ephemeral: EPHEMERAL_FIRST + u16::from_le_bytes(start) % span,
+            conns: BTreeMap::new(),
+            udp_watch: BTreeMap::new(),
+            listeners: BTreeMap::new(),
+            next_listener_id: 1,
+            lo_up: true,
+        }
+    }
+
+    // --- ports ---------------------------------------------------------------
+
+    fn conflicts(&self, proto: Proto, addr: Ipv4Address, port: u16, reuse: bool, skip: u64) -> bool {
+        self.ports.iter().any(|e| {
+            e.id != skip
+                && e.proto == proto
+                && e.port == port
+                && (e.addr.is_unspecified() || addr.is_unspecified() || e.addr == addr)
+                && !(reuse && e.reuse && !e.listening)
+        })
+    }
+
+    /// Binds `port` (0: an ephemeral one) at `addr`; returns the port and
+    /// the binding's id. EADDRINUSE when taken (SO_REUSEADDR on both
+    /// sides shares a port that is not listening), as Linux's
+    /// inet_csk_get_port and udp_lib_get_port.
+    pub fn bind_port(&mut self, proto: Proto, addr: Ipv4Address, port: u16, reuse: bool) -> Result<(u16, u64)> {
+        let port = if port != 0 {
+            if self.conflicts(proto, addr, port, reuse, 0) {
+                return Err(Errno::EADDRINUSE);
+            }
+            port
+        } else {
+            let span = (EPHEMERAL_LAST - EPHEMERAL_FIRST + 1) as u32;
+            let mut found = None;
+            for _ in 0..span {
+                let candidate = self.next_ephemeral;
+                self.next_ephemeral = if candidate == EPHEMERAL_LAST { EPHEMERAL_FIRST } else { candidate + 1 };
+                // An ephemeral port is never shared.
+                if !self.conflicts(proto, addr, candidate, false, 0) && !self.ports.iter().any(|e| e.proto == proto && e.port == candidate) {
+                    found = Some(candidate);
+                    break;
+                }
+            }
+            found.ok_or(Errno::EADDRINUSE)?
+        };
+        let id = self.next_port_id;
+        self.next_port_id += 1;
+        self.ports.push(PortEntry { id, proto, addr, port, reuse, listening: false });
+        Ok((port, id))
+    }
+
+    /// Marks a binding as listening: EADDRINUSE when another socket
+    /// sharing the port listens already.
+    pub fn listen_port(&mut self, id: u64) -> Result<()> {
+        let e = self.ports.iter().find(|e| e.id == id).ok_or(Errno::EINVAL)?;
+        let (proto, addr, port) = (e.proto, e.addr, e.port);
+        if self.ports.iter().any(|o| o.id != id && o.proto == proto && o.port == port && o.listening && (o.addr.is_unspecified() || addr.is_unspecified() || o.addr == addr)) {
+            return Err(Errno::EADDRINUSE);
+        }
+        if let Some(e) = self.ports.iter_mut().find(|e| e.id == id) {
+            e.listening = true;
+        }
+        Ok(())
+    }
+
+    /// Drops a binding.
+    pub fn release_port(&mut self, id: u64) {
+        self.ports.retain(|e| e.id != id);
+    }
+
+    // --- TCP connections -----------------------------------------------------
+
+    /// Makes a smoltcp TCP socket with the settings every connection has.
+    pub fn new_tcp(&mut self, nodelay: bool) -> SocketHandle {
+        let mut s = tcp::Socket::new(tcp::SocketBuffer::new(vec![0u8; TCP_BUFFER]), tcp::SocketBuffer::new(vec![0u8; TCP_BUFFER]));
+        // Linux acknowledges at once on loopback (quick-ack); a delayed
+        // ACK would only add a timer wait per exchange.
+        s.set_ack_delay(None);
+        s.set_nagle_enabled(!nodelay);
+        self.sockets.add(s)
+    }
+
+    /// Tracks a connection's state for `events`' owner.
+    pub fn track(&mut self, handle: SocketHandle, events: Arc<AtomicU64>) {
+        let state = self.sockets.get::<tcp::Socket>(handle).state();
+        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, was_connected: false, reset: false, orphan: false, port_id: None, events });
+    }
+
+    /// Gives up a connection whose last fd closed: a FIN (or a reset when
+    /// unread data is left, or SO_LINGER with a zero time, as Linux's
+    /// tcp_close), then reaped once closed; `port_id` is held until then.
+    pub fn orphan(&mut self, handle: SocketHandle, port_id: Option<u64>, abort: bool) {
+        let s = self.sockets.get_mut::<tcp::Socket>(handle);
+        if abort || s.recv_queue() > 0 {
+            s.abort();
+        } else {
+            s.close();
+        }
+        if let Some(c) = self.conns.get_mut(&handle) {
+            c.orphan = true;
+            c.port_id = port_id;
+        }
+    }
+
+    /// Adds a UDP socket whose queue changes bump `events`.
+    pub fn add_udp(&mut self, socket: udp::Socket<'static>, events: Arc<AtomicU64>) -> SocketHandle {
+        let h = self.sockets.add(socket);
+        self.udp_watch.insert(h, ((0, 0), events));
+        h
+    }
+
+    /// Removes a UDP socket.
+    pub fn remove_udp(&mut self, h: SocketHandle) {
+        self.udp_watch.remove(&h);
+        self.sockets.remove(h);
+    }
+
+    /// Starts a listener on `endpoint`; returns its id.
+    pub fn add_listener(&mut self, endpoint: IpListenEndpoint, backlog: usize, events: Arc<AtomicU64>, nodelay: bool) -> u64 {
+        let id = self.next_listener_id;
+        self.next_listener_id += 1;
+        self.listeners.insert(id, Listener { endpoint, backlog, listen: None, embryos: Vec::new(), ready: VecDeque::new(), events, nodelay });
+        self.refill(id);
+        id
+    }
+
+    /// Removes a listener, resetting the connections it had not handed
+    /// out (Linux's inet_csk_listen_stop).
+    pub fn remove_listener(&mut self, id: u64) {
+        if let Some(l) = self.listeners.remove(&id) {
+            for h in l.listen.into_iter().chain(l.embryos).chain(l.ready) {
+                // Reaped by the sweep once the reset has gone out.
+                self.sockets.get_mut::<tcp::Socket>(h).abort();
+                self.track(h, Arc::new(AtomicU64::new(0)));
+                if let Some(c) = self.conns.get_mut(&h) {
+                    c.orphan = true;
+                }
+            }
+        }
+    }
+
+    /// Gives a listener a socket waiting for SYNs unless its queue is full.
+    fn refill(&mut self, id: u64) {
+        let Some(l) = self.listeners.get(&id) else { return };
+        if l.listen.is_some() || l.ready.len() + l.embryos.len() > l.backlog {
+            return;
+        }
+        let (endpoint, nodelay) = (l.endpoint, l.nodelay);
+        let handle = self.new_tcp(nodelay);
+        if self.sockets.get_mut::<tcp::Socket>(handle).listen(endpoint).is_err() {
+            self.sockets.remove(handle);
+            return;
+        }
+        if let Some(l) = self.listeners.get_mut(&id) {
+            l.listen = Some(handle);
+        }
+    }
+
+    /// Takes the oldest completed connection of a listener; the caller
+    /// tracks it for its new socket.
+    pub fn take_ready(&mut self, id: u64) -> Option<SocketHandle> {
+        let h = self.listeners.get_mut(&id)?.ready.pop_front()?;
+        self.refill(id);
+        Some(h)
+    }
+
+    /// Looks at every connection after packets moved: errors from resets
+    /// and refusals, listen queues, orphans to reap, owners to wake.
+    /// Returns whether anything a waiter may look at changed. `reap`
+    /// removes closed orphans: only after egress, so their last packet
+    /// (a reset) has gone out.
+    fn sweep(&mut self, reap_closed: bool) -> bool {
+        let mut changed = false;
+        // Listeners first: a SYN moves the listening socket to the embryos
+        // (and a new one takes its place before the next packet).
+        let ids: Vec<u64> = self.listeners.keys().copied().collect();
+        for id in ids {
+            let mut refill = false;
+            {
+                let l = self.listeners.get_mut(&id).unwrap();
+                if let Some(h) = l.listen {
+                    if self.sockets.get::<tcp::Socket>(h).state() != tcp::State::Listen {
+                        l.embryos.push(h);
+                        l.listen = None;
+                        refill = true;
+                    }
+                }
+                let mut k = 0;
+                while k < l.embryos.len() {
+                    let h = l.embryos[k];
+                    match self.sockets.get::<tcp::Socket>(h).state() {
+                        tcp::State::SynReceived | tcp::State::Listen => k += 1,
+                        tcp::State::Closed => {
+                            l.embryos.remove(k);
+                            self.sockets.remove(h);
+                            refill = true;
+                        }
+                        _ => {
+                            l.embryos.remove(k);
+                            l.ready.push_back(h);
+                            l.events.fetch_add(1, Ordering::Relaxed);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if refill {
+                self.refill(id);
+            }
+        }
+        for (h, (signature, events)) in self.udp_watch.iter_mut() {
+            let s = self.sockets.get::<udp::Socket>(*h);
+            let now = (s.recv_queue(), s.send_queue());
+            if now != *signature {
+                *signature = now;
+                events.fetch_add(1, Ordering::Relaxed);
+                changed = true;
+            }
+        }
+        let mut reap = Vec::new();
+        for (h, c) in self.conns.iter_mut() {
+            let s = self.sockets.get_mut::<tcp::Socket>(*h);
+            let state = s.state();
+            if state != c.last {
+                use tcp::State::*;
+                if matches!(state, Established | CloseWait | FinWait1 | FinWait2) {
+                    c.was_connected = true;
+                }
+                if state == Closed {
+                    let error = match c.last {
+                        SynSent => Some(Errno::ECONNREFUSED),
+                        SynReceived | Established | FinWait1 | FinWait2 => Some(Errno::ECONNRESET),
+                        CloseWait => Some(Errno::EPIPE),
+                        _ => None,
+                    };
+                    if error.is_some() && !c.orphan {
+                        c.reset = true;
+                        c.error = error;
+                    }
+                }
+                c.last = state;
+            }
+            let signature = (state, s.recv_queue(), s.send_queue());
+            if signature != c.signature {
+                c.signature = signature;
+                c.events.fetch_add(1, Ordering::Relaxed);
+                changed = true;
+            }
+            if c.orphan {
+                // Data for a closed socket is answered with a reset.
+                if s.recv_queue() > 0 && state != tcp::State::Closed {
+                    s.abort();
+                }
+                if state == tcp::State::Closed && reap_closed {
+                    reap.push(*h);
+                }
+            }
+        }
+        for h in reap {
+            if let Some(c) = self.conns.remove(&h) {
+                if let Some(id) = c.port_id {
+                    self.release_port(id);
+                }
+            }
+            self.sockets.remove(h);
+        }
+        changed
+    }
+
+    /// Moves packets until nothing is left to do; returns whether anything
+    /// changed that waiters may care about.
+    fn pump(&mut self) -> bool {
+        let mut changed = false;
+        // Bounded: each round moves at least one packet or ends.
+        for _ in 0..4096 {
+            let ts = now();
+            self.iface.poll_maintenance(ts);
+            let mut moved = false;
+            loop {
+                match self.iface.poll_ingress_single(ts, &mut self.device, &mut self.sockets) {
+                    PollIngressSingleResult::None => break,
+                    _ => {
+                        moved = true;
+                        changed |= self.sweep(false);
+                    }
+                }
+            }
+            while self.iface.poll_egress(ts, &mut self.device, &mut self.sockets) == PollResult::SocketStateChanged {
+                moved = true;
+            }
+            changed |= self.sweep(true);
+            if !moved && self.device.queue.is_empty() {
+                break;
+            }
+        }
+        let ts = now();
+        let next = match self.iface.poll_at(ts, &self.sockets) {
+            Some(at) => (at.total_micros().max(0) as u64).saturating_mul(1000),
+            None => u64::MAX,
+        };
+        NEXT_POLL_NS.store(next, Ordering::Release);
+        changed
+    }
+}
+
+/// Runs `f` on the stack, then moves packets and wakes whoever the
+/// changes concern. Never call with a socket lock held.
+pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
+    let mut guard = STACK.lock();
+    let stack = guard.get_or_insert_with(Stack::new);
+    let r = f(stack);
+    let changed = stack.pump();
+    drop(guard);
+    if changed {
+        wake();
+    }
+    r
+}
+
+/// Wakes every waiter and poller (after a change made outside a pump).
+pub fn wake() {
+    WAITERS.wake_all();
+    crate::fs::file::notify_pollers();
+}
+
+/// Polls the stack when smoltcp asked for a time that has come
+/// (retransmissions, TIME-WAIT expiry); called from the timer check.
+pub fn run_timers(now_ns: u64) {
+    if now_ns >= NEXT_POLL_NS.load(Ordering::Acquire) {
+        NEXT_POLL_NS.store(u64::MAX, Ordering::Release);
+        with_stack(|_| ());
+    }
+}
+
+/// Returns whether `addr` belongs to this machine (bind's check). Linux
+/// takes all of 127.0.0.0/8 as local; smoltcp answers only the
+/// interface's own address, so 127.0.0.1 is the one loopback address here.
+pub fn is_local(addr: Ipv4Address) -> bool {
+    addr.is_unspecified() || addr == Ipv4Address::new(127, 0, 0, 1)
+}
