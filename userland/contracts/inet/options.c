@@ -29,6 +29,9 @@ int main(void)
     geti(t, SOL_SOCKET, SO_DOMAIN, "tcp SO_DOMAIN");
     geti(t, SOL_SOCKET, SO_PROTOCOL, "tcp SO_PROTOCOL");
     geti(u, SOL_SOCKET, SO_PROTOCOL, "udp SO_PROTOCOL");
+    geti(t, SOL_SOCKET, SO_SNDBUF, "tcp default SO_SNDBUF");
+    geti(t, SOL_SOCKET, SO_RCVBUF, "tcp default SO_RCVBUF");
+    geti(u, SOL_SOCKET, SO_SNDBUF, "udp default SO_SNDBUF");
     geti(t, SOL_SOCKET, SO_REUSEADDR, "SO_REUSEADDR");
     seti(t, SOL_SOCKET, SO_REUSEADDR, 1, "set SO_REUSEADDR");
     geti(t, SOL_SOCKET, SO_REUSEADDR, "SO_REUSEADDR");

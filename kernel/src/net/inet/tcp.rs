@@ -29,6 +29,10 @@ use crate::process::Thread;
 const RCV_SHUTDOWN: u8 = 1;
 const SEND_SHUTDOWN: u8 = 2;
 const SHUTDOWN_MASK: u8 = 3;
+/// A new TCP socket's SO_SNDBUF and SO_RCVBUF (Linux's tcp_wmem and
+/// tcp_rmem defaults; smoltcp's buffers are TCP_BUFFER whatever these say).
+const DEFAULT_SNDBUF: usize = 16384;
+const DEFAULT_RCVBUF: usize = 131072;
 /// The most bytes one step of a receive or send stages.
 const CHUNK: usize = stack::TCP_BUFFER;
 
@@ -82,7 +86,13 @@ pub struct TcpSocket {
 impl TcpSocket {
     /// Creates an unbound, unconnected socket.
     pub fn new() -> Arc<TcpSocket> {
-        Self::with(Phase::Closed, None, Arc::new(AtomicU64::new(0)))
+        let socket = Self::with(Phase::Closed, None, Arc::new(AtomicU64::new(0)));
+        // tcp_init_sock starts from net.ipv4.tcp_wmem[1] and tcp_rmem[1].
+        let mut o = socket.options.get();
+        o.sndbuf = DEFAULT_SNDBUF;
+        o.rcvbuf = DEFAULT_RCVBUF;
+        socket.options.set_all(o);
+        socket
     }
 
     fn with(phase: Phase, bound: Option<(Ipv4Address, u16, Option<u64>)>, events: Arc<AtomicU64>) -> Arc<TcpSocket> {
