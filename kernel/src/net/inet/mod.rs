@@ -55,14 +55,23 @@ pub fn encode_addr(addr: Ipv4Address, port: u16) -> Vec<u8> {
     out
 }
 
-/// Where a packet to `addr` goes: ENETUNREACH without a route (only lo,
-/// 127.0.0.0/8, exists; 0.0.0.0 means this host, as on Linux).
-pub fn route(stack: &stack::Stack, addr: Ipv4Address) -> Result<Ipv4Address> {
+/// Where a packet to `addr` goes: the destination (0.0.0.0 means this
+/// host, as on Linux) and the source address to use. 127.0.0.0/8 goes
+/// through lo; anything else through eth0 when there is a card (its
+/// gateway is the default route); ENETUNREACH when the interface is
+/// missing or down.
+pub fn route(stack: &stack::Stack, addr: Ipv4Address) -> Result<(Ipv4Address, Ipv4Address)> {
     let addr = if addr.is_unspecified() { Ipv4Address::new(127, 0, 0, 1) } else { addr };
-    if addr.octets()[0] != 127 || !stack.lo_up {
-        return Err(Errno::ENETUNREACH);
+    if addr.octets()[0] == 127 {
+        if !stack.lo_up {
+            return Err(Errno::ENETUNREACH);
+        }
+        return Ok((addr, Ipv4Address::new(127, 0, 0, 1)));
     }
-    Ok(addr)
+    match &stack.device.eth {
+        Some(eth) if eth.up => Ok((addr, stack::ETH_ADDR)),
+        _ => Err(Errno::ENETUNREACH),
+    }
 }
 
 /// Creates an AF_INET socket, with inet_create's checks: a type without

@@ -45,50 +45,178 @@ pub fn now() -> Instant {
     Instant::from_micros((kevlar_platform::time::monotonic_ns() / 1000) as i64)
 }
 
-/// A loopback device: every packet sent is received next, in order.
-pub struct LoopDevice {
+/// eth0's address under QEMU's user networking, its prefix length, and
+/// the gateway (QEMU's defaults; there is no DHCP client).
+pub const ETH_ADDR: Ipv4Address = Ipv4Address::new(10, 0, 2, 15);
+const ETH_PREFIX: u8 = 24;
+const ETH_GATEWAY: Ipv4Address = Ipv4Address::new(10, 0, 2, 2);
+/// eth0's MTU.
+pub const ETH_MTU: usize = 1500;
+const ETHERTYPE_IPV4: u16 = 0x0800;
+const ETHERTYPE_ARP: u16 = 0x0806;
+/// IP packets kept while their next hop's address is being resolved.
+const MAX_UNRESOLVED: usize = 32;
+
+/// eth0: the network card, and the neighbours learnt with ARP.
+pub struct EthPort {
+    card: kevlar_platform::net::NetDevice,
+    /// The card's MAC address.
+    pub mac: [u8; 6],
+    neighbours: BTreeMap<Ipv4Address, [u8; 6]>,
+    unresolved: VecDeque<(Ipv4Address, Vec<u8>)>,
+    /// eth0 is up (SIOCSIFFLAGS).
+    pub up: bool,
+}
+
+impl EthPort {
+    fn frame(&mut self, dst: [u8; 6], ethertype: u16, payload: &[u8]) {
+        let mut frame = Vec::with_capacity(14 + payload.len().max(46));
+        frame.extend_from_slice(&dst);
+        frame.extend_from_slice(&self.mac);
+        frame.extend_from_slice(&ethertype.to_be_bytes());
+        frame.extend_from_slice(payload);
+        // Ethernet's minimum frame (without the FCS).
+        frame.resize(frame.len().max(60), 0);
+        if !self.card.send(&frame) {
+            log::debug!("eth0: the card refused a frame");
+        }
+    }
+
+    fn arp(&mut self, op: u16, target_mac: [u8; 6], target_ip: Ipv4Address, dst: [u8; 6]) {
+        let mut p = Vec::with_capacity(28);
+        p.extend_from_slice(&[0, 1, 0x08, 0x00, 6, 4]);
+        p.extend_from_slice(&op.to_be_bytes());
+        p.extend_from_slice(&self.mac);
+        p.extend_from_slice(&ETH_ADDR.octets());
+        p.extend_from_slice(&target_mac);
+        p.extend_from_slice(&target_ip.octets());
+        self.frame(dst, ETHERTYPE_ARP, &p);
+    }
+
+    /// Sends an IP packet to its next hop, resolving it first if needed.
+    fn send_ip(&mut self, packet: Vec<u8>) {
+        if !self.up || packet.len() < 20 {
+            return;
+        }
+        let dst = Ipv4Address::new(packet[16], packet[17], packet[18], packet[19]);
+        let on_link = u32::from(dst) >> (32 - ETH_PREFIX) == u32::from(ETH_ADDR) >> (32 - ETH_PREFIX);
+        let hop = if on_link { dst } else { ETH_GATEWAY };
+        match self.neighbours.get(&hop) {
+            Some(&mac) => self.frame(mac, ETHERTYPE_IPV4, &packet),
+            None => {
+                if self.unresolved.len() >= MAX_UNRESOLVED {
+                    self.unresolved.pop_front();
+                }
+                self.unresolved.push_back((hop, packet));
+                self.arp(1, [0; 6], hop, [0xff; 6]);
+            }
+        }
+    }
+
+    /// Takes received frames: IP packets for us go to `rx`, ARP is
+    /// answered and learnt from.
+    fn poll(&mut self, rx: &mut VecDeque<Vec<u8>>) {
+        while let Some(frame) = self.card.receive() {
+            if frame.len() < 14 || !self.up {
+                continue;
+            }
+            let ethertype = u16::from_be_bytes([frame[12], frame[13]]);
+            let body = &frame[14..];
+            match ethertype {
+                ETHERTYPE_IPV4 if body.len() >= 20 => {
+                    // Frames may carry padding past the IP packet.
+                    let total = (u16::from_be_bytes([body[2], body[3]]) as usize).min(body.len());
+                    rx.push_back(body[..total].to_vec());
+                }
+                ETHERTYPE_ARP if body.len() >= 28 => self.arp_input(body),
+                _ => {}
+            }
+        }
+    }
+
+    fn arp_input(&mut self, p: &[u8]) {
+        if p[..6] != [0, 1, 0x08, 0x00, 6, 4] {
+            return;
+        }
+        let op = u16::from_be_bytes([p[6], p[7]]);
+        let sender_mac: [u8; 6] = p[8..14].try_into().unwrap();
+        let sender_ip = Ipv4Address::new(p[14], p[15], p[16], p[17]);
+        let target_ip = Ipv4Address::new(p[24], p[25], p[26], p[27]);
+        self.neighbours.insert(sender_ip, sender_mac);
+        let (ready, waiting): (Vec<_>, Vec<_>) = self.unresolved.drain(..).partition(|(hop, _)| *hop == sender_ip);
+        self.unresolved = waiting.into_iter().collect();
+        for (_, packet) in ready {
+            self.frame(sender_mac, ETHERTYPE_IPV4, &packet);
+        }
+        if op == 1 && target_ip == ETH_ADDR {
+            self.arp(2, sender_mac, sender_ip, sender_mac);
+        }
+    }
+}
+
+/// The stack's one device: loopback for local destinations (127.0.0.0/8
+/// and eth0's own address), eth0 for the rest. smoltcp sees IP packets
+/// (Medium::Ip); eth0's Ethernet framing and ARP are done here.
+pub struct Links {
     queue: VecDeque<Vec<u8>>,
+    /// eth0, when a virtio network card was found.
+    pub eth: Option<EthPort>,
 }
 
 /// A received packet.
-pub struct LoopRx(Vec<u8>);
+pub struct LinkRx(Vec<u8>);
 /// Room for one packet to send.
-pub struct LoopTx<'a>(&'a mut VecDeque<Vec<u8>>);
+pub struct LinkTx<'a>(&'a mut VecDeque<Vec<u8>>, Option<&'a mut EthPort>);
 
-impl phy::RxToken for LoopRx {
+impl phy::RxToken for LinkRx {
     fn consume<R, F: FnOnce(&[u8]) -> R>(self, f: F) -> R {
         f(&self.0)
     }
 }
 
-impl phy::TxToken for LoopTx<'_> {
+impl phy::TxToken for LinkTx<'_> {
     fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
         let mut buf = vec![0u8; len];
         let r = f(&mut buf);
-        self.0.push_back(buf);
+        let dst = if len >= 20 { Ipv4Address::new(buf[16], buf[17], buf[18], buf[19]) } else { Ipv4Address::UNSPECIFIED };
+        if dst.octets()[0] == 127 || dst == ETH_ADDR {
+            self.0.push_back(buf);
+        } else if let Some(eth) = self.1 {
+            eth.send_ip(buf);
+        }
         r
     }
 }
 
-impl Device for LoopDevice {
-    type RxToken<'a> = LoopRx;
-    type TxToken<'a> = LoopTx<'a>;
+impl Device for Links {
+    type RxToken<'a> = LinkRx;
+    type TxToken<'a> = LinkTx<'a>;
 
-    fn receive(&mut self, _timestamp: Instant) -> Option<(LoopRx, LoopTx<'_>)> {
+    fn receive(&mut self, _timestamp: Instant) -> Option<(LinkRx, LinkTx<'_>)> {
+        if self.queue.is_empty() {
+            if let Some(eth) = self.eth.as_mut() {
+                eth.poll(&mut self.queue);
+            }
+        }
         let packet = self.queue.pop_front()?;
-        Some((LoopRx(packet), LoopTx(&mut self.queue)))
+        Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut())))
     }
 
-    fn transmit(&mut self, _timestamp: Instant) -> Option<LoopTx<'_>> {
-        Some(LoopTx(&mut self.queue))
+    fn transmit(&mut self, _timestamp: Instant) -> Option<LinkTx<'_>> {
+        Some(LinkTx(&mut self.queue, self.eth.as_mut()))
     }
 
     fn capabilities(&self) -> DeviceCapabilities {
         let mut caps = DeviceCapabilities::default();
-        caps.max_transmission_unit = LOOPBACK_MTU;
         caps.medium = Medium::Ip;
-        // Nothing corrupts packets in memory: skip the checksums.
-        caps.checksum = ChecksumCapabilities::ignored();
+        if self.eth.is_some() {
+            // Packets leave the machine: real MTU, real checksums.
+            caps.max_transmission_unit = ETH_MTU;
+        } else {
+            caps.max_transmission_unit = LOOPBACK_MTU;
+            // Nothing corrupts packets in memory: skip the checksums.
+            caps.checksum = ChecksumCapabilities::ignored();
+        }
         caps
     }
 }
@@ -156,7 +284,8 @@ pub struct Listener {
 pub struct Stack {
     /// The smoltcp interface (lo, 127.0.0.1/8).
     pub iface: Interface,
-    device: LoopDevice,
+    /// The device: loopback and eth0.
+    pub device: Links,
     /// The smoltcp sockets.
     pub sockets: SocketSet<'static>,
     ports: Vec<PortEntry>,
@@ -176,7 +305,13 @@ pub struct Stack {
 
 impl Stack {
     fn new() -> Stack {
-        let mut device = LoopDevice { queue: VecDeque::new() };
+        let eth = kevlar_platform::net::NetDevice::probe().map(|card| {
+            let mac = card.mac();
+            log::info!("eth0: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, {}/{}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], ETH_ADDR, ETH_PREFIX);
+            EthPort { card, mac, neighbours: BTreeMap::new(), unresolved: VecDeque::new(), up: true }
+        });
+        let has_eth = eth.is_some();
+        let mut device = Links { queue: VecDeque::new(), eth };
         let mut seed = [0u8; 8];
         crate::fs::devices::fill_random(&mut seed);
         let mut config = Config::new(HardwareAddress::Ip);
@@ -184,7 +319,13 @@ impl Stack {
         let mut iface = Interface::new(config, &mut device, now());
         iface.update_ip_addrs(|addrs| {
             let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1)), 8));
+            if has_eth {
+                let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(ETH_ADDR), ETH_PREFIX));
+            }
         });
+        if has_eth {
+            let _ = iface.routes_mut().add_default_ipv4_route(ETH_GATEWAY);
+        }
         let mut start = [0u8; 2];
         crate::fs::devices::fill_random(&mut start);
         let span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
@@ -490,10 +631,14 @@ impl Stack {
             }
         }
         let ts = now();
-        let next = match self.iface.poll_at(ts, &self.sockets) {
+        let mut next = match self.iface.poll_at(ts, &self.sockets) {
             Some(at) => (at.total_micros().max(0) as u64).saturating_mul(1000),
             None => u64::MAX,
         };
+        if self.device.eth.is_some() {
+            // The card is polled at every tick.
+            next = next.min((ts.total_micros().max(0) as u64).saturating_mul(1000));
+        }
         NEXT_POLL_NS.store(next, Ordering::Release);
         changed
     }
@@ -503,7 +648,11 @@ impl Stack {
 /// changes concern. Never call with a socket lock held.
 pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     let mut guard = STACK.lock();
-    let stack = guard.get_or_insert_with(Stack::new);
+    let stack = guard.get_or_insert_with(|| {
+        let st = Stack::new();
+        HAS_CARD.store(st.device.eth.is_some(), Ordering::Relaxed);
+        st
+    });
     let r = f(stack);
     let changed = stack.pump();
     drop(guard);
@@ -522,7 +671,7 @@ pub fn wake() {
 /// Polls the stack when smoltcp asked for a time that has come
 /// (retransmissions, TIME-WAIT expiry); called from the timer check.
 pub fn run_timers(now_ns: u64) {
-    if now_ns >= NEXT_POLL_NS.load(Ordering::Acquire) {
+    if now_ns >= NEXT_POLL_NS.load(Ordering::Acquire) || has_card() {
         NEXT_POLL_NS.store(u64::MAX, Ordering::Release);
         with_stack(|_| ());
     }
@@ -532,5 +681,13 @@ pub fn run_timers(now_ns: u64) {
 /// takes all of 127.0.0.0/8 as local; smoltcp answers only the
 /// interface's own address, so 127.0.0.1 is the one loopback address here.
 pub fn is_local(addr: Ipv4Address) -> bool {
-    addr.is_unspecified() || addr == Ipv4Address::new(127, 0, 0, 1)
+    addr.is_unspecified() || addr == Ipv4Address::new(127, 0, 0, 1) || (addr == ETH_ADDR && with_stack(|st| st.device.eth.is_some()))
 }
+
+/// Returns whether smoltcp must be polled regularly: a network card's
+/// frames arrive without an interrupt.
+fn has_card() -> bool {
+    HAS_CARD.load(Ordering::Relaxed)
+}
+
+static HAS_CARD: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);

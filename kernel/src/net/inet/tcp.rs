@@ -320,11 +320,11 @@ impl Socket for TcpSocket {
                 }
                 Phase::Closed => {}
             }
-            let dest = super::route(st, ip)?;
+            let (dest, source) = super::route(st, ip)?;
             self.autobind(st, &mut s)?;
             let (local_ip, local_port, _) = s.bound.unwrap();
             let handle = st.new_tcp(s.nodelay);
-            let local = IpEndpoint { addr: IpAddress::Ipv4(if local_ip.is_unspecified() { dest } else { local_ip }), port: local_port };
+            let local = IpEndpoint { addr: IpAddress::Ipv4(if local_ip.is_unspecified() { source } else { local_ip }), port: local_port };
             let remote = IpEndpoint { addr: IpAddress::Ipv4(dest), port };
             if st.sockets.get_mut::<stcp::Socket>(handle).connect(st.iface.context(), remote, local).is_err() {
                 st.sockets.remove(handle);

@@ -41,6 +41,8 @@ struct Inner {
     bound: Option<(Ipv4Address, u16, u64)>,
     /// The default destination (connect).
     peer: Option<(Ipv4Address, u16)>,
+    /// The source address connect chose (getsockname reports it).
+    source: Option<Ipv4Address>,
     shutdown: u8,
     error: Option<Errno>,
     ip: IpOptions,
@@ -57,7 +59,7 @@ impl UdpSocket {
     /// Creates an unbound socket.
     pub fn new() -> Arc<UdpSocket> {
         Arc::new(UdpSocket {
-            inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, shutdown: 0, error: None, ip: IpOptions::default() }),
+            inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, source: None, shutdown: 0, error: None, ip: IpOptions::default() }),
             options: SocketOptions::default(),
             events: Arc::new(AtomicU64::new(0)),
         })
@@ -142,13 +144,15 @@ impl Socket for UdpSocket {
             let Some((ip, port)) = target else {
                 // AF_UNSPEC dissolves the association.
                 s.peer = None;
+                s.source = None;
                 return Ok(());
             };
-            let dest = super::route(st, ip)?;
+            let (dest, source) = super::route(st, ip)?;
             if s.bound.is_none() {
                 self.bind_to(st, &mut s, Ipv4Address::UNSPECIFIED, 0)?;
             }
             s.peer = Some((dest, port));
+            s.source = Some(source);
             Ok(())
         })
     }
@@ -157,7 +161,7 @@ impl Socket for UdpSocket {
         let s = self.inner.lock();
         Ok(match s.bound {
             // A connected socket reports the source address it uses.
-            Some((ip, port, _)) if ip.is_unspecified() && s.peer.is_some() => encode_addr(Ipv4Address::new(127, 0, 0, 1), port),
+            Some((ip, port, _)) if ip.is_unspecified() && s.source.is_some() => encode_addr(s.source.unwrap(), port),
             Some((ip, port, _)) => encode_addr(ip, port),
             None => encode_addr(Ipv4Address::UNSPECIFIED, 0),
         })
@@ -195,13 +199,19 @@ impl Socket for UdpSocket {
                     Some(t) => t,
                     None => return Err(Errno::EDESTADDRREQ),
                 };
-                let dest = super::route(st, ip)?;
+                let (dest, source) = super::route(st, ip)?;
                 if s.bound.is_none() {
                     self.bind_to(st, &mut s, Ipv4Address::UNSPECIFIED, 0)?;
                 }
+                let bound_ip = s.bound.unwrap().0;
                 let h = s.handle.unwrap();
                 let sock = st.sockets.get_mut::<sudp::Socket>(h);
-                match sock.send_slice(&data, IpEndpoint { addr: IpAddress::Ipv4(dest), port }) {
+                let meta = sudp::UdpMetadata {
+                    endpoint: IpEndpoint { addr: IpAddress::Ipv4(dest), port },
+                    local_address: Some(IpAddress::Ipv4(if bound_ip.is_unspecified() { source } else { bound_ip })),
+                    meta: Default::default(),
+                };
+                match sock.send_slice(&data, meta) {
                     Ok(()) => Ok(Some(data.len())),
                     Err(sudp::SendError::BufferFull) => Ok(None),
                     Err(sudp::SendError::Unaddressable) => Err(Errno::EINVAL),

@@ -26,3 +26,13 @@ pub fn outl(port: u16, value: u32) {
     // SAFETY: as for `outb`.
     unsafe { asm!("out dx, eax", in("dx") port, in("eax") value, options(nomem, nostack, preserves_flags)) };
 }
+
+/// Reads a 32-bit value from an I/O port.
+#[inline]
+pub fn inl(port: u16) -> u32 {
+    let value: u32;
+    // SAFETY: the platform reads 32-bit ports only for PCI configuration
+    // data (0xcfc), which has no effect on memory.
+    unsafe { asm!("in eax, dx", out("eax") value, in("dx") port, options(nomem, nostack, preserves_flags)) };
+    value
+}
