@@ -417,8 +417,13 @@ impl Stack {
         self.sockets.add(s)
     }
 
-    /// Tracks a connection's state for `events`' owner.
+    /// Tracks a connection's state for `events`' owner (a connection
+    /// tracked already just changes owner).
     pub fn track(&mut self, handle: SocketHandle, events: Arc<AtomicU64>) {
+        if let Some(c) = self.conns.get_mut(&handle) {
+            c.events = events;
+            return;
+        }
         let state = self.sockets.get::<tcp::Socket>(handle).state();
         self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, was_connected: false, reset: false, orphan: false, port_id: None, events });
     }
@@ -511,6 +516,7 @@ impl Stack {
         // Listeners first: a SYN moves the listening socket to the embryos
         // (and a new one takes its place before the next packet).
         let ids: Vec<u64> = self.listeners.keys().copied().collect();
+        let mut completed = Vec::new();
         for id in ids {
             let mut refill = false;
             {
@@ -535,6 +541,7 @@ impl Stack {
                         _ => {
                             l.embryos.remove(k);
                             l.ready.push_back(h);
+                            completed.push((h, l.events.clone()));
                             l.events.fetch_add(1, Ordering::Relaxed);
                             changed = true;
                         }
@@ -543,6 +550,14 @@ impl Stack {
             }
             if refill {
                 self.refill(id);
+            }
+        }
+        // A completed connection is tracked from now on (a reset before
+        // accept must still be seen), for its listener until accepted.
+        for (h, events) in completed {
+            self.track(h, events);
+            if let Some(c) = self.conns.get_mut(&h) {
+                c.was_connected = true;
             }
         }
         for (h, (signature, events)) in self.udp_watch.iter_mut() {

@@ -271,26 +271,25 @@ impl Socket for TcpSocket {
             Phase::Listening(id) => id,
             _ => return Err(Errno::EINVAL),
         };
-        let handle = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+        let events = Arc::new(AtomicU64::new(0));
+        let nodelay = self.inner.lock().nodelay;
+        let socket = wait_for(&stack::WAITERS, nonblocking, timeout, || {
             with_stack(|st| {
                 if !matches!(self.inner.lock().phase, Phase::Listening(id) if id == lid) {
                     return Err(Errno::EINVAL);
                 }
-                Ok(st.take_ready(lid))
+                // Taken and tracked under one lock, so no change of the
+                // connection's state goes unseen.
+                let Some(handle) = st.take_ready(lid) else { return Ok(None) };
+                st.track(handle, events.clone());
+                if let Some(c) = st.conns.get_mut(&handle) {
+                    c.was_connected = true;
+                }
+                let local = st.sockets.get::<stcp::Socket>(handle).local_endpoint();
+                let bound = local.map(|e| (ipv4_of(e.addr), e.port, None));
+                Ok(Some(TcpSocket::with(Phase::Connected(handle), bound, events.clone())))
             })
         })?;
-        let events = Arc::new(AtomicU64::new(0));
-        let nodelay = self.inner.lock().nodelay;
-        let socket = with_stack(|st| {
-            st.track(handle, events.clone());
-            let local = st.sockets.get::<stcp::Socket>(handle).local_endpoint();
-            let bound = local.map(|e| (ipv4_of(e.addr), e.port, None));
-            let socket = TcpSocket::with(Phase::Connected(handle), bound, events);
-            if let Some(c) = st.conns.get_mut(&handle) {
-                c.was_connected = true;
-            }
-            socket
-        });
         // Accepted sockets inherit the listener's options (sk_clone_lock).
         socket.options.set_all(self.options.get());
         socket.inner.lock().nodelay = nodelay;
