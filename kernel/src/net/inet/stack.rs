@@ -29,6 +29,9 @@ pub const TCP_BUFFER: usize = 65536;
 pub const LOOPBACK_MTU: usize = 65535;
 /// Linux's default ephemeral port range (net.ipv4.ip_local_port_range).
 pub const EPHEMERAL_FIRST: u16 = 32768;
+/// How long a connection closed first on this side keeps its port
+/// (TIME-WAIT; Linux's TCP_TIMEWAIT_LEN).
+const TIME_WAIT_NS: u64 = 60_000_000_000;
 /// The last port of the ephemeral range.
 pub const EPHEMERAL_LAST: u16 = 60999;
 
@@ -238,6 +241,8 @@ struct PortEntry {
     port: u16,
     reuse: bool,
     listening: bool,
+    /// A TIME-WAIT hold: the binding goes away at this time (ns).
+    expires_ns: Option<u64>,
 }
 
 /// What the stack tracks about one TCP connection's smoltcp socket.
@@ -257,6 +262,8 @@ pub struct Conn {
     orphan: bool,
     /// The port binding it keeps until it is reaped.
     port_id: Option<u64>,
+    /// SO_REUSEADDR of its socket (a TIME-WAIT hold is shareable only then).
+    reuse: bool,
     /// The owning socket's event counter (edge-triggered epoll).
     pub events: Arc<AtomicU64>,
 }
@@ -361,6 +368,8 @@ impl Stack {
     /// sides shares a port that is not listening), as Linux's
     /// inet_csk_get_port and udp_lib_get_port.
     pub fn bind_port(&mut self, proto: Proto, addr: Ipv4Address, port: u16, reuse: bool) -> Result<(u16, u64)> {
+        let now_ns = kevlar_platform::time::monotonic_ns();
+        self.ports.retain(|e| e.expires_ns.is_none_or(|t| t > now_ns));
         let port = if port != 0 {
             if self.conflicts(proto, addr, port, reuse, 0) {
                 return Err(Errno::EADDRINUSE);
@@ -382,7 +391,7 @@ impl Stack {
         };
         let id = self.next_port_id;
         self.next_port_id += 1;
-        self.ports.push(PortEntry { id, proto, addr, port, reuse, listening: false });
+        self.ports.push(PortEntry { id, proto, addr, port, reuse, listening: false, expires_ns: None });
         Ok((port, id))
     }
 
@@ -425,13 +434,13 @@ impl Stack {
             return;
         }
         let state = self.sockets.get::<tcp::Socket>(handle).state();
-        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, was_connected: false, reset: false, orphan: false, port_id: None, events });
+        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, was_connected: false, reset: false, orphan: false, port_id: None, reuse: false, events });
     }
 
     /// Gives up a connection whose last fd closed: a FIN (or a reset when
     /// unread data is left, or SO_LINGER with a zero time, as Linux's
     /// tcp_close), then reaped once closed; `port_id` is held until then.
-    pub fn orphan(&mut self, handle: SocketHandle, port_id: Option<u64>, abort: bool) {
+    pub fn orphan(&mut self, handle: SocketHandle, port_id: Option<u64>, abort: bool, reuse: bool) {
         let s = self.sockets.get_mut::<tcp::Socket>(handle);
         if abort || s.recv_queue() > 0 {
             s.abort();
@@ -441,6 +450,7 @@ impl Stack {
         if let Some(c) = self.conns.get_mut(&handle) {
             c.orphan = true;
             c.port_id = port_id;
+            c.reuse = reuse;
         }
     }
 
@@ -603,16 +613,28 @@ impl Stack {
                 if s.recv_queue() > 0 && state != tcp::State::Closed {
                     s.abort();
                 }
-                if state == tcp::State::Closed && reap_closed {
-                    reap.push(*h);
+                if (state == tcp::State::Closed || state == tcp::State::TimeWait) && reap_closed {
+                    let local = if state == tcp::State::TimeWait { s.local_endpoint().map(|e| (e, c.reuse)) } else { None };
+                    reap.push((*h, local));
                 }
             }
         }
-        for h in reap {
+        // A connection in TIME-WAIT gives its buffers back at once (on
+        // these links no late segment needs absorbing); only its port stays
+        // taken for TIME_WAIT_NS, shared only when both the connection and the
+        // new socket have SO_REUSEADDR, as Linux's bind-conflict check.
+        let expires = kevlar_platform::time::monotonic_ns().saturating_add(TIME_WAIT_NS);
+        for (h, time_wait) in reap {
             if let Some(c) = self.conns.remove(&h) {
                 if let Some(id) = c.port_id {
                     self.release_port(id);
                 }
+            }
+            if let Some((local, reuse)) = time_wait {
+                let IpAddress::Ipv4(addr) = local.addr;
+                let id = self.next_port_id;
+                self.next_port_id += 1;
+                self.ports.push(PortEntry { id, proto: Proto::Tcp, addr, port: local.port, reuse, listening: false, expires_ns: Some(expires) });
             }
             self.sockets.remove(h);
         }

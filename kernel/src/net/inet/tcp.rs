@@ -690,9 +690,9 @@ impl Socket for TcpSocket {
     }
 
     fn release(&self) {
-        let linger_abort = {
+        let (linger_abort, reuse) = {
             let o = self.options.get();
-            o.linger.0 && o.linger.1 == 0
+            (o.linger.0 && o.linger.1 == 0, o.reuseaddr)
         };
         with_stack(|st| {
             let mut s = self.inner.lock();
@@ -704,7 +704,7 @@ impl Socket for TcpSocket {
                         st.release_port(id);
                     }
                 }
-                Phase::Connecting(h) | Phase::Connected(h) => st.orphan(h, port_id, linger_abort),
+                Phase::Connecting(h) | Phase::Connected(h) => st.orphan(h, port_id, linger_abort, reuse),
                 Phase::Closed => {
                     if let Some(id) = port_id {
                         st.release_port(id);
