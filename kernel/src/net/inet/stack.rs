@@ -157,11 +157,26 @@ impl EthPort {
     }
 }
 
+/// The destination port of a TCP SYN (not SYN-ACK) in an IPv4 packet.
+fn syn_port(packet: &[u8]) -> Option<u16> {
+    let header = (*packet.first()? as usize & 0xf) * 4;
+    if packet.len() < header + 14 || packet[9] != 6 {
+        return None;
+    }
+    let tcp = &packet[header..];
+    let flags = tcp[13];
+    (flags & 0x02 != 0 && flags & 0x10 == 0).then(|| u16::from_be_bytes([tcp[2], tcp[3]]))
+}
+
 /// The stack's one device: loopback for local destinations (127.0.0.0/8
 /// and eth0's own address), eth0 for the rest. smoltcp sees IP packets
 /// (Medium::Ip); eth0's Ethernet framing and ARP are done here.
 pub struct Links {
     queue: VecDeque<Vec<u8>>,
+    /// Ports of listeners whose accept queue is full: a SYN for them is
+    /// dropped, as Linux does, so the client retries later instead of
+    /// being refused (smoltcp would answer it with a reset).
+    full_listeners: Vec<u16>,
     /// eth0, when a virtio network card was found.
     pub eth: Option<EthPort>,
 }
@@ -196,13 +211,18 @@ impl Device for Links {
     type TxToken<'a> = LinkTx<'a>;
 
     fn receive(&mut self, _timestamp: Instant) -> Option<(LinkRx, LinkTx<'_>)> {
-        if self.queue.is_empty() {
-            if let Some(eth) = self.eth.as_mut() {
-                eth.poll(&mut self.queue);
+        loop {
+            if self.queue.is_empty() {
+                if let Some(eth) = self.eth.as_mut() {
+                    eth.poll(&mut self.queue);
+                }
             }
+            let packet = self.queue.pop_front()?;
+            if !self.full_listeners.is_empty() && syn_port(&packet).is_some_and(|p| self.full_listeners.contains(&p)) {
+                continue;
+            }
+            return Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut())));
         }
-        let packet = self.queue.pop_front()?;
-        Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut())))
     }
 
     fn transmit(&mut self, _timestamp: Instant) -> Option<LinkTx<'_>> {
@@ -318,7 +338,7 @@ impl Stack {
             EthPort { card, mac, neighbours: BTreeMap::new(), unresolved: VecDeque::new(), up: true }
         });
         let has_eth = eth.is_some();
-        let mut device = Links { queue: VecDeque::new(), eth };
+        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), eth };
         let mut seed = [0u8; 8];
         crate::fs::devices::fill_random(&mut seed);
         let mut config = Config::new(HardwareAddress::Ip);
@@ -473,13 +493,16 @@ impl Stack {
         self.next_listener_id += 1;
         self.listeners.insert(id, Listener { endpoint, backlog, listen: None, embryos: Vec::new(), ready: VecDeque::new(), events, nodelay });
         self.refill(id);
+        self.update_syn_filter();
         id
     }
 
     /// Removes a listener, resetting the connections it had not handed
     /// out (Linux's inet_csk_listen_stop).
     pub fn remove_listener(&mut self, id: u64) {
-        if let Some(l) = self.listeners.remove(&id) {
+        let removed = self.listeners.remove(&id);
+        self.update_syn_filter();
+        if let Some(l) = removed {
             for h in l.listen.into_iter().chain(l.embryos).chain(l.ready) {
                 // Reaped by the sweep once the reset has gone out.
                 self.sockets.get_mut::<tcp::Socket>(h).abort();
@@ -508,11 +531,18 @@ impl Stack {
         }
     }
 
+    /// Recomputes which listeners' SYNs are dropped (those whose queue is
+    /// full, so they have no socket waiting in LISTEN).
+    fn update_syn_filter(&mut self) {
+        self.device.full_listeners = self.listeners.values().filter(|l| l.listen.is_none()).map(|l| l.endpoint.port).collect();
+    }
+
     /// Takes the oldest completed connection of a listener; the caller
     /// tracks it for its new socket.
     pub fn take_ready(&mut self, id: u64) -> Option<SocketHandle> {
         let h = self.listeners.get_mut(&id)?.ready.pop_front()?;
         self.refill(id);
+        self.update_syn_filter();
         Some(h)
     }
 
@@ -562,6 +592,7 @@ impl Stack {
                 self.refill(id);
             }
         }
+        self.update_syn_filter();
         // A completed connection is tracked from now on (a reset before
         // accept must still be seen), for its listener until accepted.
         for (h, events) in completed {
