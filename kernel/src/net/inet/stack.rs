@@ -168,6 +168,28 @@ fn syn_port(packet: &[u8]) -> Option<u16> {
     (flags & 0x02 != 0 && flags & 0x10 == 0).then(|| u16::from_be_bytes([tcp[2], tcp[3]]))
 }
 
+/// Decodes an ICMP port-unreachable about a UDP datagram: (the
+/// datagram's source port, its destination).
+fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (Ipv4Address, u16))> {
+    let header = (*packet.first()? as usize & 0xf) * 4;
+    if packet.len() < header + 8 || packet[9] != 1 {
+        return None;
+    }
+    let icmp = &packet[header..];
+    // Type 3 (destination unreachable), code 3 (port unreachable).
+    if icmp[0] != 3 || icmp[1] != 3 {
+        return None;
+    }
+    let inner = &icmp[8..];
+    let inner_header = (*inner.first()? as usize & 0xf) * 4;
+    if inner.len() < inner_header + 4 || inner[9] != 17 {
+        return None;
+    }
+    let dst = Ipv4Address::new(inner[16], inner[17], inner[18], inner[19]);
+    let udp = &inner[inner_header..];
+    Some((u16::from_be_bytes([udp[0], udp[1]]), (dst, u16::from_be_bytes([udp[2], udp[3]]))))
+}
+
 /// The stack's one device: loopback for local destinations (127.0.0.0/8
 /// and eth0's own address), eth0 for the rest. smoltcp sees IP packets
 /// (Medium::Ip); eth0's Ethernet framing and ARP are done here.
@@ -177,6 +199,9 @@ pub struct Links {
     /// dropped, as Linux does, so the client retries later instead of
     /// being refused (smoltcp would answer it with a reset).
     full_listeners: Vec<u16>,
+    /// ICMP port-unreachable messages seen since the last sweep: (our UDP
+    /// port, the peer that refused).
+    port_unreachable: Vec<(u16, (Ipv4Address, u16))>,
     /// eth0, when a virtio network card was found.
     pub eth: Option<EthPort>,
 }
@@ -220,6 +245,9 @@ impl Device for Links {
             let packet = self.queue.pop_front()?;
             if !self.full_listeners.is_empty() && syn_port(&packet).is_some_and(|p| self.full_listeners.contains(&p)) {
                 continue;
+            }
+            if let Some(note) = udp_port_unreachable(&packet) {
+                self.port_unreachable.push(note);
             }
             return Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut())));
         }
@@ -288,6 +316,19 @@ pub struct Conn {
     pub events: Arc<AtomicU64>,
 }
 
+/// What the stack knows of a UDP socket besides smoltcp's state.
+struct UdpWatch {
+    /// (bytes queued to read, to send) at the last sweep.
+    signature: (usize, usize),
+    /// The owner's event counter.
+    events: Arc<AtomicU64>,
+    /// The local port and the connected peer: an ICMP port-unreachable for
+    /// a datagram from that port to that peer sets `refused`.
+    port: u16,
+    peer: Option<(Ipv4Address, u16)>,
+    refused: Arc<core::sync::atomic::AtomicBool>,
+}
+
 /// A listening TCP socket's queues.
 pub struct Listener {
     endpoint: IpListenEndpoint,
@@ -322,7 +363,7 @@ pub struct Stack {
     pub conns: BTreeMap<SocketHandle, Conn>,
     /// UDP sockets' (bytes queued to read, to send) at the last sweep, and
     /// their owners' event counters.
-    udp_watch: BTreeMap<SocketHandle, ((usize, usize), Arc<AtomicU64>)>,
+    udp_watch: BTreeMap<SocketHandle, UdpWatch>,
     /// Listening sockets by id.
     pub listeners: BTreeMap<u64, Listener>,
     next_listener_id: u64,
@@ -338,7 +379,7 @@ impl Stack {
             EthPort { card, mac, neighbours: BTreeMap::new(), unresolved: VecDeque::new(), up: true }
         });
         let has_eth = eth.is_some();
-        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), eth };
+        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), eth };
         let mut seed = [0u8; 8];
         crate::fs::devices::fill_random(&mut seed);
         let mut config = Config::new(HardwareAddress::Ip);
@@ -474,11 +515,19 @@ impl Stack {
         }
     }
 
-    /// Adds a UDP socket whose queue changes bump `events`.
-    pub fn add_udp(&mut self, socket: udp::Socket<'static>, events: Arc<AtomicU64>) -> SocketHandle {
+    /// Adds a UDP socket bound to `port` whose queue changes bump
+    /// `events`, and whose connected peer's refusals set `refused`.
+    pub fn add_udp(&mut self, socket: udp::Socket<'static>, port: u16, events: Arc<AtomicU64>, refused: Arc<core::sync::atomic::AtomicBool>) -> SocketHandle {
         let h = self.sockets.add(socket);
-        self.udp_watch.insert(h, ((0, 0), events));
+        self.udp_watch.insert(h, UdpWatch { signature: (0, 0), events, port, peer: None, refused });
         h
+    }
+
+    /// Records a UDP socket's connected peer (None: not connected).
+    pub fn set_udp_peer(&mut self, h: SocketHandle, peer: Option<(Ipv4Address, u16)>) {
+        if let Some(w) = self.udp_watch.get_mut(&h) {
+            w.peer = peer;
+        }
     }
 
     /// Removes a UDP socket.
@@ -601,12 +650,20 @@ impl Stack {
                 c.was_connected = true;
             }
         }
-        for (h, (signature, events)) in self.udp_watch.iter_mut() {
+        let unreachable = core::mem::take(&mut self.device.port_unreachable);
+        for (h, w) in self.udp_watch.iter_mut() {
             let s = self.sockets.get::<udp::Socket>(*h);
             let now = (s.recv_queue(), s.send_queue());
-            if now != *signature {
-                *signature = now;
-                events.fetch_add(1, Ordering::Relaxed);
+            if now != w.signature {
+                w.signature = now;
+                w.events.fetch_add(1, Ordering::Relaxed);
+                changed = true;
+            }
+            // Only a connected socket hears of refusals (Linux reports ICMP
+            // errors to unconnected ones only with IP_RECVERR).
+            if unreachable.iter().any(|&(port, peer)| port == w.port && Some(peer) == w.peer) {
+                w.refused.store(true, Ordering::Release);
+                w.events.fetch_add(1, Ordering::Relaxed);
                 changed = true;
             }
         }

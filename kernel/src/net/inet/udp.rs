@@ -6,7 +6,7 @@
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::general as abi;
@@ -51,6 +51,9 @@ struct Inner {
 /// A UDP socket.
 pub struct UdpSocket {
     inner: SpinLock<Inner>,
+    /// Set by the stack when the connected peer answered with ICMP port
+    /// unreachable: the next receive (or SO_ERROR) reports ECONNREFUSED.
+    refused: Arc<AtomicBool>,
     options: SocketOptions,
     events: Arc<AtomicU64>,
 }
@@ -62,6 +65,7 @@ impl UdpSocket {
             inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, source: None, shutdown: 0, error: None, ip: IpOptions::default() }),
             options: SocketOptions::default(),
             events: Arc::new(AtomicU64::new(0)),
+            refused: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -77,7 +81,7 @@ impl UdpSocket {
             st.release_port(id);
             return Err(Errno::EINVAL);
         }
-        s.handle = Some(st.add_udp(sock, self.events.clone()));
+        s.handle = Some(st.add_udp(sock, port, self.events.clone(), self.refused.clone()));
         s.bound = Some((ip, port, id));
         Ok(())
     }
@@ -145,6 +149,9 @@ impl Socket for UdpSocket {
                 // AF_UNSPEC dissolves the association.
                 s.peer = None;
                 s.source = None;
+                if let Some(h) = s.handle {
+                    st.set_udp_peer(h, None);
+                }
                 return Ok(());
             };
             let (dest, source) = super::route(st, ip)?;
@@ -153,6 +160,8 @@ impl Socket for UdpSocket {
             }
             s.peer = Some((dest, port));
             s.source = Some(source);
+            st.set_udp_peer(s.handle.unwrap(), s.peer);
+            self.refused.store(false, Ordering::Release);
             Ok(())
         })
     }
@@ -233,6 +242,9 @@ impl Socket for UdpSocket {
                 if let Some(e) = s.error.take() {
                     return Err(e);
                 }
+                if self.refused.swap(false, Ordering::AcqRel) {
+                    return Err(Errno::ECONNREFUSED);
+                }
                 let peer = s.peer;
                 let got = s.handle.and_then(|h| {
                     let sock = st.sockets.get_mut::<sudp::Socket>(h);
@@ -291,7 +303,7 @@ impl Socket for UdpSocket {
             });
             let writable = s.handle.is_none_or(|h| st.sockets.get::<sudp::Socket>(h).can_send());
             let mut events = 0;
-            if s.error.is_some() {
+            if s.error.is_some() || self.refused.load(Ordering::Acquire) {
                 events |= abi::POLLERR as PollEvents;
             }
             if s.shutdown == SHUTDOWN_MASK {
@@ -316,7 +328,11 @@ impl Socket for UdpSocket {
     }
 
     fn take_error(&self) -> Option<Errno> {
-        self.inner.lock().error.take()
+        let e = self.inner.lock().error.take();
+        if e.is_none() && self.refused.swap(false, Ordering::AcqRel) {
+            return Some(Errno::ECONNREFUSED);
+        }
+        e
     }
 
     fn set_error(&self, error: Errno) {
