@@ -302,8 +302,6 @@ pub struct Conn {
     signature: (tcp::State, usize, usize),
     /// The pending error (SO_ERROR): ECONNREFUSED, ECONNRESET, EPIPE.
     pub error: Option<Errno>,
-    /// Reached ESTABLISHED once.
-    pub was_connected: bool,
     /// The connection ended with a reset or a refusal.
     pub reset: bool,
     /// No fd refers to it any more: it is reaped once closed.
@@ -495,7 +493,7 @@ impl Stack {
             return;
         }
         let state = self.sockets.get::<tcp::Socket>(handle).state();
-        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, was_connected: false, reset: false, orphan: false, port_id: None, reuse: false, events });
+        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events });
     }
 
     /// Gives up a connection whose last fd closed: a FIN (or a reset when
@@ -646,9 +644,6 @@ impl Stack {
         // accept must still be seen), for its listener until accepted.
         for (h, events) in completed {
             self.track(h, events);
-            if let Some(c) = self.conns.get_mut(&h) {
-                c.was_connected = true;
-            }
         }
         let unreachable = core::mem::take(&mut self.device.port_unreachable);
         for (h, w) in self.udp_watch.iter_mut() {
@@ -673,9 +668,6 @@ impl Stack {
             let state = s.state();
             if state != c.last {
                 use tcp::State::*;
-                if matches!(state, Established | CloseWait | FinWait1 | FinWait2) {
-                    c.was_connected = true;
-                }
                 if state == Closed {
                     let error = match c.last {
                         SynSent => Some(Errno::ECONNREFUSED),

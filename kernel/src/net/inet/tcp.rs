@@ -7,7 +7,7 @@
 //! Data is staged through kernel buffers: the stack's lock is never held
 //! while user memory is read or written.
 
-use alloc::sync::{Arc, Weak};
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -76,7 +76,6 @@ struct Inner {
 
 /// A TCP socket.
 pub struct TcpSocket {
-    me: Weak<TcpSocket>,
     inner: SpinLock<Inner>,
     options: SocketOptions,
     /// Bumped by the stack when this socket's state or queues change.
@@ -96,8 +95,7 @@ impl TcpSocket {
     }
 
     fn with(phase: Phase, bound: Option<(Ipv4Address, u16, Option<u64>)>, events: Arc<AtomicU64>) -> Arc<TcpSocket> {
-        Arc::new_cyclic(|me| TcpSocket {
-            me: me.clone(),
+        Arc::new(TcpSocket {
             inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, ip: IpOptions::default() }),
             options: SocketOptions::default(),
             events,
@@ -282,9 +280,6 @@ impl Socket for TcpSocket {
                 // connection's state goes unseen.
                 let Some(handle) = st.take_ready(lid) else { return Ok(None) };
                 st.track(handle, events.clone());
-                if let Some(c) = st.conns.get_mut(&handle) {
-                    c.was_connected = true;
-                }
                 let local = st.sockets.get::<stcp::Socket>(handle).local_endpoint();
                 let bound = local.map(|e| (ipv4_of(e.addr), e.port, None));
                 Ok(Some(TcpSocket::with(Phase::Connected(handle), bound, events.clone())))
@@ -715,7 +710,6 @@ impl Socket for TcpSocket {
             s.bound = None;
         });
         stack::wake();
-        let _ = &self.me;
     }
 }
 
