@@ -65,6 +65,10 @@ class Options:
     # Raw disk images attached as virtio-blk PCI devices, in order (the
     # guest sees them as vda, vdb...).
     disks: list = dataclasses.field(default_factory=list)
+    # A virtio network card on QEMU's user networking (restricted: nothing
+    # leaves QEMU), with these guestfwd rules.
+    virtio_net: bool = False
+    guestfwd: list = dataclasses.field(default_factory=list)
     # (marker, text) pairs, handled in order: once the serial output contains
     # the marker (after the point where the previous text was sent), send text.
     # A None marker means "send at once".
@@ -157,7 +161,11 @@ def build_command(opts) -> list[str]:
         # The serial port is the only thing on our stdout, so what we read
         # there is exactly the guest's console.
         cmd += ["-serial", "stdio", "-monitor", "none"]
-    cmd += ["-nic", "none"] if opts.net == "none" else ["-nic", opts.net]
+    if opts.virtio_net:
+        netdev = "user,id=n0,restrict=on" + "".join(f",guestfwd={rule}" for rule in opts.guestfwd)
+        cmd += ["-netdev", netdev, "-device", "virtio-net-pci,netdev=n0"]
+    else:
+        cmd += ["-nic", "none"] if opts.net == "none" else ["-nic", opts.net]
     for i, disk in enumerate(opts.disks):
         cmd += ["-drive", f"file={disk},if=none,id=d{i},format=raw",
                 "-device", f"virtio-blk-pci,drive=d{i}"]
@@ -433,6 +441,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="`none` (default) or a -nic spec such as user,model=virtio-net-pci")
     p.add_argument("--disk", action="append", default=[], metavar="IMAGE",
                    help="attach a raw disk image as a virtio-blk PCI device (repeatable; vda, vdb...)")
+    p.add_argument("--virtio-net", action="store_true",
+                   help="add a virtio-net-pci card on restricted user networking (10.0.2.15/24 in the guest)")
+    p.add_argument("--guestfwd", action="append", default=[], metavar="RULE",
+                   help="with --virtio-net: a guestfwd rule, e.g. tcp:10.0.2.100:7-cmd:cat")
     p.add_argument("--input-after", action="append", default=[], metavar="MARKER",
                    help="send the next --input once the serial output contains MARKER")
     p.add_argument("--input", action="append", default=[], metavar="TEXT",
@@ -463,7 +475,8 @@ def parse_args(argv=None) -> tuple[Options, argparse.Namespace]:
         mem=ns.mem, accel=ns.accel, cpu=ns.cpu, machine=ns.machine,
         icount=ns.icount, timeout=ns.timeout, log=ns.log, gdb=ns.gdb,
         interactive=ns.interactive, expect=ns.expect, qemu=ns.qemu,
-        net=ns.net, disks=ns.disk, inputs=unpaired + paired, extra=ns.extra,
+        net=ns.net, disks=ns.disk, virtio_net=ns.virtio_net, guestfwd=ns.guestfwd,
+        inputs=unpaired + paired, extra=ns.extra,
         echo=not ns.quiet,
     )
     return opts, ns

@@ -17,6 +17,7 @@ pub mod backtrace;
 pub mod console;
 pub mod debug;
 pub mod mm;
+pub mod net;
 pub mod panic;
 pub mod sync;
 pub mod virtio_blk;

@@ -4,11 +4,12 @@
 //! waiting with socket timeouts.
 //!
 //! The system calls (`syscalls/socket.rs`) decode user memory and flags
-//! and call a [`Socket`]; a family (`unix.rs` today; INET and netlink
-//! later) implements the protocol. A socket is an open file like a pipe:
+//! and call a [`Socket`]; a family (`unix.rs`, `inet/` for TCP and UDP
+//! over IPv4) implements the protocol. A socket is an open file like a pipe:
 //! [`SocketFile`] is its `FileOps`, so read/write, poll, select, epoll,
 //! fstat and fcntl work on it unchanged.
 
+pub mod inet;
 pub mod unix;
 
 use alloc::sync::Arc;
@@ -326,6 +327,15 @@ pub trait Socket: Send + Sync {
     fn unsent_bytes(&self) -> usize {
         0
     }
+    /// Sets an option at a protocol level (SOL_TCP, SOL_IP...; never
+    /// SOL_SOCKET). Families without such options refuse with EOPNOTSUPP.
+    fn set_protocol_option(&self, _level: i32, _name: u32, _raw: &[u8]) -> Result<()> {
+        Err(Errno::EOPNOTSUPP)
+    }
+    /// Returns an option at a protocol level.
+    fn get_protocol_option(&self, _level: i32, _name: u32) -> Result<Vec<u8>> {
+        Err(Errno::EOPNOTSUPP)
+    }
     /// Called when the last fd of the socket closes.
     fn release(&self);
 }
@@ -341,6 +351,7 @@ pub fn create(family: i32, sock_type: u32, protocol: i32) -> Result<Arc<dyn Sock
     }
     match family as u32 {
         netabi::AF_UNIX => Ok(unix::UnixSocket::create(sock_type, protocol)?),
+        netabi::AF_INET => inet::create(sock_type, protocol),
         _ => Err(Errno::EAFNOSUPPORT),
     }
 }
@@ -357,6 +368,12 @@ pub fn create_pair(family: i32, sock_type: u32, protocol: i32) -> Result<(Arc<dy
         netabi::AF_UNIX => {
             let (a, b) = unix::UnixSocket::create_pair(sock_type, protocol)?;
             Ok((a, b))
+        }
+        // inet_create accepts the type and protocol first, then
+        // socketpair is refused by the family.
+        netabi::AF_INET => {
+            inet::create(sock_type, protocol)?;
+            Err(Errno::EOPNOTSUPP)
         }
         _ => Err(Errno::EAFNOSUPPORT),
     }
@@ -430,6 +447,11 @@ impl SocketOptions {
     /// Returns a copy of the values.
     pub fn get(&self) -> OptionValues {
         self.values.lock().clone()
+    }
+
+    /// Replaces every value (an accepted socket inherits its listener's).
+    pub fn set_all(&self, values: OptionValues) {
+        *self.values.lock() = values;
     }
 
     /// Returns SO_SNDBUF.
@@ -674,6 +696,9 @@ impl FileOps for SocketFile {
     }
 
     fn ioctl(&self, _file: &OpenFile, request: u32, arg: usize) -> Result<isize> {
+        if inet::iface::is_interface_ioctl(request) {
+            return inet::iface::ioctl(request, arg);
+        }
         let value = match request {
             linux_raw_sys::ioctl::FIONREAD => self.socket.unread_bytes()?,
             linux_raw_sys::ioctl::TIOCOUTQ => self.socket.unsent_bytes(),

@@ -639,16 +639,16 @@ pub fn setsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
         return Err(Errno::EINVAL);
     }
     let (_, socket) = get_socket(thread, fd)?;
-    if level != netabi::SOL_SOCKET as i32 {
-        // No family has options of its own yet.
-        return Err(Errno::EOPNOTSUPP);
-    }
-    // Every SOL_SOCKET option reads at least an int; none more than a
-    // timeval or a linger.
+    // Every option here reads at least an int; none more than a timeval
+    // or a linger.
     let want = (len as usize).min(16);
     let mut raw = alloc::vec![0u8; want];
     if want >= 4 {
         copy_from_user(&mut raw, value)?;
+    }
+    if level != netabi::SOL_SOCKET as i32 {
+        socket.set_protocol_option(level, name, &raw)?;
+        return Ok(0);
     }
     net::set_socket_option(&*socket, name, &raw)?;
     Ok(0)
@@ -656,14 +656,11 @@ pub fn setsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
 
 pub fn getsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize, len_ptr: usize) -> Result<isize> {
     let (_, socket) = get_socket(thread, fd)?;
-    if level != netabi::SOL_SOCKET as i32 {
-        return Err(Errno::EOPNOTSUPP);
-    }
     let len = i32::from_le_bytes(read_bytes::<4>(len_ptr)?);
     if len < 0 {
         return Err(Errno::EINVAL);
     }
-    let bytes = net::get_socket_option(&*socket, name)?;
+    let bytes = if level != netabi::SOL_SOCKET as i32 { socket.get_protocol_option(level, name)? } else { net::get_socket_option(&*socket, name)? };
     let n = (len as usize).min(bytes.len());
     copy_to_user(value, &bytes[..n])?;
     copy_to_user(len_ptr, &(n as i32).to_le_bytes())?;

@@ -1,0 +1,810 @@
+//! The one smoltcp interface behind every AF_INET socket: the loopback
+//! device, the socket set, the port table, and the pump that moves packets
+//! and turns smoltcp's state changes into Linux's (errors, wake-ups,
+//! listen queues).
+//!
+//! Locking: everything here is under [`STACK`]. A socket's own small lock
+//! may be taken while holding it, never the other way round, and neither
+//! is held across a user copy: data is staged in kernel buffers.
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::sync::Arc;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use kevlar_platform::sync::SpinLock;
+use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketHandle, SocketSet};
+use smoltcp::phy::{self, ChecksumCapabilities, Device, DeviceCapabilities, Medium};
+use smoltcp::socket::{tcp, udp};
+use smoltcp::time::Instant;
+use smoltcp::wire::{HardwareAddress, IpAddress, IpCidr, IpListenEndpoint, Ipv4Address};
+
+use crate::error::{Errno, Result};
+use crate::process::wait_queue::WaitQueue;
+
+/// Bytes of each TCP connection's receive and send buffers.
+pub const TCP_BUFFER: usize = 65536;
+/// The loopback MTU (Linux's lo has 65536; smoltcp's frames stop at 65535).
+pub const LOOPBACK_MTU: usize = 65535;
+/// Linux's default ephemeral port range (net.ipv4.ip_local_port_range).
+pub const EPHEMERAL_FIRST: u16 = 32768;
+/// How long a connection closed first on this side keeps its port
+/// (TIME-WAIT; Linux's TCP_TIMEWAIT_LEN).
+const TIME_WAIT_NS: u64 = 60_000_000_000;
+/// The last port of the ephemeral range.
+pub const EPHEMERAL_LAST: u16 = 60999;
+
+/// The network stack, created on first use.
+pub static STACK: SpinLock<Option<Stack>> = SpinLock::new(None);
+/// Every thread blocked on an AF_INET socket sleeps here; any progress of
+/// the stack wakes them all (they recheck their own socket).
+pub static WAITERS: WaitQueue = WaitQueue::new();
+/// When smoltcp next wants to be polled (monotonic ns; u64::MAX: never).
+static NEXT_POLL_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// The current time as smoltcp counts it.
+pub fn now() -> Instant {
+    Instant::from_micros((kevlar_platform::time::monotonic_ns() / 1000) as i64)
+}
+
+/// eth0's address under QEMU's user networking, its prefix length, and
+/// the gateway (QEMU's defaults; there is no DHCP client).
+pub const ETH_ADDR: Ipv4Address = Ipv4Address::new(10, 0, 2, 15);
+const ETH_PREFIX: u8 = 24;
+const ETH_GATEWAY: Ipv4Address = Ipv4Address::new(10, 0, 2, 2);
+/// eth0's MTU.
+pub const ETH_MTU: usize = 1500;
+const ETHERTYPE_IPV4: u16 = 0x0800;
+const ETHERTYPE_ARP: u16 = 0x0806;
+/// IP packets kept while their next hop's address is being resolved.
+const MAX_UNRESOLVED: usize = 32;
+
+/// eth0: the network card, and the neighbours learnt with ARP.
+pub struct EthPort {
+    card: kevlar_platform::net::NetDevice,
+    /// The card's MAC address.
+    pub mac: [u8; 6],
+    neighbours: BTreeMap<Ipv4Address, [u8; 6]>,
+    unresolved: VecDeque<(Ipv4Address, Vec<u8>)>,
+    /// eth0 is up (SIOCSIFFLAGS).
+    pub up: bool,
+}
+
+impl EthPort {
+    fn frame(&mut self, dst: [u8; 6], ethertype: u16, payload: &[u8]) {
+        let mut frame = Vec::with_capacity(14 + payload.len().max(46));
+        frame.extend_from_slice(&dst);
+        frame.extend_from_slice(&self.mac);
+        frame.extend_from_slice(&ethertype.to_be_bytes());
+        frame.extend_from_slice(payload);
+        // Ethernet's minimum frame (without the FCS).
+        frame.resize(frame.len().max(60), 0);
+        if !self.card.send(&frame) {
+            log::debug!("eth0: the card refused a frame");
+        }
+    }
+
+    fn arp(&mut self, op: u16, target_mac: [u8; 6], target_ip: Ipv4Address, dst: [u8; 6]) {
+        let mut p = Vec::with_capacity(28);
+        p.extend_from_slice(&[0, 1, 0x08, 0x00, 6, 4]);
+        p.extend_from_slice(&op.to_be_bytes());
+        p.extend_from_slice(&self.mac);
+        p.extend_from_slice(&ETH_ADDR.octets());
+        p.extend_from_slice(&target_mac);
+        p.extend_from_slice(&target_ip.octets());
+        self.frame(dst, ETHERTYPE_ARP, &p);
+    }
+
+    /// Sends an IP packet to its next hop, resolving it first if needed.
+    fn send_ip(&mut self, packet: Vec<u8>) {
+        if !self.up || packet.len() < 20 {
+            return;
+        }
+        let dst = Ipv4Address::new(packet[16], packet[17], packet[18], packet[19]);
+        let on_link = u32::from(dst) >> (32 - ETH_PREFIX) == u32::from(ETH_ADDR) >> (32 - ETH_PREFIX);
+        let hop = if on_link { dst } else { ETH_GATEWAY };
+        match self.neighbours.get(&hop) {
+            Some(&mac) => self.frame(mac, ETHERTYPE_IPV4, &packet),
+            None => {
+                if self.unresolved.len() >= MAX_UNRESOLVED {
+                    self.unresolved.pop_front();
+                }
+                self.unresolved.push_back((hop, packet));
+                self.arp(1, [0; 6], hop, [0xff; 6]);
+            }
+        }
+    }
+
+    /// Takes received frames: IP packets for us go to `rx`, ARP is
+    /// answered and learnt from.
+    fn poll(&mut self, rx: &mut VecDeque<Vec<u8>>) {
+        while let Some(frame) = self.card.receive() {
+            if frame.len() < 14 || !self.up {
+                continue;
+            }
+            let ethertype = u16::from_be_bytes([frame[12], frame[13]]);
+            let body = &frame[14..];
+            match ethertype {
+                ETHERTYPE_IPV4 if body.len() >= 20 => {
+                    // Frames may carry padding past the IP packet.
+                    let total = (u16::from_be_bytes([body[2], body[3]]) as usize).min(body.len());
+                    rx.push_back(body[..total].to_vec());
+                }
+                ETHERTYPE_ARP if body.len() >= 28 => self.arp_input(body),
+                _ => {}
+            }
+        }
+    }
+
+    fn arp_input(&mut self, p: &[u8]) {
+        if p[..6] != [0, 1, 0x08, 0x00, 6, 4] {
+            return;
+        }
+        let op = u16::from_be_bytes([p[6], p[7]]);
+        let sender_mac: [u8; 6] = p[8..14].try_into().unwrap();
+        let sender_ip = Ipv4Address::new(p[14], p[15], p[16], p[17]);
+        let target_ip = Ipv4Address::new(p[24], p[25], p[26], p[27]);
+        self.neighbours.insert(sender_ip, sender_mac);
+        let (ready, waiting): (Vec<_>, Vec<_>) = self.unresolved.drain(..).partition(|(hop, _)| *hop == sender_ip);
+        self.unresolved = waiting.into_iter().collect();
+        for (_, packet) in ready {
+            self.frame(sender_mac, ETHERTYPE_IPV4, &packet);
+        }
+        if op == 1 && target_ip == ETH_ADDR {
+            self.arp(2, sender_mac, sender_ip, sender_mac);
+        }
+    }
+}
+
+/// The destination port of a TCP SYN (not SYN-ACK) in an IPv4 packet.
+fn syn_port(packet: &[u8]) -> Option<u16> {
+    let header = (*packet.first()? as usize & 0xf) * 4;
+    if packet.len() < header + 14 || packet[9] != 6 {
+        return None;
+    }
+    let tcp = &packet[header..];
+    let flags = tcp[13];
+    (flags & 0x02 != 0 && flags & 0x10 == 0).then(|| u16::from_be_bytes([tcp[2], tcp[3]]))
+}
+
+/// Decodes an ICMP port-unreachable about a UDP datagram: (the
+/// datagram's source port, its destination).
+fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (Ipv4Address, u16))> {
+    let header = (*packet.first()? as usize & 0xf) * 4;
+    if packet.len() < header + 8 || packet[9] != 1 {
+        return None;
+    }
+    let icmp = &packet[header..];
+    // Type 3 (destination unreachable), code 3 (port unreachable).
+    if icmp[0] != 3 || icmp[1] != 3 {
+        return None;
+    }
+    let inner = &icmp[8..];
+    let inner_header = (*inner.first()? as usize & 0xf) * 4;
+    if inner.len() < inner_header + 4 || inner[9] != 17 {
+        return None;
+    }
+    let dst = Ipv4Address::new(inner[16], inner[17], inner[18], inner[19]);
+    let udp = &inner[inner_header..];
+    Some((u16::from_be_bytes([udp[0], udp[1]]), (dst, u16::from_be_bytes([udp[2], udp[3]]))))
+}
+
+/// The stack's one device: loopback for local destinations (127.0.0.0/8
+/// and eth0's own address), eth0 for the rest. smoltcp sees IP packets
+/// (Medium::Ip); eth0's Ethernet framing and ARP are done here.
+pub struct Links {
+    queue: VecDeque<Vec<u8>>,
+    /// Ports of listeners whose accept queue is full: a SYN for them is
+    /// dropped, as Linux does, so the client retries later instead of
+    /// being refused (smoltcp would answer it with a reset).
+    full_listeners: Vec<u16>,
+    /// ICMP port-unreachable messages seen since the last sweep: (our UDP
+    /// port, the peer that refused).
+    port_unreachable: Vec<(u16, (Ipv4Address, u16))>,
+    /// eth0, when a virtio network card was found.
+    pub eth: Option<EthPort>,
+}
+
+/// A received packet.
+pub struct LinkRx(Vec<u8>);
+/// Room for one packet to send.
+pub struct LinkTx<'a>(&'a mut VecDeque<Vec<u8>>, Option<&'a mut EthPort>);
+
+impl phy::RxToken for LinkRx {
+    fn consume<R, F: FnOnce(&[u8]) -> R>(self, f: F) -> R {
+        f(&self.0)
+    }
+}
+
+impl phy::TxToken for LinkTx<'_> {
+    fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
+        let mut buf = vec![0u8; len];
+        let r = f(&mut buf);
+        let dst = if len >= 20 { Ipv4Address::new(buf[16], buf[17], buf[18], buf[19]) } else { Ipv4Address::UNSPECIFIED };
+        if dst.octets()[0] == 127 || dst == ETH_ADDR {
+            self.0.push_back(buf);
+        } else if let Some(eth) = self.1 {
+            eth.send_ip(buf);
+        }
+        r
+    }
+}
+
+impl Device for Links {
+    type RxToken<'a> = LinkRx;
+    type TxToken<'a> = LinkTx<'a>;
+
+    fn receive(&mut self, _timestamp: Instant) -> Option<(LinkRx, LinkTx<'_>)> {
+        loop {
+            if self.queue.is_empty() {
+                if let Some(eth) = self.eth.as_mut() {
+                    eth.poll(&mut self.queue);
+                }
+            }
+            let packet = self.queue.pop_front()?;
+            if !self.full_listeners.is_empty() && syn_port(&packet).is_some_and(|p| self.full_listeners.contains(&p)) {
+                continue;
+            }
+            if let Some(note) = udp_port_unreachable(&packet) {
+                self.port_unreachable.push(note);
+            }
+            return Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut())));
+        }
+    }
+
+    fn transmit(&mut self, _timestamp: Instant) -> Option<LinkTx<'_>> {
+        Some(LinkTx(&mut self.queue, self.eth.as_mut()))
+    }
+
+    fn capabilities(&self) -> DeviceCapabilities {
+        let mut caps = DeviceCapabilities::default();
+        caps.medium = Medium::Ip;
+        if self.eth.is_some() {
+            // Packets leave the machine: real MTU, real checksums.
+            caps.max_transmission_unit = ETH_MTU;
+        } else {
+            caps.max_transmission_unit = LOOPBACK_MTU;
+            // Nothing corrupts packets in memory: skip the checksums.
+            caps.checksum = ChecksumCapabilities::ignored();
+        }
+        caps
+    }
+}
+
+/// Which table a port lives in.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Proto {
+    /// TCP ports.
+    Tcp,
+    /// UDP ports.
+    Udp,
+}
+
+/// One binding of a local port.
+struct PortEntry {
+    id: u64,
+    proto: Proto,
+    addr: Ipv4Address,
+    port: u16,
+    reuse: bool,
+    listening: bool,
+    /// A TIME-WAIT hold: the binding goes away at this time (ns).
+    expires_ns: Option<u64>,
+}
+
+/// What the stack tracks about one TCP connection's smoltcp socket.
+pub struct Conn {
+    /// The state seen at the last sweep.
+    last: tcp::State,
+    /// (state, bytes queued to read, bytes queued to send) at the last
+    /// sweep: a change wakes pollers.
+    signature: (tcp::State, usize, usize),
+    /// The pending error (SO_ERROR): ECONNREFUSED, ECONNRESET, EPIPE.
+    pub error: Option<Errno>,
+    /// The connection ended with a reset or a refusal.
+    pub reset: bool,
+    /// No fd refers to it any more: it is reaped once closed.
+    orphan: bool,
+    /// The port binding it keeps until it is reaped.
+    port_id: Option<u64>,
+    /// SO_REUSEADDR of its socket (a TIME-WAIT hold is shareable only then).
+    reuse: bool,
+    /// The owning socket's event counter (edge-triggered epoll).
+    pub events: Arc<AtomicU64>,
+}
+
+/// What the stack knows of a UDP socket besides smoltcp's state.
+struct UdpWatch {
+    /// (bytes queued to read, to send) at the last sweep.
+    signature: (usize, usize),
+    /// The owner's event counter.
+    events: Arc<AtomicU64>,
+    /// The local port and the connected peer: an ICMP port-unreachable for
+    /// a datagram from that port to that peer sets `refused`.
+    port: u16,
+    peer: Option<(Ipv4Address, u16)>,
+    refused: Arc<core::sync::atomic::AtomicBool>,
+}
+
+/// A listening TCP socket's queues.
+pub struct Listener {
+    endpoint: IpListenEndpoint,
+    /// listen()'s backlog: more completed connections than backlog + 1
+    /// waiting for accept stop new ones (Linux's sk_acceptq_is_full).
+    pub backlog: usize,
+    /// The smoltcp socket waiting for the next SYN.
+    listen: Option<SocketHandle>,
+    /// Handshakes under way.
+    embryos: Vec<SocketHandle>,
+    /// Connections completed, in order, for accept.
+    pub ready: VecDeque<SocketHandle>,
+    /// The listening socket's event counter.
+    events: Arc<AtomicU64>,
+    /// TCP_NODELAY to give new connections.
+    pub nodelay: bool,
+}
+
+/// The interface, its device, the smoltcp sockets and the tables that
+/// give them Linux's behaviour.
+pub struct Stack {
+    /// The smoltcp interface (lo, 127.0.0.1/8).
+    pub iface: Interface,
+    /// The device: loopback and eth0.
+    pub device: Links,
+    /// The smoltcp sockets.
+    pub sockets: SocketSet<'static>,
+    ports: Vec<PortEntry>,
+    next_port_id: u64,
+    next_ephemeral: u16,
+    /// TCP connections by smoltcp handle.
+    pub conns: BTreeMap<SocketHandle, Conn>,
+    /// UDP sockets' (bytes queued to read, to send) at the last sweep, and
+    /// their owners' event counters.
+    udp_watch: BTreeMap<SocketHandle, UdpWatch>,
+    /// Listening sockets by id.
+    pub listeners: BTreeMap<u64, Listener>,
+    next_listener_id: u64,
+    /// lo is up (SIOCSIFFLAGS).
+    pub lo_up: bool,
+}
+
+impl Stack {
+    fn new() -> Stack {
+        let eth = kevlar_platform::net::NetDevice::probe().map(|card| {
+            let mac = card.mac();
+            log::info!("eth0: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, {}/{}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], ETH_ADDR, ETH_PREFIX);
+            EthPort { card, mac, neighbours: BTreeMap::new(), unresolved: VecDeque::new(), up: true }
+        });
+        let has_eth = eth.is_some();
+        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), eth };
+        let mut seed = [0u8; 8];
+        crate::fs::devices::fill_random(&mut seed);
+        let mut config = Config::new(HardwareAddress::Ip);
+        config.random_seed = u64::from_le_bytes(seed);
+        let mut iface = Interface::new(config, &mut device, now());
+        iface.update_ip_addrs(|addrs| {
+            let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1)), 8));
+            if has_eth {
+                let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(ETH_ADDR), ETH_PREFIX));
+            }
+        });
+        if has_eth {
+            let _ = iface.routes_mut().add_default_ipv4_route(ETH_GATEWAY);
+        }
+        let mut start = [0u8; 2];
+        crate::fs::devices::fill_random(&mut start);
+        let span = EPHEMERAL_LAST - EPHEMERAL_FIRST + 1;
+        Stack {
+            iface,
+            device,
+            sockets: SocketSet::new(Vec::new()),
+            ports: Vec::new(),
+            next_port_id: 1,
+            next_ephemeral: EPHEMERAL_FIRST + u16::from_le_bytes(start) % span,
+            conns: BTreeMap::new(),
+            udp_watch: BTreeMap::new(),
+            listeners: BTreeMap::new(),
+            next_listener_id: 1,
+            lo_up: true,
+        }
+    }
+
+    // --- ports ---------------------------------------------------------------
+
+    fn conflicts(&self, proto: Proto, addr: Ipv4Address, port: u16, reuse: bool, skip: u64) -> bool {
+        self.ports.iter().any(|e| {
+            e.id != skip
+                && e.proto == proto
+                && e.port == port
+                && (e.addr.is_unspecified() || addr.is_unspecified() || e.addr == addr)
+                && !(reuse && e.reuse && !e.listening)
+        })
+    }
+
+    /// Binds `port` (0: an ephemeral one) at `addr`; returns the port and
+    /// the binding's id. EADDRINUSE when taken (SO_REUSEADDR on both
+    /// sides shares a port that is not listening), as Linux's
+    /// inet_csk_get_port and udp_lib_get_port.
+    pub fn bind_port(&mut self, proto: Proto, addr: Ipv4Address, port: u16, reuse: bool) -> Result<(u16, u64)> {
+        let now_ns = kevlar_platform::time::monotonic_ns();
+        self.ports.retain(|e| e.expires_ns.is_none_or(|t| t > now_ns));
+        let port = if port != 0 {
+            if self.conflicts(proto, addr, port, reuse, 0) {
+                return Err(Errno::EADDRINUSE);
+            }
+            port
+        } else {
+            let span = (EPHEMERAL_LAST - EPHEMERAL_FIRST + 1) as u32;
+            let mut found = None;
+            for _ in 0..span {
+                let candidate = self.next_ephemeral;
+                self.next_ephemeral = if candidate == EPHEMERAL_LAST { EPHEMERAL_FIRST } else { candidate + 1 };
+                // An ephemeral port is never shared.
+                if !self.conflicts(proto, addr, candidate, false, 0) && !self.ports.iter().any(|e| e.proto == proto && e.port == candidate) {
+                    found = Some(candidate);
+                    break;
+                }
+            }
+            found.ok_or(Errno::EADDRINUSE)?
+        };
+        let id = self.next_port_id;
+        self.next_port_id += 1;
+        self.ports.push(PortEntry { id, proto, addr, port, reuse, listening: false, expires_ns: None });
+        Ok((port, id))
+    }
+
+    /// Marks a binding as listening: EADDRINUSE when another socket
+    /// sharing the port listens already.
+    pub fn listen_port(&mut self, id: u64) -> Result<()> {
+        let e = self.ports.iter().find(|e| e.id == id).ok_or(Errno::EINVAL)?;
+        let (proto, addr, port) = (e.proto, e.addr, e.port);
+        if self.ports.iter().any(|o| o.id != id && o.proto == proto && o.port == port && o.listening && (o.addr.is_unspecified() || addr.is_unspecified() || o.addr == addr)) {
+            return Err(Errno::EADDRINUSE);
+        }
+        if let Some(e) = self.ports.iter_mut().find(|e| e.id == id) {
+            e.listening = true;
+        }
+        Ok(())
+    }
+
+    /// Drops a binding.
+    pub fn release_port(&mut self, id: u64) {
+        self.ports.retain(|e| e.id != id);
+    }
+
+    // --- TCP connections -----------------------------------------------------
+
+    /// Makes a smoltcp TCP socket with the settings every connection has.
+    pub fn new_tcp(&mut self, nodelay: bool) -> SocketHandle {
+        let mut s = tcp::Socket::new(tcp::SocketBuffer::new(vec![0u8; TCP_BUFFER]), tcp::SocketBuffer::new(vec![0u8; TCP_BUFFER]));
+        // Linux acknowledges at once on loopback (quick-ack); a delayed
+        // ACK would only add a timer wait per exchange.
+        s.set_ack_delay(None);
+        s.set_nagle_enabled(!nodelay);
+        self.sockets.add(s)
+    }
+
+    /// Tracks a connection's state for `events`' owner (a connection
+    /// tracked already just changes owner).
+    pub fn track(&mut self, handle: SocketHandle, events: Arc<AtomicU64>) {
+        if let Some(c) = self.conns.get_mut(&handle) {
+            c.events = events;
+            return;
+        }
+        let state = self.sockets.get::<tcp::Socket>(handle).state();
+        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events });
+    }
+
+    /// Gives up a connection whose last fd closed: a FIN (or a reset when
+    /// unread data is left, or SO_LINGER with a zero time, as Linux's
+    /// tcp_close), then reaped once closed; `port_id` is held until then.
+    pub fn orphan(&mut self, handle: SocketHandle, port_id: Option<u64>, abort: bool, reuse: bool) {
+        let s = self.sockets.get_mut::<tcp::Socket>(handle);
+        if abort || s.recv_queue() > 0 {
+            s.abort();
+        } else {
+            s.close();
+        }
+        if let Some(c) = self.conns.get_mut(&handle) {
+            c.orphan = true;
+            c.port_id = port_id;
+            c.reuse = reuse;
+        }
+    }
+
+    /// Adds a UDP socket bound to `port` whose queue changes bump
+    /// `events`, and whose connected peer's refusals set `refused`.
+    pub fn add_udp(&mut self, socket: udp::Socket<'static>, port: u16, events: Arc<AtomicU64>, refused: Arc<core::sync::atomic::AtomicBool>) -> SocketHandle {
+        let h = self.sockets.add(socket);
+        self.udp_watch.insert(h, UdpWatch { signature: (0, 0), events, port, peer: None, refused });
+        h
+    }
+
+    /// Records a UDP socket's connected peer (None: not connected).
+    pub fn set_udp_peer(&mut self, h: SocketHandle, peer: Option<(Ipv4Address, u16)>) {
+        if let Some(w) = self.udp_watch.get_mut(&h) {
+            w.peer = peer;
+        }
+    }
+
+    /// Removes a UDP socket.
+    pub fn remove_udp(&mut self, h: SocketHandle) {
+        self.udp_watch.remove(&h);
+        self.sockets.remove(h);
+    }
+
+    /// Starts a listener on `endpoint`; returns its id.
+    pub fn add_listener(&mut self, endpoint: IpListenEndpoint, backlog: usize, events: Arc<AtomicU64>, nodelay: bool) -> u64 {
+        let id = self.next_listener_id;
+        self.next_listener_id += 1;
+        self.listeners.insert(id, Listener { endpoint, backlog, listen: None, embryos: Vec::new(), ready: VecDeque::new(), events, nodelay });
+        self.refill(id);
+        self.update_syn_filter();
+        id
+    }
+
+    /// Removes a listener, resetting the connections it had not handed
+    /// out (Linux's inet_csk_listen_stop).
+    pub fn remove_listener(&mut self, id: u64) {
+        let removed = self.listeners.remove(&id);
+        self.update_syn_filter();
+        if let Some(l) = removed {
+            for h in l.listen.into_iter().chain(l.embryos).chain(l.ready) {
+                // Reaped by the sweep once the reset has gone out.
+                self.sockets.get_mut::<tcp::Socket>(h).abort();
+                self.track(h, Arc::new(AtomicU64::new(0)));
+                if let Some(c) = self.conns.get_mut(&h) {
+                    c.orphan = true;
+                }
+            }
+        }
+    }
+
+    /// Gives a listener a socket waiting for SYNs unless its queue is full.
+    fn refill(&mut self, id: u64) {
+        let Some(l) = self.listeners.get(&id) else { return };
+        if l.listen.is_some() || l.ready.len() + l.embryos.len() > l.backlog {
+            return;
+        }
+        let (endpoint, nodelay) = (l.endpoint, l.nodelay);
+        let handle = self.new_tcp(nodelay);
+        if self.sockets.get_mut::<tcp::Socket>(handle).listen(endpoint).is_err() {
+            self.sockets.remove(handle);
+            return;
+        }
+        if let Some(l) = self.listeners.get_mut(&id) {
+            l.listen = Some(handle);
+        }
+    }
+
+    /// Recomputes which listeners' SYNs are dropped (those whose queue is
+    /// full, so they have no socket waiting in LISTEN).
+    fn update_syn_filter(&mut self) {
+        self.device.full_listeners = self.listeners.values().filter(|l| l.listen.is_none()).map(|l| l.endpoint.port).collect();
+    }
+
+    /// Takes the oldest completed connection of a listener; the caller
+    /// tracks it for its new socket.
+    pub fn take_ready(&mut self, id: u64) -> Option<SocketHandle> {
+        let h = self.listeners.get_mut(&id)?.ready.pop_front()?;
+        self.refill(id);
+        self.update_syn_filter();
+        Some(h)
+    }
+
+    /// Looks at every connection after packets moved: errors from resets
+    /// and refusals, listen queues, orphans to reap, owners to wake.
+    /// Returns whether anything a waiter may look at changed. `reap`
+    /// removes closed orphans: only after egress, so their last packet
+    /// (a reset) has gone out.
+    fn sweep(&mut self, reap_closed: bool) -> bool {
+        let mut changed = false;
+        // Listeners first: a SYN moves the listening socket to the embryos
+        // (and a new one takes its place before the next packet).
+        let ids: Vec<u64> = self.listeners.keys().copied().collect();
+        let mut completed = Vec::new();
+        for id in ids {
+            let mut refill = false;
+            {
+                let l = self.listeners.get_mut(&id).unwrap();
+                if let Some(h) = l.listen {
+                    if self.sockets.get::<tcp::Socket>(h).state() != tcp::State::Listen {
+                        l.embryos.push(h);
+                        l.listen = None;
+                        refill = true;
+                    }
+                }
+                let mut k = 0;
+                while k < l.embryos.len() {
+                    let h = l.embryos[k];
+                    match self.sockets.get::<tcp::Socket>(h).state() {
+                        tcp::State::SynReceived | tcp::State::Listen => k += 1,
+                        tcp::State::Closed => {
+                            l.embryos.remove(k);
+                            self.sockets.remove(h);
+                            refill = true;
+                        }
+                        _ => {
+                            l.embryos.remove(k);
+                            l.ready.push_back(h);
+                            completed.push((h, l.events.clone()));
+                            l.events.fetch_add(1, Ordering::Relaxed);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if refill {
+                self.refill(id);
+            }
+        }
+        self.update_syn_filter();
+        // A completed connection is tracked from now on (a reset before
+        // accept must still be seen), for its listener until accepted.
+        for (h, events) in completed {
+            self.track(h, events);
+        }
+        let unreachable = core::mem::take(&mut self.device.port_unreachable);
+        for (h, w) in self.udp_watch.iter_mut() {
+            let s = self.sockets.get::<udp::Socket>(*h);
+            let now = (s.recv_queue(), s.send_queue());
+            if now != w.signature {
+                w.signature = now;
+                w.events.fetch_add(1, Ordering::Relaxed);
+                changed = true;
+            }
+            // Only a connected socket hears of refusals (Linux reports ICMP
+            // errors to unconnected ones only with IP_RECVERR).
+            if unreachable.iter().any(|&(port, peer)| port == w.port && Some(peer) == w.peer) {
+                w.refused.store(true, Ordering::Release);
+                w.events.fetch_add(1, Ordering::Relaxed);
+                changed = true;
+            }
+        }
+        let mut reap = Vec::new();
+        for (h, c) in self.conns.iter_mut() {
+            let s = self.sockets.get_mut::<tcp::Socket>(*h);
+            let state = s.state();
+            if state != c.last {
+                use tcp::State::*;
+                if state == Closed {
+                    let error = match c.last {
+                        SynSent => Some(Errno::ECONNREFUSED),
+                        SynReceived | Established | FinWait1 | FinWait2 => Some(Errno::ECONNRESET),
+                        CloseWait => Some(Errno::EPIPE),
+                        _ => None,
+                    };
+                    if error.is_some() && !c.orphan {
+                        c.reset = true;
+                        c.error = error;
+                    }
+                }
+                c.last = state;
+            }
+            let signature = (state, s.recv_queue(), s.send_queue());
+            if signature != c.signature {
+                c.signature = signature;
+                c.events.fetch_add(1, Ordering::Relaxed);
+                changed = true;
+            }
+            if c.orphan {
+                // Data for a closed socket is answered with a reset.
+                if s.recv_queue() > 0 && state != tcp::State::Closed {
+                    s.abort();
+                }
+                if (state == tcp::State::Closed || state == tcp::State::TimeWait) && reap_closed {
+                    let local = if state == tcp::State::TimeWait { s.local_endpoint().map(|e| (e, c.reuse)) } else { None };
+                    reap.push((*h, local));
+                }
+            }
+        }
+        // A connection in TIME-WAIT gives its buffers back at once (on
+        // these links no late segment needs absorbing); only its port stays
+        // taken for TIME_WAIT_NS, shared only when both the connection and the
+        // new socket have SO_REUSEADDR, as Linux's bind-conflict check.
+        let expires = kevlar_platform::time::monotonic_ns().saturating_add(TIME_WAIT_NS);
+        for (h, time_wait) in reap {
+            if let Some(c) = self.conns.remove(&h) {
+                if let Some(id) = c.port_id {
+                    self.release_port(id);
+                }
+            }
+            if let Some((local, reuse)) = time_wait {
+                let IpAddress::Ipv4(addr) = local.addr;
+                let id = self.next_port_id;
+                self.next_port_id += 1;
+                self.ports.push(PortEntry { id, proto: Proto::Tcp, addr, port: local.port, reuse, listening: false, expires_ns: Some(expires) });
+            }
+            self.sockets.remove(h);
+        }
+        changed
+    }
+
+    /// Moves packets until nothing is left to do; returns whether anything
+    /// changed that waiters may care about.
+    fn pump(&mut self) -> bool {
+        let mut changed = false;
+        // Bounded: each round moves at least one packet or ends.
+        for _ in 0..4096 {
+            let ts = now();
+            self.iface.poll_maintenance(ts);
+            let mut moved = false;
+            loop {
+                match self.iface.poll_ingress_single(ts, &mut self.device, &mut self.sockets) {
+                    PollIngressSingleResult::None => break,
+                    _ => {
+                        moved = true;
+                        changed |= self.sweep(false);
+                    }
+                }
+            }
+            while self.iface.poll_egress(ts, &mut self.device, &mut self.sockets) == PollResult::SocketStateChanged {
+                moved = true;
+            }
+            changed |= self.sweep(true);
+            if !moved && self.device.queue.is_empty() {
+                break;
+            }
+        }
+        let ts = now();
+        let mut next = match self.iface.poll_at(ts, &self.sockets) {
+            Some(at) => (at.total_micros().max(0) as u64).saturating_mul(1000),
+            None => u64::MAX,
+        };
+        if self.device.eth.is_some() {
+            // The card is polled at every tick.
+            next = next.min((ts.total_micros().max(0) as u64).saturating_mul(1000));
+        }
+        NEXT_POLL_NS.store(next, Ordering::Release);
+        changed
+    }
+}
+
+/// Runs `f` on the stack, then moves packets and wakes whoever the
+/// changes concern. Never call with a socket lock held.
+pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
+    let mut guard = STACK.lock();
+    let stack = guard.get_or_insert_with(|| {
+        let st = Stack::new();
+        HAS_CARD.store(st.device.eth.is_some(), Ordering::Relaxed);
+        st
+    });
+    let r = f(stack);
+    let changed = stack.pump();
+    drop(guard);
+    if changed {
+        wake();
+    }
+    r
+}
+
+/// Wakes every waiter and poller (after a change made outside a pump).
+pub fn wake() {
+    WAITERS.wake_all();
+    crate::fs::file::notify_pollers();
+}
+
+/// Polls the stack when smoltcp asked for a time that has come
+/// (retransmissions, TIME-WAIT expiry); called from the timer check.
+pub fn run_timers(now_ns: u64) {
+    if now_ns >= NEXT_POLL_NS.load(Ordering::Acquire) || has_card() {
+        NEXT_POLL_NS.store(u64::MAX, Ordering::Release);
+        with_stack(|_| ());
+    }
+}
+
+/// Returns whether `addr` belongs to this machine (bind's check). Linux
+/// takes all of 127.0.0.0/8 as local; smoltcp answers only the
+/// interface's own address, so 127.0.0.1 is the one loopback address here.
+pub fn is_local(addr: Ipv4Address) -> bool {
+    addr.is_unspecified() || addr == Ipv4Address::new(127, 0, 0, 1) || (addr == ETH_ADDR && with_stack(|st| st.device.eth.is_some()))
+}
+
+/// Returns whether smoltcp must be polled regularly: a network card's
+/// frames arrive without an interrupt.
+fn has_card() -> bool {
+    HAS_CARD.load(Ordering::Relaxed)
+}
+
+static HAS_CARD: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);

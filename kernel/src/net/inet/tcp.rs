@@ -1,0 +1,721 @@
+//! TCP sockets (SOCK_STREAM over AF_INET) with Linux's semantics on top
+//! of smoltcp's TCP: listen queues with a backlog, blocking and
+//! non-blocking connect (EINPROGRESS, then SO_ERROR), ECONNREFUSED,
+//! ECONNRESET and EPIPE from resets, shutdown, EOF on FIN, SIGPIPE, and
+//! tcp_poll's readiness bits.
+//!
+//! Data is staged through kernel buffers: the stack's lock is never held
+//! while user memory is read or written.
+
+use alloc::sync::Arc;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use kevlar_platform::sync::SpinLock;
+use linux_raw_sys::general as abi;
+use linux_raw_sys::net as netabi;
+use smoltcp::iface::SocketHandle;
+use smoltcp::socket::tcp::{self as stcp, State as S};
+use smoltcp::wire::{IpAddress, IpEndpoint, IpListenEndpoint, Ipv4Address};
+
+use super::stack::{self, with_stack, Proto, Stack};
+use super::{encode_addr, parse_addr, IpOptions, IPPROTO_TCP};
+use crate::error::{Errno, Result};
+use crate::fs::file::PollEvents;
+use crate::net::{raise_sigpipe, wait_for, Incoming, Outgoing, Sink, Socket, SocketOptions, Ucred};
+use crate::process::Thread;
+
+const RCV_SHUTDOWN: u8 = 1;
+const SEND_SHUTDOWN: u8 = 2;
+const SHUTDOWN_MASK: u8 = 3;
+/// A new TCP socket's SO_SNDBUF and SO_RCVBUF (Linux's tcp_wmem and
+/// tcp_rmem defaults; smoltcp's buffers are TCP_BUFFER whatever these say).
+const DEFAULT_SNDBUF: usize = 16384;
+const DEFAULT_RCVBUF: usize = 131072;
+/// The most bytes one step of a receive or send stages.
+const CHUNK: usize = stack::TCP_BUFFER;
+
+const POLLIN: PollEvents = abi::POLLIN as PollEvents;
+const POLLRDNORM: PollEvents = abi::POLLRDNORM as PollEvents;
+const POLLOUT: PollEvents = abi::POLLOUT as PollEvents;
+const POLLWRNORM: PollEvents = abi::POLLWRNORM as PollEvents;
+const POLLERR: PollEvents = abi::POLLERR as PollEvents;
+const POLLHUP: PollEvents = abi::POLLHUP as PollEvents;
+const POLLRDHUP: PollEvents = abi::POLLRDHUP as PollEvents;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Phase {
+    /// Not connected (new, bound, or after a failed connect).
+    Closed,
+    /// listen() was called: the stack's listener id.
+    Listening(u64),
+    /// connect() started (or finished: the connection's state tells).
+    Connecting(SocketHandle),
+    /// Connected (connect() reported success, or accepted).
+    Connected(SocketHandle),
+}
+
+struct Inner {
+    phase: Phase,
+    /// The bound address and port, and the binding's id (None for
+    /// accepted sockets, which share their listener's port).
+    bound: Option<(Ipv4Address, u16, Option<u64>)>,
+    /// The port was bound by connect or listen, not by bind (a failed
+    /// connect gives it back, as Linux does for an autobound port).
+    autobound: bool,
+    /// shutdown() bits the user asked for.
+    shutdown: u8,
+    /// An error for SO_ERROR that belongs to no connection.
+    error: Option<Errno>,
+    /// TCP_NODELAY.
+    nodelay: bool,
+    /// SOL_IP options.
+    ip: IpOptions,
+}
+
+/// A TCP socket.
+pub struct TcpSocket {
+    inner: SpinLock<Inner>,
+    options: SocketOptions,
+    /// Bumped by the stack when this socket's state or queues change.
+    events: Arc<AtomicU64>,
+}
+
+impl TcpSocket {
+    /// Creates an unbound, unconnected socket.
+    pub fn new() -> Arc<TcpSocket> {
+        let socket = Self::with(Phase::Closed, None, Arc::new(AtomicU64::new(0)));
+        // tcp_init_sock starts from net.ipv4.tcp_wmem[1] and tcp_rmem[1].
+        let mut o = socket.options.get();
+        o.sndbuf = DEFAULT_SNDBUF;
+        o.rcvbuf = DEFAULT_RCVBUF;
+        socket.options.set_all(o);
+        socket
+    }
+
+    fn with(phase: Phase, bound: Option<(Ipv4Address, u16, Option<u64>)>, events: Arc<AtomicU64>) -> Arc<TcpSocket> {
+        Arc::new(TcpSocket {
+            inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, ip: IpOptions::default() }),
+            options: SocketOptions::default(),
+            events,
+        })
+    }
+
+    fn timeouts(&self) -> (Option<u64>, Option<u64>) {
+        let o = self.options.get();
+        (o.rcvtimeo_ns, o.sndtimeo_ns)
+    }
+
+    /// Binds an ephemeral port if none is bound (connect, listen).
+    fn autobind(&self, st: &mut Stack, s: &mut Inner) -> Result<()> {
+        if s.bound.is_none() {
+            let reuse = self.options.get().reuseaddr;
+            let (port, id) = st.bind_port(Proto::Tcp, Ipv4Address::UNSPECIFIED, 0, reuse)?;
+            s.bound = Some((Ipv4Address::UNSPECIFIED, port, Some(id)));
+            s.autobound = true;
+        }
+        Ok(())
+    }
+
+    /// Forgets a connection that failed to connect; gives back an
+    /// autobound port.
+    fn drop_connection(st: &mut Stack, s: &mut Inner, handle: SocketHandle) {
+        st.conns.remove(&handle);
+        st.sockets.remove(handle);
+        s.phase = Phase::Closed;
+        if s.autobound {
+            if let Some((_, _, Some(id))) = s.bound.take() {
+                st.release_port(id);
+            }
+            s.autobound = false;
+        }
+    }
+
+    /// Where a connect stands: Some(result) when it ended.
+    fn connect_outcome(st: &mut Stack, s: &mut Inner, handle: SocketHandle) -> Option<Result<()>> {
+        match st.sockets.get::<stcp::Socket>(handle).state() {
+            S::SynSent | S::SynReceived => None,
+            S::Closed => {
+                let err = st.conns.get_mut(&handle).and_then(|c| c.error.take()).unwrap_or(Errno::ECONNREFUSED);
+                Self::drop_connection(st, s, handle);
+                Some(Err(err))
+            }
+            _ => {
+                s.phase = Phase::Connected(handle);
+                Some(Ok(()))
+            }
+        }
+    }
+
+    /// The connection's handle, if there is one.
+    fn handle(&self) -> Option<SocketHandle> {
+        match self.inner.lock().phase {
+            Phase::Connecting(h) | Phase::Connected(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// Sends staged bytes, waiting for room; returns how many went.
+    fn push(&self, data: &[u8], nonblocking: bool, timeout: Option<u64>) -> Result<usize> {
+        let mut done = 0;
+        while done < data.len() {
+            let step = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+                with_stack(|st| {
+                    let s = self.inner.lock();
+                    let h = match s.phase {
+                        Phase::Connecting(h) | Phase::Connected(h) => h,
+                        _ => return Err(Errno::EPIPE),
+                    };
+                    if let Some(e) = st.conns.get_mut(&h).and_then(|c| c.error.take()) {
+                        return Err(e);
+                    }
+                    if s.shutdown & SEND_SHUTDOWN != 0 {
+                        return Err(Errno::EPIPE);
+                    }
+                    let sock = st.sockets.get_mut::<stcp::Socket>(h);
+                    match sock.state() {
+                        S::SynSent | S::SynReceived => return Ok(None),
+                        S::Established | S::CloseWait => {}
+                        _ => return Err(Errno::EPIPE),
+                    }
+                    match sock.send_slice(&data[done..]) {
+                        Ok(0) => Ok(None),
+                        Ok(n) => Ok(Some(n)),
+                        Err(_) => Err(Errno::EPIPE),
+                    }
+                })
+            });
+            match step {
+                Ok(n) => done += n,
+                Err(_) if done > 0 => break,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(done)
+    }
+}
+
+impl Socket for TcpSocket {
+    fn family(&self) -> u32 {
+        netabi::AF_INET
+    }
+
+    fn sock_type(&self) -> u32 {
+        netabi::SOCK_STREAM
+    }
+
+    fn protocol(&self) -> u32 {
+        IPPROTO_TCP
+    }
+
+    fn options(&self) -> &SocketOptions {
+        &self.options
+    }
+
+    fn bind(&self, _thread: &Thread, addr: &[u8]) -> Result<()> {
+        let parsed = parse_addr(addr)?;
+        // AF_UNSPEC is taken as AF_INET only with INADDR_ANY (a
+        // compatibility rule of inet_bind).
+        let (ip, port) = match parsed {
+            Some(a) => a,
+            None if addr.len() >= super::SOCKADDR_IN_LEN && addr[4..8] == [0; 4] => (Ipv4Address::UNSPECIFIED, u16::from_be_bytes([addr[2], addr[3]])),
+            None => return Err(Errno::EAFNOSUPPORT),
+        };
+        if !stack::is_local(ip) {
+            return Err(Errno::EADDRNOTAVAIL);
+        }
+        let reuse = self.options.get().reuseaddr;
+        with_stack(|st| {
+            let mut s = self.inner.lock();
+            if s.bound.is_some() || s.phase != Phase::Closed {
+                return Err(Errno::EINVAL);
+            }
+            let (port, id) = st.bind_port(Proto::Tcp, ip, port, reuse)?;
+            s.bound = Some((ip, port, Some(id)));
+            s.autobound = false;
+            Ok(())
+        })
+    }
+
+    fn listen(&self, backlog: usize) -> Result<()> {
+        with_stack(|st| {
+            let mut s = self.inner.lock();
+            match s.phase {
+                Phase::Listening(id) => {
+                    if let Some(l) = st.listeners.get_mut(&id) {
+                        l.backlog = backlog;
+                    }
+                    return Ok(());
+                }
+                Phase::Closed => {}
+                _ => return Err(Errno::EINVAL),
+            }
+            self.autobind(st, &mut s)?;
+            let (ip, port, id) = s.bound.unwrap();
+            if let Some(id) = id {
+                st.listen_port(id)?;
+            }
+            let addr = if ip.is_unspecified() { None } else { Some(IpAddress::Ipv4(ip)) };
+            let lid = st.add_listener(IpListenEndpoint { addr, port }, backlog, self.events.clone(), s.nodelay);
+            s.phase = Phase::Listening(lid);
+            Ok(())
+        })
+    }
+
+    fn accept(&self, nonblocking: bool) -> Result<Arc<dyn Socket>> {
+        let (timeout, _) = self.timeouts();
+        let lid = match self.inner.lock().phase {
+            Phase::Listening(id) => id,
+            _ => return Err(Errno::EINVAL),
+        };
+        let events = Arc::new(AtomicU64::new(0));
+        let nodelay = self.inner.lock().nodelay;
+        let socket = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+            with_stack(|st| {
+                if !matches!(self.inner.lock().phase, Phase::Listening(id) if id == lid) {
+                    return Err(Errno::EINVAL);
+                }
+                // Taken and tracked under one lock, so no change of the
+                // connection's state goes unseen.
+                let Some(handle) = st.take_ready(lid) else { return Ok(None) };
+                st.track(handle, events.clone());
+                let local = st.sockets.get::<stcp::Socket>(handle).local_endpoint();
+                let bound = local.map(|e| (ipv4_of(e.addr), e.port, None));
+                Ok(Some(TcpSocket::with(Phase::Connected(handle), bound, events.clone())))
+            })
+        })?;
+        // Accepted sockets inherit the listener's options (sk_clone_lock).
+        socket.options.set_all(self.options.get());
+        socket.inner.lock().nodelay = nodelay;
+        Ok(socket)
+    }
+
+    fn connect(&self, _thread: &Thread, addr: &[u8], nonblocking: bool) -> Result<()> {
+        let Some((ip, port)) = parse_addr(addr)? else {
+            // AF_UNSPEC disconnects; only an unconnected socket is
+            // supported here (tcp_disconnect of a live connection is not).
+            return match self.inner.lock().phase {
+                Phase::Closed => Ok(()),
+                _ => Err(Errno::EOPNOTSUPP),
+            };
+        };
+        let (_, sndtimeo) = self.timeouts();
+        let handle = with_stack(|st| -> Result<Option<SocketHandle>> {
+            let mut s = self.inner.lock();
+            match s.phase {
+                Phase::Connected(_) | Phase::Listening(_) => return Err(Errno::EISCONN),
+                Phase::Connecting(h) => {
+                    return match Self::connect_outcome(st, &mut s, h) {
+                        None if nonblocking => Err(Errno::EALREADY),
+                        None => Ok(Some(h)),
+                        Some(r) => r.map(|_| None),
+                    };
+                }
+                Phase::Closed => {}
+            }
+            let (dest, source) = super::route(st, ip)?;
+            self.autobind(st, &mut s)?;
+            let (local_ip, local_port, _) = s.bound.unwrap();
+            let handle = st.new_tcp(s.nodelay);
+            let local = IpEndpoint { addr: IpAddress::Ipv4(if local_ip.is_unspecified() { source } else { local_ip }), port: local_port };
+            let remote = IpEndpoint { addr: IpAddress::Ipv4(dest), port };
+            if st.sockets.get_mut::<stcp::Socket>(handle).connect(st.iface.context(), remote, local).is_err() {
+                st.sockets.remove(handle);
+                return Err(Errno::EINVAL);
+            }
+            st.track(handle, self.events.clone());
+            s.phase = Phase::Connecting(handle);
+            Ok(Some(handle))
+        })?;
+        let Some(handle) = handle else { return Ok(()) };
+        if nonblocking {
+            // Linux never completes a connect inside the call, even on
+            // loopback: the outcome is for poll and SO_ERROR.
+            return Err(Errno::EINPROGRESS);
+        }
+        let r = wait_for(&stack::WAITERS, false, sndtimeo, || {
+            with_stack(|st| {
+                let mut s = self.inner.lock();
+                if s.phase != Phase::Connecting(handle) {
+                    return Ok(Some(Ok(())));
+                }
+                Ok(Self::connect_outcome(st, &mut s, handle))
+            })
+        });
+        match r {
+            Ok(result) => result,
+            // A timed-out connect goes on in the background (EINPROGRESS).
+            Err(Errno::EAGAIN) => Err(Errno::EINPROGRESS),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn local_name(&self) -> Result<Vec<u8>> {
+        let handle = self.handle();
+        if let Some(h) = handle {
+            let local = with_stack(|st| st.sockets.get::<stcp::Socket>(h).local_endpoint());
+            if let Some(e) = local {
+                return Ok(encode_addr(ipv4_of(e.addr), e.port));
+            }
+        }
+        let s = self.inner.lock();
+        Ok(match s.bound {
+            Some((ip, port, _)) => encode_addr(ip, port),
+            None => encode_addr(Ipv4Address::UNSPECIFIED, 0),
+        })
+    }
+
+    fn peer_name(&self) -> Result<Vec<u8>> {
+        let h = match self.inner.lock().phase {
+            Phase::Connected(h) => h,
+            _ => return Err(Errno::ENOTCONN),
+        };
+        with_stack(|st| {
+            let c = st.conns.get(&h);
+            if c.is_some_and(|c| c.reset) {
+                return Err(Errno::ENOTCONN);
+            }
+            match st.sockets.get::<stcp::Socket>(h).remote_endpoint() {
+                Some(e) => Ok(encode_addr(ipv4_of(e.addr), e.port)),
+                None => Err(Errno::ENOTCONN),
+            }
+        })
+    }
+
+    fn send(&self, msg: &mut Outgoing<'_>) -> Result<usize> {
+        if msg.flags & netabi::MSG_OOB != 0 {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        let (_, timeout) = self.timeouts();
+        let nosignal = msg.flags & netabi::MSG_NOSIGNAL != 0;
+        let mut sent = 0;
+        let result = loop {
+            let left = msg.data.remaining();
+            if left == 0 && sent > 0 {
+                break Ok(sent);
+            }
+            let chunk = match msg.data.take(left.min(CHUNK)) {
+                Ok(c) => c,
+                Err(_) if sent > 0 => break Ok(sent),
+                Err(e) => break Err(e),
+            };
+            if chunk.is_empty() {
+                // A zero-length send still reports the connection's state.
+                let r = with_stack(|st| {
+                    let s = self.inner.lock();
+                    match s.phase {
+                        Phase::Connecting(h) | Phase::Connected(h) => {
+                            if let Some(e) = st.conns.get_mut(&h).and_then(|c| c.error.take()) {
+                                return Err(e);
+                            }
+                            let state = st.sockets.get::<stcp::Socket>(h).state();
+                            if s.shutdown & SEND_SHUTDOWN != 0 || !matches!(state, S::Established | S::CloseWait | S::SynSent | S::SynReceived) {
+                                return Err(Errno::EPIPE);
+                            }
+                            Ok(0)
+                        }
+                        _ => Err(Errno::EPIPE),
+                    }
+                });
+                break r;
+            }
+            match self.push(&chunk, msg.nonblocking, timeout) {
+                Ok(n) => {
+                    sent += n;
+                    if n < chunk.len() {
+                        break Ok(sent);
+                    }
+                }
+                Err(e) if sent > 0 => {
+                    let _ = e;
+                    break Ok(sent);
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        if result == Err(Errno::EPIPE) && !nosignal {
+            raise_sigpipe();
+        }
+        result
+    }
+
+    fn recv(&self, sink: &mut Sink<'_>, flags: u32, nonblocking: bool) -> Result<Incoming> {
+        if flags & netabi::MSG_OOB != 0 {
+            return Err(Errno::EINVAL);
+        }
+        let (timeout, _) = self.timeouts();
+        let peek = flags & netabi::MSG_PEEK != 0;
+        let discard = flags & netabi::MSG_TRUNC != 0;
+        let waitall = flags & netabi::MSG_WAITALL != 0 && !peek;
+        let mut got = 0;
+        let want = sink.room();
+        loop {
+            let room = want - got;
+            let step = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+                with_stack(|st| {
+                    let s = self.inner.lock();
+                    let h = match s.phase {
+                        Phase::Connecting(h) | Phase::Connected(h) => h,
+                        _ => return Err(Errno::ENOTCONN),
+                    };
+                    let sock = st.sockets.get_mut::<stcp::Socket>(h);
+                    if sock.recv_queue() > 0 && room > 0 {
+                        let n = room.min(CHUNK).min(sock.recv_queue());
+                        let mut buf = vec![0u8; n];
+                        let n = if peek { sock.peek_slice(&mut buf) } else { sock.recv_slice(&mut buf) }.unwrap_or(0);
+                        buf.truncate(n);
+                        return Ok(Some(buf));
+                    }
+                    if room == 0 {
+                        return Ok(Some(Vec::new()));
+                    }
+                    if let Some(e) = st.conns.get_mut(&h).and_then(|c| c.error.take()) {
+                        // EPIPE (a reset after the peer's FIN) reads as
+                        // EOF; the error stays for the next write.
+                        if e == Errno::EPIPE {
+                            if let Some(c) = st.conns.get_mut(&h) {
+                                c.error = Some(e);
+                            }
+                            return Ok(Some(Vec::new()));
+                        }
+                        return Err(e);
+                    }
+                    if s.shutdown & RCV_SHUTDOWN != 0 {
+                        return Ok(Some(Vec::new()));
+                    }
+                    let sock = st.sockets.get::<stcp::Socket>(h);
+                    match sock.state() {
+                        S::SynSent | S::SynReceived => Ok(None),
+                        _ if !sock.may_recv() => Ok(Some(Vec::new())),
+                        _ => Ok(None),
+                    }
+                })
+            });
+            let data = match step {
+                Ok(d) => d,
+                Err(_) if got > 0 => break,
+                Err(e) => return Err(e),
+            };
+            if data.is_empty() {
+                break;
+            }
+            if !discard {
+                sink.put(&data)?;
+            }
+            got += data.len();
+            if !waitall || got >= want {
+                break;
+            }
+        }
+        // Reading may open the window: let the update go out.
+        if !peek && got > 0 {
+            with_stack(|_| ());
+        }
+        Ok(Incoming { len: got, ..Default::default() })
+    }
+
+    fn shutdown(&self, how: u32) -> Result<()> {
+        if how > 2 {
+            return Err(Errno::EINVAL);
+        }
+        let mode = how as u8 + 1;
+        let r = with_stack(|st| {
+            let mut s = self.inner.lock();
+            match s.phase {
+                Phase::Connecting(h) | Phase::Connected(h) => {
+                    s.shutdown |= mode;
+                    if mode & SEND_SHUTDOWN != 0 {
+                        st.sockets.get_mut::<stcp::Socket>(h).close();
+                    }
+                    self.events.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                }
+                Phase::Listening(id) if mode & RCV_SHUTDOWN != 0 => {
+                    // Linux disconnects a listener shut for reading: its
+                    // queue is reset, and accept fails with EINVAL.
+                    st.remove_listener(id);
+                    s.phase = Phase::Closed;
+                    Ok(())
+                }
+                Phase::Listening(_) => Ok(()),
+                Phase::Closed => {
+                    // Linux sets the bits anyway (pollers see POLLHUP).
+                    s.shutdown |= mode;
+                    Err(Errno::ENOTCONN)
+                }
+            }
+        });
+        stack::wake();
+        r
+    }
+
+    fn poll(&self) -> PollEvents {
+        with_stack(|st| {
+            let s = self.inner.lock();
+            let h = match s.phase {
+                Phase::Listening(id) => {
+                    return match st.listeners.get(&id) {
+                        Some(l) if !l.ready.is_empty() => POLLIN | POLLRDNORM,
+                        _ => 0,
+                    };
+                }
+                Phase::Connecting(h) | Phase::Connected(h) => Some(h),
+                Phase::Closed => None,
+            };
+            let mut shutdown = s.shutdown;
+            let mut error = s.error.is_some();
+            let (state, readable, writable) = match h {
+                Some(h) => {
+                    let sock = st.sockets.get::<stcp::Socket>(h);
+                    let c = st.conns.get(&h);
+                    error |= c.is_some_and(|c| c.error.is_some());
+                    let state = sock.state();
+                    match state {
+                        S::CloseWait | S::LastAck | S::Closing | S::TimeWait => shutdown |= RCV_SHUTDOWN,
+                        // tcp_done: a connection that ended is shut both ways.
+                        S::Closed => shutdown |= SHUTDOWN_MASK,
+                        _ => {}
+                    }
+                    (state, sock.recv_queue() > 0, sock.send_queue() < sock.send_capacity())
+                }
+                None => (S::Closed, false, true),
+            };
+            let mut events = 0;
+            if shutdown == SHUTDOWN_MASK || state == S::Closed {
+                events |= POLLHUP;
+            }
+            if shutdown & RCV_SHUTDOWN != 0 {
+                events |= POLLIN | POLLRDNORM | POLLRDHUP;
+            }
+            if !matches!(state, S::SynSent | S::SynReceived) {
+                if readable {
+                    events |= POLLIN | POLLRDNORM;
+                }
+                if shutdown & SEND_SHUTDOWN != 0 || writable {
+                    events |= POLLOUT | POLLWRNORM;
+                }
+            }
+            if error {
+                events |= POLLERR;
+            }
+            events
+        })
+    }
+
+    fn poll_counts(&self) -> (u64, u64) {
+        let n = self.events.load(Ordering::Relaxed);
+        (n, n)
+    }
+
+    fn take_error(&self) -> Option<Errno> {
+        let h = self.handle();
+        with_stack(|st| {
+            let mut s = self.inner.lock();
+            if let Some(e) = s.error.take() {
+                return Some(e);
+            }
+            let h = h?;
+            let e = st.conns.get_mut(&h).and_then(|c| c.error.take());
+            // A failed connect reported through SO_ERROR leaves the socket
+            // unconnected, ready for another connect.
+            if e.is_some() && s.phase == Phase::Connecting(h) && st.sockets.get::<stcp::Socket>(h).state() == S::Closed {
+                Self::drop_connection(st, &mut s, h);
+            }
+            e
+        })
+    }
+
+    fn set_error(&self, error: Errno) {
+        self.inner.lock().error = Some(error);
+    }
+
+    fn peer_cred(&self) -> Ucred {
+        Ucred::NONE
+    }
+
+    fn is_listening(&self) -> bool {
+        matches!(self.inner.lock().phase, Phase::Listening(_))
+    }
+
+    fn unread_bytes(&self) -> Result<usize> {
+        match self.inner.lock().phase {
+            Phase::Listening(_) => return Err(Errno::EINVAL),
+            Phase::Closed => return Ok(0),
+            _ => {}
+        }
+        let h = self.handle();
+        Ok(h.map_or(0, |h| with_stack(|st| st.sockets.get::<stcp::Socket>(h).recv_queue())))
+    }
+
+    fn unsent_bytes(&self) -> usize {
+        self.handle().map_or(0, |h| with_stack(|st| st.sockets.get::<stcp::Socket>(h).send_queue()))
+    }
+
+    fn set_protocol_option(&self, level: i32, name: u32, raw: &[u8]) -> Result<()> {
+        match level as u32 {
+            netabi::SOL_TCP => match name {
+                netabi::TCP_NODELAY => {
+                    let on = super::option_int(raw)? != 0;
+                    let h = self.handle();
+                    with_stack(|st| {
+                        self.inner.lock().nodelay = on;
+                        if let Some(h) = h {
+                            st.sockets.get_mut::<stcp::Socket>(h).set_nagle_enabled(!on);
+                        }
+                    });
+                    Ok(())
+                }
+                _ => Err(Errno::ENOPROTOOPT),
+            },
+            netabi::SOL_IP => super::set_ip_option(&mut self.inner.lock().ip, name, raw),
+            _ => Err(Errno::EOPNOTSUPP),
+        }
+    }
+
+    fn get_protocol_option(&self, level: i32, name: u32) -> Result<Vec<u8>> {
+        match level as u32 {
+            netabi::SOL_TCP => match name {
+                netabi::TCP_NODELAY => Ok((self.inner.lock().nodelay as i32).to_le_bytes().to_vec()),
+                _ => Err(Errno::ENOPROTOOPT),
+            },
+            netabi::SOL_IP => super::get_ip_option(&self.inner.lock().ip, name),
+            _ => Err(Errno::EOPNOTSUPP),
+        }
+    }
+
+    fn release(&self) {
+        let (linger_abort, reuse) = {
+            let o = self.options.get();
+            (o.linger.0 && o.linger.1 == 0, o.reuseaddr)
+        };
+        with_stack(|st| {
+            let mut s = self.inner.lock();
+            let port_id = s.bound.and_then(|b| b.2);
+            match s.phase {
+                Phase::Listening(id) => {
+                    st.remove_listener(id);
+                    if let Some(id) = port_id {
+                        st.release_port(id);
+                    }
+                }
+                Phase::Connecting(h) | Phase::Connected(h) => st.orphan(h, port_id, linger_abort, reuse),
+                Phase::Closed => {
+                    if let Some(id) = port_id {
+                        st.release_port(id);
+                    }
+                }
+            }
+            s.phase = Phase::Closed;
+            s.bound = None;
+        });
+        stack::wake();
+    }
+}
+
+/// The IPv4 address inside a smoltcp address.
+pub fn ipv4_of(addr: IpAddress) -> Ipv4Address {
+    match addr {
+        IpAddress::Ipv4(a) => a,
+    }
+}

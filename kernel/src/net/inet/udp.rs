@@ -1,0 +1,383 @@
+//! UDP sockets (SOCK_DGRAM over AF_INET) on smoltcp's UDP: datagram
+//! boundaries, truncation with MSG_TRUNC, MSG_PEEK, a default peer set by
+//! connect (and datagrams from others filtered out, as Linux does),
+//! autobinding on first send, and datagram_poll's readiness bits.
+
+use alloc::sync::Arc;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use kevlar_platform::sync::SpinLock;
+use linux_raw_sys::general as abi;
+use linux_raw_sys::net as netabi;
+use smoltcp::iface::SocketHandle;
+use smoltcp::socket::udp as sudp;
+use smoltcp::wire::{IpAddress, IpEndpoint, IpListenEndpoint, Ipv4Address};
+
+use super::stack::{self, with_stack, Proto, Stack};
+use super::tcp::ipv4_of;
+use super::{encode_addr, parse_addr, IpOptions, IPPROTO_UDP};
+use crate::error::{Errno, Result};
+use crate::fs::file::PollEvents;
+use crate::net::{wait_for, Incoming, Outgoing, Sink, Socket, SocketOptions, Ucred};
+use crate::process::Thread;
+
+/// The largest UDP payload over IPv4 (65535 - 20 - 8).
+const MAX_PAYLOAD: usize = 65507;
+/// Receive and send buffer bytes, and how many datagrams they hold.
+const RX_BYTES: usize = 212_992;
+const TX_BYTES: usize = 131_072;
+const RX_PACKETS: usize = 256;
+const TX_PACKETS: usize = 64;
+
+const RCV_SHUTDOWN: u8 = 1;
+const SEND_SHUTDOWN: u8 = 2;
+const SHUTDOWN_MASK: u8 = 3;
+
+struct Inner {
+    handle: Option<SocketHandle>,
+    /// Bound address, port, binding id.
+    bound: Option<(Ipv4Address, u16, u64)>,
+    /// The default destination (connect).
+    peer: Option<(Ipv4Address, u16)>,
+    /// The source address connect chose (getsockname reports it).
+    source: Option<Ipv4Address>,
+    shutdown: u8,
+    error: Option<Errno>,
+    ip: IpOptions,
+}
+
+/// A UDP socket.
+pub struct UdpSocket {
+    inner: SpinLock<Inner>,
+    /// Set by the stack when the connected peer answered with ICMP port
+    /// unreachable: the next receive (or SO_ERROR) reports ECONNREFUSED.
+    refused: Arc<AtomicBool>,
+    options: SocketOptions,
+    events: Arc<AtomicU64>,
+}
+
+impl UdpSocket {
+    /// Creates an unbound socket.
+    pub fn new() -> Arc<UdpSocket> {
+        Arc::new(UdpSocket {
+            inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, source: None, shutdown: 0, error: None, ip: IpOptions::default() }),
+            options: SocketOptions::default(),
+            events: Arc::new(AtomicU64::new(0)),
+            refused: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// Binds (port 0: ephemeral) and opens the smoltcp socket.
+    fn bind_to(&self, st: &mut Stack, s: &mut Inner, ip: Ipv4Address, port: u16) -> Result<()> {
+        let reuse = self.options.get().reuseaddr;
+        let (port, id) = st.bind_port(Proto::Udp, ip, port, reuse)?;
+        let rx = sudp::PacketBuffer::new(vec![sudp::PacketMetadata::EMPTY; RX_PACKETS], vec![0u8; RX_BYTES]);
+        let tx = sudp::PacketBuffer::new(vec![sudp::PacketMetadata::EMPTY; TX_PACKETS], vec![0u8; TX_BYTES]);
+        let mut sock = sudp::Socket::new(rx, tx);
+        let addr = if ip.is_unspecified() { None } else { Some(IpAddress::Ipv4(ip)) };
+        if sock.bind(IpListenEndpoint { addr, port }).is_err() {
+            st.release_port(id);
+            return Err(Errno::EINVAL);
+        }
+        s.handle = Some(st.add_udp(sock, port, self.events.clone(), self.refused.clone()));
+        s.bound = Some((ip, port, id));
+        Ok(())
+    }
+
+    /// Drops queued datagrams that did not come from the connected peer.
+    fn filter(sock: &mut sudp::Socket<'static>, peer: Option<(Ipv4Address, u16)>) {
+        let Some((ip, port)) = peer else { return };
+        while let Ok((_, meta)) = sock.peek() {
+            if ipv4_of(meta.endpoint.addr) == ip && meta.endpoint.port == port {
+                break;
+            }
+            let _ = sock.recv();
+        }
+    }
+}
+
+impl Socket for UdpSocket {
+    fn family(&self) -> u32 {
+        netabi::AF_INET
+    }
+
+    fn sock_type(&self) -> u32 {
+        netabi::SOCK_DGRAM
+    }
+
+    fn protocol(&self) -> u32 {
+        IPPROTO_UDP
+    }
+
+    fn options(&self) -> &SocketOptions {
+        &self.options
+    }
+
+    fn bind(&self, _thread: &Thread, addr: &[u8]) -> Result<()> {
+        let (ip, port) = match parse_addr(addr)? {
+            Some(a) => a,
+            None if addr.len() >= super::SOCKADDR_IN_LEN && addr[4..8] == [0; 4] => (Ipv4Address::UNSPECIFIED, u16::from_be_bytes([addr[2], addr[3]])),
+            None => return Err(Errno::EAFNOSUPPORT),
+        };
+        if !stack::is_local(ip) {
+            return Err(Errno::EADDRNOTAVAIL);
+        }
+        with_stack(|st| {
+            let mut s = self.inner.lock();
+            if s.bound.is_some() {
+                return Err(Errno::EINVAL);
+            }
+            self.bind_to(st, &mut s, ip, port)
+        })
+    }
+
+    fn listen(&self, _backlog: usize) -> Result<()> {
+        Err(Errno::EOPNOTSUPP)
+    }
+
+    fn accept(&self, _nonblocking: bool) -> Result<Arc<dyn Socket>> {
+        Err(Errno::EOPNOTSUPP)
+    }
+
+    fn connect(&self, _thread: &Thread, addr: &[u8], _nonblocking: bool) -> Result<()> {
+        let target = parse_addr(addr)?;
+        with_stack(|st| {
+            let mut s = self.inner.lock();
+            let Some((ip, port)) = target else {
+                // AF_UNSPEC dissolves the association.
+                s.peer = None;
+                s.source = None;
+                if let Some(h) = s.handle {
+                    st.set_udp_peer(h, None);
+                }
+                return Ok(());
+            };
+            let (dest, source) = super::route(st, ip)?;
+            if s.bound.is_none() {
+                self.bind_to(st, &mut s, Ipv4Address::UNSPECIFIED, 0)?;
+            }
+            s.peer = Some((dest, port));
+            s.source = Some(source);
+            st.set_udp_peer(s.handle.unwrap(), s.peer);
+            self.refused.store(false, Ordering::Release);
+            Ok(())
+        })
+    }
+
+    fn local_name(&self) -> Result<Vec<u8>> {
+        let s = self.inner.lock();
+        Ok(match s.bound {
+            // A connected socket reports the source address it uses.
+            Some((ip, port, _)) if ip.is_unspecified() && s.source.is_some() => encode_addr(s.source.unwrap(), port),
+            Some((ip, port, _)) => encode_addr(ip, port),
+            None => encode_addr(Ipv4Address::UNSPECIFIED, 0),
+        })
+    }
+
+    fn peer_name(&self) -> Result<Vec<u8>> {
+        match self.inner.lock().peer {
+            Some((ip, port)) => Ok(encode_addr(ip, port)),
+            None => Err(Errno::ENOTCONN),
+        }
+    }
+
+    fn send(&self, msg: &mut Outgoing<'_>) -> Result<usize> {
+        if msg.flags & netabi::MSG_OOB != 0 {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        let target = match &msg.addr {
+            Some(raw) => parse_addr(raw)?,
+            None => None,
+        };
+        let len = msg.data.remaining();
+        if len > MAX_PAYLOAD {
+            return Err(Errno::EMSGSIZE);
+        }
+        // Stage the datagram before taking the stack's lock.
+        let data = msg.data.take(len)?;
+        let (_, timeout) = (self.options.get().rcvtimeo_ns, self.options.get().sndtimeo_ns);
+        wait_for(&stack::WAITERS, msg.nonblocking, timeout, || {
+            with_stack(|st| {
+                let mut s = self.inner.lock();
+                if s.shutdown & SEND_SHUTDOWN != 0 {
+                    return Err(Errno::EPIPE);
+                }
+                let (ip, port) = match target.or(s.peer) {
+                    Some(t) => t,
+                    None => return Err(Errno::EDESTADDRREQ),
+                };
+                let (dest, source) = super::route(st, ip)?;
+                if s.bound.is_none() {
+                    self.bind_to(st, &mut s, Ipv4Address::UNSPECIFIED, 0)?;
+                }
+                let bound_ip = s.bound.unwrap().0;
+                let h = s.handle.unwrap();
+                let sock = st.sockets.get_mut::<sudp::Socket>(h);
+                let meta = sudp::UdpMetadata {
+                    endpoint: IpEndpoint { addr: IpAddress::Ipv4(dest), port },
+                    local_address: Some(IpAddress::Ipv4(if bound_ip.is_unspecified() { source } else { bound_ip })),
+                    meta: Default::default(),
+                };
+                match sock.send_slice(&data, meta) {
+                    Ok(()) => Ok(Some(data.len())),
+                    Err(sudp::SendError::BufferFull) => Ok(None),
+                    Err(sudp::SendError::Unaddressable) => Err(Errno::EINVAL),
+                }
+            })
+        })
+    }
+
+    fn recv(&self, sink: &mut Sink<'_>, flags: u32, nonblocking: bool) -> Result<Incoming> {
+        if flags & netabi::MSG_OOB != 0 {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        let timeout = self.options.get().rcvtimeo_ns;
+        let peek = flags & netabi::MSG_PEEK != 0;
+        let room = sink.room();
+        let (data, full, from) = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+            with_stack(|st| {
+                let mut s = self.inner.lock();
+                if let Some(e) = s.error.take() {
+                    return Err(e);
+                }
+                if self.refused.swap(false, Ordering::AcqRel) {
+                    return Err(Errno::ECONNREFUSED);
+                }
+                let peer = s.peer;
+                let got = s.handle.and_then(|h| {
+                    let sock = st.sockets.get_mut::<sudp::Socket>(h);
+                    Self::filter(sock, peer);
+                    let (payload, meta) = if peek { sock.peek().map(|(p, m)| (p, *m)).ok()? } else { sock.recv().ok()? };
+                    let n = payload.len().min(room);
+                    Some((payload[..n].to_vec(), payload.len(), meta.endpoint))
+                });
+                if got.is_some() {
+                    return Ok(got);
+                }
+                if s.shutdown & RCV_SHUTDOWN != 0 {
+                    return Ok(Some((Vec::new(), 0, IpEndpoint { addr: IpAddress::Ipv4(Ipv4Address::UNSPECIFIED), port: 0 })));
+                }
+                Ok(None)
+            })
+        })?;
+        sink.put(&data)?;
+        let truncated = full > data.len();
+        let from = if from.port == 0 && full == 0 && data.is_empty() && self.inner.lock().shutdown & RCV_SHUTDOWN != 0 { None } else { Some(encode_addr(ipv4_of(from.addr), from.port)) };
+        Ok(Incoming {
+            len: if flags & netabi::MSG_TRUNC != 0 { full } else { data.len() },
+            msg_flags: if truncated { netabi::MSG_TRUNC } else { 0 },
+            from,
+            ..Default::default()
+        })
+    }
+
+    fn shutdown(&self, how: u32) -> Result<()> {
+        if how > 2 {
+            return Err(Errno::EINVAL);
+        }
+        let r = {
+            let mut s = self.inner.lock();
+            s.shutdown |= how as u8 + 1;
+            // An unconnected datagram socket is in TCP_CLOSE to Linux.
+            if s.peer.is_none() {
+                Err(Errno::ENOTCONN)
+            } else {
+                Ok(())
+            }
+        };
+        self.events.fetch_add(1, Ordering::Relaxed);
+        stack::wake();
+        r
+    }
+
+    fn poll(&self) -> PollEvents {
+        with_stack(|st| {
+            let s = self.inner.lock();
+            let peer = s.peer;
+            let readable = s.handle.is_some_and(|h| {
+                let sock = st.sockets.get_mut::<sudp::Socket>(h);
+                Self::filter(sock, peer);
+                sock.can_recv()
+            });
+            let writable = s.handle.is_none_or(|h| st.sockets.get::<sudp::Socket>(h).can_send());
+            let mut events = 0;
+            if s.error.is_some() || self.refused.load(Ordering::Acquire) {
+                events |= abi::POLLERR as PollEvents;
+            }
+            if s.shutdown == SHUTDOWN_MASK {
+                events |= abi::POLLHUP as PollEvents;
+            }
+            if s.shutdown & RCV_SHUTDOWN != 0 {
+                events |= (abi::POLLRDHUP | abi::POLLIN | abi::POLLRDNORM) as PollEvents;
+            }
+            if readable {
+                events |= (abi::POLLIN | abi::POLLRDNORM) as PollEvents;
+            }
+            if writable {
+                events |= (abi::POLLOUT | abi::POLLWRNORM | abi::POLLWRBAND) as PollEvents;
+            }
+            events
+        })
+    }
+
+    fn poll_counts(&self) -> (u64, u64) {
+        let n = self.events.load(Ordering::Relaxed);
+        (n, n)
+    }
+
+    fn take_error(&self) -> Option<Errno> {
+        let e = self.inner.lock().error.take();
+        if e.is_none() && self.refused.swap(false, Ordering::AcqRel) {
+            return Some(Errno::ECONNREFUSED);
+        }
+        e
+    }
+
+    fn set_error(&self, error: Errno) {
+        self.inner.lock().error = Some(error);
+    }
+
+    fn peer_cred(&self) -> Ucred {
+        Ucred::NONE
+    }
+
+    fn is_listening(&self) -> bool {
+        false
+    }
+
+    fn unread_bytes(&self) -> Result<usize> {
+        // FIONREAD on a UDP socket: the size of the next datagram.
+        let h = self.inner.lock().handle;
+        Ok(h.map_or(0, |h| with_stack(|st| st.sockets.get_mut::<sudp::Socket>(h).peek().map_or(0, |(p, _)| p.len()))))
+    }
+
+    fn set_protocol_option(&self, level: i32, name: u32, raw: &[u8]) -> Result<()> {
+        match level as u32 {
+            netabi::SOL_IP => super::set_ip_option(&mut self.inner.lock().ip, name, raw),
+            netabi::SOL_UDP => Err(Errno::ENOPROTOOPT),
+            _ => Err(Errno::EOPNOTSUPP),
+        }
+    }
+
+    fn get_protocol_option(&self, level: i32, name: u32) -> Result<Vec<u8>> {
+        match level as u32 {
+            netabi::SOL_IP => super::get_ip_option(&self.inner.lock().ip, name),
+            netabi::SOL_UDP => Err(Errno::ENOPROTOOPT),
+            _ => Err(Errno::EOPNOTSUPP),
+        }
+    }
+
+    fn release(&self) {
+        with_stack(|st| {
+            let mut s = self.inner.lock();
+            if let Some(h) = s.handle.take() {
+                st.remove_udp(h);
+            }
+            if let Some((_, _, id)) = s.bound.take() {
+                st.release_port(id);
+            }
+        });
+    }
+}
