@@ -20,6 +20,7 @@ pub mod mm;
 pub mod net;
 pub mod panic;
 pub mod sync;
+mod virtio;
 pub mod virtio_blk;
 
 pub use arch::x86_64 as x86;

@@ -646,6 +646,10 @@ impl Drop for AddressSpace {
         if self.is_active() {
             activate_kernel_table();
         }
+        // Another CPU may still have it loaded (a thread of this process
+        // that is leaving its CPU): it must let go before the tables are
+        // freed and reused.
+        super::tlb::retire(self.root);
         free_tables(self.root, 4);
     }
 }

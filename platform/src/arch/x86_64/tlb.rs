@@ -33,6 +33,9 @@ static START: AtomicUsize = AtomicUsize::new(0);
 static END: AtomicUsize = AtomicUsize::new(0);
 /// CPUs (one bit each) that have not flushed for the request yet.
 static PENDING: AtomicU64 = AtomicU64::new(0);
+/// When non-zero, the request retires this root instead of flushing a
+/// range: targets that still have it loaded switch to the kernel table.
+static RETIRING: AtomicU64 = AtomicU64::new(0);
 /// Shootdown IPIs sent, for tests and the state dump.
 static SENT: AtomicU64 = AtomicU64::new(0);
 
@@ -47,6 +50,21 @@ pub(crate) fn note_loaded(root: u64) {
 /// other CPU that has `root` loaded; returns once all of them have. The
 /// caller has already changed the entries and flushed its own TLB.
 pub(crate) fn shootdown(root: u64, start: usize, end: usize) {
+    request(root, start, end, false);
+}
+
+/// Makes every other CPU that still has `root` loaded switch to the kernel
+/// table, and returns once none has: the table is about to be freed. A CPU
+/// can hold the root of a dead address space for a moment: an exiting
+/// thread stays on its CPU, its process's table loaded, until it switches
+/// away, while the process's last thread (or an exec) frees the table on
+/// another CPU. Such a CPU only runs kernel code, which every table maps
+/// alike, so changing its CR3 under it is safe.
+pub(crate) fn retire(root: u64) {
+    request(root, 0, usize::MAX, true);
+}
+
+fn request(root: u64, start: usize, end: usize, retiring: bool) {
     // Order the page-table writes before reading the roots.
     fence(Ordering::SeqCst);
     let me = percpu::cpu_index();
@@ -68,6 +86,7 @@ pub(crate) fn shootdown(root: u64, start: usize, end: usize) {
     }
     START.store(start, Ordering::Relaxed);
     END.store(end, Ordering::Relaxed);
+    RETIRING.store(if retiring { root } else { 0 }, Ordering::Relaxed);
     PENDING.store(targets, Ordering::Release);
     for index in 0..smp::cpu_count() {
         if targets & (1 << index) != 0 {
@@ -93,6 +112,16 @@ pub(crate) fn handle_ipi() {
 fn serve() {
     let bit = 1u64 << percpu::cpu_index();
     if PENDING.load(Ordering::Acquire) & bit == 0 {
+        return;
+    }
+    let retiring = RETIRING.load(Ordering::Relaxed);
+    if retiring != 0 {
+        // Still on the dying table? Leave it (the CR3 write flushes too);
+        // a CPU that moved on already flushed when it did.
+        if percpu::this_cpu().loaded_root.load(Ordering::SeqCst) == retiring {
+            super::paging::activate_kernel_table();
+        }
+        PENDING.fetch_and(!bit, Ordering::AcqRel);
         return;
     }
     let (start, end) = (START.load(Ordering::Relaxed), END.load(Ordering::Relaxed));
