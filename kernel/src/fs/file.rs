@@ -13,19 +13,23 @@ use crate::error::{Errno, Result};
 /// Readiness bits for poll (POLLIN, POLLOUT, ...).
 pub type PollEvents = u16;
 /// Data to read.
-pub const POLLIN: PollEvents = 0x001;
+pub const POLLIN: PollEvents = linux_raw_sys::general::POLLIN as PollEvents;
 /// Room to write.
-pub const POLLOUT: PollEvents = 0x004;
+pub const POLLOUT: PollEvents = linux_raw_sys::general::POLLOUT as PollEvents;
 /// Error.
-pub const POLLERR: PollEvents = 0x008;
+pub const POLLERR: PollEvents = linux_raw_sys::general::POLLERR as PollEvents;
 /// The other end hung up.
-pub const POLLHUP: PollEvents = 0x010;
+pub const POLLHUP: PollEvents = linux_raw_sys::general::POLLHUP as PollEvents;
 /// Invalid fd.
-pub const POLLNVAL: PollEvents = 0x020;
+pub const POLLNVAL: PollEvents = linux_raw_sys::general::POLLNVAL as PollEvents;
 /// Normal data to read (reported with POLLIN by pipes and terminals).
-pub const POLLRDNORM: PollEvents = 0x040;
+pub const POLLRDNORM: PollEvents = linux_raw_sys::general::POLLRDNORM as PollEvents;
 /// Room for normal data (reported with POLLOUT by pipes and terminals).
-pub const POLLWRNORM: PollEvents = 0x100;
+pub const POLLWRNORM: PollEvents = linux_raw_sys::general::POLLWRNORM as PollEvents;
+/// Room for priority data (sockets report it with POLLOUT).
+pub const POLLWRBAND: PollEvents = linux_raw_sys::general::POLLWRBAND as PollEvents;
+/// The peer shut down its sending side (stream sockets).
+pub const POLLRDHUP: PollEvents = linux_raw_sys::general::POLLRDHUP as PollEvents;
 
 /// Everyone in poll or select sleeps here; any pipe or terminal event
 /// wakes them to rescan.

@@ -21,12 +21,11 @@ use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use kevlar_vfs::{FileType, Inode, WalkFlags};
-use linux_raw_sys::general as abi;
 use linux_raw_sys::net as netabi;
 
 use super::{wait_for, Incoming, Outgoing, Sink, Socket, SocketOptions, Ucred};
 use crate::error::{Errno, Result};
-use crate::fs::file::{OpenFile, PollEvents};
+use crate::fs::file::{OpenFile, PollEvents, POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDHUP, POLLRDNORM, POLLWRBAND, POLLWRNORM};
 use crate::process::wait_queue::WaitQueue;
 use crate::process::Thread;
 
@@ -49,14 +48,6 @@ const RCV_SHUTDOWN: u8 = 1;
 const SEND_SHUTDOWN: u8 = 2;
 const SHUTDOWN_MASK: u8 = 3;
 
-const POLLIN: PollEvents = abi::POLLIN as PollEvents;
-const POLLRDNORM: PollEvents = abi::POLLRDNORM as PollEvents;
-const POLLOUT: PollEvents = abi::POLLOUT as PollEvents;
-const POLLWRNORM: PollEvents = abi::POLLWRNORM as PollEvents;
-const POLLWRBAND: PollEvents = abi::POLLWRBAND as PollEvents;
-const POLLERR: PollEvents = abi::POLLERR as PollEvents;
-const POLLHUP: PollEvents = abi::POLLHUP as PollEvents;
-const POLLRDHUP: PollEvents = abi::POLLRDHUP as PollEvents;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum State {

@@ -543,6 +543,20 @@ pub struct CloneOptions {
     pub clear_child_tid: usize,
 }
 
+/// The execution context of a new child or thread: the creator's
+/// registers and FPU state, `rax` 0 (clone's return value in the child),
+/// the stack and TLS the options give (else the creator's).
+fn child_task(creator: &Thread, frame: &TrapFrame, options: &CloneOptions) -> Result<Arc<Task>> {
+    let mut child_frame = frame.clone();
+    child_frame.rax = 0;
+    if options.stack != 0 {
+        child_frame.rsp = options.stack as u64;
+    }
+    let task = Task::new_user(&child_frame, FpuInit::CopyCurrent).ok_or(Errno::ENOMEM)?;
+    task.set_fs_base(options.tls.unwrap_or(creator.task.fs_base()), false);
+    Ok(task)
+}
+
 /// Creates a child process of the current one; the child returns 0 from
 /// the system call, with the parent's registers otherwise.
 pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOptions) -> Result<Pid> {
@@ -595,13 +609,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         vfork_event: WaitQueue::new(),
         main_thread: SpinLock::new(Weak::new()),
     });
-    let mut child_frame = frame.clone();
-    child_frame.rax = 0;
-    if options.stack != 0 {
-        child_frame.rsp = options.stack as u64;
-    }
-    let task = Task::new_user(&child_frame, FpuInit::CopyCurrent).ok_or(Errno::ENOMEM)?;
-    task.set_fs_base(options.tls.unwrap_or(parent_thread.task.fs_base()), false);
+    let task = child_task(parent_thread, frame, &options)?;
     // The tids are stored before the child runs, errors ignored (as
     // Linux): the parent's copy in its own memory, the child's in the
     // child's (the same memory with CLONE_VM).
@@ -637,13 +645,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
 /// registers but `rax` 0, on the stack and with the TLS given.
 pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOptions) -> Result<Pid> {
     let process = &creator.process;
-    let mut child_frame = frame.clone();
-    child_frame.rax = 0;
-    if options.stack != 0 {
-        child_frame.rsp = options.stack as u64;
-    }
-    let task = Task::new_user(&child_frame, FpuInit::CopyCurrent).ok_or(Errno::ENOMEM)?;
-    task.set_fs_base(options.tls.unwrap_or(creator.task.fs_base()), false);
+    let task = child_task(creator, frame, &options)?;
     let tid = alloc_pid();
     {
         let mut signals = process.signals.lock();

@@ -13,7 +13,6 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
-use linux_raw_sys::general as abi;
 use linux_raw_sys::net as netabi;
 use smoltcp::iface::SocketHandle;
 use smoltcp::socket::tcp::{self as stcp, State as S};
@@ -22,7 +21,7 @@ use smoltcp::wire::{IpAddress, IpEndpoint, IpListenEndpoint, Ipv4Address};
 use super::stack::{self, with_stack, Proto, Stack};
 use super::{encode_addr, parse_addr, IpOptions, IPPROTO_TCP};
 use crate::error::{Errno, Result};
-use crate::fs::file::PollEvents;
+use crate::fs::file::{PollEvents, POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDHUP, POLLRDNORM, POLLWRNORM};
 use crate::net::{raise_sigpipe, wait_for, Incoming, Outgoing, Sink, Socket, SocketOptions, Ucred};
 use crate::process::Thread;
 
@@ -36,13 +35,6 @@ const DEFAULT_RCVBUF: usize = 131072;
 /// The most bytes one step of a receive or send stages.
 const CHUNK: usize = stack::TCP_BUFFER;
 
-const POLLIN: PollEvents = abi::POLLIN as PollEvents;
-const POLLRDNORM: PollEvents = abi::POLLRDNORM as PollEvents;
-const POLLOUT: PollEvents = abi::POLLOUT as PollEvents;
-const POLLWRNORM: PollEvents = abi::POLLWRNORM as PollEvents;
-const POLLERR: PollEvents = abi::POLLERR as PollEvents;
-const POLLHUP: PollEvents = abi::POLLHUP as PollEvents;
-const POLLRDHUP: PollEvents = abi::POLLRDHUP as PollEvents;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Phase {
