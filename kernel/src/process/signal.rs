@@ -11,7 +11,7 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
 
-use kevlar_platform::x86::fpu::{self, FpuArea};
+use kevlar_platform::x86::fpu;
 use kevlar_platform::x86::trap::TrapFrame;
 use linux_raw_sys::general as abi;
 
@@ -1244,78 +1244,55 @@ fn setup_frame(
 /// is heard), and FP_XSTATE_MAGIC2 right after the area; else the FXSAVE
 /// image.
 fn save_fpstate(addr: u64) -> Result<()> {
-    let mut area = FpuArea::initial().ok_or(Errno::ENOMEM)?;
-    kevlar_platform::x86::user::save_fpu(&mut area);
     if !fpu::xsave_enabled() {
-        return copy_to_user(addr as usize, area.bytes());
+        return fpu::save_to_user(addr as usize).map_err(|_| Errno::EFAULT);
     }
     let size = fpu::state_size();
-    let bytes = area.bytes_mut();
-    let sw = &mut bytes[SW_BYTES..512];
-    sw.fill(0);
+    // XSAVE leaves the header's other fields alone: clear them first.
+    copy_to_user(addr as usize + 512, &[0u8; 64])?;
+    fpu::save_to_user(addr as usize).map_err(|_| Errno::EFAULT)?;
+    let mut sw = [0u8; 512 - SW_BYTES];
     sw[0..4].copy_from_slice(&FP_XSTATE_MAGIC1.to_le_bytes());
     sw[4..8].copy_from_slice(&((size as u64 + FP_XSTATE_MAGIC2_SIZE) as u32).to_le_bytes());
     sw[8..16].copy_from_slice(&fpu::user_xfeatures().to_le_bytes());
     sw[16..20].copy_from_slice(&(size as u32).to_le_bytes());
-    bytes[512] |= 0b11; // XSTATE_BV: x87 and SSE
-    copy_to_user(addr as usize, area.bytes())?;
-    copy_to_user(addr as usize + size, &FP_XSTATE_MAGIC2.to_le_bytes())
+    copy_to_user(addr as usize + SW_BYTES, &sw)?;
+    copy_to_user(addr as usize + size, &FP_XSTATE_MAGIC2.to_le_bytes())?;
+    let mut xstate_bv = [0u8; 1];
+    copy_from_user(&mut xstate_bv, addr as usize + 512)?;
+    xstate_bv[0] |= 0b11; // x87 and SSE
+    copy_to_user(addr as usize + 512, &xstate_bv)
 }
 
 /// Loads the FPU state from a signal frame's fpstate at `addr`, as Linux's
 /// sigreturn: an XSAVE image when its software bytes and MAGIC2 check out
-/// (components missing from their `xfeatures` go back to their initial
+/// (the components its `xfeatures` leaves out go back to their initial
 /// state), otherwise a plain FXSAVE image (x87 and SSE from it, the rest
-/// initial). An image the CPU would refuse (reserved MXCSR bits, a bad
-/// XSAVE header, a misaligned area) fails, and the caller gets SIGSEGV.
+/// initial). An image the CPU refuses (reserved MXCSR bits, a bad XSAVE
+/// header, a misaligned area) fails, and the caller gets SIGSEGV.
 fn restore_fpstate(addr: u64) -> Result<()> {
-    let mut area = FpuArea::initial().ok_or(Errno::ENOMEM)?;
     if !fpu::xsave_enabled() {
-        if addr % 16 != 0 {
-            return Err(Errno::EFAULT);
-        }
-        copy_from_user(area.bytes_mut(), addr as usize)?;
-    } else {
-        if addr % 64 != 0 {
-            return Err(Errno::EFAULT);
-        }
-        let size = fpu::state_size() as u64;
-        let mut legacy = [0u8; 512];
-        copy_from_user(&mut legacy, addr as usize)?;
-        let word = |at: usize| u32::from_le_bytes(legacy[at..at + 4].try_into().unwrap());
-        let (magic1, extended_size, xstate_size) = (word(SW_BYTES), word(SW_BYTES + 4), word(SW_BYTES + 16));
-        let xfeatures = u64::from_le_bytes(legacy[SW_BYTES + 8..SW_BYTES + 16].try_into().unwrap());
-        let xstate_size = u64::from(xstate_size);
-        let mut is_xsave = magic1 == FP_XSTATE_MAGIC1
-            && (MIN_XSTATE_SIZE..=size).contains(&xstate_size)
-            && xstate_size <= u64::from(extended_size);
-        if is_xsave {
-            let mut magic2 = [0u8; 4];
-            copy_from_user(&mut magic2, (addr + xstate_size) as usize)?;
-            is_xsave = u32::from_le_bytes(magic2) == FP_XSTATE_MAGIC2;
-        }
-        let bytes = area.bytes_mut();
-        if is_xsave {
-            copy_from_user(bytes, addr as usize)?;
-            // XRSTOR faults on a header bit outside XCR0 whatever the
-            // requested features, so that is checked before masking.
-            let header = u64::from_le_bytes(bytes[512..520].try_into().unwrap());
-            if header & !fpu::user_xfeatures() != 0 {
-                return Err(Errno::EFAULT);
-            }
-            let requested = xfeatures & fpu::user_xfeatures();
-            bytes[512..520].copy_from_slice(&(header & requested).to_le_bytes());
-            if requested & 0b110 == 0 {
-                // Neither SSE nor AVX requested: MXCSR is not loaded from
-                // the frame but reset.
-                bytes[24..28].copy_from_slice(&0x1f80u32.to_le_bytes());
-            }
-        } else {
-            bytes[..512].copy_from_slice(&legacy);
-            bytes[512..520].copy_from_slice(&0b11u64.to_le_bytes()); // x87 and SSE
-        }
+        return fpu::restore_fxsave_from_user(addr as usize).map_err(|_| Errno::EFAULT);
     }
-    kevlar_platform::x86::user::restore_fpu(&area).map_err(|_| Errno::EFAULT)
+    let mut sw = [0u8; 512 - SW_BYTES];
+    copy_from_user(&mut sw, addr as usize + SW_BYTES)?;
+    let word = |at: usize| u32::from_le_bytes(sw[at..at + 4].try_into().unwrap());
+    let (magic1, extended_size, xstate_size) = (word(0), word(4), u64::from(word(16)));
+    let xfeatures = u64::from_le_bytes(sw[8..16].try_into().unwrap());
+    let mut is_xsave = magic1 == FP_XSTATE_MAGIC1
+        && (MIN_XSTATE_SIZE..=fpu::state_size() as u64).contains(&xstate_size)
+        && xstate_size <= u64::from(extended_size);
+    if is_xsave {
+        let mut magic2 = [0u8; 4];
+        copy_from_user(&mut magic2, (addr + xstate_size) as usize)?;
+        is_xsave = u32::from_le_bytes(magic2) == FP_XSTATE_MAGIC2;
+    }
+    let restored = if is_xsave {
+        fpu::restore_xsave_from_user(addr as usize, xfeatures)
+    } else {
+        fpu::restore_fxsave_from_user(addr as usize)
+    };
+    restored.map_err(|_| Errno::EFAULT)
 }
 
 /// Changes the alternate stack (sigaltstack, and sigreturn restoring it)

@@ -26,14 +26,12 @@ const XFEATURE_PKRU: u64 = 1 << 9;
 /// Size of the legacy FXSAVE region and of the XSAVE header after it.
 pub const LEGACY_SIZE: usize = 512;
 const HEADER_SIZE: usize = 64;
-/// Where MXCSR and MXCSR_MASK sit in the legacy region.
+/// Where MXCSR sits in the legacy region.
 const MXCSR_OFFSET: usize = 24;
-const MXCSR_MASK_OFFSET: usize = 28;
 
 static USE_XSAVE: AtomicBool = AtomicBool::new(false);
 static XCR0: AtomicU64 = AtomicU64::new(XFEATURE_FP | XFEATURE_SSE);
 static AREA_SIZE: AtomicU32 = AtomicU32::new(LEGACY_SIZE as u32);
-static MXCSR_MASK: AtomicU32 = AtomicU32::new(0xffbf);
 
 /// Picks the enabled state components on the boot CPU (`first`) and turns
 /// the FPU on for user code on this CPU: CR0.MP, CR4.OSFXSR/OSXMMEXCPT and,
@@ -92,17 +90,8 @@ pub(crate) fn init_cpu(first: bool) {
         // The standard-format size for the components now in XCR0.
         let size = if xsave { __cpuid_count(0xd, 0).ebx as usize } else { LEGACY_SIZE };
         AREA_SIZE.store(size.max(LEGACY_SIZE + HEADER_SIZE * usize::from(xsave)) as u32, Ordering::Relaxed);
-        let mut probe = FxImage([0; LEGACY_SIZE]);
-        // SAFETY: FXSAVE writes 512 bytes to a 16-byte aligned buffer.
-        unsafe { asm!("fxsave64 [{}]", in(reg) &mut probe as *mut FxImage, options(nostack)) };
-        let mask = u32::from_le_bytes(probe.0[MXCSR_MASK_OFFSET..MXCSR_MASK_OFFSET + 4].try_into().unwrap());
-        // A zero mask means the CPU predates MXCSR_MASK: 0xffbf (no DAZ).
-        MXCSR_MASK.store(if mask == 0 { 0xffbf } else { mask }, Ordering::Relaxed);
     }
 }
-
-#[repr(C, align(16))]
-struct FxImage([u8; LEGACY_SIZE]);
 
 /// Returns whether XSAVE manages the FPU state (else FXSAVE).
 pub fn xsave_enabled() -> bool {
@@ -177,30 +166,6 @@ impl FpuArea {
         unsafe { load_from(self.ptr.as_ptr()) }
     }
 
-    /// Checks an image that came from user memory against everything that
-    /// would make XRSTOR/FXRSTOR fault: reserved MXCSR bits, and with XSAVE
-    /// a compacted or non-zero reserved header, or XSTATE_BV bits outside
-    /// XCR0.
-    pub fn validate(&self) -> Result<(), InvalidFpuState> {
-        let bytes = self.bytes();
-        let mxcsr = u32::from_le_bytes(bytes[MXCSR_OFFSET..MXCSR_OFFSET + 4].try_into().unwrap());
-        if mxcsr & !MXCSR_MASK.load(Ordering::Relaxed) != 0 {
-            return Err(InvalidFpuState);
-        }
-        if xsave_enabled() {
-            let header = &bytes[LEGACY_SIZE..LEGACY_SIZE + HEADER_SIZE];
-            let xstate_bv = u64::from_le_bytes(header[0..8].try_into().unwrap());
-            if xstate_bv & !user_xfeatures() != 0 || header[8..].iter().any(|&b| b != 0) {
-                return Err(InvalidFpuState);
-            }
-        }
-        Ok(())
-    }
-
-    /// Copies another area's image into this one.
-    pub fn copy_from(&mut self, other: &FpuArea) {
-        self.bytes_mut().copy_from_slice(other.bytes());
-    }
 }
 
 impl Drop for FpuArea {
@@ -209,10 +174,6 @@ impl Drop for FpuArea {
         unsafe { dealloc(self.ptr.as_ptr(), Self::layout()) };
     }
 }
-
-/// An FPU image from user memory that the CPU would refuse to load.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InvalidFpuState;
 
 /// The legacy region and header of the initial image: XRSTOR with
 /// XSTATE_BV zero reads nothing past the header (every component takes its
@@ -235,6 +196,114 @@ pub(crate) fn load_initial() {
     // SAFETY: the image is 64-byte aligned and valid for both XRSTOR (a
     // zero header: only the legacy region and header are read) and FXRSTOR.
     unsafe { load_from(INITIAL_IMAGE.0.as_ptr()) }
+}
+
+extern "C" {
+    fn xsave_user(area: *mut u8, rfbm_lo: u32, rfbm_hi: u32) -> u32;
+    fn xrstor_user(area: *const u8, rfbm_lo: u32, rfbm_hi: u32) -> u32;
+    fn fxsave_user(area: *mut u8) -> u32;
+    fn fxrstor_user(area: *const u8) -> u32;
+    static userxsave_insn: u8;
+    static userxrstor_insn: u8;
+    static userfxsave_insn: u8;
+    static userfxrstor_insn: u8;
+    static userfpu_fixup: u8;
+}
+
+/// Returns where to resume after a fault at `rip` if it is one of the
+/// user-memory save/restore instructions.
+pub(crate) fn user_insn_fixup(rip: u64) -> Option<u64> {
+    // SAFETY: only the addresses of the labels are taken.
+    let (insns, fixup) = unsafe {
+        (
+            [&userxsave_insn, &userxrstor_insn, &userfxsave_insn, &userfxrstor_insn].map(|l| l as *const u8 as u64),
+            &userfpu_fixup as *const u8 as u64,
+        )
+    };
+    insns.contains(&rip).then_some(fixup)
+}
+
+/// Handles a #GP in kernel mode at one of the user-memory instructions (a
+/// misaligned area, a header or MXCSR value from user memory that the CPU
+/// refuses): the call fails instead. Returns false for any other #GP.
+pub(crate) fn user_insn_gp(frame: &mut super::trap::TrapFrame) -> bool {
+    match user_insn_fixup(frame.rip) {
+        Some(fixup) => {
+            frame.rip = fixup;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Saves the live user state to user memory at `addr` as a signal frame
+/// holds it: the standard-format XSAVE image of every enabled component
+/// (the header's other fields are left as found: the caller clears them
+/// first, as Linux does), or the FXSAVE image.
+pub fn save_to_user(addr: usize) -> Result<(), super::user::UserFault> {
+    if !super::user::is_user_range(addr, state_size()) {
+        return Err(super::user::UserFault);
+    }
+    let xcr0 = user_xfeatures();
+    // SAFETY: the range is in the user half (checked); faults are resolved
+    // or caught by the fixup, so the kernel never touches anything else.
+    let failed = unsafe {
+        if xsave_enabled() {
+            xsave_user(addr as *mut u8, xcr0 as u32, (xcr0 >> 32) as u32)
+        } else {
+            fxsave_user(addr as *mut u8)
+        }
+    };
+    if failed == 0 { Ok(()) } else { Err(super::user::UserFault) }
+}
+
+/// Loads the live user state from an XSAVE image in user memory, as
+/// Linux's sigreturn: XRSTOR with `features` requested, then the enabled
+/// components not requested back to their initial state. Fails (leaving
+/// the state undefined, as the caller then kills the task) if the image
+/// is unreadable or refused by the CPU.
+pub fn restore_xsave_from_user(addr: usize, features: u64) -> Result<(), super::user::UserFault> {
+    if !super::user::is_user_range(addr, state_size()) {
+        return Err(super::user::UserFault);
+    }
+    // SAFETY: as in `save_to_user`; a refused image raises #GP, which the
+    // fixup turns into a failure.
+    let failed = unsafe { xrstor_user(addr as *const u8, features as u32, (features >> 32) as u32) };
+    if failed != 0 {
+        return Err(super::user::UserFault);
+    }
+    init_components(user_xfeatures() & !features);
+    Ok(())
+}
+
+/// Loads x87 and SSE from an FXSAVE image in user memory (a frame without
+/// the XSAVE markers), every other enabled component back to its initial
+/// state.
+pub fn restore_fxsave_from_user(addr: usize) -> Result<(), super::user::UserFault> {
+    if !super::user::is_user_range(addr, LEGACY_SIZE) {
+        return Err(super::user::UserFault);
+    }
+    // SAFETY: as in `restore_xsave_from_user`.
+    let failed = unsafe { fxrstor_user(addr as *const u8) };
+    if failed != 0 {
+        return Err(super::user::UserFault);
+    }
+    if xsave_enabled() {
+        init_components(user_xfeatures() & !(XFEATURE_FP | XFEATURE_SSE));
+    }
+    Ok(())
+}
+
+/// Puts the components in `mask` into their initial state.
+fn init_components(mask: u64) {
+    if mask == 0 {
+        return;
+    }
+    // SAFETY: the initial image is valid for XRSTOR (zero header), and the
+    // mask only selects components (the CPU ANDs it with XCR0).
+    unsafe {
+        asm!("xrstor64 [{}]", in(reg) INITIAL_IMAGE.0.as_ptr(), in("eax") mask as u32, in("edx") (mask >> 32) as u32, options(nostack))
+    };
 }
 
 /// Saves the live user state to `area`.

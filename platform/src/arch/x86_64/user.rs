@@ -187,6 +187,8 @@ pub(crate) fn usercopy_fault(frame: &mut TrapFrame, addr: usize) -> bool {
         stos_fix
     } else if frame.rip == cmpxchg {
         cmpxchg_fix
+    } else if let Some(fix) = super::fpu::user_insn_fixup(frame.rip) {
+        fix
     } else {
         return false;
     };
@@ -480,20 +482,6 @@ fn write_user_base(msr: u32, value: u64) {
 fn read_msr(msr: u32) -> u64 {
     // SAFETY: reading the FS or kernel-GS base MSR has no side effects.
     unsafe { Msr::new(msr).read() }
-}
-
-/// Saves the calling task's live FPU state (the XSAVE image in standard
-/// format, or the FXSAVE image) into `area`: signal frames carry it.
-pub fn save_fpu(area: &mut FpuArea) {
-    area.save_live();
-}
-
-/// Loads the calling task's FPU state from an image that came from user
-/// memory (a signal frame), refusing one the CPU would fault on.
-pub fn restore_fpu(area: &FpuArea) -> Result<(), super::fpu::InvalidFpuState> {
-    area.validate()?;
-    area.load_live();
-    Ok(())
 }
 
 /// Resets the calling task's FPU state to the one a new program starts
