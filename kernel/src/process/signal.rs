@@ -1225,6 +1225,9 @@ fn setup_frame(
             signals.thread_mut(tid).alt_stack = AltStack::DISARMED;
         }
     }
+    // The handler starts with a clean FPU state, as on Linux (which
+    // resets every user component after saving them in the frame).
+    kevlar_platform::x86::user::reset_fpu();
     frame.rsp = sp;
     frame.rip = handler;
     frame.rdi = sig as u64;

@@ -2,7 +2,8 @@
  * software-reserved bytes of the fxsave area (struct _fpx_sw_bytes:
  * FP_XSTATE_MAGIC1, extended_size, xfeatures, xstate_size), the XSAVE
  * header and FP_XSTATE_MAGIC2 after the area; ymm values survive a handler
- * that clobbers them; a handler sees the interrupted ymm registers in the
+ * that clobbers them; the handler itself starts with a clean state
+ * (upper halves zero, default MXCSR); a handler sees the interrupted ymm registers in the
  * frame and what it writes there is what sigreturn loads; a frame whose
  * magic1 was cleared is restored as a plain fxsave image (upper halves
  * reset); a header naming features the CPU does not have kills with
@@ -16,9 +17,13 @@
 enum { SHOW, EDIT, FX_ONLY, BAD_HEADER };
 static volatile int mode;
 static unsigned xsize, avx_off;
+static ymm_set at_entry;
+static unsigned mxcsr_at_entry;
 
 static void handler(int sig, siginfo_t *si, void *ctx)
 {
+    ymm_store(&at_entry);
+    __asm__ volatile("stmxcsr %0" : "=m"(mxcsr_at_entry));
     (void)sig;
     (void)si;
     ucontext_t *uc = ctx;
@@ -44,6 +49,14 @@ static void handler(int sig, siginfo_t *si, void *ctx)
         out("header xstate_bv x87/sse/avx: %#llx", (unsigned long long)(xstate_bv & 7));
         out("header xcomp_bv: %#llx", (unsigned long long)xcomp_bv);
         out("frame below fpstate: %s", (unsigned char *)uc < fp ? "yes" : "no");
+        int upper_zero = 1;
+        for (int i = 0; i < 16; i++)
+            upper_zero &= at_entry.r[i].q[2] == 0 && at_entry.r[i].q[3] == 0;
+        out("handler starts with ymm upper halves zero: %s", upper_zero ? "yes" : "no");
+        out("handler starts with mxcsr %#x", mxcsr_at_entry);
+        unsigned frame_mxcsr;
+        memcpy(&frame_mxcsr, fp + 24, 4);
+        out("interrupted mxcsr in the frame: %#x", frame_mxcsr);
     }
     if (mode == EDIT || mode == SHOW) {
         /* The interrupted ymm registers: low halves in the fxsave area at
@@ -96,7 +109,12 @@ int main(void)
     ymm_set in, after;
 
     mode = SHOW;
+    unsigned rz = 0x7f80, def = 0x1f80, now;
+    __asm__ volatile("ldmxcsr %0" ::"m"(rz));
     raise_with(6, &in, &after);
+    __asm__ volatile("stmxcsr %0" : "=m"(now));
+    __asm__ volatile("ldmxcsr %0" ::"m"(def));
+    out("mxcsr after sigreturn: %#x", now);
     out("ymm kept across a clobbering handler: %s", ymm_equal(&in, &after) ? "yes" : "no");
 
     mode = EDIT;
