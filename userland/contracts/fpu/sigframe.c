@@ -7,18 +7,24 @@
  * frame and what it writes there is what sigreturn loads; a frame whose
  * magic1 was cleared is restored as a plain fxsave image (upper halves
  * reset); a header naming features the CPU does not have kills with
- * SIGSEGV. */
+ * SIGSEGV; a frame fits an alternate stack of AT_MINSIGSTKSZ bytes whose
+ * pages were never touched (the XSAVE to it takes the page faults). */
 #include "ymm.h"
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
 #define MAGIC1 0x46505853u
 #define MAGIC2 0x46505845u
 
-enum { SHOW, EDIT, FX_ONLY, BAD_HEADER };
+enum { SHOW, EDIT, FX_ONLY, BAD_HEADER, ALT };
 static volatile int mode;
 static unsigned xsize, avx_off;
 static ymm_set at_entry;
 static unsigned mxcsr_at_entry;
+static char *alt_base;
+static size_t alt_size;
+static volatile int on_alt;
 
 static void handler(int sig, siginfo_t *si, void *ctx)
 {
@@ -84,6 +90,9 @@ static void handler(int sig, siginfo_t *si, void *ctx)
         uint64_t v[2] = {0x5555, 0x6666};
         memcpy(fp + 160 + 16 * 5, v, 16);
     }
+    if (mode == ALT)
+        on_alt = (char *)&magic1 >= alt_base && (char *)&magic1 < alt_base + alt_size
+                 && fp >= (unsigned char *)alt_base && fp + xs + 4 <= (unsigned char *)alt_base + alt_size;
     if (mode == BAD_HEADER) {
         xstate_bv |= 1ull << 62;
         memcpy(fp + 512, &xstate_bv, 8);
@@ -129,6 +138,22 @@ int main(void)
     for (int i = 0; i < 16; i++)
         in.r[i].q[2] = in.r[i].q[3] = 0;
     out("without magic1: xmm from the frame, upper halves reset: %s", ymm_equal(&in, &after) ? "yes" : "no");
+
+    /* On an untouched alternate stack of exactly AT_MINSIGSTKSZ bytes. */
+    alt_size = getauxval(AT_MINSIGSTKSZ);
+    alt_base = mmap(NULL, alt_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    stack_t ss = {.ss_sp = alt_base, .ss_size = alt_size, .ss_flags = 0};
+    check("sigaltstack of AT_MINSIGSTKSZ bytes", sigaltstack(&ss, NULL));
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigaction(SIGUSR1, &sa, NULL);
+    mode = ALT;
+    raise_with(10, &in, &after);
+    out("frame and fpstate on the alternate stack: %s", on_alt ? "yes" : "no");
+    out("ymm kept across a handler on it: %s", ymm_equal(&in, &after) ? "yes" : "no");
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, NULL);
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGUSR1, &sa, NULL);
 
     /* A header with a feature bit XCR0 does not have: SIGSEGV. */
     pid_t child = fork();
