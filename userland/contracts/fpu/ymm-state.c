@@ -1,10 +1,12 @@
 /* The AVX state (ymm registers, upper halves included) is per process, as
  * on Linux: XSAVE is enabled (OSXSAVE, XCR0 with x87/SSE/AVX), ymm values
- * survive sched_yield with another process busy on the same CPU and
+ * survive sched_yield with another process, or another thread of the
+ * same process, busy on the same CPU, and
  * migrations between CPUs, fork copies them to the child, and execve
  * starts the new program with every ymm register zero and the default
  * MXCSR and x87 control word. */
 #include "ymm.h"
+#include <pthread.h>
 #include <sched.h>
 #include <sys/auxv.h>
 
@@ -23,6 +25,11 @@ static int yields_keep(uint64_t seed, long n)
     ymm_pattern(&in, seed);
     ymm_syscall(&in, &out, SYS_sched_yield, 0, 0, n);
     return ymm_equal(&in, &out);
+}
+
+static void *thread_yields(void *arg)
+{
+    return (void *)(long)yields_keep((uint64_t)(long)arg, 3000);
 }
 
 static void exec_child(void)
@@ -67,6 +74,14 @@ int main(int argc, char **argv)
     waitpid(busy, &st, 0);
     out("ymm kept across yields: %s", ok ? "yes" : "no");
     out("busy sibling's ymm kept: %s", WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "yes" : "no");
+
+    /* Two threads of one process on one CPU: the state is per thread. */
+    pthread_t thread;
+    pthread_create(&thread, NULL, thread_yields, (void *)7L);
+    ok = yields_keep(8, 3000);
+    void *thread_ok;
+    pthread_join(thread, &thread_ok);
+    out("ymm kept across yields between threads: %s and %s", ok ? "yes" : "no", thread_ok ? "yes" : "no");
 
     /* Moved between CPUs (at -smp 2) while yielding with ymm live. */
     pid_t mover = fork();
