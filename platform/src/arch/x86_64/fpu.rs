@@ -110,8 +110,10 @@ pub fn state_size() -> usize {
     AREA_SIZE.load(Ordering::Relaxed) as usize
 }
 
-/// A 64-byte aligned, heap-allocated state image of [`state_size`] bytes.
-pub struct FpuArea {
+/// A 64-byte aligned, heap-allocated state image of [`state_size`] bytes:
+/// a task's saved state. Only this crate writes one, and only with
+/// XSAVE/FXSAVE or as the initial image, so loading it cannot fault.
+pub(crate) struct FpuArea {
     ptr: NonNull<u8>,
 }
 
@@ -128,7 +130,7 @@ impl FpuArea {
     /// Returns an area holding the state a new program starts with: x87
     /// control word 0x37f, MXCSR 0x1f80 with exceptions masked, every
     /// XSAVE component in its initial configuration (XSTATE_BV zero).
-    pub fn initial() -> Option<FpuArea> {
+    pub(crate) fn initial() -> Option<FpuArea> {
         // SAFETY: the layout has a non-zero size.
         let ptr = NonNull::new(unsafe { alloc_zeroed(Self::layout()) })?;
         let mut area = FpuArea { ptr };
@@ -138,31 +140,24 @@ impl FpuArea {
         Some(area)
     }
 
-    /// Returns the image's bytes.
-    pub fn bytes(&self) -> &[u8] {
-        // SAFETY: `ptr` points to `state_size()` bytes owned by self.
-        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), state_size()) }
-    }
-
-    /// Returns the image's bytes for writing.
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as in `bytes`, and `&mut self` makes the access unique.
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: `ptr` points to `state_size()` bytes owned by self, and
+        // `&mut self` makes the access unique.
         unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), state_size()) }
     }
 
     /// Saves this CPU's live user FPU state into the area.
-    pub fn save_live(&mut self) {
+    pub(crate) fn save_live(&mut self) {
         // SAFETY: the area is 64-byte aligned and `state_size()` bytes,
         // the size XSAVE needs for the components in XCR0 (512 for FXSAVE).
         unsafe { save_to(self.ptr.as_ptr()) }
     }
 
     /// Loads this CPU's FPU state from the area, which holds an image
-    /// saved by [`FpuArea::save_live`], made by [`FpuArea::initial`] or
-    /// checked by [`FpuArea::validate`].
-    pub fn load_live(&self) {
+    /// saved by [`FpuArea::save_live`] or made by [`FpuArea::initial`].
+    pub(crate) fn load_live(&self) {
         // SAFETY: as in `save_live`; the image is one XRSTOR/FXRSTOR
-        // accepts (see the constructors and `validate`).
+        // accepts (see the type's invariant).
         unsafe { load_from(self.ptr.as_ptr()) }
     }
 
@@ -325,7 +320,7 @@ pub(crate) unsafe fn save_to(area: *mut u8) {
 ///
 /// # Safety
 /// As for [`save_to`], readable, and holding an image XRSTOR/FXRSTOR
-/// accepts (saved by this CPU family, initial, or validated).
+/// accepts (saved by XSAVE/FXSAVE with the same XCR0, or initial).
 pub(crate) unsafe fn load_from(area: *const u8) {
     if xsave_enabled() {
         // SAFETY: per the contract.
