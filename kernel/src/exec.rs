@@ -226,7 +226,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
         (kevlar_elf::AT_CLKTCK, 100),
         // The most stack a signal frame takes (what an alternate stack
         // must hold at least): glibc's sysconf(_SC_MINSIGSTKSZ).
-        (kevlar_elf::AT_MINSIGSTKSZ, crate::process::signal::MAX_FRAME_BYTES),
+        (kevlar_elf::AT_MINSIGSTKSZ, crate::process::signal::max_frame_bytes()),
     ];
     if let Some(vdso) = vdso {
         auxv.push((kevlar_elf::AT_SYSINFO_EHDR, vdso as u64));

@@ -11,6 +11,7 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
 
+use kevlar_platform::x86::fpu;
 use kevlar_platform::x86::trap::TrapFrame;
 use linux_raw_sys::general as abi;
 
@@ -1009,11 +1010,50 @@ const UC_MCONTEXT: u64 = UC + 40; // struct sigcontext: 32 words
 const UC_SIGMASK: u64 = UC_MCONTEXT + 256;
 const SIGINFO_OFFSET: u64 = UC_SIGMASK + 8;
 const FRAME_SIZE: u64 = SIGINFO_OFFSET + 128;
-/// The most bytes a signal frame can take below the top of a stack: the
-/// 512-byte FXSAVE image with up to 63 bytes of alignment, the frame, and
-/// up to 15 + 8 bytes of alignment below it (see `setup_frame`); rounded to 16
-/// as Linux's. execve reports it as AT_MINSIGSTKSZ.
-pub const MAX_FRAME_BYTES: u64 = (512 + 63 + FRAME_SIZE + 15 + 8).next_multiple_of(16);
+/// Linux's markers around the XSAVE image of a signal frame (uapi
+/// asm/sigcontext.h; linux-raw-sys does not carry them): `magic1` of
+/// `struct _fpx_sw_bytes`, and the word right after the XSAVE area.
+const FP_XSTATE_MAGIC1: u32 = 0x4650_5853;
+const FP_XSTATE_MAGIC2: u32 = 0x4650_5845;
+const FP_XSTATE_MAGIC2_SIZE: u64 = 4;
+/// Where `struct _fpx_sw_bytes` sits: the software-reserved bytes at the
+/// end of the 512-byte FXSAVE region.
+const SW_BYTES: usize = 464;
+/// The smallest xstate_size a frame may claim: the FXSAVE region and the
+/// XSAVE header.
+const MIN_XSTATE_SIZE: u64 = 512 + 64;
+/// uc_flags bits (uapi asm/ucontext.h): the fpstate is an XSAVE image with
+/// the software bytes; sigcontext's ss is meaningful; sigreturn restores
+/// ss as saved.
+const UC_FP_XSTATE: u64 = 0x1;
+const UC_SIGCONTEXT_SS: u64 = 0x2;
+const UC_STRICT_RESTORE_SS: u64 = 0x4;
+/// The size of an i387 `struct fregs_state`: Linux reserves room for one
+/// in every frame-size bound (32-bit frames need it; 64-bit kernels with
+/// IA32 emulation count it for everyone).
+const FREGS_STATE_SIZE: u64 = 112;
+/// The size of the largest frame structure of a Linux kernel with IA32
+/// emulation (Debian's), `struct sigframe_ia32`: its frame-size bound
+/// counts that one rather than the 64-bit `rt_sigframe`.
+const SIGFRAME_IA32_SIZE: u64 = 732;
+
+/// The bytes of FPU state a frame holds: the XSAVE area and MAGIC2, or the
+/// 512-byte FXSAVE image.
+fn fp_frame_bytes() -> u64 {
+    let size = fpu::state_size() as u64;
+    if fpu::xsave_enabled() { size + FP_XSTATE_MAGIC2_SIZE } else { size }
+}
+
+/// The most bytes a signal frame can take below the top of a stack, as
+/// Linux computes it (its init_sigframe_size): the largest frame structure
+/// with 15 bytes of alignment, the FPU state with room for an fsave
+/// header, 63 bytes of XSAVE alignment, rounded to 16. Kevlar's frames need
+/// at most the FPU state + 63 + FRAME_SIZE + 23, which this covers.
+/// execve reports it as AT_MINSIGSTKSZ.
+pub fn max_frame_bytes() -> u64 {
+    const _: () = assert!(SIGFRAME_IA32_SIZE >= FRAME_SIZE + 8);
+    (SIGFRAME_IA32_SIZE + 15 + fp_frame_bytes() + FREGS_STATE_SIZE + 63).next_multiple_of(16)
+}
 /// Below the interrupted stack pointer the x86_64 ABI lets code keep data
 /// (the red zone): the frame goes beneath it.
 const RED_ZONE: u64 = 128;
@@ -1133,8 +1173,8 @@ fn setup_frame(
         sp = alt.sp + alt.size;
         entering = true;
     }
-    // The FXSAVE image goes above the frame, 64-byte aligned as Linux's.
-    let fp_area = (sp - 512) & !63;
+    // The FPU state goes above the frame, 64-byte aligned as Linux's.
+    let fp_area = (sp - fp_frame_bytes()) & !63;
     sp = ((fp_area - FRAME_SIZE) & !15) - 8; // as after a call: rsp+8 is 16-aligned
     if (nested || entering) && !alt.holds(sp) {
         // The frame would overflow the alternate stack.
@@ -1145,7 +1185,8 @@ fn setup_frame(
         image[offset as usize..offset as usize + 8].copy_from_slice(&value.to_le_bytes());
     };
     put(&mut image, 0, action.restorer);
-    put(&mut image, UC_FLAGS, 0);
+    let fp_flag = if fpu::xsave_enabled() { UC_FP_XSTATE } else { 0 };
+    put(&mut image, UC_FLAGS, fp_flag | UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS);
     put(&mut image, UC_LINK, 0);
     // uc_stack saves the settings as they are (sigreturn restores them,
     // which matters with SS_AUTODISARM).
@@ -1168,9 +1209,7 @@ fn setup_frame(
     put(&mut image, UC_MCONTEXT + 8 * 23, fp_area);
     put(&mut image, UC_SIGMASK, frame_mask);
     image[SIGINFO_OFFSET as usize..].copy_from_slice(&info.to_user());
-    let mut fpu = [0u8; 512];
-    kevlar_platform::x86::user::save_fpu(&mut fpu);
-    copy_to_user(fp_area as usize, &fpu)?;
+    save_fpstate(fp_area)?;
     copy_to_user(sp as usize, &image)?;
     {
         let mut signals = process.signals.lock();
@@ -1186,6 +1225,9 @@ fn setup_frame(
             signals.thread_mut(tid).alt_stack = AltStack::DISARMED;
         }
     }
+    // The handler starts with a clean FPU state, as on Linux (which
+    // resets every user component after saving them in the frame).
+    kevlar_platform::x86::user::reset_fpu();
     frame.rsp = sp;
     frame.rip = handler;
     frame.rdi = sig as u64;
@@ -1196,6 +1238,64 @@ fn setup_frame(
     // wants DF clear at function entry), as on Linux.
     frame.rflags &= !((1 << 8) | (1 << 10) | (1 << 16));
     Ok(())
+}
+
+/// Writes the live FPU state to a signal frame at `addr` as Linux does:
+/// with XSAVE, the standard-format XSAVE image whose software-reserved
+/// bytes describe it (`struct _fpx_sw_bytes`), x87 and SSE always marked
+/// present in the header (so a handler that edits only the legacy region
+/// is heard), and FP_XSTATE_MAGIC2 right after the area; else the FXSAVE
+/// image.
+fn save_fpstate(addr: u64) -> Result<()> {
+    if !fpu::xsave_enabled() {
+        return fpu::save_to_user(addr as usize).map_err(|_| Errno::EFAULT);
+    }
+    let size = fpu::state_size();
+    // XSAVE leaves the header's other fields alone: clear them first.
+    copy_to_user(addr as usize + 512, &[0u8; 64])?;
+    fpu::save_to_user(addr as usize).map_err(|_| Errno::EFAULT)?;
+    let mut sw = [0u8; 512 - SW_BYTES];
+    sw[0..4].copy_from_slice(&FP_XSTATE_MAGIC1.to_le_bytes());
+    sw[4..8].copy_from_slice(&((size as u64 + FP_XSTATE_MAGIC2_SIZE) as u32).to_le_bytes());
+    sw[8..16].copy_from_slice(&fpu::user_xfeatures().to_le_bytes());
+    sw[16..20].copy_from_slice(&(size as u32).to_le_bytes());
+    copy_to_user(addr as usize + SW_BYTES, &sw)?;
+    copy_to_user(addr as usize + size, &FP_XSTATE_MAGIC2.to_le_bytes())?;
+    let mut xstate_bv = [0u8; 1];
+    copy_from_user(&mut xstate_bv, addr as usize + 512)?;
+    xstate_bv[0] |= 0b11; // x87 and SSE
+    copy_to_user(addr as usize + 512, &xstate_bv)
+}
+
+/// Loads the FPU state from a signal frame's fpstate at `addr`, as Linux's
+/// sigreturn: an XSAVE image when its software bytes and MAGIC2 check out
+/// (the components its `xfeatures` leaves out go back to their initial
+/// state), otherwise a plain FXSAVE image (x87 and SSE from it, the rest
+/// initial). An image the CPU refuses (reserved MXCSR bits, a bad XSAVE
+/// header, a misaligned area) fails, and the caller gets SIGSEGV.
+fn restore_fpstate(addr: u64) -> Result<()> {
+    if !fpu::xsave_enabled() {
+        return fpu::restore_fxsave_from_user(addr as usize).map_err(|_| Errno::EFAULT);
+    }
+    let mut sw = [0u8; 512 - SW_BYTES];
+    copy_from_user(&mut sw, addr as usize + SW_BYTES)?;
+    let word = |at: usize| u32::from_le_bytes(sw[at..at + 4].try_into().unwrap());
+    let (magic1, extended_size, xstate_size) = (word(0), word(4), u64::from(word(16)));
+    let xfeatures = u64::from_le_bytes(sw[8..16].try_into().unwrap());
+    let mut is_xsave = magic1 == FP_XSTATE_MAGIC1
+        && (MIN_XSTATE_SIZE..=fpu::state_size() as u64).contains(&xstate_size)
+        && xstate_size <= u64::from(extended_size);
+    if is_xsave {
+        let mut magic2 = [0u8; 4];
+        copy_from_user(&mut magic2, (addr + xstate_size) as usize)?;
+        is_xsave = u32::from_le_bytes(magic2) == FP_XSTATE_MAGIC2;
+    }
+    let restored = if is_xsave {
+        fpu::restore_xsave_from_user(addr as usize, xfeatures)
+    } else {
+        fpu::restore_fxsave_from_user(addr as usize)
+    };
+    restored.map_err(|_| Errno::EFAULT)
 }
 
 /// Changes the alternate stack (sigaltstack, and sigreturn restoring it)
@@ -1253,10 +1353,11 @@ pub fn sigreturn(thread: &Arc<Thread>, frame: &mut TrapFrame) -> Result<()> {
     frame.rsp = r(15);
     frame.rip = r(16);
     let fpstate = r(23);
-    if fpstate != 0 {
-        let mut fpu = [0u8; 512];
-        copy_from_user(&mut fpu, fpstate as usize)?;
-        kevlar_platform::x86::user::restore_fpu(&fpu);
+    if fpstate == 0 {
+        // No FPU state in the frame: Linux resets the registers.
+        kevlar_platform::x86::user::reset_fpu();
+    } else {
+        restore_fpstate(fpstate)?;
     }
     // Only the user-changeable flags come back (CF PF AF ZF SF TF DF OF AC).
     let user_flags = 0x0004_0dd5;

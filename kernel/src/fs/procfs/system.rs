@@ -279,7 +279,10 @@ const FLAGS: &[(u32, u8, u32, &str)] = &[
     (0x8000_0001, b'c', 6, "sse4a"), (0x8000_0001, b'c', 8, "3dnowprefetch"),
     (7, b'b', 0, "fsgsbase"), (7, b'b', 3, "bmi1"), (7, b'b', 5, "avx2"), (7, b'b', 7, "smep"), (7, b'b', 8, "bmi2"),
     (7, b'b', 9, "erms"), (7, b'b', 10, "invpcid"), (7, b'b', 18, "rdseed"), (7, b'b', 19, "adx"), (7, b'b', 20, "smap"),
-    (7, b'b', 23, "clflushopt"), (7, b'b', 24, "clwb"), (7, b'b', 29, "sha_ni"),
+    (7, b'b', 14, "mpx"), (7, b'b', 23, "clflushopt"), (7, b'b', 24, "clwb"), (7, b'b', 29, "sha_ni"),
+    // Leaf 0xd, sub-leaf 1 (the only entries read with sub-leaf 1): the
+    // XSAVE variants.
+    (0xd, b'a', 0, "xsaveopt"), (0xd, b'a', 1, "xsavec"), (0xd, b'a', 2, "xgetbv1"), (0xd, b'a', 3, "xsaves"),
     (7, b'c', 2, "umip"), (7, b'c', 3, "pku"), (7, b'c', 4, "ospke"), (7, b'c', 9, "vaes"), (7, b'c', 16, "la57"),
 ];
 
@@ -298,7 +301,7 @@ fn cpuinfo() -> Result<String> {
     let stepping = a1 & 0xf;
     let mut flags = String::new();
     for &(leaf, reg, bit, name) in FLAGS {
-        let (a, b, c, d) = cpuid(leaf, 0);
+        let (a, b, c, d) = cpuid(leaf, if leaf == 0xd { 1 } else { 0 });
         let value = match reg {
             b'a' => a,
             b'b' => b,

@@ -149,6 +149,7 @@ pub(crate) fn init_cpu(index: usize) {
     percpu::init_this_cpu(index, initial_apic_id());
     trap::load_idt();
     cpu::enable_protections(if index == 0 { cpu::detect() } else { cpu::features() });
+    super::fpu::init_cpu(index == 0);
     super::user::init_cpu();
 }
 

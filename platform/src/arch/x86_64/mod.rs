@@ -4,6 +4,7 @@ pub mod apic;
 pub mod boot;
 pub mod cpu;
 pub mod exit;
+pub mod fpu;
 pub mod gdt;
 pub mod interrupts;
 pub mod io;

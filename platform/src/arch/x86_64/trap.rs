@@ -220,6 +220,7 @@ extern "C" fn trap_entry(frame: &mut TrapFrame) {
         vectors::SPURIOUS => {}
         0..=31 if from_user => user_exception = Some(decode_exception(frame)),
         14 if super::user::usercopy_fault(frame, read_cr2() as usize) => {}
+        13 if super::fpu::user_insn_gp(frame) => {}
         0..=31 => handle_exception(frame),
         _ => {
             log::warn!("unexpected interrupt vector {:#x}", vector);

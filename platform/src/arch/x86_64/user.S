@@ -219,3 +219,72 @@ usercmpxchg_fixup:
 7:
     movl $1, %eax
     ret
+
+/* FPU state to and from user memory (signal frames), as Linux does it:
+ * the save and restore instructions work on the user address directly.
+ *   xsave_user(area, rfbm_lo, rfbm_hi)    fxsave_user(area)
+ *   xrstor_user(area, rfbm_lo, rfbm_hi)   fxrstor_user(area)
+ * return 0, or 1 when the instruction faulted for good. A page fault goes
+ * to the resolver first and the instruction is retried (all four can be
+ * restarted); anything else (#GP for a misaligned area, an XSAVE header or
+ * MXCSR value the CPU refuses) resumes at userfpu_fixup. */
+.global xsave_user
+xsave_user:
+    movl %esi, %eax
+    xorl %ecx, %ecx
+    cmpb $0, smap_enabled(%rip)
+    je 8f
+    stac
+8:
+.global userxsave_insn
+userxsave_insn:
+    xsave64 (%rdi)
+    jmp userfpu_done
+
+.global xrstor_user
+xrstor_user:
+    movl %esi, %eax
+    xorl %ecx, %ecx
+    cmpb $0, smap_enabled(%rip)
+    je 8f
+    stac
+8:
+.global userxrstor_insn
+userxrstor_insn:
+    xrstor64 (%rdi)
+    jmp userfpu_done
+
+.global fxsave_user
+fxsave_user:
+    xorl %ecx, %ecx
+    cmpb $0, smap_enabled(%rip)
+    je 8f
+    stac
+8:
+.global userfxsave_insn
+userfxsave_insn:
+    fxsave64 (%rdi)
+    jmp userfpu_done
+
+.global fxrstor_user
+fxrstor_user:
+    xorl %ecx, %ecx
+    cmpb $0, smap_enabled(%rip)
+    je 8f
+    stac
+8:
+.global userfxrstor_insn
+userfxrstor_insn:
+    fxrstor64 (%rdi)
+    jmp userfpu_done
+
+.global userfpu_fixup
+userfpu_fixup:
+    movl $1, %ecx
+userfpu_done:
+    cmpb $0, smap_enabled(%rip)
+    je 9f
+    clac
+9:
+    movl %ecx, %eax
+    ret

@@ -7,7 +7,7 @@
 //! exception taken in user mode, and before every return to user mode.
 
 use alloc::sync::Arc;
-use core::arch::{asm, global_asm};
+use core::arch::global_asm;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, Ordering};
 
@@ -16,6 +16,7 @@ use x86_64::registers::model_specific::{Efer, EferFlags, Msr};
 use super::gdt::{USER_CS, USER_DS};
 use super::paging::USER_END;
 use super::percpu;
+use super::fpu::FpuArea;
 use super::trap::TrapFrame;
 use crate::mm::stacks::{self, KernelStack};
 
@@ -111,7 +112,7 @@ pub(crate) fn hooks() -> Option<&'static UserHooks> {
     (!ptr.is_null()).then(|| unsafe { &*ptr })
 }
 
-/// Enables SYSCALL/SYSRET and the FPU/SSE on this CPU.
+/// Enables SYSCALL/SYSRET on this CPU.
 pub(crate) fn init_cpu() {
     const IA32_STAR: u32 = 0xc000_0081;
     const IA32_LSTAR: u32 = 0xc000_0082;
@@ -123,20 +124,12 @@ pub(crate) fn init_cpu() {
         Ordering::Relaxed,
     );
     // SAFETY: the entry point, selectors and mask describe this kernel's
-    // GDT layout (see gdt.rs); enabling SSE state only lets user code use it,
-    // and every context switch saves and restores it.
+    // GDT layout (see gdt.rs). The FPU was set up by fpu::init_cpu.
     unsafe {
         Msr::new(IA32_STAR).write(((0x18u64) << 48) | ((super::gdt::KERNEL_CS as u64) << 32));
         Msr::new(IA32_LSTAR).write(syscall_entry as *const () as u64);
         Msr::new(IA32_FMASK).write(FMASK);
         Efer::update(|e| e.insert(EferFlags::SYSTEM_CALL_EXTENSIONS));
-        // CR0: MP on, EM and TS off; CR4: OSFXSR and OSXMMEXCPT.
-        asm!(
-            "mov {t}, cr0", "and {t}, ~0xc", "or {t}, 0x2", "mov cr0, {t}",
-            "mov {t}, cr4", "or {t}, 0x600", "mov cr4, {t}",
-            "fninit",
-            t = out(reg) _, options(nostack)
-        );
     }
     const _: () = assert!(USER_CS == 0x2b && USER_DS == 0x23);
 }
@@ -194,6 +187,8 @@ pub(crate) fn usercopy_fault(frame: &mut TrapFrame, addr: usize) -> bool {
         stos_fix
     } else if frame.rip == cmpxchg {
         cmpxchg_fix
+    } else if let Some(fix) = super::fpu::user_insn_fixup(frame.rip) {
+        fix
     } else {
         return false;
     };
@@ -274,20 +269,6 @@ pub fn cmpxchg_user(addr: usize, expected: u32, new: u32) -> Result<u32, UserFau
 // ---------------------------------------------------------------------------
 // Tasks
 
-#[repr(C, align(16))]
-struct FpuState([u8; 512]);
-
-impl FpuState {
-    /// The state after FNINIT with SSE exceptions masked (MXCSR 0x1f80),
-    /// which is what a new program starts with.
-    fn initial() -> Self {
-        let mut state = FpuState([0; 512]);
-        state.0[0..2].copy_from_slice(&0x037fu16.to_le_bytes()); // FCW
-        state.0[24..28].copy_from_slice(&0x1f80u32.to_le_bytes()); // MXCSR
-        state
-    }
-}
-
 /// How a new user task's FPU and SSE registers start.
 pub enum FpuInit {
     /// The state a new program starts with.
@@ -305,7 +286,7 @@ pub struct Task {
     saved_rsp: UnsafeCell<u64>,
     stack: Option<KernelStack>,
     running: AtomicBool,
-    fpu: UnsafeCell<FpuState>,
+    fpu: UnsafeCell<FpuArea>,
     /// The user FS and GS bases while the task is not running. With
     /// CR4.FSGSBASE on, user code changes them itself (WRFSBASE/WRGSBASE),
     /// so `switch_to` saves the live values rather than trusting these.
@@ -329,7 +310,7 @@ impl Task {
             saved_rsp: UnsafeCell::new(0),
             stack: None,
             running: AtomicBool::new(true),
-            fpu: UnsafeCell::new(FpuState::initial()),
+            fpu: UnsafeCell::new(FpuArea::initial().expect("out of memory for an FPU area")),
             fs_base: AtomicU64::new(0),
             gs_base: AtomicU64::new(0),
         })
@@ -337,6 +318,7 @@ impl Task {
 
     /// Creates a task that enters user mode with the registers in `frame`.
     pub fn new_user(frame: &TrapFrame, fpu: FpuInit) -> Option<Arc<Task>> {
+        let fpu_area = FpuArea::initial()?;
         let stack = stacks::alloc()?;
         let top = stack.top() as u64;
         let frame_addr = top - core::mem::size_of::<TrapFrame>() as u64;
@@ -362,14 +344,14 @@ impl Task {
             saved_rsp: UnsafeCell::new(switch_frame),
             stack: Some(stack),
             running: AtomicBool::new(false),
-            fpu: UnsafeCell::new(FpuState::initial()),
+            fpu: UnsafeCell::new(fpu_area),
             fs_base: AtomicU64::new(0),
             gs_base: AtomicU64::new(0),
         };
         if let FpuInit::CopyCurrent = fpu {
-            // SAFETY: the task is not shared yet; FXSAVE writes 512 bytes
-            // into the 16-byte aligned area.
-            unsafe { asm!("fxsave64 [{}]", in(reg) task.fpu.get(), options(nostack)) };
+            // SAFETY: the task is not shared yet, so this is the only
+            // access to its area.
+            unsafe { (*task.fpu.get()).save_live() };
             // fork and clone inherit the user GS base as Linux's do (the
             // FS base is set by the caller: the parent's, or CLONE_SETTLS).
             task.gs_base.store(read_msr(IA32_KERNEL_GS_BASE), Ordering::Relaxed);
@@ -380,6 +362,7 @@ impl Task {
     /// Creates a kernel task that runs `entry(arg)`; `entry` must never
     /// return (it switches away for good instead).
     pub fn new_kernel(entry: fn(usize) -> !, arg: usize) -> Option<Arc<Task>> {
+        let fpu_area = FpuArea::initial()?;
         let stack = stacks::alloc()?;
         let top = stack.top() as u64;
         let switch_frame = top - 9 * 8;
@@ -399,7 +382,7 @@ impl Task {
             saved_rsp: UnsafeCell::new(switch_frame),
             stack: Some(stack),
             running: AtomicBool::new(false),
-            fpu: UnsafeCell::new(FpuState::initial()),
+            fpu: UnsafeCell::new(fpu_area),
             fs_base: AtomicU64::new(0),
             gs_base: AtomicU64::new(0),
         }))
@@ -501,33 +484,10 @@ fn read_msr(msr: u32) -> u64 {
     unsafe { Msr::new(msr).read() }
 }
 
-/// Copies the calling task's live FPU/SSE registers (the FXSAVE image) into
-/// `out`: signal frames save them for the handler's caller.
-pub fn save_fpu(out: &mut [u8; 512]) {
-    let mut area = FpuState([0; 512]);
-    // SAFETY: FXSAVE writes 512 bytes into a 16-byte aligned area.
-    unsafe { asm!("fxsave64 [{}]", in(reg) &mut area as *mut FpuState, options(nostack)) };
-    out.copy_from_slice(&area.0);
-}
-
-/// Loads the calling task's FPU/SSE registers from an FXSAVE image (from
-/// user memory, so sanitised: reserved MXCSR bits would fault).
-pub fn restore_fpu(image: &[u8; 512]) {
-    let mut area = FpuState([0; 512]);
-    area.0.copy_from_slice(image);
-    let mxcsr = u32::from_le_bytes(area.0[24..28].try_into().unwrap()) & 0xffbf;
-    area.0[24..28].copy_from_slice(&mxcsr.to_le_bytes());
-    // SAFETY: FXRSTOR from a 16-byte aligned 512-byte image whose MXCSR
-    // reserved bits are clear; every other field is accepted as is.
-    unsafe { asm!("fxrstor64 [{}]", in(reg) &area as *const FpuState, options(nostack)) };
-}
-
-/// Resets the calling task's FPU/SSE registers to their initial state
-/// (execve).
+/// Resets the calling task's FPU state to the one a new program starts
+/// with (execve, and sigreturn without an FPU image as on Linux).
 pub fn reset_fpu() {
-    let initial = FpuState::initial();
-    // SAFETY: FXRSTOR from a valid 512-byte, 16-byte aligned image.
-    unsafe { asm!("fxrstor64 [{}]", in(reg) &initial as *const FpuState, options(nostack)) };
+    super::fpu::load_initial();
 }
 
 /// The task each CPU runs, as an owned `Arc` (raw pointer; 0 before the
@@ -577,11 +537,11 @@ pub fn switch_to(next: Arc<Task>) {
         }
     }
     // SAFETY: this CPU owns both tasks' saved state now: `prev` is running
-    // here, `next` was claimed above. FXSAVE/FXRSTOR use 16-byte aligned
-    // 512-byte areas.
+    // here, `next` was claimed above. The whole enabled state goes both
+    // ways (eagerly, as Linux does).
     unsafe {
-        asm!("fxsave64 [{}]", in(reg) prev.fpu.get(), options(nostack));
-        asm!("fxrstor64 [{}]", in(reg) next.fpu.get(), options(nostack));
+        (*prev.fpu.get()).save_live();
+        (*next.fpu.get()).load_live();
     }
     // User code may have moved its bases with WRFSBASE/WRGSBASE: keep the
     // live values, then load next's.
