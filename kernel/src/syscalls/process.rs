@@ -409,35 +409,34 @@ pub fn setsid(thread: &Thread) -> Result<isize> {
 }
 
 pub fn arch_prctl(thread: &Thread, code: u32, addr: u64) -> Result<isize> {
+    // arch/x86/include/uapi/asm/prctl.h (linux-raw-sys has no x86 prctl
+    // module).
     const ARCH_SET_GS: u32 = 0x1001;
     const ARCH_SET_FS: u32 = 0x1002;
     const ARCH_GET_FS: u32 = 0x1003;
     const ARCH_GET_GS: u32 = 0x1004;
-    match code {
-        ARCH_SET_FS => {
-            if addr >= 0x0000_8000_0000_0000 {
-                return Err(Errno::EPERM);
-            }
+    let (set, fs) = match code {
+        ARCH_SET_FS => (true, true),
+        ARCH_GET_FS => (false, true),
+        ARCH_SET_GS => (true, false),
+        ARCH_GET_GS => (false, false),
+        _ => return Err(Errno::EINVAL),
+    };
+    if set {
+        // A base in the kernel half would fault on the way back to user.
+        if addr >= 0x0000_8000_0000_0000 {
+            return Err(Errno::EPERM);
+        }
+        if fs {
             thread.task.set_fs_base(addr, true);
-            Ok(0)
-        }
-        ARCH_GET_FS => {
-            copy_to_user(addr as usize, &thread.task.fs_base().to_le_bytes())?;
-            Ok(0)
-        }
-        ARCH_SET_GS => {
-            if addr >= 0x0000_8000_0000_0000 {
-                return Err(Errno::EPERM);
-            }
+        } else {
             thread.task.set_gs_base(addr, true);
-            Ok(0)
         }
-        ARCH_GET_GS => {
-            copy_to_user(addr as usize, &thread.task.gs_base().to_le_bytes())?;
-            Ok(0)
-        }
-        _ => Err(Errno::EINVAL),
+    } else {
+        let base = if fs { thread.task.fs_base() } else { thread.task.gs_base() };
+        copy_to_user(addr as usize, &base.to_le_bytes())?;
     }
+    Ok(0)
 }
 
 pub fn prctl(thread: &Thread, option: u32, arg: usize) -> Result<isize> {
