@@ -164,6 +164,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_getcwd => fs::getcwd(thread, a.usize(0), a.usize(1)),
         nr::__NR_chdir => fs::chdir(thread, a.usize(0)),
         nr::__NR_fchdir => fs::fchdir(thread, a.i32(0)),
+        nr::__NR_chroot => fs::chroot(thread, a.usize(0)),
         nr::__NR_mkdir => fs::mkdirat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1)),
         nr::__NR_mkdirat => fs::mkdirat(thread, a.i32(0), a.usize(1), a.u32(2)),
         nr::__NR_mknod => fs::mknodat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1), a.0[2]),
