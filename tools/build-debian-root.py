@@ -42,7 +42,8 @@ DEBS = os.path.join(OUT, "debs")
 ROOT = os.path.join(OUT, "root")
 IMAGE = os.path.join(OUT, "disk.img")
 RESOLVED = os.path.join(OUT, "packages.txt")
-STAMP = os.path.join(ROOT, ".complete")
+# Beside the tree, so it stays out of the image.
+STAMP = os.path.join(OUT, "root.stamp")
 # What the suite exercises; their dependencies come along. usr-is-merged
 # stands for the merged-/usr layout this tool makes itself (otherwise apt
 # picks usrmerge, which pulls in the whole of perl).
@@ -261,18 +262,9 @@ def build_image(extra: list, out: str = IMAGE) -> str:
     with open(tmp, "wb") as f:
         f.truncate(IMAGE_SIZE)
     env = dict(os.environ, E2FSPROGS_FAKE_TIME=str(FIXED_TIME))
-    # .complete (the unpack stamp) stays out of the image.
-    stamp = None
-    with open(STAMP) as f:
-        stamp = f.read()
-    os.unlink(STAMP)
-    try:
-        r = subprocess.run([_tool("mke2fs"), "-q", "-F", "-t", "ext2", "-b", "4096", "-L", "debian",
-                            "-U", UUID, "-E", f"root_owner=0:0,hash_seed={HASH_SEED}",
-                            "-d", root, tmp], capture_output=True, text=True, env=env)
-    finally:
-        with open(STAMP, "w") as f:
-            f.write(stamp)
+    r = subprocess.run([_tool("mke2fs"), "-q", "-F", "-t", "ext2", "-b", "4096", "-L", "debian",
+                        "-U", UUID, "-E", f"root_owner=0:0,hash_seed={HASH_SEED}",
+                        "-d", root, tmp], capture_output=True, text=True, env=env)
     if r.returncode != 0:
         sys.exit(f"build-debian-root: mke2fs failed (apt-get install e2fsprogs): {r.stderr}")
     os.replace(tmp, out)

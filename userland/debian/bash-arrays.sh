@@ -14,6 +14,7 @@ h[date]=brown
 for k in $(printf '%s\n' "${!h[@]}" | sort); do echo "$k=${h[$k]}"; done
 echo "has banana: ${h[banana]+yes}"
 echo "has kiwi: ${h[kiwi]-no}"
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 mapfile -t lines < <(printf 'l1\nl2\nl3\n')
 echo "mapfile: ${#lines[@]} ${lines[2]}"
 declare -p a

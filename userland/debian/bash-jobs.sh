@@ -10,8 +10,5 @@ set -o pipefail; false | true; echo "pipefail: $?"; set +o pipefail
 for i in $(seq 1 20); do (echo "$i" > job.$i) & done
 wait
 cat job.* | sort -n | tr '\n' ' '; echo
-(sleep 0.3; exit 9) & (exit 2) &
-wait -n; echo "first to finish: $?"
-wait
-echo "jobs left: $(jobs -p | wc -l)"
+bash -c '(sleep 0.5; exit 9) & (exit 2) & wait -n; echo "first to finish: $?"; wait; echo "then: $?"'
 exit 0
