@@ -1,6 +1,7 @@
 #!/bin/bash
 # dd block sizes, counts, skip/seek, conv; checksums; od; truncate and
-# sparse sizes; split and cat; base64 round trip.
+# sparse sizes; split and cat; base64 round trip. (cksum is in
+# coreutils-cksum: it needs AVX.)
 dd if=/dev/zero of=z bs=1k count=5 status=none; stat -c %s z
 seq 1 1000 > n; dd if=n bs=10 skip=2 count=1 status=none; echo
 printf 'hello' | dd conv=ucase status=none; echo
@@ -11,5 +12,4 @@ head -c 16 n | od -An -tx1
 truncate -s 1M sparse; stat -c %s sparse; cat sparse | tr -d '\0' | wc -c
 split -l 300 n part.; ls part.* | tr '\n' ' '; echo; cat part.* | cmp - n && echo "split/cat same"
 base64 n | base64 -d | cmp - n && echo "base64 round trip"
-cksum n
 exit 0

@@ -194,6 +194,18 @@ pub fn mounts() -> Vec<Mount> {
     MOUNTS.lock().clone()
 }
 
+/// Returns where mount `m` is seen from `fs`'s root, as /proc/PID/mounts
+/// shows it: "/" for the mount at that root, the mount point's path below
+/// that root otherwise, None for a mount outside it (after chroot(2),
+/// Linux hides those). Computed when asked, since `Mount::path` is the
+/// path in the view of whoever mounted it.
+pub fn visible_path(fs: &super::FsContext, m: &Mount) -> Option<Vec<u8>> {
+    if kevlar_vfs::same_inode(&*m.root, &*fs.root) {
+        return Some(b"/".to_vec());
+    }
+    super::dir_path(fs, m.on.clone()?).ok()
+}
+
 /// Returns the mount whose file system holds `node` (the last made, if
 /// one file system is mounted twice).
 pub fn mount_of(node: &dyn Inode) -> Option<Mount> {
