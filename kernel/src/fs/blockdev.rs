@@ -117,9 +117,14 @@ pub struct BlockFile {
 
 impl BlockFile {
     /// Opens the disk `rdev` names; ENXIO if there is none (as Linux for a
-    /// node without a device behind it).
-    pub fn open(rdev: u64, stat: kevlar_vfs::Stat) -> Result<Arc<dyn crate::fs::file::FileOps>> {
+    /// node without a device behind it). O_EXCL asks for an exclusive
+    /// claim: refused with EBUSY while the disk is mounted, as on Linux;
+    /// claims between two O_EXCL openers are not tracked yet.
+    pub fn open(rdev: u64, stat: kevlar_vfs::Stat, flags: u32) -> Result<Arc<dyn crate::fs::file::FileOps>> {
         let disk = by_rdev(rdev).ok_or(Errno::ENXIO)?;
+        if flags & linux_raw_sys::general::O_EXCL != 0 && crate::fs::mount::is_disk_mounted(rdev) {
+            return Err(Errno::EBUSY);
+        }
         Ok(Arc::new(BlockFile { disk, stat }))
     }
 

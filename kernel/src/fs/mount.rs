@@ -323,6 +323,12 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
 /// needs no device).
 pub const FILESYSTEMS: [(&str, bool); 7] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext2", false)];
 
+/// Tells whether a file system on the disk `rdev` is mounted (an O_EXCL
+/// open of the disk then fails with EBUSY).
+pub fn is_disk_mounted(rdev: u64) -> bool {
+    MOUNTS.lock().iter().any(|m| matches!(&m.kind, FsKind::Ext2(_)) && m.root.fs_id() == rdev)
+}
+
 /// Mounts the ext2 file system on the disk with device number `rdev`
 /// (the block-device node `source` names) on `on`.
 pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64, flags: u32, data: &[u8]) -> Result<()> {
