@@ -53,6 +53,7 @@ debug: kernel $(INTERACTIVE_CPIO)
 contracts: setup
 	$(PYTHON) tools/contracts.py build
 	$(PYTHON) tools/contracts.py build --suite busybox
+	$(PYTHON) tools/contracts.py build --suite debian
 
 # Kevlar-only user-space tests (no Linux oracle): leak checks and the like.
 build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/reboot.c userland/kernel-tests/net.c tools/build-initramfs.py | setup

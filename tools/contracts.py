@@ -62,7 +62,16 @@ BUSYBOX_AREA = "busybox"
 DISK_SRC_DIR = os.path.join(REPO_ROOT, "userland", "busybox-disk")
 DISK_IMAGE = os.path.join(REPO_ROOT, "build", "busybox-suite", "disk.img")
 DISK_SIZE = 8 << 20
-SUITES = ("contracts", "busybox")
+# The Debian suite (docs/contracts.md, "The Debian suite"): bash scripts run
+# by Debian's own userland, chrooted into an ext2 root on a virtio disk
+# (tools/build-debian-root.py); the initramfs only holds debian-init and
+# the Linux oracle's modules.
+DEBIAN_SRC_DIR = os.path.join(REPO_ROOT, "userland", "debian")
+DEBIAN_OUT_DIR = os.path.join(REPO_ROOT, "build", "debian-suite")
+DEBIAN_CPIO = os.path.join(REPO_ROOT, "build", "debian-suite.cpio")
+DEBIAN_INIT_SRC = os.path.join(REPO_ROOT, "userland", "init", "debian-init.c")
+DEBIAN_AREA = "debian"
+SUITES = ("contracts", "busybox", "debian")
 # Areas in the order they run; a new directory is appended after these.
 AREAS = ["process", "memory", "sched", "time", "fs", "sys", "pipe", "signal", "errors", "tty"]
 NOT_AREAS = {"helpers"}
@@ -385,7 +394,7 @@ def _compile(src: str, out: str, extra_deps: list) -> Optional[str]:
 
 
 def suite_cpio(suite: str = "contracts") -> str:
-    return BUSYBOX_CPIO if suite == "busybox" else CPIO
+    return {"busybox": BUSYBOX_CPIO, "debian": DEBIAN_CPIO}.get(suite, CPIO)
 
 
 def suite_of_initrd(initrd: Optional[str]) -> Optional[str]:
@@ -400,7 +409,7 @@ def suite_of_initrd(initrd: Optional[str]) -> Optional[str]:
 
 
 def _log_name(suite: str, who: str, smp: int) -> str:
-    prefix = "busybox" if suite == "busybox" else "contracts"
+    prefix = suite if suite in ("busybox", "debian") else "contracts"
     return os.path.join(LOG_DIR, f"{prefix}-{who}-smp{smp}.log")
 
 
@@ -464,6 +473,8 @@ def fresh_disks(suite: str, who: str, smp: int) -> list:
     """The disk images a run of `suite` gets: for the BusyBox suite a fresh
     copy of its ext2 image per kernel and CPU count (the run writes to it),
     kept after the run for `disk_checks`; none for the C contracts."""
+    if suite == DEBIAN_AREA:
+        return [debian_disk_copy(who, smp)]
     if suite != "busybox":
         return []
     if not os.path.isfile(DISK_IMAGE):
@@ -539,12 +550,89 @@ def build_busybox(quiet: bool = False) -> list:
     return tests
 
 
+def discover_debian() -> list:
+    """Every userland/debian/<name>.sh, by name; in the Debian image at
+    /contracts/debian/<name>."""
+    if not os.path.isdir(DEBIAN_SRC_DIR):
+        return []
+    return [Test(DEBIAN_AREA, f[:-3], os.path.join(DEBIAN_SRC_DIR, f),
+                 out=os.path.join(DEBIAN_SRC_DIR, f))
+            for f in sorted(os.listdir(DEBIAN_SRC_DIR)) if f.endswith(".sh") and not f.startswith(".")]
+
+
+def debian_disk() -> str:
+    return _load("build_debian_root", "build-debian-root.py").IMAGE
+
+
+def debian_disk_copy(who: str, smp: int) -> str:
+    """A fresh (sparse) copy of the Debian image for one run: the root is
+    mounted read-only, but a run must never change the bytes the oracle's
+    cache is keyed by."""
+    if not os.path.isfile(debian_disk()):
+        build_debian(quiet=True)
+    copy = os.path.join(DEBIAN_OUT_DIR, f"disk-{who}-smp{smp}.img")
+    subprocess.run(["cp", "--sparse=always", debian_disk(), copy], check=True)
+    return copy
+
+
+def build_debian(quiet: bool = False) -> list:
+    """The Debian suite: the ext2 root (Debian packages, contract-init at
+    /contracts/init, the scripts and their list) and the initramfs that
+    boots into it (debian-init, the oracle's modules, /modules.list)."""
+    if not os.path.exists(CC):
+        sys.exit(f"contracts: {CC} not found (apt-get install musl-tools)")
+    tests = discover_debian()
+    bad = []
+    for t in tests:
+        with open(t.src, "rb") as f:
+            if f.readline().rstrip(b"\n") != b"#!/bin/bash":
+                bad.append(os.path.relpath(t.src, REPO_ROOT))
+    if bad:
+        sys.exit(f"contracts: Debian scripts must start with `#!/bin/bash`: {', '.join(bad)}")
+    inits = {"contract-init": INIT_SRC, "debian-init": DEBIAN_INIT_SRC}
+    for name, src in inits.items():
+        err = _compile(src, os.path.join(DEBIAN_OUT_DIR, name), [])
+        if err:
+            sys.stderr.write(err)
+            sys.exit(f"contracts: {name} failed to build")
+    list_file = os.path.join(DEBIAN_OUT_DIR, "list")
+    with open(list_file, "w") as f:
+        for t in tests:
+            f.write(t.guest + "\n")
+    extra = [(f"{GUEST_ROOT}/init", os.path.join(DEBIAN_OUT_DIR, "contract-init"), 0o755),
+             (f"{GUEST_ROOT}/list", list_file, 0o644)]
+    extra += [(t.guest, t.exe, 0o755) for t in tests]
+    _load("build_debian_root", "build-debian-root.py").build_image(extra)
+    bi = _load("build_initramfs", "build-initramfs.py")
+    entries = [bi.File("/init", os.path.join(DEBIAN_OUT_DIR, "debian-init"), 0o755),
+               bi.Dir("/dev"), bi.Dir("/root", 0o700), bi.Dir("/lib/modules/oracle")]
+    try:
+        modules = oracle().disk_modules()
+    except Exception as e:
+        print(f"contracts: no Linux modules for the Debian disk: {e}", file=sys.stderr)
+        modules = []
+    guest_modules = [f"/lib/modules/oracle/{os.path.basename(p)}" for p in modules]
+    mod_list = os.path.join(DEBIAN_OUT_DIR, "modules.list")
+    with open(mod_list, "w") as f:
+        f.write("".join(g + "\n" for g in guest_modules))
+    entries.append(bi.File("/modules.list", mod_list, 0o644))
+    entries += [bi.File(g, p, 0o644) for g, p in zip(guest_modules, modules)]
+    bi.build(entries, DEBIAN_CPIO)
+    if not quiet:
+        print(f"contracts: Debian suite, {len(tests)} scripts -> "
+              f"{os.path.relpath(DEBIAN_CPIO, REPO_ROOT)} + "
+              f"{os.path.relpath(debian_disk(), REPO_ROOT)}")
+    return tests
+
+
 def build(quiet: bool = False, include_busybox: bool = False, suite: str = "contracts") -> list:
     """Compile all tests, helpers and the init; write the list and the cpio.
     Returns the tests. Raises SystemExit on a compile error. With
     suite="busybox", build the BusyBox suite's image instead."""
     if suite == "busybox":
         return build_busybox(quiet)
+    if suite == DEBIAN_AREA:
+        return build_debian(quiet)
     if not os.path.exists(CC):
         sys.exit(f"contracts: {CC} not found (apt-get install musl-tools)")
     tests = discover()
@@ -640,8 +728,9 @@ def _guess_suite(kevlar_output: str) -> str:
     """Without an initrd to go by: the BusyBox suite if every block Kevlar
     printed is one of its scripts, else the C contracts."""
     order = parse_blocks(kevlar_output).order
-    if order and all(n.startswith(BUSYBOX_AREA + "/") for n in order):
-        return "busybox"
+    for suite, area in (("busybox", BUSYBOX_AREA), ("debian", DEBIAN_AREA)):
+        if order and all(n.startswith(area + "/") for n in order):
+            return suite
     return "contracts"
 
 
@@ -772,6 +861,8 @@ def cmd_host(ns) -> int:
     pid + mount namespace under the host kernel. Fast feedback while writing
     tests; the Linux VM remains the reference."""
     tests = build(suite=ns.suite)
+    if ns.suite == DEBIAN_AREA:
+        return _host_debian(ns, tests)
     root = os.path.join(REPO_ROOT, "build",
                         "busybox-suite-root" if ns.suite == "busybox" else "contracts-root")
     shutil.rmtree(root, ignore_errors=True)
@@ -790,6 +881,28 @@ def cmd_host(ns) -> int:
                        timeout=RUN_TIMEOUT)
     run = parse_blocks(r.stdout)
     ok, _ = _print_run(run, tests)
+    if r.stderr.strip():
+        print(r.stderr)
+    print(f"host: {len(run.order)} tests ran, {ok} exited 0, {time.monotonic() - start:.1f}s")
+    return 0
+
+
+def _host_debian(ns, tests: list) -> int:
+    """The Debian suite on the host kernel: its unpacked root (where the
+    build left the scripts) chrooted in new namespaces, sysfs mounted as
+    debian-init would."""
+    root = _load("build_debian_root", "build-debian-root.py").ROOT
+    names = [t for t in tests if not ns.only or t.name in ns.only or t.id in ns.only]
+    with open(os.path.join(root, "contracts", "list"), "w") as f:
+        f.write("".join(t.guest + "\n" for t in names))
+    start = time.monotonic()
+    r = subprocess.run(["unshare", "--mount", "--pid", "--uts", "--ipc", "--fork", "--mount-proc",
+                        "sh", "-c", f"mount -t sysfs sysfs {root}/sys; exec chroot {root} /contracts/init"],
+                       capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    with open(os.path.join(root, "contracts", "list"), "w") as f:
+        f.write("".join(t.guest + "\n" for t in tests))
+    run = parse_blocks(r.stdout)
+    ok, _ = _print_run(run, names)
     if r.stderr.strip():
         print(r.stderr)
     print(f"host: {len(run.order)} tests ran, {ok} exited 0, {time.monotonic() - start:.1f}s")
@@ -838,7 +951,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="contracts.py", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     suite_help = ("contracts: the C tests, build/contracts.cpio (default); "
-                  "busybox: the BusyBox scripts, build/busybox-suite.cpio")
+                  "busybox: the BusyBox scripts, build/busybox-suite.cpio; "
+                  "debian: bash scripts in a Debian root on a disk, build/debian-suite.cpio")
     b = sub.add_parser("build", help="compile the tests and write build/contracts.cpio")
     b.add_argument("--busybox", action="store_true", help="also put BusyBox in the image")
     b.add_argument("--suite", choices=SUITES, default="contracts", help=suite_help)

@@ -97,6 +97,12 @@ KERNEL_RUNS: list[dict] = [
      "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 1, "timeout": 300},
     {"name": "busybox-smp2", "layer": "contracts", "check": "contracts",
      "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 2, "timeout": 300},
+    # The Debian suite: Debian 12's own bash, coreutils, perl, dpkg, procps
+    # and util-linux, chrooted into an ext2 root on a virtio disk.
+    {"name": "debian-smp1", "layer": "contracts", "check": "contracts",
+     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 1, "timeout": 300},
+    {"name": "debian-smp2", "layer": "contracts", "check": "contracts",
+     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 2, "timeout": 300},
     # Thousands of fork/vfork/exec/exit cycles give every page back.
     {"name": "leak-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 300,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
@@ -597,7 +603,7 @@ def _options_for(spec: dict, args) -> "run_qemu.Options":
     fields["qemu"] = args.qemu
     fields["echo"] = args.verbose
     if spec.get("check") == "contracts":
-        # The BusyBox suite's runs get a fresh copy of its ext2 disk.
+        # The BusyBox and Debian suites' runs get a fresh copy of their ext2 disks.
         contracts = _load_tool("contracts", "contracts.py")
         suite = contracts.suite_of_initrd(spec.get("initrd"))
         fields["disks"] = contracts.fresh_disks(suite or "contracts", "kevlar", spec.get("smp", 1))

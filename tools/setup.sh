@@ -17,6 +17,7 @@ declare -A wanted=(
   [busybox-static]=/bin/busybox
   [cpio]=/usr/bin/cpio
   [e2fsprogs]=/sbin/mke2fs
+  [dpkg]=/usr/bin/dpkg-deb
   [python3]=/usr/bin/python3
   [binutils]=/usr/bin/objdump
   [gdb]=/usr/bin/gdb

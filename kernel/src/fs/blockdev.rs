@@ -98,3 +98,124 @@ pub fn by_rdev(rdev: u64) -> Option<Arc<Disk>> {
     let (major, minor) = super::initramfs::split_rdev(rdev);
     DISKS.lock().iter().find(|d| d.major == major && d.minor == minor).cloned()
 }
+
+/// Bytes moved per disk request when a block-device file is read or
+/// written.
+const FILE_CHUNK: usize = 64 * 1024;
+
+/// An open block-device node (`/dev/vda`): byte-addressed reads and
+/// writes over the disk's sectors (a partial sector is read, patched and
+/// written back), the disk's size for SEEK_END, and the size ioctls
+/// blkid, fdisk and mkfs ask. There is no block cache: a file system
+/// mounted from the disk may hold blocks it has not written back yet, so
+/// what a reader sees of a mounted, written file system can be older than
+/// Linux would show (sync first).
+pub struct BlockFile {
+    disk: Arc<Disk>,
+    stat: kevlar_vfs::Stat,
+}
+
+impl BlockFile {
+    /// Opens the disk `rdev` names; ENXIO if there is none (as Linux for a
+    /// node without a device behind it). O_EXCL asks for an exclusive
+    /// claim: refused with EBUSY while the disk is mounted, as on Linux;
+    /// claims between two O_EXCL openers are not tracked yet.
+    pub fn open(rdev: u64, stat: kevlar_vfs::Stat, flags: u32) -> Result<Arc<dyn crate::fs::file::FileOps>> {
+        let disk = by_rdev(rdev).ok_or(Errno::ENXIO)?;
+        if flags & linux_raw_sys::general::O_EXCL != 0 && crate::fs::mount::is_disk_mounted(rdev) {
+            return Err(Errno::EBUSY);
+        }
+        Ok(Arc::new(BlockFile { disk, stat }))
+    }
+
+    fn bytes(&self) -> u64 {
+        self.disk.sector_count() * self.disk.sector_size() as u64
+    }
+
+    /// Reads the sectors covering `len` bytes at `pos` into `tmp`;
+    /// returns the offset of `pos` inside it.
+    fn read_span(&self, pos: u64, len: usize, tmp: &mut Vec<u8>) -> Result<usize> {
+        let ss = self.disk.sector_size();
+        let skip = (pos % ss as u64) as usize;
+        let sectors = (skip + len).div_ceil(ss);
+        tmp.resize(sectors * ss, 0);
+        self.disk.read_sectors(pos / ss as u64, tmp)?;
+        Ok(skip)
+    }
+}
+
+impl crate::fs::file::FileOps for BlockFile {
+    fn read(&self, _file: &crate::fs::file::OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let size = self.bytes();
+        if offset >= size {
+            return Ok(0);
+        }
+        let len = (buf.len() as u64).min(size - offset) as usize;
+        let mut tmp = Vec::new();
+        let mut done = 0;
+        while done < len {
+            let pos = offset + done as u64;
+            let want = (len - done).min(FILE_CHUNK);
+            let skip = self.read_span(pos, want, &mut tmp)?;
+            buf[done..done + want].copy_from_slice(&tmp[skip..skip + want]);
+            done += want;
+        }
+        Ok(len)
+    }
+
+    fn write(&self, _file: &crate::fs::file::OpenFile, offset: u64, buf: &[u8]) -> Result<usize> {
+        let size = self.bytes();
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        // Linux: nothing fits past the end of the device.
+        if offset >= size {
+            return Err(Errno::ENOSPC);
+        }
+        let len = (buf.len() as u64).min(size - offset) as usize;
+        let ss = self.disk.sector_size();
+        let mut tmp = Vec::new();
+        let mut done = 0;
+        while done < len {
+            let pos = offset + done as u64;
+            let want = (len - done).min(FILE_CHUNK);
+            let skip = (pos % ss as u64) as usize;
+            if skip == 0 && want % ss == 0 {
+                self.disk.write_sectors(pos / ss as u64, &buf[done..done + want])?;
+            } else {
+                // Read-modify-write of the partial sectors at either end.
+                let skip = self.read_span(pos, want, &mut tmp)?;
+                tmp[skip..skip + want].copy_from_slice(&buf[done..done + want]);
+                self.disk.write_sectors(pos / ss as u64, &tmp)?;
+            }
+            done += want;
+        }
+        Ok(len)
+    }
+
+    fn stat(&self) -> Result<kevlar_vfs::Stat> {
+        Ok(self.stat.clone())
+    }
+
+    fn size(&self) -> Result<u64> {
+        Ok(self.bytes())
+    }
+
+    fn ioctl(&self, _file: &crate::fs::file::OpenFile, request: u32, arg: usize) -> Result<isize> {
+        use linux_raw_sys::ioctl as io;
+        let ss = self.disk.sector_size() as u32;
+        let put_u64 = |v: u64| crate::uaccess::copy_to_user(arg, &v.to_ne_bytes());
+        let put_u32 = |v: u32| crate::uaccess::copy_to_user(arg, &v.to_ne_bytes());
+        match request {
+            io::BLKGETSIZE64 => put_u64(self.bytes())?,
+            // In 512-byte units, whatever the sector size.
+            io::BLKGETSIZE => put_u64(self.bytes() / 512)?,
+            io::BLKSSZGET | io::BLKPBSZGET | io::BLKIOMIN => put_u32(ss)?,
+            io::BLKBSZGET => put_u32(4096)?,
+            io::BLKIOOPT | io::BLKALIGNOFF => put_u32(0)?,
+            io::BLKROGET => put_u32(u32::from(self.disk.is_read_only()))?,
+            _ => return Err(Errno::ENOTTY),
+        }
+        Ok(0)
+    }
+}

@@ -203,7 +203,9 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
             }
         }
         FileType::Fifo => return open_fifo(&node, flags, abs),
-        FileType::BlockDevice | FileType::Socket => return Err(Errno::ENXIO),
+        FileType::BlockDevice if mount::has_flag(&*node, abi::MS_NODEV) => return Err(Errno::EACCES),
+        FileType::BlockDevice => blockdev::BlockFile::open(stat.rdev, stat, flags)?,
+        FileType::Socket => return Err(Errno::ENXIO),
         _ => match synth::as_synth_file(&node) {
             Some(generated) => generated.open(want.contains(kevlar_vfs::Access::WRITE))?,
             None => InodeFile::new(node),

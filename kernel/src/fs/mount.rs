@@ -194,6 +194,18 @@ pub fn mounts() -> Vec<Mount> {
     MOUNTS.lock().clone()
 }
 
+/// Returns where mount `m` is seen from `fs`'s root, as /proc/PID/mounts
+/// shows it: "/" for the mount at that root, the mount point's path below
+/// that root otherwise, None for a mount outside it (after chroot(2),
+/// Linux hides those). Computed when asked, since `Mount::path` is the
+/// path in the view of whoever mounted it.
+pub fn visible_path(fs: &super::FsContext, m: &Mount) -> Option<Vec<u8>> {
+    if kevlar_vfs::same_inode(&*m.root, &*fs.root) {
+        return Some(b"/".to_vec());
+    }
+    super::dir_path(fs, m.on.clone()?).ok()
+}
+
 /// Returns the mount whose file system holds `node` (the last made, if
 /// one file system is mounted twice).
 pub fn mount_of(node: &dyn Inode) -> Option<Mount> {
@@ -310,6 +322,12 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
 /// The file system types mount(2) knows, for /proc/filesystems: (name,
 /// needs no device).
 pub const FILESYSTEMS: [(&str, bool); 7] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext2", false)];
+
+/// Tells whether a file system on the disk `rdev` is mounted (an O_EXCL
+/// open of the disk then fails with EBUSY).
+pub fn is_disk_mounted(rdev: u64) -> bool {
+    MOUNTS.lock().iter().any(|m| matches!(&m.kind, FsKind::Ext2(_)) && m.root.fs_id() == rdev)
+}
 
 /// Mounts the ext2 file system on the disk with device number `rdev`
 /// (the block-device node `source` names) on `on`.

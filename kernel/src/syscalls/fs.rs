@@ -701,6 +701,36 @@ pub fn fchdir(thread: &Thread, fd: i32) -> Result<isize> {
     Ok(0)
 }
 
+/// chroot(2): makes `path` the process root, where absolute paths start
+/// and `..` stops. Like Linux, the lookup and the search-permission check
+/// come before the privilege check (CAP_SYS_CHROOT, here effective uid 0),
+/// and the working directory is left where it is (callers chdir("/") after).
+/// Its recorded path is recomputed against the new root; a working
+/// directory outside the new root keeps its old path text, since no path
+/// from the new root reaches it (Linux's getcwd says "(unreachable)").
+pub fn chroot(thread: &Thread, path: usize) -> Result<isize> {
+    let path = read_path(path)?;
+    if path.is_empty() {
+        return Err(Errno::ENOENT);
+    }
+    let ctx = fs_ctx(thread);
+    let cred = fs_cred(thread);
+    let node = ctx.lookup(&cred, None, &path, WalkFlags::DIRECTORY)?;
+    if node.file_type() != FileType::Directory {
+        return Err(Errno::ENOTDIR);
+    }
+    kevlar_vfs::check_access(&node.stat()?, &cred, Access::EXEC)?;
+    if !cred.is_root() {
+        return Err(Errno::EPERM);
+    }
+    let mut fs = thread.process.fs.lock();
+    fs.root = node;
+    if let Ok(p) = crate::fs::dir_path(&fs, fs.cwd.clone()) {
+        fs.cwd_path = p;
+    }
+    Ok(0)
+}
+
 pub fn umask(thread: &Thread, mask: u32) -> Result<isize> {
     let mut fs = thread.process.fs.lock();
     let old = fs.umask;

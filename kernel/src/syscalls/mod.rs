@@ -22,6 +22,7 @@ mod signal;
 mod socket;
 mod syslog;
 mod time;
+mod xattr;
 
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -164,6 +165,19 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_getcwd => fs::getcwd(thread, a.usize(0), a.usize(1)),
         nr::__NR_chdir => fs::chdir(thread, a.usize(0)),
         nr::__NR_fchdir => fs::fchdir(thread, a.i32(0)),
+        nr::__NR_chroot => fs::chroot(thread, a.usize(0)),
+        nr::__NR_getxattr => xattr::getxattr(thread, a.usize(0), a.usize(1), xattr::Follow::Yes),
+        nr::__NR_lgetxattr => xattr::getxattr(thread, a.usize(0), a.usize(1), xattr::Follow::No),
+        nr::__NR_fgetxattr => xattr::fgetxattr(thread, a.i32(0), a.usize(1)),
+        nr::__NR_setxattr => xattr::setxattr(thread, a.usize(0), a.usize(1), a.usize(3), a.u32(4), xattr::Follow::Yes),
+        nr::__NR_lsetxattr => xattr::setxattr(thread, a.usize(0), a.usize(1), a.usize(3), a.u32(4), xattr::Follow::No),
+        nr::__NR_fsetxattr => xattr::fsetxattr(thread, a.i32(0), a.usize(1), a.usize(3), a.u32(4)),
+        nr::__NR_listxattr => xattr::listxattr(thread, a.usize(0), xattr::Follow::Yes),
+        nr::__NR_llistxattr => xattr::listxattr(thread, a.usize(0), xattr::Follow::No),
+        nr::__NR_flistxattr => xattr::flistxattr(thread, a.i32(0)),
+        nr::__NR_removexattr => xattr::removexattr(thread, a.usize(0), a.usize(1), xattr::Follow::Yes),
+        nr::__NR_lremovexattr => xattr::removexattr(thread, a.usize(0), a.usize(1), xattr::Follow::No),
+        nr::__NR_fremovexattr => xattr::fremovexattr(thread, a.i32(0), a.usize(1)),
         nr::__NR_mkdir => fs::mkdirat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1)),
         nr::__NR_mkdirat => fs::mkdirat(thread, a.i32(0), a.usize(1), a.u32(2)),
         nr::__NR_mknod => fs::mknodat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1), a.0[2]),

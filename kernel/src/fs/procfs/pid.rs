@@ -833,12 +833,16 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
     Ok(out.into_bytes())
 }
 
-fn mounts(_p: &Arc<Process>) -> Result<Vec<u8>> {
+/// /proc/PID/mounts: the mounts reachable from the process's root, with
+/// mount points relative to it (so a chrooted process sees its own tree).
+fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
+    let fs = p.fs.lock().clone();
     let mut out = String::new();
     for m in crate::fs::mount::mounts() {
+        let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
         crate::fs::mount::escape_into(&mut out, &m.source);
         out.push(' ');
-        crate::fs::mount::escape_into(&mut out, &m.path);
+        crate::fs::mount::escape_into(&mut out, &path);
         let options = m.mount_options();
         let fs_options = m.fs_options();
         let _ = write!(out, " {} {}", m.fstype, options);
@@ -850,14 +854,17 @@ fn mounts(_p: &Arc<Process>) -> Result<Vec<u8>> {
     Ok(out.into_bytes())
 }
 
-fn mountinfo(_p: &Arc<Process>) -> Result<Vec<u8>> {
+/// /proc/PID/mountinfo: as [`mounts`], the process's root's view.
+fn mountinfo(p: &Arc<Process>) -> Result<Vec<u8>> {
+    let fs = p.fs.lock().clone();
     let mut out = String::new();
     for m in crate::fs::mount::mounts() {
+        let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
         let dev = m.root.fs_id();
         let (major, minor) = ((dev >> 8) & 0xfff, (dev & 0xff) | ((dev >> 12) & 0xfff00));
         let parent = if m.parent_id == 0 { m.id } else { m.parent_id };
         let _ = write!(out, "{} {} {}:{} / ", m.id, parent, major, minor);
-        crate::fs::mount::escape_into(&mut out, &m.path);
+        crate::fs::mount::escape_into(&mut out, &path);
         let ro = m.flags & abi::MS_RDONLY != 0;
         let fs_options = m.fs_options();
         let _ = write!(out, " {} - {} ", m.mount_options(), m.fstype);

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""A minimal Debian 12 (bookworm) root filesystem as an ext2 image, for the
+Debian suite (docs/contracts.md, "The Debian suite").
+
+    build-debian-root.py root      resolve, download and unpack the packages
+                                   into build/debian/root (once; cached)
+    build-debian-root.py image     also write build/debian/disk.img (mke2fs -d)
+
+The packages are the ones named in PACKAGES plus everything they depend on,
+as apt resolves it for an empty system (`apt-get -s` with an empty dpkg
+status, no recommends): the same choice debootstrap makes, without its
+chroot and maintainer scripts. They are fetched with `apt-get download`
+from whatever mirror the host's apt is configured with (nothing here names
+one) into build/debian/debs/, and unpacked with `dpkg-deb --fsys-tarfile`
+into a merged-/usr tree (/bin, /sbin, /lib, /lib64 are symlinks into /usr,
+as on a freshly installed bookworm). What the maintainer scripts would have
+done and the tests need is done here instead: /etc/passwd and /etc/group
+from base-passwd's masters, dpkg's database (/var/lib/dpkg/status and
+info/<pkg>.list from each package's control data and file list), and the
+awk alternative.
+
+The image is deterministic: every time stamp is fixed, UUID and directory
+hash seed are fixed, so the same packages and tests always give the same
+bytes (the Linux oracle caches its outputs by them). As a module,
+`build_image(extra)` returns the image path; `extra` is a list of
+(guest path, host file, mode) put into the tree before it is packed (the
+suite's init and scripts).
+"""
+
+import argparse
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+
+TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(TOOLS_DIR)
+OUT = os.path.join(REPO_ROOT, "build", "debian")
+DEBS = os.path.join(OUT, "debs")
+ROOT = os.path.join(OUT, "root")
+IMAGE = os.path.join(OUT, "disk.img")
+RESOLVED = os.path.join(OUT, "packages.txt")
+# Beside the tree, so it stays out of the image.
+STAMP = os.path.join(OUT, "root.stamp")
+# What the suite exercises; their dependencies come along. usr-is-merged
+# stands for the merged-/usr layout this tool makes itself (otherwise apt
+# picks usrmerge, which pulls in the whole of perl).
+PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianutils", "diffutils",
+            "dpkg", "findutils", "grep", "gzip", "libc-bin", "mawk", "mount", "perl-base",
+            "procps", "sed", "tar", "usr-is-merged", "util-linux"]
+# Top-level directories that are symlinks into /usr on a merged-/usr system.
+MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
+# Empty directories a running system mounts on or writes to.
+EMPTY_DIRS = [("proc", 0o555), ("sys", 0o555), ("dev", 0o755), ("tmp", 0o1777), ("run", 0o755),
+              ("mnt", 0o755), ("root", 0o700), ("home", 0o755), ("var/tmp", 0o1777),
+              ("var/lib/dpkg/updates", 0o755), ("var/lib/dpkg/info", 0o755)]
+FIXED_TIME = 1_600_000_000
+IMAGE_SIZE = 256 << 20
+UUID = "6b6576c1-6172-4578-b432-0000000000d1"
+HASH_SEED = "6b6576c1-6172-4578-b432-0000000000d2"
+
+
+def _run(cmd: list, **kw) -> subprocess.CompletedProcess:
+    r = subprocess.run(cmd, capture_output=True, **kw)
+    if r.returncode != 0:
+        err = r.stderr.decode(errors="replace") if isinstance(r.stderr, bytes) else r.stderr
+        sys.exit(f"build-debian-root: {' '.join(cmd[:4])} ... failed:\n{err}")
+    return r
+
+
+def resolve() -> list:
+    """[(package, version)] apt would install on an empty system, cached in
+    build/debian/packages.txt (keyed by PACKAGES)."""
+    key = "# " + " ".join(PACKAGES)
+    if os.path.isfile(RESOLVED):
+        with open(RESOLVED) as f:
+            lines = f.read().splitlines()
+        if lines and lines[0] == key:
+            return [tuple(l.split()) for l in lines[1:] if l.strip()]
+    r = _run(["apt-get", "-s", "-q", "-o", "Dir::State::status=/dev/null",
+              "-o", "APT::Install-Recommends=false", "install"] + PACKAGES, text=True)
+    pkgs = []
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[0] == "Inst":
+            pkgs.append((parts[1], parts[2].lstrip("(")))
+    if not pkgs:
+        sys.exit("build-debian-root: apt resolved no packages (run `apt-get update`?)")
+    pkgs.sort()
+    os.makedirs(OUT, exist_ok=True)
+    with open(RESOLVED, "w") as f:
+        f.write(key + "\n" + "".join(f"{p} {v}\n" for p, v in pkgs))
+    return pkgs
+
+
+def _deb_name(pkg: str, version: str) -> str:
+    # apt-get download names files <pkg>_<version with ':' as %3a>_<arch>.deb.
+    return f"{pkg}_{version.replace(':', '%3a')}_"
+
+
+def download(pkgs: list) -> list:
+    """The .deb file of every package, downloaded once into build/debian/debs."""
+    os.makedirs(DEBS, exist_ok=True)
+    have = os.listdir(DEBS)
+    want = [f"{p}={v}" for p, v in pkgs
+            if not any(f.startswith(_deb_name(p, v)) and f.endswith(".deb") for f in have)]
+    if want:
+        print(f"build-debian-root: downloading {len(want)} packages", file=sys.stderr)
+        _run(["apt-get", "download", "-q"] + want, cwd=DEBS, text=True)
+        have = os.listdir(DEBS)
+    debs = []
+    for p, v in pkgs:
+        hits = sorted(f for f in have if f.startswith(_deb_name(p, v)) and f.endswith(".deb"))
+        if not hits:
+            sys.exit(f"build-debian-root: apt-get download gave no file for {p} {v}")
+        debs.append(os.path.join(DEBS, hits[-1]))
+    return debs
+
+
+def _map(name: str) -> str:
+    """A path from a package (./bin/ls) as it lands in the merged tree
+    (usr/bin/ls): the merged top-level directories are symlinks."""
+    name = os.path.normpath(name.lstrip("./") if name not in (".", "./") else ".")
+    if name == ".":
+        return ""
+    top, _, rest = name.partition("/")
+    if top in MERGED:
+        return MERGED[top] + ("/" + rest if rest else "")
+    return name
+
+
+def _extract(deb: str, root: str) -> list:
+    """Unpack one package's files into `root`; returns the paths it owns
+    (as dpkg lists them: /bin/ls, not the merged location)."""
+    data = _run(["dpkg-deb", "--fsys-tarfile", deb]).stdout
+    owned = []
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+        for m in tar:
+            listed = "/" + os.path.normpath(m.name).lstrip("./") if m.name not in (".", "./") else "/."
+            owned.append(listed)
+            rel = _map(m.name)
+            if not rel:
+                continue
+            dest = os.path.join(root, rel)
+            if m.isdir():
+                os.makedirs(dest, exist_ok=True)
+                os.chmod(dest, m.mode & 0o7777)
+                os.lchown(dest, m.uid, m.gid)
+                continue
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            if os.path.lexists(dest):
+                os.unlink(dest)
+            if m.issym():
+                os.symlink(m.linkname, dest)
+                os.lchown(dest, m.uid, m.gid)
+            elif m.islnk():
+                os.link(os.path.join(root, _map(m.linkname)), dest)
+            elif m.isfile():
+                with open(dest, "wb") as f:
+                    shutil.copyfileobj(tar.extractfile(m), f)
+                os.lchown(dest, m.uid, m.gid)
+                os.chmod(dest, m.mode & 0o7777)
+            else:
+                sys.exit(f"build-debian-root: {deb}: unexpected member {m.name}")
+    return owned
+
+
+def _control(deb: str) -> str:
+    return _run(["dpkg-deb", "-f", deb], text=True).stdout
+
+
+def build_root() -> str:
+    """build/debian/root, unpacked once per package set."""
+    pkgs = resolve()
+    want = "".join(f"{p} {v}\n" for p, v in pkgs)
+    if os.path.isfile(STAMP):
+        with open(STAMP) as f:
+            if f.read() == want:
+                return ROOT
+    debs = download(pkgs)
+    shutil.rmtree(ROOT, ignore_errors=True)
+    os.makedirs(os.path.join(ROOT, "usr"))
+    for top, target in MERGED.items():
+        os.makedirs(os.path.join(ROOT, target), exist_ok=True)
+        os.symlink(target, os.path.join(ROOT, top))
+    status = []
+    info = os.path.join(ROOT, "var", "lib", "dpkg", "info")
+    os.makedirs(info, exist_ok=True)
+    for (pkg, _), deb in zip(pkgs, debs):
+        owned = _extract(deb, ROOT)
+        control = _control(deb).rstrip("\n").splitlines()
+        # dpkg's status record: the control fields with Status after Package.
+        control.insert(1, "Status: install ok installed")
+        status.append("\n".join(control) + "\n")
+        field = dict(l.split(":", 1) for l in control if ":" in l and not l.startswith(" "))
+        # dpkg names the lists of "Multi-Arch: same" packages <pkg>:<arch>.
+        listname = f"{pkg}:{field['Architecture'].strip()}" \
+            if field.get("Multi-Arch", "").strip() == "same" else pkg
+        with open(os.path.join(info, f"{listname}.list"), "w") as f:
+            f.write("".join(p + "\n" for p in owned))
+    with open(os.path.join(ROOT, "var", "lib", "dpkg", "status"), "w") as f:
+        f.write("\n".join(status))
+    for name in ("available", "diversions", "statoverride"):
+        open(os.path.join(ROOT, "var", "lib", "dpkg", name), "w").close()
+    # The multiarch database layout (lists named <pkg>:<arch>.list).
+    with open(os.path.join(info, "format"), "w") as f:
+        f.write("1\n")
+    _configure(ROOT)
+    with open(STAMP, "w") as f:
+        f.write(want)
+    return ROOT
+
+
+def _configure(root: str) -> None:
+    """What the maintainer scripts of these packages would have done and
+    the suite relies on."""
+    master = os.path.join(root, "usr", "share", "base-passwd")
+    for name in ("passwd", "group"):
+        shutil.copyfile(os.path.join(master, f"{name}.master"), os.path.join(root, "etc", name))
+        os.chmod(os.path.join(root, "etc", name), 0o644)
+    # update-alternatives --install /usr/bin/awk awk /usr/bin/mawk (mawk's postinst).
+    alt = os.path.join(root, "etc", "alternatives")
+    os.makedirs(alt, exist_ok=True)
+    os.symlink("/usr/bin/mawk", os.path.join(alt, "awk"))
+    os.symlink("/etc/alternatives/awk", os.path.join(root, "usr", "bin", "awk"))
+    # debianutils' postinst: the which alternative.
+    os.symlink("/usr/bin/which.debianutils", os.path.join(alt, "which"))
+    os.symlink("/etc/alternatives/which", os.path.join(root, "usr", "bin", "which"))
+    with open(os.path.join(root, "etc", "hostname"), "w") as f:
+        f.write("debian\n")
+    for d, mode in EMPTY_DIRS:
+        p = os.path.join(root, d)
+        os.makedirs(p, exist_ok=True)
+        os.chmod(p, mode)
+
+
+def _tool(name: str) -> str:
+    for d in ("/sbin", "/usr/sbin", "/usr/bin", "/bin"):
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    return name
+
+
+def build_image(extra: list, out: str = IMAGE) -> str:
+    """Pack the root plus `extra` [(guest path, host file, mode)] into an
+    ext2 image (4 KiB blocks), deterministically."""
+    root = build_root()
+    # mke2fs -d copies each file's ctime, which cannot be set on the host:
+    # packing the same tree again gives different bytes (and the Linux
+    # oracle's cache, keyed by them, a miss). So the image is only made
+    # again when what goes into it changed.
+    h = hashlib.sha256()
+    with open(STAMP, "rb") as f:
+        h.update(f.read())
+    with open(os.path.abspath(__file__), "rb") as f:
+        h.update(f.read())
+    for guest, src, mode in extra:
+        with open(src, "rb") as f:
+            h.update(f"{guest} {mode:o} ".encode() + hashlib.sha256(f.read()).digest())
+    key_file = out + ".key"
+    if os.path.isfile(out) and os.path.isfile(key_file):
+        with open(key_file) as f:
+            if f.read() == h.hexdigest():
+                return out
+    contracts = os.path.join(root, "contracts")
+    shutil.rmtree(contracts, ignore_errors=True)
+    for guest, src, mode in extra:
+        dest = os.path.join(root, guest.lstrip("/"))
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(src, dest)
+        os.chmod(dest, mode)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            os.utime(os.path.join(dirpath, name), (FIXED_TIME, FIXED_TIME), follow_symlinks=False)
+    os.utime(root, (FIXED_TIME, FIXED_TIME))
+    tmp = out + ".tmp"
+    with open(tmp, "wb") as f:
+        f.truncate(IMAGE_SIZE)
+    env = dict(os.environ, E2FSPROGS_FAKE_TIME=str(FIXED_TIME))
+    r = subprocess.run([_tool("mke2fs"), "-q", "-F", "-t", "ext2", "-b", "4096", "-L", "debian",
+                        "-U", UUID, "-E", f"root_owner=0:0,hash_seed={HASH_SEED}",
+                        "-d", root, tmp], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f"build-debian-root: mke2fs failed (apt-get install e2fsprogs): {r.stderr}")
+    os.replace(tmp, out)
+    with open(key_file, "w") as f:
+        f.write(h.hexdigest())
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("what", choices=("root", "image"))
+    ns = p.parse_args(argv)
+    if ns.what == "root":
+        print(build_root())
+    else:
+        print(build_image([]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+/* debian-init: PID 1 of the Debian suite's initramfs (docs/contracts.md,
+ * "The Debian suite").
+ *
+ * Loads the kernel modules listed in /modules.list (the Linux oracle needs
+ * virtio and ext4 as modules; Kevlar has them built in and has no module
+ * loader, so there every load fails and that is ignored), waits for the
+ * virtio disk /dev/vda, mounts its ext2 root read-only on /root, mounts
+ * sysfs on /root/sys, chroots into it and execs /contracts/init there:
+ * contract-init, which mounts /dev, /dev/pts, /proc and /tmp itself and
+ * runs the suite's scripts with Debian's own bash.
+ *
+ * Like contract-init it prints nothing on success (only the suite's blocks
+ * are compared). When a step fails it prints one `debian-init: ...` line
+ * and powers off, so the comparison reports missing blocks with the reason
+ * in the log.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MODULE_LIST "/modules.list"
+#define DISK "/dev/vda"
+#define NEWROOT "/root"
+#define DISK_WAIT_MS 10000
+
+static void fail(const char *what)
+{
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "debian-init: %s: %s\n", what, strerror(errno));
+    if (write(1, buf, n) < 0) {
+        /* nowhere else to say it */
+    }
+    sync();
+    reboot(RB_POWER_OFF);
+    _exit(1);
+}
+
+/* finit_module(2) on each listed module, in order; failures are expected
+ * on a kernel without loadable modules and are not reported. */
+static void load_modules(void)
+{
+    char list[4096];
+    int fd = open(MODULE_LIST, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, list, sizeof list - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    list[n] = 0;
+    for (char *save = NULL, *line = strtok_r(list, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        int m = open(line, O_RDONLY | O_CLOEXEC);
+        if (m < 0)
+            continue;
+        syscall(SYS_finit_module, m, "", 0);
+        close(m);
+    }
+}
+
+static void wait_for_disk(void)
+{
+    struct stat st;
+    struct timespec tick = {0, 20 * 1000 * 1000};
+    for (int waited = 0; waited < DISK_WAIT_MS; waited += 20) {
+        if (stat(DISK, &st) == 0 && S_ISBLK(st.st_mode))
+            return;
+        nanosleep(&tick, NULL);
+    }
+    errno = ENODEV;
+    fail("no " DISK);
+}
+
+int main(void)
+{
+    mkdir("/dev", 0755);
+    if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) != 0 && errno != EBUSY)
+        fail("mount devtmpfs on /dev");
+    load_modules();
+    wait_for_disk();
+    mkdir(NEWROOT, 0755);
+    if (mount(DISK, NEWROOT, "ext2", MS_RDONLY, NULL) != 0)
+        fail("mount " DISK " (ext2) on " NEWROOT);
+    if (mount("sysfs", NEWROOT "/sys", "sysfs", 0, NULL) != 0)
+        fail("mount sysfs on " NEWROOT "/sys");
+    if (chdir(NEWROOT) != 0)
+        fail("chdir " NEWROOT);
+    if (chroot(".") != 0)
+        fail("chroot " NEWROOT);
+    if (chdir("/") != 0)
+        fail("chdir / in the new root");
+    char *argv[] = {"/contracts/init", NULL};
+    char *envp[] = {NULL};
+    execve(argv[0], argv, envp);
+    fail("execve /contracts/init");
+    return 1;
+}
