@@ -298,6 +298,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     drop(old_vm);
     crate::process::release_vfork(process);
     process.did_exec.store(true, core::sync::atomic::Ordering::Relaxed);
+    process.creds.lock().after_exec();
     process.dumpable.store(true, core::sync::atomic::Ordering::Relaxed);
     process.files.lock().lock().close_on_exec();
     process.signals.lock().reset_for_exec(thread.tid());

@@ -44,8 +44,11 @@ impl ExitStatus {
     }
 }
 
-/// User and group ids.
-#[derive(Clone, Debug, Default)]
+/// Every capability Linux 6.1 defines (0..=CAP_LAST_CAP).
+pub const ALL_CAPS: u64 = (1 << (linux_raw_sys::general::CAP_LAST_CAP + 1)) - 1;
+
+/// User and group ids, and the capability sets.
+#[derive(Clone, Debug)]
 pub struct Credentials {
     /// Real, effective, saved user ids.
     pub uid: u32,
@@ -61,6 +64,79 @@ pub struct Credentials {
     pub sgid: u32,
     /// Supplementary groups.
     pub groups: Vec<u32>,
+    /// Capability sets (bit n = capability n): effective, permitted,
+    /// inheritable. The set*id calls check CAP_SETUID/CAP_SETGID here;
+    /// other permission checks still follow the effective uid (0 is
+    /// privileged). The sets follow Linux's rules across setuid, exec and
+    /// capset, so programs that manage them (setpriv, login tools) see
+    /// what they expect.
+    pub cap_effective: u64,
+    /// Permitted capabilities.
+    pub cap_permitted: u64,
+    /// Inheritable capabilities.
+    pub cap_inheritable: u64,
+    /// PR_SET_KEEPCAPS: keep the permitted set when every uid leaves 0.
+    pub keep_caps: bool,
+}
+
+impl Default for Credentials {
+    /// Root, with every capability (init's credentials).
+    fn default() -> Self {
+        Credentials {
+            uid: 0,
+            euid: 0,
+            suid: 0,
+            gid: 0,
+            egid: 0,
+            sgid: 0,
+            groups: Vec::new(),
+            cap_effective: ALL_CAPS,
+            cap_permitted: ALL_CAPS,
+            cap_inheritable: 0,
+            keep_caps: false,
+        }
+    }
+}
+
+impl Credentials {
+    /// Whether capability `cap` is in the effective set (the id-changing
+    /// calls check CAP_SETUID and CAP_SETGID this way, as Linux).
+    pub fn has_cap(&self, cap: u32) -> bool {
+        self.cap_effective & (1 << cap) != 0
+    }
+
+    /// Linux's cap_emulate_setxuid: after a uid change from `old`, drop
+    /// the permitted and effective sets when no uid is 0 any more (unless
+    /// keep_caps), clear the effective set when the effective uid left 0,
+    /// and raise it to the permitted set when it became 0.
+    pub fn after_uid_change(&mut self, old: (u32, u32, u32)) {
+        let (ruid, euid, suid) = old;
+        let had_root = ruid == 0 || euid == 0 || suid == 0;
+        if had_root && self.uid != 0 && self.euid != 0 && self.suid != 0 && !self.keep_caps {
+            self.cap_permitted = 0;
+            self.cap_effective = 0;
+        }
+        if euid == 0 && self.euid != 0 {
+            self.cap_effective = 0;
+        }
+        if euid != 0 && self.euid == 0 {
+            self.cap_effective = self.cap_permitted;
+        }
+    }
+
+    /// The sets after an exec of a file without file capabilities: root
+    /// (real or effective) gets every capability, effective only with an
+    /// effective uid 0; anyone else gets none. keep_caps is reset.
+    pub fn after_exec(&mut self) {
+        if self.uid == 0 || self.euid == 0 {
+            self.cap_permitted = ALL_CAPS;
+            self.cap_effective = if self.euid == 0 { ALL_CAPS } else { 0 };
+        } else {
+            self.cap_permitted = 0;
+            self.cap_effective = 0;
+        }
+        self.keep_caps = false;
+    }
 }
 
 /// A process.

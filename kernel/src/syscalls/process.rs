@@ -251,13 +251,16 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
 /// Runs a credential change and, as Linux's commit_creds does, makes the
 /// process not dumpable when its effective ids changed.
 fn changing_ids(thread: &Thread, change: impl FnOnce() -> Result<isize>) -> Result<isize> {
-    let before = {
+    let (before, uids) = {
         let c = thread.process.creds.lock();
-        (c.euid, c.egid)
+        ((c.euid, c.egid), (c.uid, c.euid, c.suid))
     };
     let result = change();
     let after = {
-        let c = thread.process.creds.lock();
+        let mut c = thread.process.creds.lock();
+        if (c.uid, c.euid, c.suid) != uids {
+            c.after_uid_change(uids);
+        }
         (c.euid, c.egid)
     };
     if before != after {
@@ -284,7 +287,7 @@ pub fn setresgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
 
 fn set_uid(thread: &Thread, uid: u32) -> Result<isize> {
     let mut c = thread.process.creds.lock();
-    if c.euid == 0 {
+    if c.has_cap(abi::CAP_SETUID) {
         c.uid = uid;
         c.euid = uid;
         c.suid = uid;
@@ -298,7 +301,7 @@ fn set_uid(thread: &Thread, uid: u32) -> Result<isize> {
 
 fn set_gid(thread: &Thread, gid: u32) -> Result<isize> {
     let mut c = thread.process.creds.lock();
-    if c.euid == 0 {
+    if c.has_cap(abi::CAP_SETGID) {
         c.gid = gid;
         c.egid = gid;
         c.sgid = gid;
@@ -327,14 +330,14 @@ fn set_id_triple(ids: [&mut u32; 3], new: [u32; 3], privileged: bool) -> Result<
 
 fn set_resuid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
     let mut c = thread.process.creds.lock();
-    let privileged = c.euid == 0;
+    let privileged = c.has_cap(abi::CAP_SETUID);
     let c = &mut *c;
     set_id_triple([&mut c.uid, &mut c.euid, &mut c.suid], [r, e, s], privileged)
 }
 
 fn set_resgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
     let mut c = thread.process.creds.lock();
-    let privileged = c.euid == 0;
+    let privileged = c.has_cap(abi::CAP_SETGID);
     let c = &mut *c;
     set_id_triple([&mut c.gid, &mut c.egid, &mut c.sgid], [r, e, s], privileged)
 }
@@ -366,7 +369,7 @@ pub fn getgroups(thread: &Thread, size: i32, list: usize) -> Result<isize> {
 }
 
 pub fn setgroups(thread: &Thread, size: usize, list: usize) -> Result<isize> {
-    if thread.process.creds.lock().euid != 0 {
+    if !thread.process.creds.lock().has_cap(abi::CAP_SETGID) {
         return Err(Errno::EPERM);
     }
     if size > 65536 {
@@ -464,6 +467,13 @@ pub fn prctl(thread: &Thread, option: u32, arg: usize) -> Result<isize> {
             Ok(0)
         }
         linux_raw_sys::prctl::PR_GET_DUMPABLE => Ok(isize::from(thread.process.dumpable.load(Ordering::Relaxed))),
+        linux_raw_sys::prctl::PR_SET_KEEPCAPS if arg <= 1 => {
+            thread.process.creds.lock().keep_caps = arg == 1;
+            Ok(0)
+        }
+        linux_raw_sys::prctl::PR_GET_KEEPCAPS => Ok(isize::from(thread.process.creds.lock().keep_caps)),
+        // The bounding set is every capability and cannot be narrowed here.
+        linux_raw_sys::prctl::PR_CAPBSET_READ if arg <= abi::CAP_LAST_CAP as usize => Ok(1),
         linux_raw_sys::prctl::PR_GET_NO_NEW_PRIVS => Ok(i32::from(thread.process.no_new_privs.load(Ordering::Relaxed)) as isize),
         linux_raw_sys::prctl::PR_GET_PDEATHSIG => {
             let sig = thread.process.death_signal.load(Ordering::Relaxed) as i32;

@@ -679,12 +679,10 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "SigBlk:\t{:016x}", blocked);
     let _ = writeln!(out, "SigIgn:\t{:016x}", ignored);
     let _ = writeln!(out, "SigCgt:\t{:016x}", caught);
-    // Root holds every capability (CAP_LAST_CAP is 40 in Linux 6.1).
-    let caps: u64 = if creds.euid == 0 { (1 << 41) - 1 } else { 0 };
-    let _ = writeln!(out, "CapInh:\t{:016x}", 0);
-    let _ = writeln!(out, "CapPrm:\t{:016x}", caps);
-    let _ = writeln!(out, "CapEff:\t{:016x}", caps);
-    let _ = writeln!(out, "CapBnd:\t{:016x}", (1u64 << 41) - 1);
+    let _ = writeln!(out, "CapInh:\t{:016x}", creds.cap_inheritable);
+    let _ = writeln!(out, "CapPrm:\t{:016x}", creds.cap_permitted);
+    let _ = writeln!(out, "CapEff:\t{:016x}", creds.cap_effective);
+    let _ = writeln!(out, "CapBnd:\t{:016x}", crate::process::ALL_CAPS);
     let _ = writeln!(out, "CapAmb:\t{:016x}", 0);
     let _ = writeln!(out, "NoNewPrivs:\t{}", u8::from(p.no_new_privs.load(Ordering::Relaxed)));
     let _ = writeln!(out, "Seccomp:\t0");
