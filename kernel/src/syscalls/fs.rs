@@ -670,18 +670,25 @@ pub fn getcwd(thread: &Thread, buf: usize, size: usize) -> Result<isize> {
     Ok(out.len() as isize)
 }
 
-pub fn chdir(thread: &Thread, path: usize) -> Result<isize> {
+/// The directory a chdir or chroot names: looked up, and searchable by
+/// the caller. Returns the path as given, the directory and the caller's
+/// credentials.
+fn searchable_dir(thread: &Thread, path: usize) -> Result<(Vec<u8>, Arc<dyn Inode>, kevlar_vfs::Credentials)> {
     let path = read_path(path)?;
     if path.is_empty() {
         return Err(Errno::ENOENT);
     }
-    let ctx = fs_ctx(thread);
     let cred = fs_cred(thread);
-    let node = ctx.lookup(&cred, None, &path, WalkFlags::DIRECTORY)?;
+    let node = fs_ctx(thread).lookup(&cred, None, &path, WalkFlags::DIRECTORY)?;
     if node.file_type() != FileType::Directory {
         return Err(Errno::ENOTDIR);
     }
     kevlar_vfs::check_access(&node.stat()?, &cred, Access::EXEC)?;
+    Ok((path, node, cred))
+}
+
+pub fn chdir(thread: &Thread, path: usize) -> Result<isize> {
+    let (path, node, _) = searchable_dir(thread, path)?;
     let mut fs = thread.process.fs.lock();
     fs.cwd_path = FsContext::absolute(&fs.cwd_path, &path);
     fs.cwd = node;
@@ -709,17 +716,7 @@ pub fn fchdir(thread: &Thread, fd: i32) -> Result<isize> {
 /// directory outside the new root keeps its old path text, since no path
 /// from the new root reaches it (Linux's getcwd says "(unreachable)").
 pub fn chroot(thread: &Thread, path: usize) -> Result<isize> {
-    let path = read_path(path)?;
-    if path.is_empty() {
-        return Err(Errno::ENOENT);
-    }
-    let ctx = fs_ctx(thread);
-    let cred = fs_cred(thread);
-    let node = ctx.lookup(&cred, None, &path, WalkFlags::DIRECTORY)?;
-    if node.file_type() != FileType::Directory {
-        return Err(Errno::ENOTDIR);
-    }
-    kevlar_vfs::check_access(&node.stat()?, &cred, Access::EXEC)?;
+    let (_, node, cred) = searchable_dir(thread, path)?;
     if !cred.is_root() {
         return Err(Errno::EPERM);
     }

@@ -418,6 +418,15 @@ fn send_one(thread: &Thread, file: &OpenFile, socket: &dyn Socket, msg: usize, f
 const MMSGHDR_LEN: usize = size_of::<netabi::mmsghdr>();
 const MSG_LEN_OFFSET: usize = offset_of!(netabi::mmsghdr, msg_len);
 
+/// Runs one message of a sendmmsg/recvmmsg batch (`op` returns the byte
+/// count and what the caller needs) and stores the count in the entry's
+/// msg_len.
+fn with_msg_len<T>(entry: usize, op: impl FnOnce() -> Result<(usize, T)>) -> Result<T> {
+    let (n, rest) = op()?;
+    copy_to_user(entry + MSG_LEN_OFFSET, &(n as u32).to_le_bytes())?;
+    Ok(rest)
+}
+
 pub fn sendmmsg(thread: &Thread, fd: i32, vec: usize, count: u32, flags: u32) -> Result<isize> {
     if flags & MSG_CMSG_COMPAT != 0 {
         return Err(Errno::EINVAL);
@@ -428,17 +437,13 @@ pub fn sendmmsg(thread: &Thread, fd: i32, vec: usize, count: u32, flags: u32) ->
     let mut error = None;
     while sent < count {
         let entry = vec + sent * MMSGHDR_LEN;
-        let (n, all) = match send_one(thread, &file, &*socket, entry, flags) {
-            Ok(r) => r,
+        let all = match with_msg_len(entry, || send_one(thread, &file, &*socket, entry, flags)) {
+            Ok(all) => all,
             Err(e) => {
                 error = Some(e);
                 break;
             }
         };
-        if let Err(e) = copy_to_user(entry + MSG_LEN_OFFSET, &(n as u32).to_le_bytes()) {
-            error = Some(e);
-            break;
-        }
         sent += 1;
         // A message sent in part ends the batch.
         if !all {
@@ -556,17 +561,13 @@ pub fn recvmmsg(thread: &Thread, fd: i32, vec: usize, count: u32, flags: u32, ti
     let mut error = None;
     while received < count as usize {
         let entry = vec + received * MMSGHDR_LEN;
-        let (n, msg_flags) = match recv_one(thread, &file, &*socket, entry, flags & !MSG_WAITFORONE) {
-            Ok(r) => r,
+        let msg_flags = match with_msg_len(entry, || recv_one(thread, &file, &*socket, entry, flags & !MSG_WAITFORONE)) {
+            Ok(msg_flags) => msg_flags,
             Err(e) => {
                 error = Some(e);
                 break;
             }
         };
-        if let Err(e) = copy_to_user(entry + MSG_LEN_OFFSET, &(n as u32).to_le_bytes()) {
-            error = Some(e);
-            break;
-        }
         received += 1;
         if flags & MSG_WAITFORONE != 0 {
             flags |= netabi::MSG_DONTWAIT;
