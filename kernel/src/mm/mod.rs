@@ -245,6 +245,9 @@ impl Vm {
 
     /// Removes mappings in `[start, end)`, splitting VMAs at the edges.
     pub fn unmap(&mut self, start: usize, end: usize) {
+        if start >= end {
+            return;
+        }
         self.split(start);
         self.split(end);
         let doomed: Vec<usize> = self.vmas.range(start..end).map(|(&s, _)| s).collect();

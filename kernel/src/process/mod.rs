@@ -320,6 +320,14 @@ impl Thread {
         }
     }
 
+    /// One step of a long kernel loop: yields the CPU if the time slice
+    /// ran out, and returns false when the thread is dying (a fatal signal
+    /// waits), so the loop stops there.
+    pub fn checkpoint(&self) -> bool {
+        scheduler::cond_resched();
+        !self.process.signals.lock().fatal_pending(self.tid())
+    }
+
     /// Returns whether a signal that interrupts sleeps is pending.
     pub fn has_pending_signal(&self) -> bool {
         self.process.signals.lock().has_deliverable(self.tid())

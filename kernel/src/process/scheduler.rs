@@ -300,6 +300,18 @@ pub fn preempt_if_needed(thread: &Arc<Thread>) {
     }
 }
 
+/// Gives up the CPU inside a long kernel loop when the time slice ran out:
+/// the kernel is not preemptible, so loops that can run for long (big
+/// copies, sendfile, reads of /dev/zero) call this between steps, holding
+/// no lock.
+pub fn cond_resched() {
+    if this().need_resched.load(Ordering::Relaxed) {
+        if let Some(thread) = current() {
+            preempt_if_needed(&thread);
+        }
+    }
+}
+
 /// Prints each CPU's current thread and run queue (debugging dump).
 pub fn dump() {
     for index in 0..smp::cpu_count() {

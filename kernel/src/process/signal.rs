@@ -550,6 +550,30 @@ impl SignalState {
         (me.pending.set | self.shared.set) & !me.blocked != 0 || self.stopped.is_some()
     }
 
+    /// Whether thread `tid` is about to die: its process is ending as a
+    /// whole, SIGKILL waits for it, or an unblocked signal waits whose
+    /// action is the default one of ending the process (Linux turns such a
+    /// signal into a group kill when it is sent). Long kernel loops stop
+    /// early then, so a dying task never finishes a huge copy first.
+    pub fn fatal_pending(&self, tid: Pid) -> bool {
+        if self.group_exit.is_some() {
+            return true;
+        }
+        let pending = self.pending(tid);
+        let mut set = (pending & !self.thread(tid).blocked) | (pending & bit(SIGKILL));
+        while set != 0 {
+            let sig = set.trailing_zeros() + 1;
+            set &= set - 1;
+            let action = &self.actions[sig as usize - 1];
+            if sig == SIGKILL
+                || (action.handler == SIG_DFL && matches!(default_action(sig), DefaultAction::Terminate | DefaultAction::Core))
+            {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Thread `tid`'s pending set: its own and the process's.
     pub fn pending(&self, tid: Pid) -> u64 {
         self.thread(tid).pending.set | self.shared.set

@@ -15,7 +15,6 @@ use crate::fs::eventfd::EventFd;
 use crate::fs::file::{FileOps, OpenFile};
 use crate::fs::signalfd::SignalFd;
 use crate::fs::timerfd::TimerFd;
-use crate::process::signal::UNBLOCKABLE;
 use crate::process::Thread;
 use crate::uaccess::copy_to_user;
 
@@ -123,39 +122,18 @@ fn epoll_wait_ns(thread: &Arc<Thread>, epfd: i32, events: usize, max: i32, timeo
     Ok(ready.len() as isize)
 }
 
-/// Runs `f` with the signal mask at `sigmask` (if given). When `f` is
-/// interrupted, the temporary mask stays for the handler and the old one
-/// comes back after it (as Linux's restore_saved_sigmask_unless).
-fn with_sigmask(thread: &Arc<Thread>, sigmask: usize, sigsetsize: usize, f: impl FnOnce() -> Result<isize>) -> Result<isize> {
-    if sigmask == 0 {
-        return f();
-    }
-    if sigsetsize != 8 {
-        return Err(Errno::EINVAL);
-    }
-    let mask = read_u64(sigmask)? & !UNBLOCKABLE;
-    let saved = core::mem::replace(&mut thread.process.signals.lock().thread_mut(thread.tid()).blocked, mask);
-    let result = f();
-    if result == Err(Errno::EINTR) {
-        thread.set_saved_sigmask(Some(saved));
-    } else {
-        thread.process.signals.lock().set_blocked(thread.tid(), saved);
-    }
-    result
-}
-
 pub fn epoll_wait(thread: &Arc<Thread>, epfd: i32, events: usize, max: i32, timeout_ms: i32) -> Result<isize> {
     let timeout = (timeout_ms >= 0).then(|| timeout_ms as u64 * 1_000_000);
     epoll_wait_ns(thread, epfd, events, max, timeout)
 }
 
 pub fn epoll_pwait(thread: &Arc<Thread>, epfd: i32, events: usize, max: i32, timeout_ms: i32, sigmask: usize, sigsetsize: usize) -> Result<isize> {
-    with_sigmask(thread, sigmask, sigsetsize, || epoll_wait(thread, epfd, events, max, timeout_ms))
+    super::signal::with_sigmask(thread, sigmask, sigsetsize, || epoll_wait(thread, epfd, events, max, timeout_ms))
 }
 
 pub fn epoll_pwait2(thread: &Arc<Thread>, epfd: i32, events: usize, max: i32, timeout: usize, sigmask: usize, sigsetsize: usize) -> Result<isize> {
     let timeout_ns = if timeout == 0 { None } else { Some(super::time::read_timespec(timeout)?) };
-    with_sigmask(thread, sigmask, sigsetsize, || epoll_wait_ns(thread, epfd, events, max, timeout_ns))
+    super::signal::with_sigmask(thread, sigmask, sigsetsize, || epoll_wait_ns(thread, epfd, events, max, timeout_ns))
 }
 
 // --- timerfd ----------------------------------------------------------------

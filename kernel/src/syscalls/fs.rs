@@ -53,6 +53,9 @@ fn dir_start(thread: &Thread, dirfd: i32, path: &[u8]) -> Result<Option<Arc<dyn 
 
 /// Bytes moved in one kernel buffer per step of read/write.
 const CHUNK: usize = 64 * 1024;
+/// The most one read, write or sendfile moves (Linux's MAX_RW_COUNT,
+/// INT_MAX rounded down to a page); larger requests are cut to it.
+const MAX_RW_COUNT: usize = 0x7fff_f000;
 /// Reads and writes up to this size bounce through the stack, not the
 /// heap: the allocation was most of a small request's cost.
 const SMALL_IO: usize = 128;
@@ -105,9 +108,13 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     // Files and devices fill the whole request (a 1 MiB read of /dev/zero
     // returns 1 MiB); pipes and terminals return what is there.
     let fill = f.ops.is_seekable() || f.ops.fixed_position();
+    let len = len.min(MAX_RW_COUNT);
     with_bounce(len.min(CHUNK), |kbuf| {
         let mut done = 0;
         while done < len {
+            if done > 0 && !thread.checkpoint() {
+                break;
+            }
             let want = (len - done).min(kbuf.len());
             let n = match f.read(&mut kbuf[..want]) {
                 Ok(n) => n,
@@ -137,8 +144,12 @@ pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> 
             Ok(f.write(kbuf)? as isize)
         });
     }
+    let len = len.min(MAX_RW_COUNT);
     let mut done = 0;
     while done < len {
+        if done > 0 && !thread.checkpoint() {
+            break;
+        }
         let step = (len - done).min(CHUNK);
         let mut kbuf = vec![0u8; step];
         copy_from_user(&mut kbuf, buf + done)?;
@@ -1152,48 +1163,73 @@ pub fn sync_file_range(thread: &Thread, fd: i32, offset: i64, nbytes: i64, flags
     Ok(0)
 }
 
+/// sendfile in Linux's order of checks (the input, then the count as
+/// rw_verify_area sees it, then the output). The copy stops early, with
+/// what it moved so far, when a fatal signal comes, and yields the CPU between
+/// chunks: a count of ~0 from /dev/zero is EINVAL, and 2 GiB from it is
+/// still interruptible.
 pub fn sendfile(thread: &Thread, out_fd: i32, in_fd: i32, offset_ptr: usize, count: usize) -> Result<isize> {
+    // With an offset pointer, read from there and leave the file position
+    // alone; otherwise read at (and advance) the position.
+    let mut offset = if offset_ptr != 0 { Some(super::read_u64(offset_ptr)? as i64) } else { None };
     let input = file(thread, in_fd)?;
+    if !input.readable() {
+        return Err(Errno::EBADF);
+    }
+    if offset.is_some() && !input.ops.is_seekable() {
+        return Err(Errno::ESPIPE);
+    }
+    if (count as isize) < 0 || offset.is_some_and(|off| off < 0 || off.checked_add(count as i64).is_none()) {
+        return Err(Errno::EINVAL);
+    }
+    let count = count.min(MAX_RW_COUNT);
     let output = file(thread, out_fd)?;
-    if !input.readable() || !output.writable() {
+    if !output.writable() {
         return Err(Errno::EBADF);
     }
     if output.flags() & abi::O_APPEND != 0 {
         return Err(Errno::EINVAL);
     }
-    // With an offset pointer, read from there and leave the file position
-    // alone; otherwise read at (and advance) the position.
-    let mut offset = if offset_ptr != 0 {
-        let off = super::read_u64(offset_ptr)? as i64;
-        if off < 0 {
-            return Err(Errno::EINVAL);
-        }
-        Some(off as u64)
-    } else {
-        None
-    };
     let mut buf = vec![0u8; count.min(CHUNK)];
     let mut done = 0usize;
+    let mut failure = None;
     while done < count {
-        let want = (count - done).min(buf.len());
-        let n = match offset {
-            Some(off) => input.ops.read(&input, off, &mut buf[..want])?,
-            None => input.read(&mut buf[..want])?,
-        };
-        if n == 0 {
+        if done > 0 && !thread.checkpoint() {
             break;
         }
-        let written = output.write(&buf[..n])?;
+        let want = (count - done).min(buf.len());
+        let read = match offset {
+            Some(off) => input.ops.read(&input, off as u64, &mut buf[..want]),
+            None => input.read(&mut buf[..want]),
+        };
+        let n = match read {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        let written = match output.write(&buf[..n]) {
+            Ok(w) => w,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
         done += written;
         if let Some(off) = offset.as_mut() {
-            *off += written as u64;
+            *off += written as i64;
         }
         if written < n {
             break;
         }
     }
     if let Some(off) = offset {
-        super::write_u64(offset_ptr, off)?;
+        super::write_u64(offset_ptr, off as u64)?;
     }
-    Ok(done as isize)
+    match failure {
+        Some(e) if done == 0 => Err(e),
+        _ => Ok(done as isize),
+    }
 }

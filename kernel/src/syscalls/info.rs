@@ -1,6 +1,7 @@
 //! System information: uname, sysinfo, getrandom, resource limits, reboot.
 
 use crate::uaccess::copy_to_user;
+use kevlar_platform::mm::PAGE_SIZE;
 use linux_raw_sys::general as abi;
 
 use super::read_bytes;
@@ -93,20 +94,32 @@ pub fn sysinfo(buf: usize) -> Result<isize> {
     Ok(0)
 }
 
-pub fn getrandom(buf: usize, len: usize, flags: u32) -> Result<isize> {
+/// getrandom as Linux 6.1: the length is cut to MAX_RW_COUNT, the buffer
+/// must lie in the user half, and a long request stops at a signal or at a
+/// fault with what it filled so far.
+pub fn getrandom(thread: &Thread, buf: usize, len: usize, flags: u32) -> Result<isize> {
     if flags & !(abi::GRND_NONBLOCK | abi::GRND_RANDOM | abi::GRND_INSECURE) != 0 || flags & abi::GRND_RANDOM != 0 && flags & abi::GRND_INSECURE != 0 {
         return Err(Errno::EINVAL);
     }
-    let len = len.min(33_554_431);
+    const MAX_RW_COUNT: usize = 0x7fff_f000;
+    let len = len.min(MAX_RW_COUNT);
+    if !kevlar_platform::x86::user::is_user_range(buf, len) {
+        return Err(Errno::EFAULT);
+    }
     let mut done = 0;
     let mut chunk = [0u8; 256];
     while done < len {
+        if done % PAGE_SIZE == 0 && done > 0 && (thread.has_pending_signal() || !thread.checkpoint()) {
+            break;
+        }
         let n = (len - done).min(chunk.len());
         crate::fs::devices::fill_random(&mut chunk[..n]);
-        copy_to_user(buf + done, &chunk[..n])?;
+        if let Err(e) = copy_to_user(buf + done, &chunk[..n]) {
+            return if done > 0 { Ok(done as isize) } else { Err(e) };
+        }
         done += n;
     }
-    Ok(len as isize)
+    Ok(done as isize)
 }
 
 /// Per-process resource limits: [current, max] by resource number.

@@ -139,54 +139,83 @@ pub fn mprotect(thread: &Thread, addr: usize, len: usize, prot: u32) -> Result<i
     Ok(0)
 }
 
+/// Linux's PAGE_ALIGN for mremap's lengths: it wraps, so a length within
+/// a page of the top becomes 0 (and then EINVAL).
+fn page_align_wrapping(len: usize) -> usize {
+    len.wrapping_add(PAGE_SIZE - 1) & !(PAGE_SIZE - 1)
+}
+
+/// `[start, start + len)` when it lies in the user half (munmap's check).
+fn user_range(start: usize, len: usize) -> Option<(usize, usize)> {
+    start.checked_add(len).filter(|&end| end <= crate::mm::Vm::user_end()).map(|end| (start, end))
+}
+
+/// mremap in Linux's order of checks: a shrink is an munmap of the tail
+/// (done before the source is looked up), growing needs the whole source
+/// inside one mapping (EFAULT), moving needs MREMAP_MAYMOVE.
 pub fn mremap(thread: &Thread, old: usize, old_len: usize, new_len: usize, flags: u32, new_addr: usize) -> Result<isize> {
-    if flags & !(abi::MREMAP_MAYMOVE | abi::MREMAP_FIXED | abi::MREMAP_DONTUNMAP) != 0 || old % PAGE_SIZE != 0 || new_len == 0 {
+    let (may_move, fixed, dont_unmap) =
+        (flags & abi::MREMAP_MAYMOVE != 0, flags & abi::MREMAP_FIXED != 0, flags & abi::MREMAP_DONTUNMAP != 0);
+    if flags & !(abi::MREMAP_MAYMOVE | abi::MREMAP_FIXED | abi::MREMAP_DONTUNMAP) != 0 || old % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);
     }
-    if flags & abi::MREMAP_DONTUNMAP != 0 {
-        return Err(Errno::EINVAL); // not supported yet
-    }
-    if flags & abi::MREMAP_FIXED != 0 && flags & abi::MREMAP_MAYMOVE == 0 {
+    if (fixed && !may_move) || (dont_unmap && (!may_move || old_len != new_len)) {
         return Err(Errno::EINVAL);
     }
-    let old_len = page_up(old_len).ok_or(Errno::EINVAL)?;
-    let new_len = page_up(new_len).ok_or(Errno::ENOMEM)?;
+    let old_len = page_align_wrapping(old_len);
+    let new_len = page_align_wrapping(new_len);
+    if new_len == 0 || dont_unmap {
+        return Err(Errno::EINVAL); // MREMAP_DONTUNMAP: not supported yet
+    }
     let vm = thread.process.vm.lock().clone();
     let mut vm = vm.lock();
-    let vma = vm.find(old).cloned().ok_or(Errno::EFAULT)?;
-    if old + old_len > vma.end {
-        return Err(Errno::EFAULT);
-    }
-    if flags & abi::MREMAP_FIXED != 0 {
-        if new_addr % PAGE_SIZE != 0 || new_addr < MMAP_MIN_ADDR || new_addr.checked_add(new_len).is_none_or(|e| e > crate::mm::MMAP_TOP) {
+    if fixed {
+        let (target, target_end) = user_range(new_addr, new_len).filter(|_| new_addr % PAGE_SIZE == 0).ok_or(Errno::EINVAL)?;
+        if new_addr < MMAP_MIN_ADDR {
             return Err(Errno::EINVAL);
         }
-        if new_addr < old + old_len && old < new_addr + new_len {
-            return Err(Errno::EINVAL); // overlapping source and target
+        // Overlap as Linux computes it (a wrapping source end overlaps nothing).
+        if old.wrapping_add(old_len) > new_addr && target_end > old {
+            return Err(Errno::EINVAL);
         }
-        vm.unmap(new_addr, new_addr + new_len);
-        let keep = old_len.min(new_len);
-        if new_len < old_len {
-            vm.unmap(old + new_len, old + old_len);
+        vm.unmap(target, target_end);
+        let mut old_len = old_len;
+        if old_len > new_len {
+            let (tail, tail_end) = old.checked_add(new_len).and_then(|t| user_range(t, old_len - new_len)).ok_or(Errno::EINVAL)?;
+            vm.unmap(tail, tail_end);
+            old_len = new_len;
         }
-        vm.move_range(old, keep, new_addr, new_len)?;
-        return Ok(new_addr as isize);
+        let vma = vm.find(old).cloned().ok_or(Errno::EFAULT)?;
+        if old_len > vma.end - old {
+            return Err(Errno::EFAULT);
+        }
+        vm.move_range(old, old_len, target, new_len)?;
+        return Ok(target as isize);
     }
-    if new_len <= old_len {
-        vm.unmap(old + new_len, old + old_len);
+    if old_len >= new_len {
+        match old.checked_add(new_len).and_then(|t| user_range(t, old_len - new_len)) {
+            Some((tail, tail_end)) => vm.unmap(tail, tail_end),
+            None if old_len != new_len => return Err(Errno::EINVAL),
+            None => {}
+        }
         return Ok(old as isize);
+    }
+    let vma = vm.find(old).cloned().ok_or(Errno::EFAULT)?;
+    if old_len > vma.end - old {
+        return Err(Errno::EFAULT);
+    }
+    // An old length of 0 asks Linux to duplicate a shared mapping; it
+    // refuses that for private ones. Duplicating is not supported here.
+    if old_len == 0 {
+        return Err(Errno::EINVAL);
     }
     // Grow in place when the following range is free.
-    if vma.end == old + old_len && vm.is_free(old + old_len, old + new_len) && old + new_len <= crate::mm::MMAP_TOP {
-        let mut grown = vma.clone();
-        grown.end = old + new_len;
-        if let Backing::File { file_len, .. } = &mut grown.backing {
-            *file_len += new_len - old_len;
-        }
-        vm.extend_vma(vma.start, grown.end);
+    let grown_end = old.checked_add(new_len).filter(|&end| end <= crate::mm::MMAP_TOP);
+    if let Some(grown_end) = grown_end.filter(|&end| vma.end == old + old_len && vm.is_free(vma.end, end)) {
+        vm.extend_vma(vma.start, grown_end);
         return Ok(old as isize);
     }
-    if flags & abi::MREMAP_MAYMOVE == 0 {
+    if !may_move {
         return Err(Errno::ENOMEM);
     }
     let target = vm.find_free(new_len).ok_or(Errno::ENOMEM)?;

@@ -53,12 +53,20 @@ impl Args {
     }
 }
 
-/// One bit per syscall number already reported as unimplemented.
+/// One bit per syscall number already reported as unimplemented; the
+/// last bit stands for every number past the table, so no number, however
+/// made up, is logged more than once (any user could flood the console).
 static REPORTED: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
+const REPORTED_BITS: usize = REPORTED.len() * 64;
 
 fn report_unknown(number: usize) {
-    let (word, bit) = (number / 64, 1u64 << (number % 64));
-    if word < REPORTED.len() && REPORTED[word].fetch_or(bit, Ordering::Relaxed) & bit != 0 {
+    let slot = number.min(REPORTED_BITS - 1);
+    let (word, bit) = (slot / 64, 1u64 << (slot % 64));
+    if REPORTED[word].fetch_or(bit, Ordering::Relaxed) & bit != 0 {
+        return;
+    }
+    if number >= REPORTED_BITS - 1 {
+        log::warn!("unimplemented system call {} (numbers from {} on are not logged again): ENOSYS", number, REPORTED_BITS - 1);
         return;
     }
     let name = names::SYSCALL_NAMES.get(number).copied().filter(|n| !n.is_empty()).unwrap_or("?");
@@ -215,9 +223,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         }
         nr::__NR_umask => fs::umask(thread, a.u32(0)),
         nr::__NR_poll => poll::poll(thread, a.usize(0), a.usize(1), a.i32(2) as i64 * 1_000_000),
-        nr::__NR_ppoll => poll::ppoll(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3)),
+        nr::__NR_ppoll => poll::ppoll(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4)),
         nr::__NR_select => poll::select(thread, a.i32(0), [a.usize(1), a.usize(2), a.usize(3)], a.usize(4), false),
-        nr::__NR_pselect6 => poll::select(thread, a.i32(0), [a.usize(1), a.usize(2), a.usize(3)], a.usize(4), true),
+        nr::__NR_pselect6 => poll::pselect6(thread, a.i32(0), [a.usize(1), a.usize(2), a.usize(3)], a.usize(4), a.usize(5)),
 
         // Event files.
         nr::__NR_eventfd => events::eventfd2(thread, a.u32(0), 0),
@@ -363,7 +371,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         // System information.
         nr::__NR_uname => info::uname(a.usize(0)),
         nr::__NR_sysinfo => info::sysinfo(a.usize(0)),
-        nr::__NR_getrandom => info::getrandom(a.usize(0), a.usize(1), a.u32(2)),
+        nr::__NR_getrandom => info::getrandom(thread, a.usize(0), a.usize(1), a.u32(2)),
         nr::__NR_getrlimit => {
             if a.usize(1) == 0 {
                 return Err(Errno::EFAULT);

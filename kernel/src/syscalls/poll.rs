@@ -54,7 +54,8 @@ fn wait_ready(thread: &alloc::sync::Arc<Thread>, timeout_ns: Option<u64>, mut ch
 }
 
 pub fn poll(thread: &alloc::sync::Arc<Thread>, fds_ptr: usize, nfds: usize, timeout_ns: i64) -> Result<isize> {
-    if nfds > 1 << 20 {
+    // Linux refuses more entries than the process may have fds.
+    if nfds as u64 > thread.process.limits.lock()[linux_raw_sys::general::RLIMIT_NOFILE as usize][0] {
         return Err(Errno::EINVAL);
     }
     let mut fds = Vec::with_capacity(nfds);
@@ -70,20 +71,21 @@ pub fn poll(thread: &alloc::sync::Arc<Thread>, fds_ptr: usize, nfds: usize, time
     Ok(ready as isize)
 }
 
-pub fn ppoll(thread: &alloc::sync::Arc<Thread>, fds: usize, nfds: usize, timeout: usize, sigmask: usize) -> Result<isize> {
+pub fn ppoll(thread: &alloc::sync::Arc<Thread>, fds: usize, nfds: usize, timeout: usize, sigmask: usize, sigsetsize: usize) -> Result<isize> {
     let timeout_ns = if timeout == 0 { -1 } else { super::time::read_timespec(timeout)? as i64 };
-    with_sigmask(thread, sigmask, || poll(thread, fds, nfds, timeout_ns))
+    super::signal::with_sigmask(thread, sigmask, sigsetsize, || poll(thread, fds, nfds, timeout_ns))
 }
 
-fn with_sigmask(thread: &Thread, sigmask: usize, f: impl FnOnce() -> Result<isize>) -> Result<isize> {
-    if sigmask == 0 {
-        return f();
-    }
-    let mask = read_u64(sigmask)?;
-    let saved = core::mem::replace(&mut thread.process.signals.lock().thread_mut(thread.tid()).blocked, mask);
-    let result = f();
-    thread.process.signals.lock().set_blocked(thread.tid(), saved);
-    result
+/// pselect6's sixth argument: the address of `{ const sigset_t *ss;
+/// size_t ss_len; }` (two words, since a system call has only six
+/// arguments), or 0.
+pub fn pselect6(thread: &alloc::sync::Arc<Thread>, nfds: i32, sets: [usize; 3], timeout: usize, sigmask_arg: usize) -> Result<isize> {
+    let (sigmask, sigsetsize) = if sigmask_arg == 0 {
+        (0, 0)
+    } else {
+        (read_u64(sigmask_arg)? as usize, read_u64(sigmask_arg + 8)? as usize)
+    };
+    super::signal::with_sigmask(thread, sigmask, sigsetsize, || select(thread, nfds, sets, timeout, true))
 }
 
 pub fn select(thread: &alloc::sync::Arc<Thread>, nfds: i32, sets: [usize; 3], timeout: usize, is_pselect: bool) -> Result<isize> {

@@ -91,6 +91,34 @@ pub fn rt_sigpending(thread: &Thread, set: usize, sigsetsize: usize) -> Result<i
     Ok(0)
 }
 
+/// Runs `f` with the signal mask at `sigmask` (if given; SIGKILL and
+/// SIGSTOP are never blocked, and a sigset size other than the kernel's is
+/// EINVAL) for ppoll, pselect6 and epoll_pwait. When `f` is
+/// interrupted, the temporary mask stays for the handler and the old one
+/// comes back after it (as Linux's restore_saved_sigmask_unless).
+pub(super) fn with_sigmask(thread: &Arc<Thread>, sigmask: usize, sigsetsize: usize, f: impl FnOnce() -> Result<isize>) -> Result<isize> {
+    if sigmask == 0 {
+        return f();
+    }
+    if sigsetsize != 8 {
+        return Err(Errno::EINVAL);
+    }
+    let mask = read_u64(sigmask)? & !UNBLOCKABLE;
+    let saved = {
+        let mut signals = thread.process.signals.lock();
+        let saved = signals.blocked(thread.tid());
+        signals.set_blocked(thread.tid(), mask);
+        saved
+    };
+    let result = f();
+    if result == Err(Errno::EINTR) {
+        thread.set_saved_sigmask(Some(saved));
+    } else {
+        thread.process.signals.lock().set_blocked(thread.tid(), saved);
+    }
+    result
+}
+
 pub fn rt_sigsuspend(thread: &Arc<Thread>, mask: usize, sigsetsize: usize) -> Result<isize> {
     if sigsetsize != 8 {
         return Err(Errno::EINVAL);
