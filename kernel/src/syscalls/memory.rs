@@ -150,9 +150,10 @@ fn user_range(start: usize, len: usize) -> Option<(usize, usize)> {
     start.checked_add(len).filter(|&end| end <= crate::mm::Vm::user_end()).map(|end| (start, end))
 }
 
-/// mremap in Linux's order of checks: a shrink is an munmap of the tail
-/// (done before the source is looked up), growing needs the whole source
-/// inside one mapping (EFAULT), moving needs MREMAP_MAYMOVE.
+/// mremap in Linux 6.1's order of checks: the source must be mapped
+/// (EFAULT), a shrink is an munmap of the tail (EINVAL when that range
+/// leaves the user half), growing needs the whole source inside one
+/// mapping (EFAULT), moving needs MREMAP_MAYMOVE.
 pub fn mremap(thread: &Thread, old: usize, old_len: usize, new_len: usize, flags: u32, new_addr: usize) -> Result<isize> {
     let (may_move, fixed, dont_unmap) =
         (flags & abi::MREMAP_MAYMOVE != 0, flags & abi::MREMAP_FIXED != 0, flags & abi::MREMAP_DONTUNMAP != 0);
@@ -169,6 +170,9 @@ pub fn mremap(thread: &Thread, old: usize, old_len: usize, new_len: usize, flags
     }
     let vm = thread.process.vm.lock().clone();
     let mut vm = vm.lock();
+    // Linux 6.1 looks the source up first: nothing mapped there is EFAULT,
+    // even for a shrink.
+    vm.find(old).ok_or(Errno::EFAULT)?;
     if fixed {
         let (target, target_end) = user_range(new_addr, new_len).filter(|_| new_addr % PAGE_SIZE == 0).ok_or(Errno::EINVAL)?;
         if new_addr < MMAP_MIN_ADDR {
