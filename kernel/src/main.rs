@@ -107,10 +107,18 @@ fn start_user_space(context: &BootContext) -> ! {
         Some(init) => alloc::vec![init.as_bytes()],
         None => alloc::vec![&b"/init"[..], b"/sbin/init", b"/bin/sh"],
     };
-    let env: Vec<Vec<u8>> = alloc::vec![b"HOME=/".to_vec(), b"TERM=linux".to_vec(), b"PATH=/sbin:/usr/sbin:/bin:/usr/bin".to_vec()];
+    // As Linux: the command line's words the kernel does not take go to
+    // init, `key=value` ones into its environment, bare ones into argv.
+    let (extra_env, extra_args) = cmdline.for_init(KERNEL_PARAMETERS);
+    let mut env: Vec<Vec<u8>> = alloc::vec![b"HOME=/".to_vec(), b"TERM=linux".to_vec(), b"PATH=/sbin:/usr/sbin:/bin:/usr/bin".to_vec()];
+    for entry in extra_env {
+        let key_len = entry.find('=').unwrap_or(entry.len()) + 1;
+        env.retain(|e| e.get(..key_len) != Some(&entry.as_bytes()[..key_len]));
+        env.push(entry.into_bytes());
+    }
     for path in candidates {
         let mut argv = alloc::vec![path.to_vec()];
-        argv.extend(cmdline.init_args().iter().map(|a| a.as_bytes().to_vec()));
+        argv.extend(extra_args.iter().map(|a| a.as_bytes().to_vec()));
         let loaded = match exec::load(&fs_context, &creds, None, path, argv, env.clone()) {
             Ok(loaded) => loaded,
             Err(e) => {
@@ -140,3 +148,16 @@ fn start_user_space(context: &BootContext) -> ! {
     println!("kevlar: no init found; dropping to the kernel monitor");
     monitor::run()
 }
+
+/// Command-line parameters the kernel takes for itself, so they are not
+/// passed on to init: Kevlar's own, and Linux's that a user of a Linux
+/// command line gives (Linux keeps those too).
+const KERNEL_PARAMETERS: &[&str] = &[
+    // Kevlar's.
+    "dumpevery", "exit_after_banner", "fault", "hangdump", "init", "log", "strace", "test",
+    // Linux's common ones.
+    "acpi", "clocksource", "console", "debug", "earlycon", "earlyprintk", "ignore_loglevel", "initcall_debug",
+    "initrd", "lpj", "loglevel", "maxcpus", "mem", "mitigations", "noapic", "nokaslr", "nolapic", "nosmp",
+    "oops", "panic", "pci", "quiet", "rdinit", "ro", "root", "rootflags", "rootfstype", "rootwait", "rw",
+    "selinux", "tsc", "apparmor", "security", "audit", "no_hash_pointers", "random.trust_cpu",
+];

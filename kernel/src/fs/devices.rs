@@ -128,6 +128,10 @@ impl FileOps for SimpleDevice {
         Ok(self.stat.clone())
     }
 
+    fn maps_as_anonymous(&self) -> bool {
+        self.kind == DeviceKind::Zero
+    }
+
     fn size(&self) -> Result<u64> {
         Ok(0)
     }

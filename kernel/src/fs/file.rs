@@ -82,6 +82,12 @@ pub trait FileOps: Send + Sync {
     }
     /// Called when the last fd referring to this open file closes.
     fn release(&self, _file: &OpenFile) {}
+    /// Whether mmap of the file gives anonymous memory instead (/dev/zero:
+    /// private mappings are private anonymous memory, shared ones shared
+    /// anonymous memory, as on Linux).
+    fn maps_as_anonymous(&self) -> bool {
+        false
+    }
     /// The pipe behind a pipe end or FIFO (F_GETPIPE_SZ).
     fn pipe(&self) -> Option<Arc<super::pipe::Pipe>> {
         None

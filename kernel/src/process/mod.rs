@@ -1,6 +1,7 @@
 //! Processes and threads: creation (fork, vfork), exit, reaping, process
 //! groups and sessions, credentials, and the per-thread execution state.
 
+pub mod pid;
 pub mod scheduler;
 pub mod signal;
 pub mod wait_queue;
@@ -20,6 +21,7 @@ use crate::mm::Vm;
 use signal::SignalState;
 use wait_queue::WaitQueue;
 
+pub use pid::last_pid;
 pub use scheduler::current;
 
 /// A process or thread id.
@@ -272,22 +274,13 @@ pub static CPU_BUSY_NS: [core::sync::atomic::AtomicU64; kevlar_platform::smp::MA
 /// Context switches since boot (/proc/stat's `ctxt`).
 pub static CONTEXT_SWITCHES: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
 
-/// Returns the last pid handed out (/proc/loadavg).
-pub fn last_pid() -> Pid {
-    NEXT_PID.load(Ordering::Relaxed) - 1
-}
 
-static NEXT_PID: AtomicI32 = AtomicI32::new(1);
 /// No mask saved: SIGKILL and SIGSTOP can never be blocked, so no real
 /// mask has every bit set.
 const NO_SAVED_MASK: u64 = u64::MAX;
 
 static PROCESSES: SpinLock<Vec<Weak<Process>>> = SpinLock::new(Vec::new());
 static INIT: SpinLock<Option<Arc<Process>>> = SpinLock::new(None);
-
-fn alloc_pid() -> Pid {
-    NEXT_PID.fetch_add(1, Ordering::Relaxed)
-}
 
 impl Thread {
     /// Returns the thread id.
@@ -531,7 +524,7 @@ pub fn all_processes() -> Vec<Arc<Process>> {
 
 /// Creates process 1 running with the registers in `frame` and `vm`.
 pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm: &str) -> Result<Arc<Process>> {
-    let pid = alloc_pid();
+    let pid = pid::alloc()?;
     let process = Arc::new(Process {
         pid,
         parent: SpinLock::new(Weak::new()),
@@ -658,7 +651,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         let table = parent.files.lock().lock().clone();
         Arc::new(SpinLock::new(table))
     };
-    let pid = alloc_pid();
+    let pid = pid::alloc()?;
     let parent_of_child = if options.sibling { parent.parent().ok_or(Errno::EINVAL)? } else { parent.clone() };
     let child = Arc::new(Process {
         pid,
@@ -730,7 +723,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
 pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOptions) -> Result<Pid> {
     let process = &creator.process;
     let task = child_task(creator, frame, &options)?;
-    let tid = alloc_pid();
+    let tid = pid::alloc()?;
     {
         let mut signals = process.signals.lock();
         if signals.group_exit().is_some() {

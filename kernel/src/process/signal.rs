@@ -1243,7 +1243,9 @@ fn setup_frame(
         }
         signals.set_blocked(tid, new_blocked);
         if action.flags & SA_RESETHAND != 0 {
-            signals.actions[sig as usize - 1] = SigAction::default();
+            // Only the handler goes back to SIG_DFL: Linux keeps the
+            // flags and mask (sigaction still reports SA_SIGINFO).
+            signals.actions[sig as usize - 1].handler = SIG_DFL;
         }
         if entering && alt.flags & SS_AUTODISARM != 0 {
             signals.thread_mut(tid).alt_stack = AltStack::DISARMED;

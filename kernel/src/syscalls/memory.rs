@@ -66,23 +66,31 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
     }
     let len = page_up(len).ok_or(Errno::ENOMEM)?;
     let shared = kind != abi::MAP_PRIVATE;
-    let backing = if flags & abi::MAP_ANONYMOUS != 0 {
-        if shared { Backing::Shared(Arc::new(SharedPages::default())) } else { Backing::Anonymous }
-    } else {
-        let file = thread.process.files.lock().lock().get(fd)?;
-        let inode = file.ops.inode().ok_or(Errno::ENODEV)?;
-        if inode.file_type() != kevlar_vfs::FileType::Regular {
-            return Err(Errno::ENODEV);
+    let file = if flags & abi::MAP_ANONYMOUS != 0 { None } else { Some(thread.process.files.lock().lock().get(fd)?) };
+    let anonymous = || if shared { Backing::Shared(Arc::new(SharedPages::default())) } else { Backing::Anonymous };
+    let backing = match file {
+        None => anonymous(),
+        Some(file) if file.ops.maps_as_anonymous() => {
+            if !file.readable() || (shared && prot.write && !file.writable()) {
+                return Err(Errno::EACCES);
+            }
+            anonymous()
         }
-        if !file.readable() || (shared && prot.write && !file.writable()) {
-            return Err(Errno::EACCES);
+        Some(file) => {
+            let inode = file.ops.inode().ok_or(Errno::ENODEV)?;
+            if inode.file_type() != kevlar_vfs::FileType::Regular {
+                return Err(Errno::ENODEV);
+            }
+            if !file.readable() || (shared && prot.write && !file.writable()) {
+                return Err(Errno::EACCES);
+            }
+            if shared && !crate::fs::pages::can_map_shared(&*inode) {
+                // The file's data is not in frames (generated files): there
+                // is nothing a shared mapping could write to.
+                return Err(Errno::ENODEV);
+            }
+            Backing::File { file: inode_backing(inode, file.path.clone()), offset, file_len: len, shared }
         }
-        if shared && !crate::fs::pages::can_map_shared(&*inode) {
-            // The file's data is not in frames (generated files): there
-            // is nothing a shared mapping could write to.
-            return Err(Errno::ENODEV);
-        }
-        Backing::File { file: inode_backing(inode, file.path.clone()), offset, file_len: len, shared }
     };
     let vm = thread.process.vm.lock().clone();
     let mut vm = vm.lock();

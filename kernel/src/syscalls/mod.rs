@@ -355,7 +355,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         // Time.
         nr::__NR_clock_gettime => time::clock_gettime(a.u32(0), a.usize(1)),
         nr::__NR_clock_getres => time::clock_getres(a.u32(0), a.usize(1)),
-        nr::__NR_gettimeofday => time::gettimeofday(a.usize(0)),
+        nr::__NR_gettimeofday => time::gettimeofday(a.usize(0), a.usize(1)),
         nr::__NR_time => time::time(a.usize(0)),
         nr::__NR_nanosleep => time::nanosleep(a.usize(0), a.usize(1)),
         nr::__NR_clock_nanosleep => time::clock_nanosleep(a.u32(0), a.u32(1), a.usize(2), a.usize(3)),

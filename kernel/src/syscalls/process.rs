@@ -418,7 +418,13 @@ pub fn arch_prctl(thread: &Thread, code: u32, addr: u64) -> Result<isize> {
     const ARCH_SET_FS: u32 = 0x1002;
     const ARCH_GET_FS: u32 = 0x1003;
     const ARCH_GET_GS: u32 = 0x1004;
+    const ARCH_GET_CPUID: u32 = 0x1011;
+    const ARCH_SET_CPUID: u32 = 0x1012;
     let (set, fs) = match code {
+        // CPUID always runs (no CPUID faulting is offered, so setting it
+        // is ENODEV as on Linux on such a CPU).
+        ARCH_GET_CPUID => return Ok(1),
+        ARCH_SET_CPUID => return Err(Errno::ENODEV),
         ARCH_SET_FS => (true, true),
         ARCH_GET_FS => (false, true),
         ARCH_SET_GS => (true, false),

@@ -70,13 +70,19 @@ pub fn clock_getres(clock: u32, tp: usize) -> Result<isize> {
     Ok(0)
 }
 
-pub fn gettimeofday(tv: usize) -> Result<isize> {
+/// gettimeofday: the time, and the kernel's time zone (`struct timezone`,
+/// two ints; zero, as Linux keeps it unless settimeofday sets one) when
+/// `tz` is given. A bad pointer for either is EFAULT.
+pub fn gettimeofday(tv: usize, tz: usize) -> Result<isize> {
     if tv != 0 {
         let ns = time::realtime_ns();
         let mut raw = [0u8; 16];
         raw[..8].copy_from_slice(&((ns / 1_000_000_000) as i64).to_le_bytes());
         raw[8..].copy_from_slice(&(((ns / 1000) % 1_000_000) as i64).to_le_bytes());
         copy_to_user(tv, &raw)?;
+    }
+    if tz != 0 {
+        copy_to_user(tz, &[0u8; 8])?;
     }
     Ok(0)
 }

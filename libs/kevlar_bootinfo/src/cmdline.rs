@@ -120,4 +120,31 @@ impl CommandLine {
     pub fn init_args(&self) -> &[String] {
         &self.init_args
     }
+
+    /// What Linux hands init from the parameters the kernel does not know
+    /// (`known` names those it does): each unknown `key=value` becomes an
+    /// environment entry (a later one replaces an earlier one of the same
+    /// key), each unknown bare word an argument ahead of those after `--`.
+    /// Names with a `.` are module options and go nowhere.
+    pub fn for_init(&self, known: &[&str]) -> (Vec<String>, Vec<String>) {
+        let mut env: Vec<String> = Vec::new();
+        let mut args = Vec::new();
+        for (key, value) in &self.params {
+            if key.contains('.') || known.iter().any(|k| key_eq(k, key)) {
+                continue;
+            }
+            match value {
+                Some(value) => {
+                    let entry = alloc::format!("{}={}", key, value);
+                    match env.iter_mut().find(|e| e.split_once('=').is_some_and(|(k, _)| k == key)) {
+                        Some(slot) => *slot = entry,
+                        None => env.push(entry),
+                    }
+                }
+                None => args.push(key.clone()),
+            }
+        }
+        args.extend(self.init_args.iter().cloned());
+        (env, args)
+    }
 }

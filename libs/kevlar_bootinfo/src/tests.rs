@@ -723,6 +723,20 @@ fn cmdline_init_args() {
 }
 
 #[test]
+fn cmdline_for_init() {
+    let c = CommandLine::parse(r#"console=ttyS0 LANG=C single quiet FOO=1 systemd.unit=rescue.target FOO=2 emergency init=/bin/sh -- -s x=y"#);
+    let (env, args) = c.for_init(&["console", "quiet", "init"]);
+    assert_eq!(env, ["LANG=C", "FOO=2"]);
+    assert_eq!(args, ["single", "emergency", "-s", "x=y"]);
+    // `-` and `_` match in the known names, as in lookups.
+    let (env, args) = CommandLine::parse("no-hz=off a_b").for_init(&["no_hz", "a-b"]);
+    assert!(env.is_empty() && args.is_empty());
+    // An empty value is still an environment entry.
+    let (env, _) = CommandLine::parse("EMPTY=").for_init(&[]);
+    assert_eq!(env, ["EMPTY="]);
+}
+
+#[test]
 fn cmdline_from_boot_info() {
     let m = image(&qemu_info(), &qemu_map(), "console=ttyS0 -- -s");
     let bi = parse_start_info(&m, INFO_AT).unwrap();

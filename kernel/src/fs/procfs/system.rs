@@ -13,7 +13,7 @@ use kevlar_platform::smp;
 use kevlar_vfs::{FileType, Inode};
 
 use super::{fs_id, setting_file, text_file, BOOT};
-use crate::error::Result;
+use crate::error::{Errno, Result};
 use crate::fs::synth::{Attr, Parent, SynthDir, Table};
 use crate::process::{all_processes, ThreadState};
 
@@ -90,7 +90,7 @@ fn stat() -> Result<String> {
     let _ = writeln!(out, "intr {}", interrupts);
     let _ = writeln!(out, "ctxt {}", crate::process::CONTEXT_SWITCHES.load(Ordering::Relaxed));
     let _ = writeln!(out, "btime {}", boot_secs);
-    let _ = writeln!(out, "processes {}", crate::process::last_pid());
+    let _ = writeln!(out, "processes {}", crate::process::pid::handed_out());
     let _ = writeln!(out, "procs_running {}", running);
     let _ = writeln!(out, "procs_blocked 0");
     let _ = writeln!(out, "softirq 0 0 0 0 0 0 0 0 0 0 0");
@@ -377,16 +377,27 @@ fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
             ))
         });
     }
-    let fixed: [(&'static [u8], fn() -> String); 4] = [
+    let fixed: [(&'static [u8], fn() -> String); 3] = [
         (b"osrelease", || format!("{}\n", crate::syscalls::RELEASE)),
         (b"ostype", || format!("{}\n", crate::syscalls::SYSNAME)),
-        // pids come from a counter that never wraps; Linux's default limit.
-        (b"pid_max", || String::from("32768\n")),
         (b"version", || format!("{}\n", crate::syscalls::VERSION)),
     ];
     for (i, (name, text)) in fixed.into_iter().enumerate() {
         let n = ino + 3 + i as u64;
         table.add(name, FileType::Regular, n, move |_| Ok(text_file(n, move || Ok(text()))));
     }
+    let n = ino + 6;
+    table.add(b"pid_max", FileType::Regular, n, move |_| {
+        Ok(setting_file(
+            n,
+            0o644,
+            || Ok(format!("{}\n", crate::process::pid::pid_max())),
+            |buf| {
+                let text = core::str::from_utf8(setting_text(buf)).map_err(|_| Errno::EINVAL)?;
+                crate::process::pid::set_pid_max(text.trim().parse().map_err(|_| Errno::EINVAL)?)?;
+                Ok(buf.len())
+            },
+        ))
+    });
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
