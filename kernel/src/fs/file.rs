@@ -120,6 +120,15 @@ pub trait FileOps: Send + Sync {
     fn as_socket(&self) -> Option<&crate::net::SocketFile> {
         None
     }
+    /// The pidfd, when the file is one.
+    fn as_pidfd(&self) -> Option<&super::pidfd::PidFd> {
+        None
+    }
+    /// Lines /proc/PID/fdinfo shows after the common ones for this kind
+    /// of file.
+    fn fdinfo(&self) -> Option<alloc::string::String> {
+        None
+    }
 }
 
 /// An open file description (shared by dup'd fds and across fork).

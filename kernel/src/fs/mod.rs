@@ -12,6 +12,7 @@ pub mod initramfs;
 pub mod locks;
 pub mod mount;
 pub mod pages;
+pub mod pidfd;
 pub mod pipe;
 pub mod procfs;
 pub mod signalfd;

@@ -431,6 +431,11 @@ impl Process {
         self.parent().map_or(0, |p| p.pid)
     }
 
+    /// Whether the process was reaped: its id is free again.
+    pub fn is_reaped(&self) -> bool {
+        self.reaped.load(Ordering::Acquire)
+    }
+
     /// Returns the exit status if the process is a zombie.
     pub fn exit_status(&self) -> Option<ExitStatus> {
         *self.exit_status.lock()
@@ -884,6 +889,8 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
         }
         None => *process.exit_status.lock() = Some(status),
     }
+    // A pidfd naming the process becomes readable.
+    crate::fs::file::notify_pollers();
     thread.set_state(ThreadState::Dead);
 }
 

@@ -61,7 +61,7 @@ pub fn handed_out() -> u64 {
 fn ids_in_use() -> BTreeSet<Pid> {
     let mut used = BTreeSet::new();
     for process in all_processes() {
-        if process.reaped.load(Ordering::Acquire) {
+        if process.is_reaped() {
             continue;
         }
         used.insert(process.pid);

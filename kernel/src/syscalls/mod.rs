@@ -335,6 +335,8 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_rt_sigsuspend => signal::rt_sigsuspend(thread, a.usize(0), a.usize(1)),
         nr::__NR_rt_sigtimedwait => signal::rt_sigtimedwait(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3)),
         nr::__NR_sigaltstack => signal::sigaltstack(thread, a.usize(0), a.usize(1), frame.rsp),
+        nr::__NR_pidfd_open => process::pidfd_open(thread, a.i32(0), a.u32(1)),
+        nr::__NR_pidfd_send_signal => signal::pidfd_send_signal(thread, a.i32(0), a.u32(1), a.usize(2), a.u32(3)),
         nr::__NR_kill => signal::kill(thread, a.i32(0), a.u32(1)),
         nr::__NR_tkill => signal::tkill(thread, a.i32(0), a.u32(1)),
         nr::__NR_tgkill => signal::tgkill(thread, a.i32(0), a.i32(1), a.u32(2)),

@@ -14,18 +14,24 @@ use crate::process::signal::JobReport;
 use crate::process::{self, find_process, CloneOptions, ExitStatus, Pid, Process, Thread};
 
 pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, parent_tid: usize, child_tid: usize, tls: u64) -> Result<isize> {
-    clone_with(thread, frame, flags, stack, parent_tid, child_tid, tls)
+    // clone(2) stores a CLONE_PIDFD fd where CLONE_PARENT_SETTID would
+    // store the id, so the two cannot go together.
+    if flags & abi::CLONE_PIDFD as u64 != 0 && flags & abi::CLONE_PARENT_SETTID as u64 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    clone_with(thread, frame, flags, stack, parent_tid, child_tid, tls, parent_tid)
 }
 
 /// clone and clone3: a child process, or a thread with CLONE_THREAD.
-fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, parent_tid: usize, child_tid: usize, tls: u64) -> Result<isize> {
+#[allow(clippy::too_many_arguments)]
+fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, parent_tid: usize, child_tid: usize, tls: u64, pidfd: usize) -> Result<isize> {
     // CLONE_DETACHED is ignored by Linux; CLONE_SYSVSEM shares SysV
     // semaphore undo lists, of which there are none.
     let supported = abi::CLONE_VM | abi::CLONE_VFORK | abi::CLONE_SETTLS | abi::CLONE_CHILD_CLEARTID | abi::CLONE_CHILD_SETTID
         | abi::CLONE_PARENT_SETTID | abi::CLONE_FILES | abi::CLONE_THREAD | abi::CLONE_SIGHAND | abi::CLONE_FS
-        | abi::CLONE_SYSVSEM | abi::CLONE_DETACHED | abi::CLONE_PARENT | 0xff;
+        | abi::CLONE_SYSVSEM | abi::CLONE_DETACHED | abi::CLONE_PARENT | abi::CLONE_PIDFD | 0xff;
     if flags > u32::MAX as u64 || flags as u32 & !supported != 0 {
-        // Namespaces, CLONE_PIDFD, CLONE_IO, CLONE_PTRACE come later.
+        // Namespaces, CLONE_IO, CLONE_PTRACE come later.
         return Err(Errno::EINVAL);
     }
     let flags = flags as u32;
@@ -48,6 +54,14 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     if has(abi::CLONE_PARENT) && thread.process.pid == 1 {
         return Err(Errno::EINVAL);
     }
+    if has(abi::CLONE_PIDFD) && (has(abi::CLONE_THREAD) || has(abi::CLONE_DETACHED)) {
+        return Err(Errno::EINVAL);
+    }
+    // The pidfd's slot must be writable before the child exists (Linux
+    // fails the whole clone with EFAULT otherwise).
+    if has(abi::CLONE_PIDFD) {
+        crate::uaccess::copy_to_user(pidfd, &(-1i32).to_le_bytes())?;
+    }
     let options = CloneOptions {
         share_vm: has(abi::CLONE_VM),
         vfork: has(abi::CLONE_VFORK),
@@ -62,7 +76,45 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     if has(abi::CLONE_THREAD) {
         return Ok(process::spawn_thread(thread, frame, &options)? as isize);
     }
-    Ok(process::fork(thread, frame, options)? as isize)
+    let pid = process::fork(thread, frame, options)?;
+    if has(abi::CLONE_PIDFD) {
+        if let Some(child) = process::find_process(pid) {
+            let fd = install_pidfd(thread, child, abi::O_CLOEXEC)?;
+            crate::uaccess::copy_to_user(pidfd, &(fd as i32).to_le_bytes())?;
+        }
+    }
+    Ok(pid as isize)
+}
+
+/// Puts a pidfd for `target` in the caller's fd table (always close-on-
+/// exec, as Linux's); `flags` may add O_NONBLOCK.
+fn install_pidfd(thread: &Thread, target: Arc<Process>, flags: u32) -> Result<i32> {
+    let status = abi::O_RDWR | (flags & abi::O_NONBLOCK);
+    let file = crate::fs::file::OpenFile::new(crate::fs::pidfd::PidFd::new(target), status, b"anon_inode:[pidfd]".to_vec());
+    let table = thread.process.files.lock().clone();
+    let fd = table.lock().insert(file, true)?;
+    Ok(fd)
+}
+
+/// pidfd_open: a pidfd for process `pid` (a thread-group leader, live or
+/// a zombie); PIDFD_NONBLOCK (O_NONBLOCK) is the only flag.
+pub fn pidfd_open(thread: &Thread, pid: i32, flags: u32) -> Result<isize> {
+    if flags & !abi::O_NONBLOCK != 0 || pid <= 0 {
+        return Err(Errno::EINVAL);
+    }
+    let target = match process::find_process(pid) {
+        Some(target) => target,
+        // A thread that is not its process's leader: Linux says EINVAL.
+        None if process::find_thread(pid).is_some() => return Err(Errno::EINVAL),
+        None => return Err(Errno::ESRCH),
+    };
+    Ok(install_pidfd(thread, target, flags)? as isize)
+}
+
+/// The process a pidfd names (EBADF for other files).
+pub fn pidfd_process(thread: &Thread, fd: i32) -> Result<Arc<Process>> {
+    let file = thread.process.files.lock().lock().get(fd)?;
+    file.ops.as_pidfd().map(|p| p.process().clone()).ok_or(Errno::EBADF)
 }
 
 /// clone3: the arguments come in a `struct clone_args` of `size` bytes
@@ -81,7 +133,7 @@ pub fn clone3(thread: &Arc<Thread>, frame: &TrapFrame, args: usize, size: usize)
     }
     raw.resize(KNOWN.max(raw.len()), 0);
     let word = |i: usize| u64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap());
-    let (flags, _pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls) =
+    let (flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls) =
         (word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7));
     let (set_tid, set_tid_size, cgroup) = (word(8), word(9), word(10));
     let _ = cgroup;
@@ -96,7 +148,7 @@ pub fn clone3(thread: &Arc<Thread>, frame: &TrapFrame, args: usize, size: usize)
         return Err(Errno::EINVAL);
     }
     let sp = if stack != 0 { stack.checked_add(stack_size).ok_or(Errno::EINVAL)? as usize } else { 0 };
-    clone_with(thread, frame, flags | exit_signal, sp, parent_tid as usize, child_tid as usize, tls)
+    clone_with(thread, frame, flags | exit_signal, sp, parent_tid as usize, child_tid as usize, tls, pidfd as usize)
 }
 
 pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: usize, argv: usize, envp: usize, flags: u32) -> Result<isize> {
@@ -198,6 +250,13 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
         abi::P_ALL => -1,
         abi::P_PID => id,
         abi::P_PGID => if id == 0 { 0 } else { -id },
+        // The process a pidfd names; waiting for it needs it to be a child.
+        abi::P_PIDFD => {
+            if id < 0 {
+                return Err(Errno::EINVAL);
+            }
+            pidfd_process(thread, id)?.pid
+        }
         _ => return Err(Errno::EINVAL),
     };
     let me = thread.process.clone();

@@ -352,6 +352,34 @@ pub fn rt_sigqueueinfo(thread: &Thread, pid: i32, sig: u32, uinfo: usize) -> Res
     Ok(0)
 }
 
+/// pidfd_send_signal: kill(2) through a pidfd, optionally with the
+/// caller's siginfo (whose signal number must match; a made-up SI_USER or
+/// SI_TKILL one only for the caller itself, as rt_sigqueueinfo).
+pub fn pidfd_send_signal(thread: &Thread, pidfd: i32, sig: u32, uinfo: usize, flags: u32) -> Result<isize> {
+    if flags != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let target = super::process::pidfd_process(thread, pidfd)?;
+    if target.is_reaped() {
+        return Err(Errno::ESRCH);
+    }
+    if sig as usize > NSIG {
+        return Err(Errno::EINVAL);
+    }
+    let info = if uinfo != 0 {
+        let raw = read_bytes::<48>(uinfo)?;
+        if i32::from_le_bytes(raw[..4].try_into().unwrap()) as u32 != sig {
+            return Err(Errno::EINVAL);
+        }
+        read_queued_info(thread, target.pid, sig, uinfo)?
+    } else {
+        let (my_pid, uid) = sender_ids(&thread.process);
+        SigInfo::from_process(sig, signal::SI_USER, my_pid, uid)
+    };
+    send_to(&thread.process, &target, info)?;
+    Ok(0)
+}
+
 pub fn rt_tgsigqueueinfo(thread: &Thread, tgid: i32, tid: i32, sig: u32, uinfo: usize) -> Result<isize> {
     if tgid <= 0 || tid <= 0 {
         return Err(Errno::EINVAL);

@@ -1,6 +1,7 @@
 /* Signals whose default action dumps core end the process and the
  * parent's wait returns, whatever the child was doing: sleeping in
- * pause, nanosleep or a pipe read, or running. */
+ * pause, nanosleep or a pipe read, or running. With RLIMIT_CORE 0 (init's
+ * default) no core is written, and the status says so. */
 #include "common.h"
 
 static void child(int how)
@@ -42,7 +43,8 @@ int main(void)
                 kill(pid, SIGKILL);
                 waitpid(pid, &st, 0);
             } else {
-                out("%s while in %s: %s", signame(sigs[s]), states[how], wstatus(st));
+                out("%s while in %s: %s%s", signame(sigs[s]), states[how], wstatus(st),
+                    WIFSIGNALED(st) && WCOREDUMP(st) ? " (core dumped)" : "");
             }
         }
     }

@@ -344,7 +344,8 @@ fn fdinfo(pid: Pid, fd: i32) -> Result<Vec<u8>> {
         Some(inode) => (crate::fs::mount::mount_of(&*inode).map_or(0, |m| m.id), inode.ino()),
         None => (0, file.ops.stat().map_or(0, |s| s.ino)),
     };
-    Ok(format!("pos:\t{}\nflags:\t0{:o}\nmnt_id:\t{}\nino:\t{}\n", pos, flags, mnt_id, ino).into_bytes())
+    let extra = file.ops.fdinfo().unwrap_or_default();
+    Ok(format!("pos:\t{}\nflags:\t0{:o}\nmnt_id:\t{}\nino:\t{}\n{}", pos, flags, mnt_id, ino, extra).into_bytes())
 }
 
 /// The node a `/proc/PID/fd/N` link leads to when the open file has no
