@@ -1150,7 +1150,10 @@ pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, saved_mask: 
                     return;
                 }
                 DefaultAction::Core => {
-                    exit_current(ExitStatus::Signaled(sig as u8, true));
+                    // No core file is written (Kevlar has no core dumps;
+                    // Linux writes none either under RLIMIT_CORE 0, init's
+                    // default), so the status does not claim one.
+                    exit_current(ExitStatus::Signaled(sig as u8, false));
                     return;
                 }
             },
@@ -1163,7 +1166,7 @@ pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, saved_mask: 
                 let frame_mask = saved_mask.unwrap_or(blocked);
                 if setup_frame(thread, frame, &info, &action, handler, blocked, frame_mask).is_err() {
                     // No room for the frame: Linux kills with SIGSEGV.
-                    exit_current(ExitStatus::Signaled(SIGSEGV as u8, true));
+                    exit_current(ExitStatus::Signaled(SIGSEGV as u8, false));
                 }
                 return;
             }

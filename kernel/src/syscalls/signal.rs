@@ -74,7 +74,7 @@ pub fn rt_sigprocmask(thread: &Thread, how: u32, set: usize, oldset: usize, sigs
 
 pub fn rt_sigreturn(thread: &Arc<Thread>, frame: &mut TrapFrame) -> Result<isize> {
     if signal::sigreturn(thread, frame).is_err() {
-        crate::process::exit_current(crate::process::ExitStatus::Signaled(signal::SIGSEGV as u8, true));
+        crate::process::exit_current(crate::process::ExitStatus::Signaled(signal::SIGSEGV as u8, false));
         return Ok(0);
     }
     Ok(frame.rax as isize)

@@ -94,7 +94,8 @@ int main(void)
     out("waitid WNOHANG while running: %s", res(waitid(P_PIDFD, fd, &si, WEXITED | WNOHANG)));
     write(p[1], "x", 1);
     pf.revents = 0;
-    out("poll after exit: %d, revents POLLIN: %s", poll(&pf, 1, 5000), yesno(pf.revents & POLLIN));
+    int ready = poll(&pf, 1, 5000);
+    out("poll after exit: %d, revents POLLIN: %s", ready, yesno(pf.revents & POLLIN));
     out("epoll after exit: %d", epoll_wait(ep, &got, 1, 5000));
     out("signal 0 to the zombie: %s", res(pidfd_send(fd, 0, NULL, 0)));
     memset(&si, 0, sizeof si);
