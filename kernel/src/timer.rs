@@ -65,6 +65,7 @@ pub fn run_expired() {
     if kevlar_platform::arch::serial::take_input_notification() {
         crate::tty::console::pump();
     }
+    crate::fs::fasync::run_pending();
     let now = time::monotonic_ns();
     fire_real_timers(now);
     crate::fs::timerfd::run_expired(now);

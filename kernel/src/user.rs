@@ -86,6 +86,7 @@ fn before_user_return(frame: &mut TrapFrame) {
 fn return_to_user(thread: alloc::sync::Arc<crate::process::Thread>, frame: &mut TrapFrame) {
     scheduler::after_switch();
     crate::timer::run_expired_if_due();
+    crate::fs::fasync::run_pending();
     if thread.state() != crate::process::ThreadState::Dead {
         scheduler::preempt_if_needed(&thread);
         let interrupted = thread.take_interrupted_syscall();

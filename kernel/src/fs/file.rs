@@ -38,6 +38,7 @@ pub static POLLERS: crate::process::wait_queue::WaitQueue = crate::process::wait
 /// Wakes pollers after a readiness change.
 pub fn notify_pollers() {
     POLLERS.wake_all();
+    super::fasync::note_wakeup();
 }
 
 /// What a kind of open file can do. Offsets are managed by [`OpenFile`];
@@ -141,12 +142,14 @@ pub struct OpenFile {
     pub offset: SpinLock<u64>,
     /// The absolute path it was opened by (for /proc and fchdir).
     pub path: Vec<u8>,
+    /// Signal-driven I/O: whom to signal, with what (F_SETOWN, F_SETSIG).
+    async_state: SpinLock<super::fasync::AsyncState>,
 }
 
 impl OpenFile {
     /// Wraps `ops` as a new open file description.
     pub fn new(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>) -> Arc<OpenFile> {
-        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path })
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()) })
     }
 
     /// Returns the status flags.
@@ -154,12 +157,27 @@ impl OpenFile {
         self.flags.load(Ordering::Relaxed)
     }
 
-    /// Replaces the settable status flags (F_SETFL).
-    pub fn set_status_flags(&self, flags: u32) {
-        use linux_raw_sys::general::{O_APPEND, O_NONBLOCK};
-        let settable = O_APPEND | O_NONBLOCK;
+    /// Replaces the settable status flags (F_SETFL, FIONBIO, FIOASYNC);
+    /// `fd` is the descriptor the call came through (O_ASYNC's signals
+    /// name it in si_fd).
+    pub fn set_status_flags(self: &Arc<Self>, fd: i32, flags: u32) {
+        use linux_raw_sys::general::{FASYNC as O_ASYNC, O_APPEND, O_NONBLOCK};
+        let settable = O_APPEND | O_NONBLOCK | O_ASYNC;
         let old = self.flags();
         self.flags.store((old & !settable) | (flags & settable), Ordering::Relaxed);
+        if (old ^ flags) & O_ASYNC != 0 {
+            super::fasync::set_async(self, fd, flags & O_ASYNC != 0);
+        }
+    }
+
+    /// The signal-driven I/O settings.
+    pub fn async_state(&self) -> super::fasync::AsyncState {
+        *self.async_state.lock()
+    }
+
+    /// Changes the signal-driven I/O settings.
+    pub fn update_async_state(&self, f: impl FnOnce(&mut super::fasync::AsyncState)) {
+        f(&mut self.async_state.lock());
     }
 
     /// Returns whether reads are allowed by the access mode.

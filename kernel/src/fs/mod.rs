@@ -6,6 +6,7 @@ pub mod blockdev;
 pub mod devices;
 pub mod epoll;
 pub mod eventfd;
+pub mod fasync;
 pub mod fdtable;
 pub mod file;
 pub mod initramfs;

@@ -58,6 +58,8 @@ pub const SIGTTIN: u32 = abi::SIGTTIN;
 pub const SIGTTOU: u32 = abi::SIGTTOU;
 /// SIGURG.
 pub const SIGURG: u32 = abi::SIGURG;
+/// I/O possible (signal-driven I/O's default).
+pub const SIGIO: u32 = abi::SIGIO;
 /// SIGWINCH.
 pub const SIGWINCH: u32 = abi::SIGWINCH;
 /// The first real-time signal (the kernel's; libcs reserve a few).
@@ -192,6 +194,12 @@ impl SigInfo {
     /// code or signal); its CPU times stay zero (not accounted yet).
     pub fn child(code: i32, pid: Pid, uid: u32, status: i32) -> Self {
         Self::from_process(SIGCHLD, code, pid, uid).with(8, &status.to_le_bytes())
+    }
+
+    /// Signal-driven I/O with F_SETSIG: `_sigpoll` holds the band (poll
+    /// bits) and the fd.
+    pub fn poll(signo: u32, code: i32, band: i64, fd: i32) -> Self {
+        Self::new(signo, code).with(0, &band.to_le_bytes()).with(8, &fd.to_le_bytes())
     }
 
     /// A fault: `_sigfault` holds the address.

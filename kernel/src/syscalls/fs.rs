@@ -12,6 +12,7 @@ use linux_raw_sys::general as abi;
 
 use super::read_path;
 use crate::error::{Errno, Result};
+use crate::fs::fasync::{self, OwnerKind};
 use crate::fs::file::OpenFile;
 use crate::fs::pipe::Pipe;
 use crate::fs::{open_path, FsContext};
@@ -465,7 +466,57 @@ pub fn fcntl(thread: &Thread, fd: i32, cmd: u32, arg: usize) -> Result<isize> {
         }
         abi::F_GETFL => Ok(f.flags() as isize),
         abi::F_SETFL => {
-            f.set_status_flags(arg as u32);
+            drop(table);
+            f.set_status_flags(fd, arg as u32);
+            Ok(0)
+        }
+        abi::F_GETOWN => Ok(match f.async_state().owner {
+            Some(o) if o.kind == OwnerKind::Group => -o.id as isize,
+            Some(o) => o.id as isize,
+            None => 0,
+        }),
+        abi::F_SETOWN => {
+            drop(table);
+            let id = arg as i32;
+            let owner = if id < 0 {
+                fasync::owner(OwnerKind::Group, id.checked_neg().ok_or(Errno::ESRCH)?, &thread.process)?
+            } else {
+                fasync::owner(OwnerKind::Process, id, &thread.process)?
+            };
+            f.update_async_state(|s| s.owner = owner);
+            Ok(0)
+        }
+        abi::F_GETOWN_EX => {
+            let (kind, id) = match f.async_state().owner {
+                Some(o) => (match o.kind { OwnerKind::Thread => abi::F_OWNER_TID, OwnerKind::Process => abi::F_OWNER_PID, OwnerKind::Group => abi::F_OWNER_PGRP }, o.id),
+                // Linux reports an unset owner as a process owner 0.
+                None => (abi::F_OWNER_PID, 0),
+            };
+            let mut raw = [0u8; 8];
+            raw[..4].copy_from_slice(&kind.to_le_bytes());
+            raw[4..].copy_from_slice(&id.to_le_bytes());
+            copy_to_user(arg, &raw)?;
+            Ok(0)
+        }
+        abi::F_SETOWN_EX => {
+            drop(table);
+            let raw = super::read_bytes::<8>(arg)?;
+            let kind = match u32::from_le_bytes(raw[..4].try_into().unwrap()) {
+                abi::F_OWNER_TID => OwnerKind::Thread,
+                abi::F_OWNER_PID => OwnerKind::Process,
+                abi::F_OWNER_PGRP => OwnerKind::Group,
+                _ => return Err(Errno::EINVAL),
+            };
+            let owner = fasync::owner(kind, i32::from_le_bytes(raw[4..].try_into().unwrap()), &thread.process)?;
+            f.update_async_state(|s| s.owner = owner);
+            Ok(0)
+        }
+        abi::F_GETSIG => Ok(f.async_state().signal as isize),
+        abi::F_SETSIG => {
+            if arg > crate::process::signal::NSIG {
+                return Err(Errno::EINVAL);
+            }
+            f.update_async_state(|s| s.signal = arg as u32);
             Ok(0)
         }
         abi::F_GETPIPE_SZ | abi::F_SETPIPE_SZ => {
@@ -501,10 +552,11 @@ pub fn ioctl(thread: &Thread, fd: i32, request: u32, arg: usize) -> Result<isize
             thread.process.files.lock().lock().set_cloexec(fd, false)?;
             Ok(0)
         }
-        linux_raw_sys::ioctl::FIONBIO => {
+        linux_raw_sys::ioctl::FIONBIO | linux_raw_sys::ioctl::FIOASYNC => {
+            let bit = if request == linux_raw_sys::ioctl::FIONBIO { abi::O_NONBLOCK } else { abi::FASYNC };
             let on = super::read_bytes::<4>(arg).map(i32::from_le_bytes)? != 0;
-            let flags = if on { f.flags() | abi::O_NONBLOCK } else { f.flags() & !abi::O_NONBLOCK };
-            f.set_status_flags(flags);
+            let flags = if on { f.flags() | bit } else { f.flags() & !bit };
+            f.set_status_flags(fd, flags);
             Ok(0)
         }
         _ => f.ops.ioctl(&f, request, arg),
