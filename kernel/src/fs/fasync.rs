@@ -7,8 +7,9 @@
 //! Files report readiness by waking pollers (`notify_pollers`), which any
 //! context may call; that only marks the O_ASYNC files for a look. The look
 //! happens in process context (on the way back to user mode, and in the
-//! idle loop): each registered file whose readable or writable count
-//! (`FileOps::poll_counts`) moved and which polls ready sends its signal.
+//! idle loop): a registered file whose readable count
+//! (`FileOps::poll_counts`) moved and which polls readable sends POLL_IN;
+//! one that polls writable again after it did not sends POLL_OUT.
 
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
@@ -55,6 +56,8 @@ struct Registered {
     file: Weak<OpenFile>,
     fd: i32,
     counts: (u64, u64),
+    /// Whether the file polled writable at the last look.
+    writable: bool,
 }
 
 static REGISTERED: SpinLock<Vec<Registered>> = SpinLock::new(Vec::new());
@@ -75,7 +78,8 @@ pub fn set_async(file: &Arc<OpenFile>, fd: i32, on: bool) {
     let mut list = REGISTERED.lock();
     list.retain(|r| r.file.strong_count() > 0 && !core::ptr::eq(r.file.as_ptr(), Arc::as_ptr(file)));
     if on {
-        list.push(Registered { file: Arc::downgrade(file), fd, counts: file.ops.poll_counts() });
+        let writable = file.ops.poll() & POLLOUT != 0;
+        list.push(Registered { file: Arc::downgrade(file), fd, counts: file.ops.poll_counts(), writable });
     }
     ANY.store(!list.is_empty(), Ordering::Relaxed);
 }
@@ -96,10 +100,14 @@ pub fn run_pending() {
             if counts.0 != entry.counts.0 && ready & POLLIN != 0 {
                 due.push((file.clone(), entry.fd, abi::POLL_IN));
             }
-            if counts.1 != entry.counts.1 && ready & POLLOUT != 0 {
+            // Every arrival is news to a reader; room to write only when
+            // there was none (Linux's write-space callbacks).
+            let writable = ready & POLLOUT != 0;
+            if counts.1 != entry.counts.1 && writable && !entry.writable {
                 due.push((file.clone(), entry.fd, abi::POLL_OUT));
             }
             entry.counts = counts;
+            entry.writable = writable;
         }
         ANY.store(!list.is_empty(), Ordering::Relaxed);
     }
