@@ -12,6 +12,8 @@ use kevlar_platform::sync::SpinLock;
 
 use crate::error::{Errno, Result};
 
+mod remote;
+
 /// The lowest address a mapping may use (Linux's default mmap_min_addr).
 pub const MMAP_MIN_ADDR: usize = 0x10000;
 /// Where top-down mmap placement starts (below the stack area).

@@ -24,10 +24,9 @@ pub const AT_FDCWD: i32 = abi::AT_FDCWD;
 const CLOSE_RANGE_UNSHARE: u32 = 1 << 1;
 const CLOSE_RANGE_CLOEXEC: u32 = 1 << 2;
 
-/// The credentials file-system checks use (the effective ids).
+/// The credentials file-system checks use (the file-system ids).
 pub fn fs_cred(thread: &Thread) -> kevlar_vfs::Credentials {
-    let c = thread.process.creds.lock();
-    kevlar_vfs::Credentials { uid: c.euid, gid: c.egid, groups: c.groups.clone() }
+    thread.process.creds.lock().fs_cred()
 }
 
 fn file(thread: &Thread, fd: i32) -> Result<Arc<OpenFile>> {
@@ -68,10 +67,10 @@ fn with_bounce<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     }
 }
 
-/// A write by a non-root process clears set-user-id (and set-group-id
-/// with group execute) on the file, as Linux does.
+/// A write by a process without CAP_FSETID clears set-user-id (and
+/// set-group-id with group execute) on the file, as Linux does.
 fn drop_privileges_on_write(thread: &Thread, f: &OpenFile) {
-    if thread.process.creds.lock().euid == 0 {
+    if crate::process::access::capable(&thread.process, abi::CAP_FSETID) {
         return;
     }
     let Some(inode) = f.ops.inode() else { return };
@@ -710,16 +709,14 @@ pub fn fchdir(thread: &Thread, fd: i32) -> Result<isize> {
 
 /// chroot(2): makes `path` the process root, where absolute paths start
 /// and `..` stops. Like Linux, the lookup and the search-permission check
-/// come before the privilege check (CAP_SYS_CHROOT, here effective uid 0),
+/// come before the privilege check (CAP_SYS_CHROOT),
 /// and the working directory is left where it is (callers chdir("/") after).
 /// Its recorded path is recomputed against the new root; a working
 /// directory outside the new root keeps its old path text, since no path
 /// from the new root reaches it (Linux's getcwd says "(unreachable)").
 pub fn chroot(thread: &Thread, path: usize) -> Result<isize> {
-    let (_, node, cred) = searchable_dir(thread, path)?;
-    if !cred.is_root() {
-        return Err(Errno::EPERM);
-    }
+    let (_, node, _) = searchable_dir(thread, path)?;
+    crate::process::access::require(&thread.process, abi::CAP_SYS_CHROOT)?;
     let mut fs = thread.process.fs.lock();
     fs.root = node;
     if let Ok(p) = crate::fs::dir_path(&fs, fs.cwd.clone()) {
@@ -776,16 +773,18 @@ pub fn mknodat(thread: &Thread, dirfd: i32, path: usize, mode: u32, dev: u64) ->
         0 | abi::S_IFREG => FileType::Regular,
         abi::S_IFIFO => FileType::Fifo,
         abi::S_IFSOCK => FileType::Socket,
-        abi::S_IFCHR | abi::S_IFBLK => {
-            if cred.uid != 0 {
-                return Err(Errno::EPERM);
-            }
-            if mode & abi::S_IFMT == abi::S_IFCHR { FileType::CharDevice } else { FileType::BlockDevice }
-        }
+        abi::S_IFCHR => FileType::CharDevice,
+        abi::S_IFBLK => FileType::BlockDevice,
         abi::S_IFDIR => return Err(Errno::EPERM),
         _ => return Err(Errno::EINVAL),
     };
     check_dir_write(&parent.dir, &cred)?;
+    // Linux's vfs_mknod: device nodes need CAP_MKNOD, after the directory
+    // check; a whiteout (character device 0:0) does not.
+    let whiteout = ty == FileType::CharDevice && dev == 0;
+    if matches!(ty, FileType::CharDevice | FileType::BlockDevice) && !whiteout {
+        crate::process::access::require(&thread.process, abi::CAP_MKNOD)?;
+    }
     let umask = thread.process.fs.lock().umask;
     parent.dir.create(name, ty, mode & 0o7777 & !umask, cred.uid, cred.gid, dev)?;
     Ok(0)

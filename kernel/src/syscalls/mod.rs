@@ -18,6 +18,7 @@ mod mount;
 pub mod names;
 mod poll;
 mod process;
+mod process_vm;
 mod sched;
 mod signal;
 mod socket;
@@ -274,8 +275,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_getresgid => process::getresuid(thread, a.usize(0), a.usize(1), a.usize(2), false),
         nr::__NR_getgroups => process::getgroups(thread, a.i32(0), a.usize(1)),
         nr::__NR_setgroups => process::setgroups(thread, a.usize(0), a.usize(1)),
-        nr::__NR_setfsuid | nr::__NR_setfsgid => Ok(0),
-        // partial(capget): the sets follow Linux's rules; only the set*id calls check them, other permission checks use the effective uid
+        nr::__NR_setfsuid => process::setfsid(thread, a.u32(0), true),
+        nr::__NR_setfsgid => process::setfsid(thread, a.u32(0), false),
+        // partial(capget): file permission checks still treat file-system uid 0 as privileged (no CAP_DAC_OVERRIDE, CAP_FOWNER...)
         nr::__NR_capget => caps::capget(thread, a.usize(0), a.usize(1)),
         // partial(capset): as capget; ambient capabilities and file capabilities are absent
         nr::__NR_capset => caps::capset(thread, a.usize(0), a.usize(1)),
@@ -312,6 +314,8 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
             crate::process::scheduler::schedule();
             Ok(0)
         }
+        nr::__NR_process_vm_readv => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], false),
+        nr::__NR_process_vm_writev => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], true),
         nr::__NR_set_robust_list => futex::set_robust_list(thread, a.usize(0), a.usize(1)),
         nr::__NR_get_robust_list => futex::get_robust_list(thread, a.i32(0), a.usize(1), a.usize(2)),
         nr::__NR_rseq => Err(Errno::ENOSYS),
@@ -365,12 +369,18 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_sysinfo => info::sysinfo(a.usize(0)),
         nr::__NR_getrandom => info::getrandom(a.usize(0), a.usize(1), a.u32(2)),
         nr::__NR_getrlimit => {
+            if a.u32(0) >= 16 {
+                return Err(Errno::EINVAL);
+            }
             if a.usize(1) == 0 {
                 return Err(Errno::EFAULT);
             }
             info::prlimit64(thread, 0, a.u32(0), 0, a.usize(1))
         }
         nr::__NR_setrlimit => {
+            if a.u32(0) >= 16 {
+                return Err(Errno::EINVAL);
+            }
             if a.usize(1) == 0 {
                 return Err(Errno::EFAULT);
             }

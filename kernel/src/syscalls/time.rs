@@ -128,7 +128,7 @@ pub fn clock_settime(thread: &Thread, clock: u32, tp: usize) -> Result<isize> {
         clock_now(clock)?;
         return Err(Errno::EINVAL);
     }
-    if thread.process.creds.lock().euid != 0 {
+    if !crate::process::access::capable(&thread.process, abi::CAP_SYS_TIME) {
         return Err(Errno::EPERM);
     }
     time::set_realtime_ns(ns);
