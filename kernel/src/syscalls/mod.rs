@@ -11,6 +11,7 @@ mod fs;
 pub mod futex;
 pub use fs::AT_FDCWD;
 mod info;
+mod ioport;
 mod itimer;
 pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
@@ -407,12 +408,18 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_sync_file_range => fs::sync_file_range(thread, a.i32(0), a.0[1] as i64, a.0[2] as i64, a.u32(3)),
         nr::__NR_flock => fs::flock(thread, a.i32(0), a.u32(1)),
         nr::__NR_clock_settime => time::clock_settime(thread, a.u32(0), a.usize(1)),
+        // partial(settimeofday): the time zone is checked but not kept
+        nr::__NR_settimeofday => time::settimeofday(thread, a.usize(0), a.usize(1)),
         nr::__NR_reboot => info::reboot(thread, a.u32(0), a.u32(1), a.u32(2)),
         // partial(mount): proc, sysfs, devtmpfs, devpts, tmpfs, bind mounts and MS_MOVE; no propagation between namespaces
         nr::__NR_mount => mount::mount(thread, a.usize(0), a.usize(1), a.usize(2), a.0[3], a.usize(4)),
         nr::__NR_umount2 => mount::umount2(thread, a.usize(0), a.u32(1)),
         nr::__NR_statfs => mount::statfs(thread, a.usize(0), a.usize(1)),
         nr::__NR_fstatfs => mount::fstatfs(thread, a.i32(0), a.usize(1)),
+        // partial(iopl): never grants port access (Linux's answers under lockdown: EPERM for more than level 0)
+        nr::__NR_iopl => ioport::iopl(a.u32(0)),
+        // partial(ioperm): never grants port access (Linux's answers under lockdown: EPERM when turning ports on)
+        nr::__NR_ioperm => ioport::ioperm(a.0[0], a.0[1], a.i32(2) != 0),
         nr::__NR_syslog => syslog::syslog(thread, a.i32(0), a.usize(1), a.i32(2)),
 
         _ => {
