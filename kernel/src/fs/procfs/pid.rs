@@ -53,9 +53,11 @@ fn check_access(target: &Process) -> Result<()> {
 }
 
 /// The attributes of a node of process `p`'s directory: owned by its
-/// effective ids, or by root if the process is not dumpable (as Linux).
+/// effective ids, or by root if the process is not dumpable, except for
+/// the world-readable directories (/proc/PID, task), which always show the
+/// effective ids (Linux's task_dump_owner).
 fn attr_of(p: &Process, ino: u64, perm: u32) -> Attr {
-    if !p.dumpable.load(Ordering::Relaxed) {
+    if !p.dumpable.load(Ordering::Relaxed) && perm != 0o555 {
         return Attr::root(fs_id(), ino, perm);
     }
     let creds = p.creds.lock();
