@@ -74,12 +74,17 @@ int main(void)
         as_user(modes[i].cap, actor, root);
     }
     /* A process in another session: SIGCONT needs the ids too. */
+    int ready[2];
+    pipe(ready);
     pid_t other = fork();
     if (other == 0) {
         setsid();
+        write(ready[1], "x", 1);
         for (;;)
             pause();
     }
+    char c;
+    read(ready[0], &c, 1);
     out("uid 1000, root process in another session");
     pid_t pid = fork();
     if (pid == 0) {
