@@ -71,9 +71,9 @@ pub struct Credentials {
     /// Supplementary groups.
     pub groups: Vec<u32>,
     /// Capability sets (bit n = capability n): effective, permitted,
-    /// inheritable. Privileged operations check them ([`access`]); file
-    /// permission checks still treat file-system uid 0 as privileged. The
-    /// sets follow Linux's rules across setuid, exec and capset.
+    /// inheritable. Privileged operations check them ([`access`]), and so
+    /// do the file permission checks (`fs_cred`). The sets follow Linux's
+    /// rules across setuid, exec and capset.
     pub cap_effective: u64,
     /// Permitted capabilities.
     pub cap_permitted: u64,
@@ -114,7 +114,7 @@ impl Credentials {
     /// The identity file permission checks use: the file-system ids and
     /// the supplementary groups.
     pub fn fs_cred(&self) -> kevlar_vfs::Credentials {
-        kevlar_vfs::Credentials { uid: self.fsuid, gid: self.fsgid, groups: self.groups.clone() }
+        kevlar_vfs::Credentials { uid: self.fsuid, gid: self.fsgid, groups: self.groups.clone(), caps: self.cap_effective }
     }
 
     /// Linux's cap_task_fix_setuid for setfsuid: leaving file-system uid 0

@@ -2,8 +2,7 @@
 //!
 //! The sets follow Linux's rules (setuid, exec, capset's subset checks,
 //! PR_SET_KEEPCAPS) and privileged operations check them
-//! (`process::access`). Partial: file permission checks still treat
-//! file-system uid 0 as privileged.
+//! (`process::access`, and the file permission checks).
 
 use alloc::sync::Arc;
 use linux_raw_sys::general as abi;

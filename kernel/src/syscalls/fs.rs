@@ -898,8 +898,11 @@ pub fn faccessat(thread: &Thread, dirfd: i32, path: usize, mode: u32, flags: u32
     let cred = if flags & abi::AT_EACCESS != 0 {
         fs_cred(thread)
     } else {
+        // Linux's access() also drops the capabilities a non-root real
+        // uid would not have (all of them, for a non-root caller).
         let c = thread.process.creds.lock();
-        kevlar_vfs::Credentials { uid: c.uid, gid: c.gid, groups: c.groups.clone() }
+        let caps = if c.uid == 0 { c.cap_permitted } else { 0 };
+        kevlar_vfs::Credentials { uid: c.uid, gid: c.gid, groups: c.groups.clone(), caps }
     };
     kevlar_vfs::check_access(&st, &cred, Access::from_bits(mode)?)?;
     Ok(0)
@@ -911,11 +914,13 @@ fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr:
     if attr.mode.is_some() {
         kevlar_vfs::check_owner(&st, cred)?;
     }
-    if attr.uid.is_some_and(|u| u != st.uid) && cred.uid != 0 {
+    // Another owner or group needs CAP_CHOWN (Linux's chown_ok, chgrp_ok).
+    let chown_cap = cred.has_cap(abi::CAP_CHOWN);
+    if attr.uid.is_some_and(|u| u != st.uid) && !chown_cap {
         return Err(Errno::EPERM);
     }
     if let Some(g) = attr.gid {
-        if cred.uid != 0 && (cred.uid != st.uid || !cred.in_group(g)) && g != st.gid {
+        if !chown_cap && (cred.uid != st.uid || !cred.in_group(g)) && g != st.gid {
             return Err(Errno::EPERM);
         }
     }
@@ -1048,7 +1053,7 @@ pub fn utimensat(thread: &Thread, dirfd: i32, path: usize, times: usize, flags: 
         }
     };
     let st = node.stat()?;
-    if cred.uid != 0 && cred.uid != st.uid {
+    if !cred.has_cap(abi::CAP_FOWNER) && cred.uid != st.uid {
         let explicit = times != 0;
         if explicit {
             return Err(Errno::EPERM);

@@ -278,7 +278,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_setgroups => process::setgroups(thread, a.usize(0), a.usize(1)),
         nr::__NR_setfsuid => process::setfsid(thread, a.u32(0), true),
         nr::__NR_setfsgid => process::setfsid(thread, a.u32(0), false),
-        // partial(capget): file permission checks still treat file-system uid 0 as privileged (no CAP_DAC_OVERRIDE, CAP_FOWNER...)
+        // partial(capget): no bounding or ambient sets, no file capabilities
         nr::__NR_capget => caps::capget(thread, a.usize(0), a.usize(1)),
         // partial(capset): as capget; ambient capabilities and file capabilities are absent
         nr::__NR_capset => caps::capset(thread, a.usize(0), a.usize(1)),
