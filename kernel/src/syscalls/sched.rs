@@ -110,7 +110,8 @@ fn check_set_scheduler(thread: &Thread, target: &Process, policy: u32, priority:
             return Err(Errno::EPERM);
         }
     }
-    if old_policy == abi::SCHED_IDLE && policy != abi::SCHED_IDLE && !access::can_nice(&thread.process, target, *target.nice.lock()) {
+    let nice = *target.nice.lock();
+    if old_policy == abi::SCHED_IDLE && policy != abi::SCHED_IDLE && !access::can_nice(&thread.process, target, nice) {
         return Err(Errno::EPERM);
     }
     if !access::same_owner(&thread.process, target) {
