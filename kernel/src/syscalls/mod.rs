@@ -388,7 +388,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
             info::prlimit64(thread, 0, a.u32(0), a.usize(1), 0)
         }
         nr::__NR_prlimit64 => info::prlimit64(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
-        // partial(getpriority): PRIO_PGRP and PRIO_USER return EINVAL; nice does not weigh scheduling yet
+        // partial(getpriority): nice does not weigh scheduling yet
         nr::__NR_getpriority => sched::getpriority(thread, a.u32(0), a.i32(1)),
         nr::__NR_setpriority => sched::setpriority(thread, a.u32(0), a.i32(1), a.i32(2)),
         nr::__NR_sched_getaffinity => sched::sched_getaffinity(thread, a.i32(0), a.usize(1), a.usize(2)),

@@ -7,6 +7,8 @@ use crate::process::access;
 use crate::process::{find_process, find_thread, Process, Thread};
 use crate::uaccess::{copy_from_user, copy_to_user};
 use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::Ordering;
 
 fn target(thread: &Thread, pid: i32) -> Result<Arc<Process>> {
     if pid < 0 {
@@ -173,30 +175,62 @@ pub fn sched_rr_get_interval(thread: &Thread, pid: i32, tp: usize) -> Result<isi
     Ok(0)
 }
 
-/// getpriority returns 20 - nice (the raw syscall's encoding).
-pub fn getpriority(thread: &Thread, which: u32, who: i32) -> Result<isize> {
-    if which != abi::PRIO_PROCESS {
-        return Err(Errno::EINVAL); // process groups and users: not yet
+/// The live processes `which`/`who` name for getpriority and
+/// setpriority: one process (0: the caller), a process group (0: the
+/// caller's) or a user's processes by real uid (0: the caller's). EINVAL
+/// for another `which`; an empty list when nothing matches.
+fn priority_targets(thread: &Thread, which: u32, who: i32) -> Result<Vec<Arc<Process>>> {
+    let alive = |p: &Arc<Process>| p.exit_status().is_none();
+    match which {
+        abi::PRIO_PROCESS => Ok(target(thread, who).ok().into_iter().collect()),
+        abi::PRIO_PGRP => {
+            let pgid = if who == 0 { thread.process.pgid.load(Ordering::Relaxed) } else { who };
+            Ok(crate::process::all_processes().into_iter().filter(|p| alive(p) && p.pgid.load(Ordering::Relaxed) == pgid).collect())
+        }
+        abi::PRIO_USER => {
+            let uid = if who == 0 { thread.process.creds.lock().uid } else { who as u32 };
+            Ok(crate::process::all_processes().into_iter().filter(|p| alive(p) && p.creds.lock().uid == uid).collect())
+        }
+        _ => Err(Errno::EINVAL),
     }
-    // The caller's own value (the common case) needs no lookup.
-    let nice = if who == 0 { *thread.process.nice.lock() } else { *target(thread, who)?.nice.lock() };
-    Ok((20 - nice) as isize)
 }
 
-/// setpriority as Linux's set_one_prio: the caller must own the target
-/// or hold CAP_SYS_NICE (EPERM); lowering its nice value needs room in
-/// the target's RLIMIT_NICE or CAP_SYS_NICE (EACCES).
-pub fn setpriority(thread: &Thread, which: u32, who: i32, nice: i32) -> Result<isize> {
-    if which != abi::PRIO_PROCESS {
-        return Err(Errno::EINVAL);
+/// getpriority: the highest priority (lowest nice value) among the
+/// processes named, as 20 - nice (the raw syscall's encoding); ESRCH if
+/// none. No permission is needed.
+pub fn getpriority(thread: &Thread, which: u32, who: i32) -> Result<isize> {
+    // The caller's own value (the common case) needs no lookup.
+    if which == abi::PRIO_PROCESS && who == 0 {
+        return Ok((20 - *thread.process.nice.lock()) as isize);
     }
-    let process = target(thread, who)?;
+    let targets = priority_targets(thread, which, who)?;
+    targets.iter().map(|p| (20 - *p.nice.lock()) as isize).max().ok_or(Errno::ESRCH)
+}
+
+/// setpriority as Linux's set_one_prio on each process named: the caller
+/// must own it or hold CAP_SYS_NICE (EPERM); lowering its nice value needs
+/// room in its RLIMIT_NICE or CAP_SYS_NICE (EACCES). The answer is the
+/// last failure, else 0, else ESRCH when nothing matched (Linux's
+/// accumulation).
+pub fn setpriority(thread: &Thread, which: u32, who: i32, nice: i32) -> Result<isize> {
     let nice = nice.clamp(-20, 19);
-    access::check_set_priority(&thread.process, &process)?;
+    let mut result = Err(Errno::ESRCH);
+    for process in priority_targets(thread, which, who)? {
+        if let Err(e) = set_one_priority(thread, &process, nice) {
+            result = Err(e);
+        } else if result == Err(Errno::ESRCH) {
+            result = Ok(0);
+        }
+    }
+    result
+}
+
+fn set_one_priority(thread: &Thread, process: &Process, nice: i32) -> Result<()> {
+    access::check_set_priority(&thread.process, process)?;
     let current = *process.nice.lock();
-    if nice < current && !access::can_nice(&thread.process, &process, nice) {
+    if nice < current && !access::can_nice(&thread.process, process, nice) {
         return Err(Errno::EACCES);
     }
     *process.nice.lock() = nice;
-    Ok(0)
+    Ok(())
 }
