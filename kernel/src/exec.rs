@@ -264,6 +264,15 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     let stack = kevlar_elf::build_initial_stack(STACK_TOP as u64, &argv_refs, &envp_refs, &auxv, random, b"x86_64", path)
         .map_err(|_| Errno::E2BIG)?;
     vm.write_bytes(stack.sp as usize, &stack.bytes)?;
+    // The auxiliary vector as it lies on the stack, up to and with AT_NULL.
+    let mut saved_auxv = Vec::new();
+    let auxv_at = (stack.auxv_ptr - stack.sp) as usize;
+    for pair in stack.bytes.get(auxv_at..).unwrap_or(&[]).chunks_exact(16) {
+        saved_auxv.extend_from_slice(pair);
+        if pair[..8] == [0; 8] {
+            break;
+        }
+    }
     let code = plan.segments.iter().find(|s| s.executable);
     let data = plan.segments.iter().rev().find(|s| s.writable);
     vm.program = Some(Arc::new(ProgramInfo {
@@ -278,6 +287,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
         end_code: code.map_or(0, |s| (s.vaddr + s.file_size) as usize),
         start_data: data.map_or(0, |s| s.vaddr as usize),
         end_data: data.map_or(0, |s| (s.vaddr + s.file_size) as usize),
+        auxv: saved_auxv,
     }));
     // Linux names the process after the file execve was given (a script's
     // name, not its interpreter's).

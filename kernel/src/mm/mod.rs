@@ -108,6 +108,9 @@ pub struct ProgramInfo {
     pub start_data: usize,
     /// End of the writable segment's file data.
     pub end_data: usize,
+    /// The auxiliary vector as exec built it, AT_NULL pair included
+    /// (Linux's saved_auxv, for /proc/PID/auxv).
+    pub auxv: Vec<u8>,
 }
 
 /// Pages of a MAP_SHARED anonymous mapping, shared by every process that

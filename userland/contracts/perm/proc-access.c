@@ -66,6 +66,7 @@ static void look_at(const char *who, pid_t pid)
     out("  %s (owner uid %u):", who, (unsigned)st.st_uid);
     try_open(who, pid, "maps");
     try_open(who, pid, "environ");
+    try_open(who, pid, "auxv");
     try_open(who, pid, "cmdline");
     try_open(who, pid, "status");
     try_open(who, pid, "statm");
@@ -84,8 +85,32 @@ static void look_at(const char *who, pid_t pid)
     stat_fields(pid);
 }
 
+extern char **environ;
+
+/* /proc/self/auxv holds the auxiliary vector exec put after the
+ * environment pointers, AT_NULL pair included. */
+static void own_auxv(void)
+{
+    char **p = environ;
+    while (*p)
+        p++;
+    unsigned long *stack = (unsigned long *)(p + 1);
+    size_t words = 0;
+    while (stack[words] != 0)
+        words += 2;
+    words += 2;
+    static unsigned char file[4096];
+    int fd = open("/proc/self/auxv", O_RDONLY);
+    ssize_t n = read_full(fd, file, sizeof file);
+    close(fd);
+    out("  /proc/self/auxv: %s bytes of pairs, ends with AT_NULL: %s, same as the stack's: %s",
+        n > 0 && n % 16 == 0 ? "whole" : "broken", yesno(n >= 16 && ((unsigned long *)file)[n / 8 - 2] == 0),
+        yesno((size_t)n == words * 8 && memcmp(file, stack, n) == 0));
+}
+
 static void actor(long root_pid)
 {
+    own_auxv();
     look_at("root process", (pid_t)root_pid);
     look_at("init", 1);
     pid_t mine = sleeper(0);

@@ -90,7 +90,8 @@ fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result
 fn entries(pid: Pid, base: u64, with_task: bool) -> Table {
     type Text = fn(&Arc<Process>) -> Result<Vec<u8>>;
     // The last column: opening needs ptrace read access.
-    let files: [(&'static [u8], u32, Text, bool); 9] = [
+    let files: [(&'static [u8], u32, Text, bool); 10] = [
+        (b"auxv", 0o400, auxv, true),
         (b"cmdline", 0o444, cmdline, false),
         (b"environ", 0o400, environ, true),
         (b"limits", 0o444, limits, false),
@@ -436,6 +437,14 @@ fn cmdline(p: &Arc<Process>) -> Result<Vec<u8>> {
         text.truncate(nul + 1);
     }
     Ok(text)
+}
+
+/// The auxiliary vector exec gave the program (binary pairs, AT_NULL
+/// last), as Linux's saved copy: what the program did to its stack since
+/// does not show.
+fn auxv(p: &Arc<Process>) -> Result<Vec<u8>> {
+    let program = p.vm.lock().lock().program.clone();
+    Ok(program.map_or(Vec::new(), |program| program.auxv.clone()))
 }
 
 fn environ(p: &Arc<Process>) -> Result<Vec<u8>> {
