@@ -675,7 +675,9 @@ def build(quiet: bool = False, include_busybox: bool = False, suite: str = "cont
     for t in tests:
         entries.append(bi.File(t.guest, t.exe, 0o755))
     for _, _, out, guest in helpers:
-        entries.append(bi.File(guest, out, 0o755))
+        # setuid-* helpers are set-user-id and set-group-id root (perm/setuid-exec).
+        mode = 0o6755 if os.path.basename(guest).startswith("setuid-") else 0o755
+        entries.append(bi.File(guest, out, mode))
     glibc_tests = [t.exe for t in tests if t.area == GLIBC_AREA]
     if glibc_tests:
         entries += glibc_image_entries(bi, glibc_tests)

@@ -14,7 +14,7 @@ use kevlar_vfs::{Access, FileType, Inode};
 use crate::error::{Errno, Result};
 use crate::mm::{Backing, ProgramInfo, Prot, Vm, Vma, STACK_SIZE, STACK_TOP};
 use crate::fs::FsContext;
-use crate::process::{Credentials, Thread};
+use crate::process::{Credentials, ExecCreds, Thread};
 use crate::syscalls::memory::inode_backing;
 
 /// AT_HWCAP2's bit for "user code may use the FS/GS base instructions"
@@ -123,19 +123,39 @@ pub struct Loaded {
     pub sp: u64,
     /// The name for `comm` (the file name, at most 15 bytes).
     pub comm: alloc::string::String,
+    /// The credentials the program runs with (set-user-id and
+    /// set-group-id applied).
+    pub creds: Credentials,
+    /// AT_SECURE and dumpability.
+    pub exec: ExecCreds,
 }
 
 /// Loads the program at `path` with `argv` and `envp` into a new address
 /// space; a relative `path` starts at the working directory.
 pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<Loaded> {
-    load_at(fs, creds, start, &fs.cwd_path, path, argv, envp)
+    load_at(fs, creds, false, start, &fs.cwd_path, path, argv, envp)
+}
+
+/// The file's owner and group when exec honours its set-user-id and
+/// set-group-id bits (Linux's bprm_fill_uid): never on a nosuid mount or
+/// under no_new_privs; set-group-id only with group execute.
+fn set_ids(node: &Arc<dyn Inode>, no_new_privs: bool) -> Result<(Option<u32>, Option<u32>)> {
+    use linux_raw_sys::general::{MS_NOSUID, S_ISGID, S_ISUID, S_IXGRP};
+    if no_new_privs || crate::fs::mount::has_flag(&**node, MS_NOSUID) {
+        return Ok((None, None));
+    }
+    let stat = node.stat()?;
+    let uid = (stat.mode & S_ISUID != 0).then_some(stat.uid);
+    let gid = (stat.mode & (S_ISGID | S_IXGRP) == S_ISGID | S_IXGRP).then_some(stat.gid);
+    Ok((uid, gid))
 }
 
 /// Loads the program at `path` as [`load`] does; a relative `path` starts
 /// at `start` (the working directory if `None`), whose absolute path is
 /// `start_path`.
-pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>, start_path: &[u8], path: &[u8], mut argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<Loaded> {
-    let cred = kevlar_vfs::Credentials { uid: creds.euid, gid: creds.egid, groups: creds.groups.clone() };
+#[allow(clippy::too_many_arguments)]
+pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: Option<&Arc<dyn Inode>>, start_path: &[u8], path: &[u8], mut argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<Loaded> {
+    let cred = creds.fs_cred();
     // The path as given goes to a script's interpreter as its argument;
     // the absolute one names the executable in /proc.
     let mut given = path.to_vec();
@@ -161,6 +181,12 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
         given = interp;
     }
     let plan = parse_elf(&node, image)?;
+    // The program's credentials: a script's set-id bits are ignored (the
+    // interpreter's count), as Linux's.
+    let (set_uid, set_gid) = set_ids(&node, no_new_privs)?;
+    let mut new_creds = creds.clone();
+    let exec_creds = new_creds.after_exec(set_uid, set_gid, no_new_privs);
+    let creds = &new_creds;
     let bias = if plan.kind == ElfKind::Dyn { kevlar_elf::DEFAULT_PIE_BASE } else { 0 };
     let plan = plan.with_bias(bias).map_err(|_| Errno::ENOEXEC)?;
 
@@ -218,7 +244,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
         (kevlar_elf::AT_EUID, creds.euid as u64),
         (kevlar_elf::AT_GID, creds.gid as u64),
         (kevlar_elf::AT_EGID, creds.egid as u64),
-        (kevlar_elf::AT_SECURE, 0),
+        (kevlar_elf::AT_SECURE, u64::from(exec_creds.secure)),
         // Linux reports CPUID.1:EDX as is (glibc picks its code paths
         // from CPUID itself, but other programs read this).
         (kevlar_elf::AT_HWCAP, kevlar_platform::x86::cpu::cpuid(1, 0).3 as u64),
@@ -238,6 +264,15 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
     let stack = kevlar_elf::build_initial_stack(STACK_TOP as u64, &argv_refs, &envp_refs, &auxv, random, b"x86_64", path)
         .map_err(|_| Errno::E2BIG)?;
     vm.write_bytes(stack.sp as usize, &stack.bytes)?;
+    // The auxiliary vector as it lies on the stack, up to and with AT_NULL.
+    let mut saved_auxv = Vec::new();
+    let auxv_at = (stack.auxv_ptr - stack.sp) as usize;
+    for pair in stack.bytes.get(auxv_at..).unwrap_or(&[]).chunks_exact(16) {
+        saved_auxv.extend_from_slice(pair);
+        if pair[..8] == [0; 8] {
+            break;
+        }
+    }
     let code = plan.segments.iter().find(|s| s.executable);
     let data = plan.segments.iter().rev().find(|s| s.writable);
     vm.program = Some(Arc::new(ProgramInfo {
@@ -252,12 +287,13 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
         end_code: code.map_or(0, |s| (s.vaddr + s.file_size) as usize),
         start_data: data.map_or(0, |s| s.vaddr as usize),
         end_data: data.map_or(0, |s| (s.vaddr + s.file_size) as usize),
+        auxv: saved_auxv,
     }));
     // Linux names the process after the file execve was given (a script's
     // name, not its interpreter's).
     let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
     let comm = alloc::string::String::from_utf8_lossy(&name[..name.len().min(15)]).into_owned();
-    Ok(Loaded { vm, entry, sp: stack.sp, comm })
+    Ok(Loaded { vm, entry, sp: stack.sp, comm, creds: new_creds, exec: exec_creds })
 }
 
 /// Returns the registers a new program starts with.
@@ -285,7 +321,8 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
         let dir = thread.process.files.lock().lock().get(dirfd)?;
         (Some(dir.ops.inode().ok_or(Errno::ENOTDIR)?), dir.path.clone())
     };
-    let loaded = load_at(&fs, &creds, start.as_ref(), &start_path, path, argv, envp)?;
+    let no_new_privs = thread.process.no_new_privs.load(core::sync::atomic::Ordering::Relaxed);
+    let loaded = load_at(&fs, &creds, no_new_privs, start.as_ref(), &start_path, path, argv, envp)?;
 
     // The other threads go first (they may be using the old image).
     crate::process::become_sole_thread(thread)?;
@@ -298,8 +335,12 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     drop(old_vm);
     crate::process::release_vfork(process);
     process.did_exec.store(true, core::sync::atomic::Ordering::Relaxed);
-    process.creds.lock().after_exec();
-    process.dumpable.store(true, core::sync::atomic::Ordering::Relaxed);
+    *process.creds.lock() = loaded.creds;
+    process.dumpable.store(loaded.exec.dumpable, core::sync::atomic::Ordering::Relaxed);
+    if loaded.exec.secure {
+        // A parent may not signal a program that gained privileges.
+        process.death_signal.store(0, core::sync::atomic::Ordering::Relaxed);
+    }
     process.files.lock().lock().close_on_exec();
     process.signals.lock().reset_for_exec(thread.tid());
     *process.comm.lock() = loaded.comm;

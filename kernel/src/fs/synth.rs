@@ -25,6 +25,9 @@ pub type Generator = Box<dyn Fn() -> Result<Vec<u8>> + Send + Sync>;
 /// Takes what a program writes to a file (from offset 0); returns the
 /// number of bytes consumed.
 pub type Writer = Box<dyn Fn(&[u8]) -> Result<usize> + Send + Sync>;
+/// Decides at open whether the caller may open the file (beyond its mode
+/// bits): procfs's ptrace-style checks.
+pub type OpenCheck = Box<dyn Fn() -> Result<()> + Send + Sync>;
 /// Resolves a magic link to its node (see [`Inode::magic_link`]).
 pub type Resolver = Box<dyn Fn() -> Result<Arc<dyn Inode>> + Send + Sync>;
 
@@ -84,23 +87,32 @@ pub struct SynthFile {
     size: u64,
     read: Generator,
     write: Option<Writer>,
+    check: Option<OpenCheck>,
 }
 
 impl SynthFile {
     /// Creates a read-only file.
     pub fn new(attr: Attr, read: Generator) -> Arc<SynthFile> {
-        Arc::new(SynthFile { attr, size: 0, read, write: None })
+        Arc::new(SynthFile { attr, size: 0, read, write: None, check: None })
     }
 
     /// Creates a file that also takes writes.
     pub fn writable(attr: Attr, read: Generator, write: Writer) -> Arc<SynthFile> {
-        Arc::new(SynthFile { attr, size: 0, read, write: Some(write) })
+        Arc::new(SynthFile { attr, size: 0, read, write: Some(write), check: None })
     }
 
     /// Sets the size `stat` reports.
     pub fn with_size(mut self: Arc<SynthFile>, size: u64) -> Arc<SynthFile> {
         if let Some(file) = Arc::get_mut(&mut self) {
             file.size = size;
+        }
+        self
+    }
+
+    /// Adds a check every open must pass (after the mode bits).
+    pub fn with_open_check(mut self: Arc<SynthFile>, check: OpenCheck) -> Arc<SynthFile> {
+        if let Some(file) = Arc::get_mut(&mut self) {
+            file.check = Some(check);
         }
         self
     }
@@ -116,6 +128,9 @@ impl SynthFile {
     pub fn open(self: &Arc<Self>, write: bool) -> Result<Arc<dyn FileOps>> {
         if write && self.write.is_none() {
             return Err(Errno::EACCES);
+        }
+        if let Some(check) = &self.check {
+            check()?;
         }
         Ok(Arc::new(SynthOpenFile { node: self.clone(), text: SpinLock::new(None) }))
     }

@@ -12,6 +12,8 @@ use kevlar_platform::sync::SpinLock;
 
 use crate::error::{Errno, Result};
 
+mod remote;
+
 /// The lowest address a mapping may use (Linux's default mmap_min_addr).
 pub const MMAP_MIN_ADDR: usize = 0x10000;
 /// Where top-down mmap placement starts (below the stack area).
@@ -106,6 +108,9 @@ pub struct ProgramInfo {
     pub start_data: usize,
     /// End of the writable segment's file data.
     pub end_data: usize,
+    /// The auxiliary vector as exec built it, AT_NULL pair included
+    /// (Linux's saved_auxv, for /proc/PID/auxv).
+    pub auxv: Vec<u8>,
 }
 
 /// Pages of a MAP_SHARED anonymous mapping, shared by every process that

@@ -526,7 +526,7 @@ pub fn set_socket_option(socket: &dyn Socket, name: u32, raw: &[u8]) -> Result<(
         netabi::SO_DONTROUTE => o.dontroute = on,
         netabi::SO_PRIORITY => {
             // Priorities above 6 need CAP_NET_ADMIN (root here).
-            let root = crate::process::current().is_some_and(|t| t.process.creds.lock().euid == 0);
+            let root = crate::process::current().is_some_and(|t| crate::process::access::capable(&t.process, linux_raw_sys::general::CAP_NET_ADMIN));
             if !(0..=6).contains(&val) && !root {
                 return Err(Errno::EPERM);
             }

@@ -911,10 +911,9 @@ impl UnixSocket {
 /// no pid, and the overflow ids (Linux's invalid ids, munged).
 const NO_CREDS: Ucred = Ucred { pid: 0, uid: 65534, gid: 65534 };
 
-/// The credentials filesystem checks use (effective ids).
+/// The credentials filesystem checks use (the file-system ids).
 fn fs_cred(thread: &Thread) -> kevlar_vfs::Credentials {
-    let c = thread.process.creds.lock();
-    kevlar_vfs::Credentials { uid: c.euid, gid: c.egid, groups: c.groups.clone() }
+    thread.process.creds.lock().fs_cred()
 }
 
 impl Socket for UnixSocket {

@@ -1,6 +1,7 @@
 //! Processes and threads: creation (fork, vfork), exit, reaping, process
 //! groups and sessions, credentials, and the per-thread execution state.
 
+pub mod access;
 pub mod pid;
 pub mod scheduler;
 pub mod signal;
@@ -64,14 +65,17 @@ pub struct Credentials {
     pub egid: u32,
     /// Saved set-group-id.
     pub sgid: u32,
+    /// File-system user id (follows the effective uid; setfsuid sets it
+    /// alone): what file permission checks use.
+    pub fsuid: u32,
+    /// File-system group id.
+    pub fsgid: u32,
     /// Supplementary groups.
     pub groups: Vec<u32>,
     /// Capability sets (bit n = capability n): effective, permitted,
-    /// inheritable. The set*id calls check CAP_SETUID/CAP_SETGID here;
-    /// other permission checks still follow the effective uid (0 is
-    /// privileged). The sets follow Linux's rules across setuid, exec and
-    /// capset, so programs that manage them (setpriv, login tools) see
-    /// what they expect.
+    /// inheritable. Privileged operations check them ([`access`]), and so
+    /// do the file permission checks (`fs_cred`). The sets follow Linux's
+    /// rules across setuid, exec and capset.
     pub cap_effective: u64,
     /// Permitted capabilities.
     pub cap_permitted: u64,
@@ -91,6 +95,8 @@ impl Default for Credentials {
             gid: 0,
             egid: 0,
             sgid: 0,
+            fsuid: 0,
+            fsgid: 0,
             groups: Vec::new(),
             cap_effective: ALL_CAPS,
             cap_permitted: ALL_CAPS,
@@ -105,6 +111,24 @@ impl Credentials {
     /// calls check CAP_SETUID and CAP_SETGID this way, as Linux).
     pub fn has_cap(&self, cap: u32) -> bool {
         self.cap_effective & (1 << cap) != 0
+    }
+
+    /// The identity file permission checks use: the file-system ids and
+    /// the supplementary groups.
+    pub fn fs_cred(&self) -> kevlar_vfs::Credentials {
+        kevlar_vfs::Credentials { uid: self.fsuid, gid: self.fsgid, groups: self.groups.clone(), caps: self.cap_effective }
+    }
+
+    /// Linux's cap_task_fix_setuid for setfsuid: leaving file-system uid 0
+    /// drops the file-system capabilities from the effective set, becoming
+    /// 0 raises the permitted ones among them.
+    pub fn after_fsuid_change(&mut self, old_fsuid: u32) {
+        if old_fsuid == 0 && self.fsuid != 0 {
+            self.cap_effective &= !access::CAP_FS_MASK;
+        }
+        if old_fsuid != 0 && self.fsuid == 0 {
+            self.cap_effective |= self.cap_permitted & access::CAP_FS_MASK;
+        }
     }
 
     /// Linux's cap_emulate_setxuid: after a uid change from `old`, drop
@@ -126,19 +150,65 @@ impl Credentials {
         }
     }
 
-    /// The sets after an exec of a file without file capabilities: root
-    /// (real or effective) gets every capability, effective only with an
-    /// effective uid 0; anyone else gets none. keep_caps is reset.
-    pub fn after_exec(&mut self) {
-        if self.uid == 0 || self.euid == 0 {
-            self.cap_permitted = ALL_CAPS;
-            self.cap_effective = if self.euid == 0 { ALL_CAPS } else { 0 };
-        } else {
-            self.cap_permitted = 0;
-            self.cap_effective = 0;
+    /// The credentials after an exec of a file without file capabilities
+    /// (Linux's bprm_fill_uid and cap_bprm_creds_from_file). `set_uid` and
+    /// `set_gid` are the file's owner and group when its set-user-id bit
+    /// (and set-group-id with group execute) apply; exec ignores them on a
+    /// nosuid mount or under no_new_privs (the caller's decision). Root
+    /// (real or effective, after the change) gets every capability,
+    /// effective only with an effective uid 0; anyone else gets none. The
+    /// saved and file-system ids follow the effective ones; keep_caps is
+    /// reset.
+    pub fn after_exec(&mut self, set_uid: Option<u32>, set_gid: Option<u32>, no_new_privs: bool) -> ExecCreds {
+        let old = self.clone();
+        if let Some(uid) = set_uid {
+            self.euid = uid;
         }
+        if let Some(gid) = set_gid {
+            self.egid = gid;
+        }
+        let root = self.uid == 0 || self.euid == 0;
+        let effective = self.euid == 0;
+        let mut permitted = if root { ALL_CAPS } else { 0 };
+        // Linux's __is_setuid/__is_setgid compare with the old *real* ids.
+        let is_setid = self.euid != old.uid || self.egid != old.gid;
+        let gained = permitted & !old.cap_permitted != 0;
+        if (is_setid || gained) && no_new_privs {
+            // No new privileges: the ids fall back to the real ones and
+            // the permitted set cannot grow.
+            self.euid = self.uid;
+            self.egid = self.gid;
+            permitted &= old.cap_permitted;
+        }
+        self.suid = self.euid;
+        self.fsuid = self.euid;
+        self.sgid = self.egid;
+        self.fsgid = self.egid;
+        self.cap_permitted = permitted;
+        self.cap_effective = if effective { permitted } else { 0 };
         self.keep_caps = false;
+        let secure = is_setid || (self.uid != 0 && (effective || permitted != 0));
+        // Dumpable unless the old ids differed (Linux looks at the current
+        // credentials first) or commit_creds sees the effective or
+        // file-system ids change or capabilities grow.
+        let dumpable = old.euid == old.uid
+            && old.egid == old.gid
+            && self.euid == old.euid
+            && self.egid == old.egid
+            && self.fsuid == old.fsuid
+            && self.fsgid == old.fsgid
+            && self.cap_permitted & !old.cap_permitted == 0;
+        ExecCreds { secure, dumpable }
     }
+}
+
+/// What an exec's credential change means for the new program.
+#[derive(Clone, Copy, Debug)]
+pub struct ExecCreds {
+    /// AT_SECURE: the program runs with privileges its caller lacked.
+    pub secure: bool,
+    /// Whether the process stays dumpable.
+    pub dumpable: bool,
 }
 
 /// A process.

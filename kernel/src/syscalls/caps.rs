@@ -1,9 +1,8 @@
 //! capget(2) and capset(2): the capability sets of `Credentials`.
 //!
-//! Partial: the sets follow Linux's rules (setuid, exec, capset's subset
-//! checks, PR_SET_KEEPCAPS) and the id-changing calls check CAP_SETUID and
-//! CAP_SETGID in them, but other permission checks still look at the
-//! effective uid.
+//! The sets follow Linux's rules (setuid, exec, capset's subset checks,
+//! PR_SET_KEEPCAPS) and privileged operations check them
+//! (`process::access`, and the file permission checks).
 
 use alloc::sync::Arc;
 use linux_raw_sys::general as abi;

@@ -149,7 +149,7 @@ pub fn timerfd_create(thread: &Thread, clock: u32, flags: u32) -> Result<isize> 
         abi::CLOCK_MONOTONIC | abi::CLOCK_BOOTTIME | abi::CLOCK_BOOTTIME_ALARM => false,
         _ => return Err(Errno::EINVAL),
     };
-    if matches!(clock, abi::CLOCK_REALTIME_ALARM | abi::CLOCK_BOOTTIME_ALARM) && thread.process.creds.lock().euid != 0 {
+    if matches!(clock, abi::CLOCK_REALTIME_ALARM | abi::CLOCK_BOOTTIME_ALARM) && !crate::process::access::capable(&thread.process, abi::CAP_WAKE_ALARM) {
         return Err(Errno::EPERM);
     }
     install(thread, TimerFd::new(realtime), flags, b"anon_inode:[timerfd]")

@@ -25,10 +25,9 @@ pub const AT_FDCWD: i32 = abi::AT_FDCWD;
 const CLOSE_RANGE_UNSHARE: u32 = 1 << 1;
 const CLOSE_RANGE_CLOEXEC: u32 = 1 << 2;
 
-/// The credentials file-system checks use (the effective ids).
+/// The credentials file-system checks use (the file-system ids).
 pub fn fs_cred(thread: &Thread) -> kevlar_vfs::Credentials {
-    let c = thread.process.creds.lock();
-    kevlar_vfs::Credentials { uid: c.euid, gid: c.egid, groups: c.groups.clone() }
+    thread.process.creds.lock().fs_cred()
 }
 
 fn file(thread: &Thread, fd: i32) -> Result<Arc<OpenFile>> {
@@ -72,10 +71,10 @@ fn with_bounce<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     }
 }
 
-/// A write by a non-root process clears set-user-id (and set-group-id
-/// with group execute) on the file, as Linux does.
+/// A write by a process without CAP_FSETID clears set-user-id (and
+/// set-group-id with group execute) on the file, as Linux does.
 fn drop_privileges_on_write(thread: &Thread, f: &OpenFile) {
-    if thread.process.creds.lock().euid == 0 {
+    if crate::process::access::capable(&thread.process, abi::CAP_FSETID) {
         return;
     }
     let Some(inode) = f.ops.inode() else { return };
@@ -773,16 +772,14 @@ pub fn fchdir(thread: &Thread, fd: i32) -> Result<isize> {
 
 /// chroot(2): makes `path` the process root, where absolute paths start
 /// and `..` stops. Like Linux, the lookup and the search-permission check
-/// come before the privilege check (CAP_SYS_CHROOT, here effective uid 0),
+/// come before the privilege check (CAP_SYS_CHROOT),
 /// and the working directory is left where it is (callers chdir("/") after).
 /// Its recorded path is recomputed against the new root; a working
 /// directory outside the new root keeps its old path text, since no path
 /// from the new root reaches it (Linux's getcwd says "(unreachable)").
 pub fn chroot(thread: &Thread, path: usize) -> Result<isize> {
-    let (_, node, cred) = searchable_dir(thread, path)?;
-    if !cred.is_root() {
-        return Err(Errno::EPERM);
-    }
+    let (_, node, _) = searchable_dir(thread, path)?;
+    crate::process::access::require(&thread.process, abi::CAP_SYS_CHROOT)?;
     let mut fs = thread.process.fs.lock();
     fs.root = node;
     if let Ok(p) = crate::fs::dir_path(&fs, fs.cwd.clone()) {
@@ -839,16 +836,18 @@ pub fn mknodat(thread: &Thread, dirfd: i32, path: usize, mode: u32, dev: u64) ->
         0 | abi::S_IFREG => FileType::Regular,
         abi::S_IFIFO => FileType::Fifo,
         abi::S_IFSOCK => FileType::Socket,
-        abi::S_IFCHR | abi::S_IFBLK => {
-            if cred.uid != 0 {
-                return Err(Errno::EPERM);
-            }
-            if mode & abi::S_IFMT == abi::S_IFCHR { FileType::CharDevice } else { FileType::BlockDevice }
-        }
+        abi::S_IFCHR => FileType::CharDevice,
+        abi::S_IFBLK => FileType::BlockDevice,
         abi::S_IFDIR => return Err(Errno::EPERM),
         _ => return Err(Errno::EINVAL),
     };
     check_dir_write(&parent.dir, &cred)?;
+    // Linux's vfs_mknod: device nodes need CAP_MKNOD, after the directory
+    // check; a whiteout (character device 0:0) does not.
+    let whiteout = ty == FileType::CharDevice && dev == 0;
+    if matches!(ty, FileType::CharDevice | FileType::BlockDevice) && !whiteout {
+        crate::process::access::require(&thread.process, abi::CAP_MKNOD)?;
+    }
     let umask = thread.process.fs.lock().umask;
     parent.dir.create(name, ty, mode & 0o7777 & !umask, cred.uid, cred.gid, dev)?;
     Ok(0)
@@ -962,8 +961,11 @@ pub fn faccessat(thread: &Thread, dirfd: i32, path: usize, mode: u32, flags: u32
     let cred = if flags & abi::AT_EACCESS != 0 {
         fs_cred(thread)
     } else {
+        // Linux's access() also drops the capabilities a non-root real
+        // uid would not have (all of them, for a non-root caller).
         let c = thread.process.creds.lock();
-        kevlar_vfs::Credentials { uid: c.uid, gid: c.gid, groups: c.groups.clone() }
+        let caps = if c.uid == 0 { c.cap_permitted } else { 0 };
+        kevlar_vfs::Credentials { uid: c.uid, gid: c.gid, groups: c.groups.clone(), caps }
     };
     kevlar_vfs::check_access(&st, &cred, Access::from_bits(mode)?)?;
     Ok(0)
@@ -975,11 +977,13 @@ fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr:
     if attr.mode.is_some() {
         kevlar_vfs::check_owner(&st, cred)?;
     }
-    if attr.uid.is_some_and(|u| u != st.uid) && cred.uid != 0 {
+    // Another owner or group needs CAP_CHOWN (Linux's chown_ok, chgrp_ok).
+    let chown_cap = cred.has_cap(abi::CAP_CHOWN);
+    if attr.uid.is_some_and(|u| u != st.uid) && !chown_cap {
         return Err(Errno::EPERM);
     }
     if let Some(g) = attr.gid {
-        if cred.uid != 0 && (cred.uid != st.uid || !cred.in_group(g)) && g != st.gid {
+        if !chown_cap && (cred.uid != st.uid || !cred.in_group(g)) && g != st.gid {
             return Err(Errno::EPERM);
         }
     }
@@ -1112,7 +1116,7 @@ pub fn utimensat(thread: &Thread, dirfd: i32, path: usize, times: usize, flags: 
         }
     };
     let st = node.stat()?;
-    if cred.uid != 0 && cred.uid != st.uid {
+    if !cred.has_cap(abi::CAP_FOWNER) && cred.uid != st.uid {
         let explicit = times != 0;
         if explicit {
             return Err(Errno::EPERM);

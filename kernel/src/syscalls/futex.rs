@@ -410,11 +410,12 @@ pub fn set_robust_list(thread: &Thread, head: usize, len: usize) -> Result<isize
     Ok(0)
 }
 
-/// get_robust_list: the list head of thread `tid` (0: the caller), which
-/// must be in the caller's process unless the caller is root.
+/// get_robust_list: the list head of thread `tid` (0: the caller); another
+/// process's needs ptrace read access with the real ids (EPERM).
 pub fn get_robust_list(thread: &Arc<Thread>, tid: i32, head_ptr: usize, len_ptr: usize) -> Result<isize> {
     let target = if tid == 0 { thread.clone() } else { crate::process::find_thread(tid).ok_or(Errno::ESRCH)? };
-    if !Arc::ptr_eq(&target.process, &thread.process) && thread.process.creds.lock().euid != 0 {
+    use crate::process::access::{ptrace_may_access, PtraceCreds, PtraceMode};
+    if !ptrace_may_access(&thread.process, &target.process, PtraceMode::Read, PtraceCreds::Real) {
         return Err(Errno::EPERM);
     }
     super::write_u64(head_ptr, target.robust_list.load(Ordering::Relaxed) as u64)?;

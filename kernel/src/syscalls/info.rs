@@ -50,9 +50,7 @@ pub fn set_host_name(domain: bool, name: &[u8]) -> Result<()> {
 
 /// sethostname / setdomainname.
 pub fn set_name(thread: &Thread, domain: bool, name: usize, len: usize) -> Result<isize> {
-    if thread.process.creds.lock().euid != 0 {
-        return Err(Errno::EPERM);
-    }
+    crate::process::access::require(&thread.process, abi::CAP_SYS_ADMIN)?;
     if len > 64 {
         return Err(Errno::EINVAL);
     }
@@ -141,32 +139,37 @@ pub const DEFAULT_LIMITS: Limits = {
     l
 };
 
+/// prlimit64 (and getrlimit/setrlimit with pid 0), in Linux's order: the
+/// new value is read (EFAULT), the target found (a process or thread id,
+/// ESRCH) and the caller's permission checked (EPERM) before the resource
+/// and the values are.
 pub fn prlimit64(thread: &Thread, pid: i32, resource: u32, new: usize, old: usize) -> Result<isize> {
-    if resource >= 16 {
-        return Err(Errno::EINVAL);
-    }
-    let other;
-    let target = if pid == 0 {
-        &thread.process
-    } else {
-        other = find_process(pid).ok_or(Errno::ESRCH)?;
-        &other
-    };
     let new_value = if new != 0 {
         let raw = read_bytes::<16>(new)?;
         let cur = u64::from_le_bytes(raw[..8].try_into().unwrap());
         let max = u64::from_le_bytes(raw[8..].try_into().unwrap());
-        if cur > max {
-            return Err(Errno::EINVAL);
-        }
         Some([cur, max])
     } else {
         None
     };
+    let other;
+    let target = if pid == 0 {
+        &thread.process
+    } else {
+        other = find_process(pid).or_else(|| crate::process::find_thread(pid).map(|t| t.process.clone())).ok_or(Errno::ESRCH)?;
+        &other
+    };
+    crate::process::access::check_prlimit(&thread.process, target)?;
+    if resource >= 16 {
+        return Err(Errno::EINVAL);
+    }
+    if new_value.is_some_and(|[cur, max]| cur > max) {
+        return Err(Errno::EINVAL);
+    }
     let mut limits = target.limits.lock();
     let current = limits[resource as usize];
     if let Some(v) = new_value {
-        if v[1] > current[1] && thread.process.creds.lock().euid != 0 {
+        if v[1] > current[1] && !crate::process::access::capable(&thread.process, abi::CAP_SYS_RESOURCE) {
             return Err(Errno::EPERM);
         }
         if resource == abi::RLIMIT_NOFILE && v[1] > crate::fs::fdtable::MAX_FDS as u64 * 1024 {
@@ -188,12 +191,10 @@ pub fn prlimit64(thread: &Thread, pid: i32, resource: u32, new: usize, old: usiz
     Ok(0)
 }
 
-/// reboot(2): power off, restart or halt the machine (root only; the
+/// reboot(2): power off, restart or halt the machine (CAP_SYS_BOOT; the
 /// magic numbers must match, as Linux checks them).
 pub fn reboot(thread: &Thread, magic1: u32, magic2: u32, cmd: u32) -> Result<isize> {
-    if thread.process.creds.lock().euid != 0 {
-        return Err(Errno::EPERM);
-    }
+    crate::process::access::require(&thread.process, abi::CAP_SYS_BOOT)?;
     if magic1 != abi::LINUX_REBOOT_MAGIC1 || ![abi::LINUX_REBOOT_MAGIC2, abi::LINUX_REBOOT_MAGIC2A, abi::LINUX_REBOOT_MAGIC2B, abi::LINUX_REBOOT_MAGIC2C].contains(&magic2) {
         return Err(Errno::EINVAL);
     }

@@ -11,6 +11,7 @@ mod fs;
 pub mod futex;
 pub use fs::AT_FDCWD;
 mod info;
+mod ioport;
 mod itimer;
 pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
@@ -18,6 +19,7 @@ mod mount;
 pub mod names;
 mod poll;
 mod process;
+mod process_vm;
 mod sched;
 mod signal;
 mod socket;
@@ -282,8 +284,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_getresgid => process::getresuid(thread, a.usize(0), a.usize(1), a.usize(2), false),
         nr::__NR_getgroups => process::getgroups(thread, a.i32(0), a.usize(1)),
         nr::__NR_setgroups => process::setgroups(thread, a.usize(0), a.usize(1)),
-        nr::__NR_setfsuid | nr::__NR_setfsgid => Ok(0),
-        // partial(capget): the sets follow Linux's rules; only the set*id calls check them, other permission checks use the effective uid
+        nr::__NR_setfsuid => process::setfsid(thread, a.u32(0), true),
+        nr::__NR_setfsgid => process::setfsid(thread, a.u32(0), false),
+        // partial(capget): no bounding or ambient sets, no file capabilities
         nr::__NR_capget => caps::capget(thread, a.usize(0), a.usize(1)),
         // partial(capset): as capget; ambient capabilities and file capabilities are absent
         nr::__NR_capset => caps::capset(thread, a.usize(0), a.usize(1)),
@@ -320,6 +323,8 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
             crate::process::scheduler::schedule();
             Ok(0)
         }
+        nr::__NR_process_vm_readv => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], false),
+        nr::__NR_process_vm_writev => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], true),
         nr::__NR_set_robust_list => futex::set_robust_list(thread, a.usize(0), a.usize(1)),
         nr::__NR_get_robust_list => futex::get_robust_list(thread, a.i32(0), a.usize(1), a.usize(2)),
         nr::__NR_rseq => Err(Errno::ENOSYS),
@@ -375,19 +380,25 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_sysinfo => info::sysinfo(a.usize(0)),
         nr::__NR_getrandom => info::getrandom(thread, a.usize(0), a.usize(1), a.u32(2)),
         nr::__NR_getrlimit => {
+            if a.u32(0) >= 16 {
+                return Err(Errno::EINVAL);
+            }
             if a.usize(1) == 0 {
                 return Err(Errno::EFAULT);
             }
             info::prlimit64(thread, 0, a.u32(0), 0, a.usize(1))
         }
         nr::__NR_setrlimit => {
+            if a.u32(0) >= 16 {
+                return Err(Errno::EINVAL);
+            }
             if a.usize(1) == 0 {
                 return Err(Errno::EFAULT);
             }
             info::prlimit64(thread, 0, a.u32(0), a.usize(1), 0)
         }
         nr::__NR_prlimit64 => info::prlimit64(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
-        // partial(getpriority): PRIO_PGRP and PRIO_USER return EINVAL; nice does not weigh scheduling yet
+        // partial(getpriority): nice does not weigh scheduling yet
         nr::__NR_getpriority => sched::getpriority(thread, a.u32(0), a.i32(1)),
         nr::__NR_setpriority => sched::setpriority(thread, a.u32(0), a.i32(1), a.i32(2)),
         nr::__NR_sched_getaffinity => sched::sched_getaffinity(thread, a.i32(0), a.usize(1), a.usize(2)),
@@ -407,12 +418,18 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_sync_file_range => fs::sync_file_range(thread, a.i32(0), a.0[1] as i64, a.0[2] as i64, a.u32(3)),
         nr::__NR_flock => fs::flock(thread, a.i32(0), a.u32(1)),
         nr::__NR_clock_settime => time::clock_settime(thread, a.u32(0), a.usize(1)),
+        // partial(settimeofday): the time zone is checked but not kept
+        nr::__NR_settimeofday => time::settimeofday(thread, a.usize(0), a.usize(1)),
         nr::__NR_reboot => info::reboot(thread, a.u32(0), a.u32(1), a.u32(2)),
         // partial(mount): proc, sysfs, devtmpfs, devpts, tmpfs, bind mounts and MS_MOVE; no propagation between namespaces
         nr::__NR_mount => mount::mount(thread, a.usize(0), a.usize(1), a.usize(2), a.0[3], a.usize(4)),
         nr::__NR_umount2 => mount::umount2(thread, a.usize(0), a.u32(1)),
         nr::__NR_statfs => mount::statfs(thread, a.usize(0), a.usize(1)),
         nr::__NR_fstatfs => mount::fstatfs(thread, a.i32(0), a.usize(1)),
+        // partial(iopl): never grants port access (Linux's answers under lockdown: EPERM for more than level 0)
+        nr::__NR_iopl => ioport::iopl(a.u32(0)),
+        // partial(ioperm): never grants port access (Linux's answers under lockdown: EPERM when turning ports on)
+        nr::__NR_ioperm => ioport::ioperm(a.0[0], a.0[1], a.i32(2) != 0),
         nr::__NR_syslog => syslog::syslog(thread, a.i32(0), a.usize(1), a.i32(2)),
 
         _ => {

@@ -28,7 +28,7 @@ const NEW_MOUNT_FLAGS: u32 = abi::MS_RDONLY
     | abi::MS_LAZYTIME;
 
 fn is_root(thread: &Thread) -> bool {
-    thread.process.creds.lock().euid == 0
+    crate::process::access::capable(&thread.process, abi::CAP_SYS_ADMIN)
 }
 
 /// Reads an optional string argument (a null pointer gives `None`).

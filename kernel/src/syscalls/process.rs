@@ -308,11 +308,12 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
 }
 
 /// Runs a credential change and, as Linux's commit_creds does, makes the
-/// process not dumpable when its effective ids changed.
-fn changing_ids(thread: &Thread, change: impl FnOnce() -> Result<isize>) -> Result<isize> {
+/// process not dumpable when its effective or file-system ids changed.
+/// The set*id calls move the file-system ids with the effective ones.
+fn changing_ids(thread: &Thread, users: bool, change: impl FnOnce() -> Result<isize>) -> Result<isize> {
     let (before, uids) = {
         let c = thread.process.creds.lock();
-        ((c.euid, c.egid), (c.uid, c.euid, c.suid))
+        ((c.euid, c.egid, c.fsuid, c.fsgid), (c.uid, c.euid, c.suid))
     };
     let result = change();
     let after = {
@@ -320,7 +321,12 @@ fn changing_ids(thread: &Thread, change: impl FnOnce() -> Result<isize>) -> Resu
         if (c.uid, c.euid, c.suid) != uids {
             c.after_uid_change(uids);
         }
-        (c.euid, c.egid)
+        if result.is_ok() && users {
+            c.fsuid = c.euid;
+        } else if result.is_ok() {
+            c.fsgid = c.egid;
+        }
+        (c.euid, c.egid, c.fsuid, c.fsgid)
     };
     if before != after {
         thread.process.dumpable.store(false, Ordering::Relaxed);
@@ -329,19 +335,19 @@ fn changing_ids(thread: &Thread, change: impl FnOnce() -> Result<isize>) -> Resu
 }
 
 pub fn setuid(thread: &Thread, uid: u32) -> Result<isize> {
-    changing_ids(thread, || set_uid(thread, uid))
+    changing_ids(thread, true, || set_uid(thread, uid))
 }
 
 pub fn setgid(thread: &Thread, gid: u32) -> Result<isize> {
-    changing_ids(thread, || set_gid(thread, gid))
+    changing_ids(thread, false, || set_gid(thread, gid))
 }
 
 pub fn setresuid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
-    changing_ids(thread, || set_resuid(thread, r, e, s))
+    changing_ids(thread, true, || set_resuid(thread, r, e, s))
 }
 
 pub fn setresgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
-    changing_ids(thread, || set_resgid(thread, r, e, s))
+    changing_ids(thread, false, || set_resgid(thread, r, e, s))
 }
 
 fn set_uid(thread: &Thread, uid: u32) -> Result<isize> {
@@ -399,6 +405,32 @@ fn set_resgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
     let privileged = c.has_cap(abi::CAP_SETGID);
     let c = &mut *c;
     set_id_triple([&mut c.gid, &mut c.egid, &mut c.sgid], [r, e, s], privileged)
+}
+
+/// setfsuid(2) and setfsgid(2): set the file-system id to one of the
+/// real, effective, saved or current file-system ids (any with
+/// CAP_SETUID/CAP_SETGID) and return the previous one, whether or not it
+/// changed (-1 only asks). A file-system uid leaving or reaching 0 drops or
+/// raises the file-system capabilities.
+pub fn setfsid(thread: &Thread, id: u32, user: bool) -> Result<isize> {
+    let mut c = thread.process.creds.lock();
+    let (ids, old, cap) = if user {
+        ([c.uid, c.euid, c.suid, c.fsuid], c.fsuid, abi::CAP_SETUID)
+    } else {
+        ([c.gid, c.egid, c.sgid, c.fsgid], c.fsgid, abi::CAP_SETGID)
+    };
+    if id == u32::MAX || id == old || !(ids.contains(&id) || c.has_cap(cap)) {
+        return Ok(old as isize);
+    }
+    if user {
+        c.fsuid = id;
+        c.after_fsuid_change(old);
+    } else {
+        c.fsgid = id;
+    }
+    drop(c);
+    thread.process.dumpable.store(false, Ordering::Relaxed);
+    Ok(old as isize)
 }
 
 pub fn getresuid(thread: &Thread, r: usize, e: usize, s: usize, users: bool) -> Result<isize> {

@@ -3,9 +3,12 @@
 use linux_raw_sys::general as abi;
 
 use crate::error::{Errno, Result};
+use crate::process::access;
 use crate::process::{find_process, find_thread, Process, Thread};
 use crate::uaccess::{copy_from_user, copy_to_user};
 use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::Ordering;
 
 fn target(thread: &Thread, pid: i32) -> Result<Arc<Process>> {
     if pid < 0 {
@@ -46,11 +49,15 @@ pub fn sched_getaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> 
     Ok(bytes as isize)
 }
 
+/// sched_setaffinity, in Linux's order: the mask is read (EFAULT), the
+/// thread found (ESRCH), the caller's right checked (EPERM), then the mask
+/// must name an online CPU (EINVAL).
 pub fn sched_setaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> Result<isize> {
-    let target = target_thread(thread, pid)?;
     let mut raw = [0u8; 8];
     let n = len.min(8);
     copy_from_user(&mut raw[..n], mask)?;
+    let target = target_thread(thread, pid)?;
+    access::check_scheduling(&thread.process, &target.process)?;
     let online = if kevlar_platform::smp::cpu_count() >= 64 { u64::MAX } else { (1u64 << kevlar_platform::smp::cpu_count()) - 1 };
     let wanted = u64::from_le_bytes(raw) & online;
     if wanted == 0 {
@@ -67,11 +74,11 @@ pub fn sched_getscheduler(thread: &Thread, pid: i32) -> Result<isize> {
 }
 
 pub fn sched_setscheduler(thread: &Thread, pid: i32, policy: u32, param: usize) -> Result<isize> {
-    if param == 0 {
+    if param == 0 || pid < 0 {
         return Err(Errno::EINVAL);
     }
-    let process = target(thread, pid)?;
     let priority = i32::from_le_bytes(super::read_bytes::<4>(param)?);
+    let process = target(thread, pid)?;
     let policy = policy & !abi::SCHED_RESET_ON_FORK;
     let valid = match policy {
         abi::SCHED_NORMAL | abi::SCHED_BATCH | abi::SCHED_IDLE => priority == 0,
@@ -81,11 +88,38 @@ pub fn sched_setscheduler(thread: &Thread, pid: i32, policy: u32, param: usize) 
     if !valid {
         return Err(Errno::EINVAL);
     }
-    if matches!(policy, abi::SCHED_FIFO | abi::SCHED_RR) && thread.process.creds.lock().euid != 0 {
-        return Err(Errno::EPERM);
-    }
+    check_set_scheduler(thread, &process, policy, priority)?;
     *process.sched_policy.lock() = (policy, priority);
     Ok(0)
+}
+
+/// The privilege checks of Linux's __sched_setscheduler for a caller
+/// without CAP_SYS_NICE: a real-time policy or a higher real-time priority
+/// only within RLIMIT_RTPRIO, leaving SCHED_IDLE only within RLIMIT_NICE,
+/// and only for a process of the same owner. EPERM otherwise.
+fn check_set_scheduler(thread: &Thread, target: &Process, policy: u32, priority: i32) -> Result<()> {
+    if access::capable(&thread.process, abi::CAP_SYS_NICE) {
+        return Ok(());
+    }
+    let (old_policy, old_priority) = *target.sched_policy.lock();
+    let rtprio = target.limits.lock()[abi::RLIMIT_RTPRIO as usize][0];
+    if matches!(policy, abi::SCHED_FIFO | abi::SCHED_RR) {
+        if policy != old_policy && rtprio == 0 {
+            return Err(Errno::EPERM);
+        }
+        let was = if matches!(old_policy, abi::SCHED_FIFO | abi::SCHED_RR) { old_priority } else { 0 };
+        if priority > was && priority as u64 > rtprio {
+            return Err(Errno::EPERM);
+        }
+    }
+    let nice = *target.nice.lock();
+    if old_policy == abi::SCHED_IDLE && policy != abi::SCHED_IDLE && !access::can_nice(&thread.process, target, nice) {
+        return Err(Errno::EPERM);
+    }
+    if !access::same_owner(&thread.process, target) {
+        return Err(Errno::EPERM);
+    }
+    Ok(())
 }
 
 pub fn getcpu(cpu: usize, node: usize) -> Result<isize> {
@@ -110,16 +144,17 @@ pub fn sched_getparam(thread: &Thread, pid: i32, param: usize) -> Result<isize> 
 }
 
 pub fn sched_setparam(thread: &Thread, pid: i32, param: usize) -> Result<isize> {
-    if param == 0 {
+    if param == 0 || pid < 0 {
         return Err(Errno::EINVAL);
     }
+    let priority = i32::from_le_bytes(super::read_bytes::<4>(param)?);
     let process = target(thread, pid)?;
     let policy = process.sched_policy.lock().0;
-    let priority = i32::from_le_bytes(super::read_bytes::<4>(param)?);
     let ok = if matches!(policy, abi::SCHED_FIFO | abi::SCHED_RR) { (1..=99).contains(&priority) } else { priority == 0 };
     if !ok {
         return Err(Errno::EINVAL);
     }
+    check_set_scheduler(thread, &process, policy, priority)?;
     process.sched_policy.lock().1 = priority;
     Ok(0)
 }
@@ -140,26 +175,62 @@ pub fn sched_rr_get_interval(thread: &Thread, pid: i32, tp: usize) -> Result<isi
     Ok(0)
 }
 
-/// getpriority returns 20 - nice (the raw syscall's encoding).
-pub fn getpriority(thread: &Thread, which: u32, who: i32) -> Result<isize> {
-    if which != abi::PRIO_PROCESS {
-        return Err(Errno::EINVAL); // process groups and users: not yet
+/// The live processes `which`/`who` name for getpriority and
+/// setpriority: one process (0: the caller), a process group (0: the
+/// caller's) or a user's processes by real uid (0: the caller's). EINVAL
+/// for another `which`; an empty list when nothing matches.
+fn priority_targets(thread: &Thread, which: u32, who: i32) -> Result<Vec<Arc<Process>>> {
+    let alive = |p: &Arc<Process>| p.exit_status().is_none();
+    match which {
+        abi::PRIO_PROCESS => Ok(target(thread, who).ok().into_iter().collect()),
+        abi::PRIO_PGRP => {
+            let pgid = if who == 0 { thread.process.pgid.load(Ordering::Relaxed) } else { who };
+            Ok(crate::process::all_processes().into_iter().filter(|p| alive(p) && p.pgid.load(Ordering::Relaxed) == pgid).collect())
+        }
+        abi::PRIO_USER => {
+            let uid = if who == 0 { thread.process.creds.lock().uid } else { who as u32 };
+            Ok(crate::process::all_processes().into_iter().filter(|p| alive(p) && p.creds.lock().uid == uid).collect())
+        }
+        _ => Err(Errno::EINVAL),
     }
-    // The caller's own value (the common case) needs no lookup.
-    let nice = if who == 0 { *thread.process.nice.lock() } else { *target(thread, who)?.nice.lock() };
-    Ok((20 - nice) as isize)
 }
 
-pub fn setpriority(thread: &Thread, which: u32, who: i32, nice: i32) -> Result<isize> {
-    if which != abi::PRIO_PROCESS {
-        return Err(Errno::EINVAL);
+/// getpriority: the highest priority (lowest nice value) among the
+/// processes named, as 20 - nice (the raw syscall's encoding); ESRCH if
+/// none. No permission is needed.
+pub fn getpriority(thread: &Thread, which: u32, who: i32) -> Result<isize> {
+    // The caller's own value (the common case) needs no lookup.
+    if which == abi::PRIO_PROCESS && who == 0 {
+        return Ok((20 - *thread.process.nice.lock()) as isize);
     }
-    let process = target(thread, who)?;
+    let targets = priority_targets(thread, which, who)?;
+    targets.iter().map(|p| (20 - *p.nice.lock()) as isize).max().ok_or(Errno::ESRCH)
+}
+
+/// setpriority as Linux's set_one_prio on each process named: the caller
+/// must own it or hold CAP_SYS_NICE (EPERM); lowering its nice value needs
+/// room in its RLIMIT_NICE or CAP_SYS_NICE (EACCES). The answer is the
+/// last failure, else 0, else ESRCH when nothing matched (Linux's
+/// accumulation).
+pub fn setpriority(thread: &Thread, which: u32, who: i32, nice: i32) -> Result<isize> {
     let nice = nice.clamp(-20, 19);
-    let mut current = process.nice.lock();
-    if nice < *current && thread.process.creds.lock().euid != 0 {
+    let mut result = Err(Errno::ESRCH);
+    for process in priority_targets(thread, which, who)? {
+        if let Err(e) = set_one_priority(thread, &process, nice) {
+            result = Err(e);
+        } else if result == Err(Errno::ESRCH) {
+            result = Ok(0);
+        }
+    }
+    result
+}
+
+fn set_one_priority(thread: &Thread, process: &Process, nice: i32) -> Result<()> {
+    access::check_set_priority(&thread.process, process)?;
+    let current = *process.nice.lock();
+    if nice < current && !access::can_nice(&thread.process, process, nice) {
         return Err(Errno::EACCES);
     }
-    *current = nice;
-    Ok(0)
+    *process.nice.lock() = nice;
+    Ok(())
 }

@@ -12,7 +12,7 @@ use linux_raw_sys::general as abi;
 
 use super::{read_bytes, read_u64, write_u64};
 use crate::error::{Errno, Result};
-use crate::process::signal::{self, AltStack, SigAction, SigInfo, NSIG, SIGCONT, SIGKILL, SIGSTOP, UNBLOCKABLE};
+use crate::process::signal::{self, AltStack, SigAction, SigInfo, NSIG, SIGKILL, SIGSTOP, UNBLOCKABLE};
 use crate::process::{all_processes, find_process, Pid, Process, Thread};
 
 pub fn rt_sigaction(thread: &Thread, sig: u32, act: usize, oldact: usize, sigsetsize: usize) -> Result<isize> {
@@ -203,35 +203,13 @@ pub fn sigaltstack(thread: &Thread, ss: usize, old: usize, sp: u64) -> Result<is
     Ok(0)
 }
 
-/// Whether `sender` may signal `target`: root may; otherwise the sender's
-/// real or effective uid must match the target's real or saved uid, or the
-/// signal is SIGCONT within the session (so a shell can resume its jobs
-/// after they changed ids).
-fn may_signal(sender: &Process, target: &Process, sig: u32) -> bool {
-    let (uid, euid) = {
-        let creds = sender.creds.lock();
-        (creds.uid, creds.euid)
-    };
-    if euid == 0 {
-        return true;
-    }
-    let (target_uid, target_suid) = {
-        let creds = target.creds.lock();
-        (creds.uid, creds.suid)
-    };
-    if [uid, euid].iter().any(|id| *id == target_uid || *id == target_suid) {
-        return true;
-    }
-    sig == SIGCONT && sender.sid.load(Ordering::Relaxed) == target.sid.load(Ordering::Relaxed)
-}
-
 /// Checks the signal number and permission, then sends: signal 0 only
 /// checks. A missing target was reported (ESRCH) before this, as on Linux.
 fn send_to(sender: &Process, target: &Arc<Process>, info: SigInfo) -> Result<()> {
     if info.signo as usize > NSIG {
         return Err(Errno::EINVAL);
     }
-    if !may_signal(sender, target, info.signo) {
+    if !crate::process::access::may_signal(sender, target, info.signo) {
         return Err(Errno::EPERM);
     }
     signal::send_signal_info(target, info)
@@ -306,7 +284,7 @@ fn send_to_thread(thread: &Thread, tgid: Option<Pid>, tid: Pid, info: SigInfo) -
     if info.signo as usize > NSIG {
         return Err(Errno::EINVAL);
     }
-    if !may_signal(&thread.process, &target.process, info.signo) {
+    if !crate::process::access::may_signal(&thread.process, &target.process, info.signo) {
         return Err(Errno::EPERM);
     }
     signal::send_signal_to_thread(&target, info)?;

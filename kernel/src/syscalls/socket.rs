@@ -374,10 +374,11 @@ fn check_creds(thread: &Thread, raw: &[u8]) -> Result<Ucred> {
         return Err(Errno::EINVAL);
     }
     let c = thread.process.creds.lock().clone();
-    let root = c.euid == 0;
-    let pid_ok = pid == thread.process.pid || root;
-    let uid_ok = uid == c.uid || uid == c.euid || uid == c.suid || root;
-    let gid_ok = gid == c.gid || gid == c.egid || gid == c.sgid || root;
+    // Linux's scm_check_creds: another pid needs CAP_SYS_ADMIN, other ids
+    // CAP_SETUID and CAP_SETGID.
+    let pid_ok = pid == thread.process.pid || c.has_cap(linux_raw_sys::general::CAP_SYS_ADMIN);
+    let uid_ok = uid == c.uid || uid == c.euid || uid == c.suid || c.has_cap(linux_raw_sys::general::CAP_SETUID);
+    let gid_ok = gid == c.gid || gid == c.egid || gid == c.sgid || c.has_cap(linux_raw_sys::general::CAP_SETGID);
     if !(pid_ok && uid_ok && gid_ok) {
         return Err(Errno::EPERM);
     }

@@ -16,6 +16,10 @@ pub fn syslog(thread: &Thread, action: i32, buf: usize, len: i32) -> Result<isiz
         copy_to_user(buf, bytes)?;
         Ok(())
     };
-    let is_root = thread.process.creds.lock().euid == 0;
+    // CAP_SYSLOG, or CAP_SYS_ADMIN (which Linux still accepts, with a warning).
+    let is_root = {
+        let c = thread.process.creds.lock();
+        c.has_cap(linux_raw_sys::general::CAP_SYSLOG) || c.has_cap(linux_raw_sys::general::CAP_SYS_ADMIN)
+    };
     crate::klog::syslog(is_root, action, buf != 0, len, &mut copy_out, &|| thread.has_pending_signal())
 }

@@ -128,18 +128,54 @@ pub fn clock_nanosleep(clock: u32, flags: u32, req: usize, rem: usize) -> Result
     sleep_for(ns, rem)
 }
 
+/// clock_settime: only CLOCK_REALTIME can be set (EINVAL before the
+/// time is read); a valid time (EINVAL), then CAP_SYS_TIME (EPERM).
 pub fn clock_settime(thread: &Thread, clock: u32, tp: usize) -> Result<isize> {
-    let ns = read_timespec(tp)?;
     if clock != abi::CLOCK_REALTIME {
         clock_now(clock)?;
         return Err(Errno::EINVAL);
     }
-    if thread.process.creds.lock().euid != 0 {
-        return Err(Errno::EPERM);
-    }
+    let ns = read_timespec(tp)?;
+    set_realtime(thread, ns)
+}
+
+/// Sets the wall clock, for a caller with CAP_SYS_TIME (EPERM).
+fn set_realtime(thread: &Thread, ns: u64) -> Result<isize> {
+    crate::process::access::require(&thread.process, abi::CAP_SYS_TIME)?;
     time::set_realtime_ns(ns);
     crate::fs::timerfd::clock_was_set();
     Ok(0)
+}
+
+/// settimeofday(2) in Linux's order: the time is read and its
+/// microseconds checked (EFAULT, EINVAL), the time zone read (EFAULT),
+/// the time validated (EINVAL), then CAP_SYS_TIME (EPERM) and the time
+/// zone's range (EINVAL, beyond 15 hours). The time zone is not kept
+/// (gettimeofday reports none).
+pub fn settimeofday(thread: &Thread, tv: usize, tz: usize) -> Result<isize> {
+    let time = if tv != 0 {
+        let raw = read_bytes::<16>(tv)?;
+        let sec = i64::from_le_bytes(raw[..8].try_into().unwrap());
+        let usec = i64::from_le_bytes(raw[8..].try_into().unwrap());
+        if !(0..=1_000_000).contains(&usec) {
+            return Err(Errno::EINVAL);
+        }
+        Some((sec, usec))
+    } else {
+        None
+    };
+    let zone = if tz != 0 { Some(i32::from_le_bytes(read_bytes::<8>(tz)?[..4].try_into().unwrap())) } else { None };
+    if time.is_some_and(|(sec, usec)| sec < 0 || usec >= 1_000_000) {
+        return Err(Errno::EINVAL);
+    }
+    crate::process::access::require(&thread.process, abi::CAP_SYS_TIME)?;
+    if zone.is_some_and(|minutes_west| !(-15 * 60..=15 * 60).contains(&minutes_west)) {
+        return Err(Errno::EINVAL);
+    }
+    match time {
+        Some((sec, usec)) => set_realtime(thread, (sec as u64).saturating_mul(1_000_000_000).saturating_add(usec as u64 * 1000)),
+        None => Ok(0),
+    }
 }
 
 /// Builds a `struct rusage` with the given CPU time as user time.

@@ -620,7 +620,7 @@ impl Tty {
             }
             ioctl::TIOCSTI => {
                 let process = process.ok_or(Errno::EPERM)?;
-                let root = process.creds.lock().euid == 0;
+                let root = crate::process::access::capable(&process, linux_raw_sys::general::CAP_SYS_ADMIN);
                 if !root && !(is_controlling(&process, self) && file.is_some_and(|f| f.readable)) {
                     return Err(Errno::EPERM);
                 }
@@ -652,7 +652,7 @@ impl Tty {
         if !leader || process.ctty.lock().is_some() {
             return Err(Errno::EPERM);
         }
-        let root = process.creds.lock().euid == 0;
+        let root = crate::process::access::capable(process, linux_raw_sys::general::CAP_SYS_ADMIN);
         if let Some(other) = session {
             if steal && root {
                 clear_session_tty(other, self);

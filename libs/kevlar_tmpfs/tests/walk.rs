@@ -506,6 +506,7 @@ fn search_permission() {
         uid: 2000,
         gid: 2000,
         groups: vec![100],
+        caps: 0,
     };
     let stranger = Credentials::new(3000, 3000);
     let root = Credentials::root();

@@ -7,36 +7,53 @@ use linux_raw_sys::general as g;
 use crate::errno::{Errno, Result};
 use crate::types::{FileType, Stat};
 
+/// Every capability bit up to Linux 6.1's last (CAP_LAST_CAP).
+const ALL_CAPS: u64 = (1 << (g::CAP_LAST_CAP + 1)) - 1;
+
 /// The identity a file-system access is checked against: the process's
-/// file-system uid and gid (`fsuid`/`fsgid`) and its supplementary groups.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// file-system uid and gid (`fsuid`/`fsgid`), its supplementary groups and
+/// its effective capabilities (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH,
+/// CAP_FOWNER, CAP_CHOWN and CAP_FSETID override the mode bits and
+/// ownership as on Linux).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Credentials {
-    /// File-system user id; 0 is the superuser.
+    /// File-system user id.
     pub uid: u32,
     /// File-system group id.
     pub gid: u32,
     /// Supplementary group ids.
     pub groups: Vec<u32>,
+    /// Effective capabilities (bit n = capability n).
+    pub caps: u64,
+}
+
+impl Default for Credentials {
+    /// The superuser's: uid 0 with every capability.
+    fn default() -> Self {
+        Credentials { uid: 0, gid: 0, groups: Vec::new(), caps: ALL_CAPS }
+    }
 }
 
 impl Credentials {
-    /// Returns the superuser's credentials.
+    /// Returns the superuser's credentials (every capability).
     pub fn root() -> Credentials {
         Credentials::default()
     }
 
-    /// Builds credentials for `uid`/`gid` with no supplementary groups.
+    /// Builds credentials for `uid`/`gid` with no supplementary groups:
+    /// every capability for uid 0, none otherwise.
     pub fn new(uid: u32, gid: u32) -> Credentials {
         Credentials {
             uid,
             gid,
             groups: Vec::new(),
+            caps: if uid == 0 { ALL_CAPS } else { 0 },
         }
     }
 
-    /// Tells whether these are the superuser's, who bypasses most checks.
-    pub fn is_root(&self) -> bool {
-        self.uid == 0
+    /// Tells whether capability `cap` is effective.
+    pub fn has_cap(&self, cap: u32) -> bool {
+        cap < 64 && self.caps & (1 << cap) != 0
     }
 
     /// Tells whether `gid` is the primary or a supplementary group.
@@ -93,19 +110,13 @@ impl BitOr for Access {
 /// The caller picks exactly one class of mode bits: owner if the uid
 /// matches, else group if any of the caller's groups matches, else other;
 /// a class that denies is final even if another class would allow (as on
-/// Linux). The superuser may read and write anything and may execute a file
-/// that has at least one execute bit, and search any directory. Read-only
-/// mounts (EROFS) and immutable files are the caller's concern.
+/// Linux). Then, as Linux's generic_permission, capabilities override a
+/// denial: CAP_DAC_READ_SEARCH reading any file or reading and searching
+/// any directory, CAP_DAC_OVERRIDE anything but executing a file that has
+/// no execute bit at all. Read-only mounts (EROFS) and immutable files are
+/// the caller's concern.
 pub fn check_access(stat: &Stat, cred: &Credentials, want: Access) -> Result<()> {
     let mode = stat.mode;
-    if cred.is_root() {
-        let any_exec = mode & (g::S_IXUSR | g::S_IXGRP | g::S_IXOTH) != 0;
-        let is_dir = FileType::from_mode(mode) == Some(FileType::Directory);
-        if want.contains(Access::EXEC) && !any_exec && !is_dir {
-            return Err(Errno::EACCES);
-        }
-        return Ok(());
-    }
     // Each class's rwx bits, shifted down to line up with R_OK/W_OK/X_OK
     // (the ABI defines both with the same layout, other-class at bit 0).
     let granted = if cred.uid == stat.uid {
@@ -115,20 +126,36 @@ pub fn check_access(stat: &Stat, cred: &Credentials, want: Access) -> Result<()>
     } else {
         mode & g::S_IRWXO
     };
-    if want.bits() & !granted != 0 {
+    if want.bits() & !granted == 0 {
+        return Ok(());
+    }
+    let is_dir = FileType::from_mode(mode) == Some(FileType::Directory);
+    let read_search = cred.has_cap(g::CAP_DAC_READ_SEARCH);
+    let overrides = cred.has_cap(g::CAP_DAC_OVERRIDE);
+    if is_dir {
+        if (!want.contains(Access::WRITE) && read_search) || overrides {
+            return Ok(());
+        }
         return Err(Errno::EACCES);
     }
-    Ok(())
+    if want == Access::READ && read_search {
+        return Ok(());
+    }
+    let any_exec = mode & (g::S_IXUSR | g::S_IXGRP | g::S_IXOTH) != 0;
+    if (!want.contains(Access::EXEC) || any_exec) && overrides {
+        return Ok(());
+    }
+    Err(Errno::EACCES)
 }
 
 /// Checks that `cred` may remove or rename away an entry for `victim` in
 /// the directory `dir`, as far as the sticky bit is concerned (EPERM): in a
-/// sticky directory only the victim's owner, the directory's owner and the
-/// superuser may. Write and search permission on `dir` are checked
-/// separately with [`check_access`].
+/// sticky directory only the victim's owner, the directory's owner and a
+/// holder of CAP_FOWNER may. Write and search permission on `dir` are
+/// checked separately with [`check_access`].
 pub fn check_sticky(dir: &Stat, victim: &Stat, cred: &Credentials) -> Result<()> {
     if dir.mode & g::S_ISVTX != 0
-        && !cred.is_root()
+        && !cred.has_cap(g::CAP_FOWNER)
         && cred.uid != victim.uid
         && cred.uid != dir.uid
     {
@@ -137,10 +164,11 @@ pub fn check_sticky(dir: &Stat, victim: &Stat, cred: &Credentials) -> Result<()>
     Ok(())
 }
 
-/// Checks that `cred` owns the node or is the superuser (EPERM otherwise),
-/// the rule for `chmod`, `utimes` with explicit times, and similar.
+/// Checks that `cred` owns the node or holds CAP_FOWNER (EPERM otherwise),
+/// the rule for `chmod`, `utimes` with explicit times, and similar
+/// (Linux's inode_owner_or_capable).
 pub fn check_owner(stat: &Stat, cred: &Credentials) -> Result<()> {
-    if cred.is_root() || cred.uid == stat.uid {
+    if cred.has_cap(g::CAP_FOWNER) || cred.uid == stat.uid {
         Ok(())
     } else {
         Err(Errno::EPERM)
@@ -169,6 +197,7 @@ mod tests {
             uid: 102,
             gid: 5,
             groups: vec![7, 200],
+            caps: 0,
         };
         let other = Credentials::new(103, 300);
         assert_eq!(

@@ -18,6 +18,7 @@ use crate::error::{Errno, Result};
 use crate::fs::file::OpenFile;
 use crate::fs::synth::{Attr, DirSource, Parent, SynthDir, SynthFile, SynthLink, Table};
 use crate::fs::FsContext;
+use crate::process::access::{self, PtraceCreds, PtraceMode};
 use crate::process::{find_process, Pid, Process, ThreadState};
 
 /// USER_HZ, the unit of the times in /proc/PID/stat.
@@ -39,33 +40,24 @@ fn process(pid: Pid) -> Result<Arc<Process>> {
 }
 
 /// Tells whether the calling process may look at `target`'s memory, files
-/// and links (Linux's ptrace read check): itself, root, or a process with
-/// the same ids throughout.
-fn may_access(target: &Process) -> bool {
+/// and links: Linux's ptrace access check with the file-system ids
+/// (PTRACE_MODE_READ_FSCREDS, or ATTACH_FSCREDS for `mode` Attach).
+fn may_access(target: &Process, mode: PtraceMode) -> bool {
     let Some(me) = crate::process::current() else { return true };
-    if me.process.pid == target.pid {
-        return true;
-    }
-    let mine = me.process.creds.lock().clone();
-    if mine.euid == 0 {
-        return true;
-    }
-    if !target.dumpable.load(Ordering::Relaxed) {
-        return false;
-    }
-    let theirs = target.creds.lock().clone();
-    [theirs.uid, theirs.euid, theirs.suid].iter().all(|&u| u == mine.euid) && [theirs.gid, theirs.egid, theirs.sgid].iter().all(|&g| g == mine.egid)
+    access::ptrace_may_access(&me.process, target, mode, PtraceCreds::Fs)
 }
 
-/// Fails with EACCES unless [`may_access`].
+/// Fails with EACCES unless [`may_access`] with read access.
 fn check_access(target: &Process) -> Result<()> {
-    if may_access(target) { Ok(()) } else { Err(Errno::EACCES) }
+    if may_access(target, PtraceMode::Read) { Ok(()) } else { Err(Errno::EACCES) }
 }
 
 /// The attributes of a node of process `p`'s directory: owned by its
-/// effective ids, or by root if the process is not dumpable (as Linux).
+/// effective ids, or by root if the process is not dumpable, except for
+/// the world-readable directories (/proc/PID, task), which always show the
+/// effective ids (Linux's task_dump_owner).
 fn attr_of(p: &Process, ino: u64, perm: u32) -> Attr {
-    if !p.dumpable.load(Ordering::Relaxed) {
+    if !p.dumpable.load(Ordering::Relaxed) && perm != 0o555 {
         return Attr::root(fs_id(), ino, perm);
     }
     let creds = p.creds.lock();
@@ -80,32 +72,42 @@ pub fn process_dir(pid: Pid, parent: &Arc<dyn Inode>) -> Result<Arc<dyn Inode>> 
 }
 
 /// A text file of process `pid`, made by `text` from the process.
-fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result<Vec<u8>>) -> Result<Arc<dyn Inode>> {
+/// With `checked`, opening it needs ptrace read access to the process (as
+/// Linux's proc_mem_open for maps and environ): EACCES otherwise.
+fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result<Vec<u8>>, checked: bool) -> Result<Arc<dyn Inode>> {
     let p = process(pid)?;
-    Ok(SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?))))
+    let file = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?)));
+    if !checked {
+        let file: Arc<dyn Inode> = file;
+        return Ok(file);
+    }
+    let file: Arc<dyn Inode> = file.with_open_check(Box::new(move || check_access(&*process(pid)?)));
+    Ok(file)
 }
 
 /// The entries of `/proc/PID` (and of `/proc/PID/task/TID`, without
 /// `task`), numbered from `base`.
 fn entries(pid: Pid, base: u64, with_task: bool) -> Table {
     type Text = fn(&Arc<Process>) -> Result<Vec<u8>>;
-    let files: [(&'static [u8], u32, Text); 9] = [
-        (b"cmdline", 0o444, cmdline),
-        (b"environ", 0o400, environ),
-        (b"limits", 0o444, limits),
-        (b"maps", 0o444, maps),
-        (b"mountinfo", 0o444, mountinfo),
-        (b"mounts", 0o444, mounts),
-        (b"stat", 0o444, stat),
-        (b"statm", 0o444, statm),
-        (b"status", 0o444, status),
+    // The last column: opening needs ptrace read access.
+    let files: [(&'static [u8], u32, Text, bool); 10] = [
+        (b"auxv", 0o400, auxv, true),
+        (b"cmdline", 0o444, cmdline, false),
+        (b"environ", 0o400, environ, true),
+        (b"limits", 0o444, limits, false),
+        (b"maps", 0o444, maps, true),
+        (b"mountinfo", 0o444, mountinfo, false),
+        (b"mounts", 0o444, mounts, false),
+        (b"stat", 0o444, stat, false),
+        (b"statm", 0o444, statm, false),
+        (b"status", 0o444, status, false),
     ];
     let mut table = Table::new();
     let mut n = base;
-    for (name, perm, text) in files {
+    for (name, perm, text, checked) in files {
         n += 1;
         let ino = n;
-        table.add(name, FileType::Regular, ino, move |_| process_file(pid, ino, perm, text));
+        table.add(name, FileType::Regular, ino, move |_| process_file(pid, ino, perm, text, checked));
     }
     n += 1;
     let ino = n;
@@ -269,7 +271,7 @@ fn open_file(pid: Pid, fd: i32) -> Result<(Arc<OpenFile>, bool)> {
 impl DirSource for FdSource {
     fn list(&self) -> Vec<DirEntry> {
         let Ok(p) = process(self.pid) else { return Vec::new() };
-        if !may_access(&p) {
+        if !may_access(&p, PtraceMode::Read) {
             return Vec::new();
         }
         let files = p.files.lock().clone();
@@ -438,6 +440,14 @@ fn cmdline(p: &Arc<Process>) -> Result<Vec<u8>> {
     Ok(text)
 }
 
+/// The auxiliary vector exec gave the program (binary pairs, AT_NULL
+/// last), as Linux's saved copy: what the program did to its stack since
+/// does not show.
+fn auxv(p: &Arc<Process>) -> Result<Vec<u8>> {
+    let program = p.vm.lock().lock().program.clone();
+    Ok(program.map_or(Vec::new(), |program| program.auxv.clone()))
+}
+
 fn environ(p: &Arc<Process>) -> Result<Vec<u8>> {
     check_access(p)?;
     let Some(program) = p.vm.lock().lock().program.clone() else { return Ok(Vec::new()) };
@@ -477,7 +487,7 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
     let (state, _) = state(p);
     let zombie = p.exit_status().is_some();
     let thread = p.any_thread();
-    let permitted = may_access(p);
+    let permitted = may_access(p, PtraceMode::Read);
     let (program, usage, brk_start) = {
         let vm = p.vm.lock().clone();
         let vm = vm.lock();
@@ -625,8 +635,8 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "Pid:\t{}", p.pid);
     let _ = writeln!(out, "PPid:\t{}", p.ppid());
     let _ = writeln!(out, "TracerPid:\t0");
-    let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", creds.uid, creds.euid, creds.suid, creds.euid);
-    let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", creds.gid, creds.egid, creds.sgid, creds.egid);
+    let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", creds.uid, creds.euid, creds.suid, creds.fsuid);
+    let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", creds.gid, creds.egid, creds.sgid, creds.fsgid);
     let _ = writeln!(out, "FDSize:\t{}", fd_slots);
     let groups: Vec<String> = creds.groups.iter().map(|g| format!("{}", g)).collect();
     let _ = writeln!(out, "Groups:\t{} ", groups.join(" "));

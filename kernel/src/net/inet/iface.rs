@@ -100,7 +100,7 @@ pub fn ioctl(request: u32, arg: usize) -> Result<isize> {
     match request {
         io::SIOCGIFFLAGS => data[..2].copy_from_slice(&(iface.flags as u16).to_le_bytes()),
         io::SIOCSIFFLAGS => {
-            let root = crate::process::current().is_some_and(|t| t.process.creds.lock().euid == 0);
+            let root = crate::process::current().is_some_and(|t| crate::process::access::capable(&t.process, linux_raw_sys::general::CAP_NET_ADMIN));
             if !root {
                 return Err(Errno::EPERM);
             }

@@ -16,6 +16,7 @@ use smoltcp::wire::Ipv4Address;
 
 use super::Socket;
 use crate::error::{Errno, Result};
+use crate::process::Thread;
 
 /// sizeof(struct sockaddr_in).
 pub const SOCKADDR_IN_LEN: usize = core::mem::size_of::<netabi::sockaddr_in>();
@@ -25,6 +26,16 @@ pub const IPPROTO_TCP: u32 = netabi::IPPROTO_TCP as u32;
 pub const IPPROTO_UDP: u32 = netabi::IPPROTO_UDP as u32;
 /// IP_TTL's default (net.ipv4.ip_default_ttl).
 const DEFAULT_TTL: i32 = 64;
+
+/// Linux's inet_bind check after the address: a port below 1024 (the
+/// default net.ipv4.ip_unprivileged_port_start) needs
+/// CAP_NET_BIND_SERVICE (EACCES).
+pub fn check_bind_port(thread: &Thread, port: u16) -> Result<()> {
+    if port != 0 && port < 1024 && !crate::process::access::capable(&thread.process, linux_raw_sys::general::CAP_NET_BIND_SERVICE) {
+        return Err(Errno::EACCES);
+    }
+    Ok(())
+}
 
 /// Decodes a sockaddr_in: EINVAL when shorter than one, EAFNOSUPPORT for
 /// another family (AF_UNSPEC is left to the caller: `None`).
@@ -78,6 +89,9 @@ pub fn route(stack: &stack::Stack, addr: Ipv4Address) -> Result<(Ipv4Address, Ip
 /// a protocol here is ESOCKTNOSUPPORT, a protocol that does not match
 /// the type EPROTONOSUPPORT.
 pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
+    if !(0..256).contains(&protocol) {
+        return Err(Errno::EINVAL); // IPPROTO_MAX
+    }
     match sock_type {
         netabi::SOCK_STREAM => {
             if protocol != 0 && protocol as u32 != IPPROTO_TCP {
@@ -91,8 +105,14 @@ pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
             }
             Ok(udp::UdpSocket::new())
         }
-        // Raw sockets (ICMP, raw IP) are not implemented.
-        netabi::SOCK_RAW => Err(Errno::EPROTONOSUPPORT),
+        // Raw sockets need CAP_NET_RAW (EPERM, as inet_create checks
+        // before making one); they are not implemented (ICMP, raw IP).
+        netabi::SOCK_RAW => {
+            if !crate::process::current().is_some_and(|t| crate::process::access::capable(&t.process, linux_raw_sys::general::CAP_NET_RAW)) {
+                return Err(Errno::EPERM);
+            }
+            Err(Errno::EPROTONOSUPPORT)
+        }
         _ => Err(Errno::ESOCKTNOSUPPORT),
     }
 }

@@ -205,7 +205,7 @@ impl Socket for TcpSocket {
         &self.options
     }
 
-    fn bind(&self, _thread: &Thread, addr: &[u8]) -> Result<()> {
+    fn bind(&self, thread: &Thread, addr: &[u8]) -> Result<()> {
         let parsed = parse_addr(addr)?;
         // AF_UNSPEC is taken as AF_INET only with INADDR_ANY (a
         // compatibility rule of inet_bind).
@@ -217,6 +217,7 @@ impl Socket for TcpSocket {
         if !stack::is_local(ip) {
             return Err(Errno::EADDRNOTAVAIL);
         }
+        super::check_bind_port(thread, port)?;
         let reuse = self.options.get().reuseaddr;
         with_stack(|st| {
             let mut s = self.inner.lock();

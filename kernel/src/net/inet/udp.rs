@@ -115,7 +115,7 @@ impl Socket for UdpSocket {
         &self.options
     }
 
-    fn bind(&self, _thread: &Thread, addr: &[u8]) -> Result<()> {
+    fn bind(&self, thread: &Thread, addr: &[u8]) -> Result<()> {
         let (ip, port) = match parse_addr(addr)? {
             Some(a) => a,
             None if addr.len() >= super::SOCKADDR_IN_LEN && addr[4..8] == [0; 4] => (Ipv4Address::UNSPECIFIED, u16::from_be_bytes([addr[2], addr[3]])),
@@ -124,6 +124,7 @@ impl Socket for UdpSocket {
         if !stack::is_local(ip) {
             return Err(Errno::EADDRNOTAVAIL);
         }
+        super::check_bind_port(thread, port)?;
         with_stack(|st| {
             let mut s = self.inner.lock();
             if s.bound.is_some() {

@@ -1,0 +1,163 @@
+//! Linux's access checks in one place: may one process act on another
+//! (signals, limits, priorities, scheduling, ptrace-style access to its
+//! memory and /proc files), and does a caller hold the capability a
+//! privileged operation needs.
+//!
+//! Every rule is Linux 6.1's (kernel/signal.c `kill_ok_by_cred`,
+//! kernel/sys.c `check_prlimit_permission` and `set_one_prio_perm`,
+//! kernel/sched/core.c `check_same_owner`, kernel/ptrace.c
+//! `__ptrace_may_access`), with the
+//! credentials read once under their lock. Capabilities are those of the
+//! caller's effective set; there are no user namespaces, so "capable in
+//! the target's namespace" is "capable".
+
+use core::sync::atomic::Ordering;
+
+use linux_raw_sys::general as abi;
+
+use super::{Credentials, Process};
+use crate::error::{Errno, Result};
+
+/// Whether `process` holds capability `cap` (in its effective set).
+pub fn capable(process: &Process, cap: u32) -> bool {
+    process.creds.lock().has_cap(cap)
+}
+
+/// Fails with EPERM unless `process` holds `cap`: the answer of most
+/// privileged operations (mount, sethostname, settimeofday, reboot...).
+pub fn require(process: &Process, cap: u32) -> Result<()> {
+    if capable(process, cap) { Ok(()) } else { Err(Errno::EPERM) }
+}
+
+/// The two credentials of a pair of processes, each read under its lock
+/// (never both locks at once).
+fn creds_of(caller: &Process, target: &Process) -> (Credentials, Credentials) {
+    let mine = caller.creds.lock().clone();
+    let theirs = target.creds.lock().clone();
+    (mine, theirs)
+}
+
+/// Linux's check_kill_permission: a process may always signal itself;
+/// otherwise the sender's real or effective uid must be the target's real
+/// or saved uid, or the sender holds CAP_KILL, or the signal is SIGCONT
+/// within the sender's session.
+pub fn may_signal(sender: &Process, target: &Process, sig: u32) -> bool {
+    if core::ptr::eq(sender, target) {
+        return true;
+    }
+    let (mine, theirs) = creds_of(sender, target);
+    let ids_match = [mine.uid, mine.euid].iter().any(|&id| id == theirs.uid || id == theirs.suid);
+    if ids_match || mine.has_cap(abi::CAP_KILL) {
+        return true;
+    }
+    sig == abi::SIGCONT && sender.sid.load(Ordering::Relaxed) == target.sid.load(Ordering::Relaxed)
+}
+
+/// Linux's check_prlimit_permission (reading or changing another
+/// process's limits): the caller's real uid and gid must equal all three
+/// of the target's, or the caller holds CAP_SYS_RESOURCE.
+pub fn check_prlimit(caller: &Process, target: &Process) -> Result<()> {
+    if core::ptr::eq(caller, target) {
+        return Ok(());
+    }
+    let (mine, theirs) = creds_of(caller, target);
+    let ids_match = [theirs.uid, theirs.euid, theirs.suid].iter().all(|&u| u == mine.uid)
+        && [theirs.gid, theirs.egid, theirs.sgid].iter().all(|&g| g == mine.gid);
+    if ids_match || mine.has_cap(abi::CAP_SYS_RESOURCE) { Ok(()) } else { Err(Errno::EPERM) }
+}
+
+/// Linux's set_one_prio_perm (setpriority on another process): the
+/// caller's effective uid is the target's real or effective uid, or the
+/// caller holds CAP_SYS_NICE. EPERM otherwise.
+pub fn check_set_priority(caller: &Process, target: &Process) -> Result<()> {
+    let (mine, theirs) = creds_of(caller, target);
+    if mine.euid == theirs.uid || mine.euid == theirs.euid || mine.has_cap(abi::CAP_SYS_NICE) {
+        Ok(())
+    } else {
+        Err(Errno::EPERM)
+    }
+}
+
+/// Linux's can_nice: whether `caller` may give `target` the nice value
+/// `nice` when that is below the current one: within the target's
+/// RLIMIT_NICE (whose unit is 20 - nice) or with CAP_SYS_NICE.
+pub fn can_nice(caller: &Process, target: &Process, nice: i32) -> bool {
+    let wanted = (20 - nice) as u64;
+    let limit = target.limits.lock()[abi::RLIMIT_NICE as usize][0];
+    wanted <= limit || capable(caller, abi::CAP_SYS_NICE)
+}
+
+/// Linux's check_same_owner: the caller's effective uid is the target's
+/// effective or real uid.
+pub fn same_owner(caller: &Process, target: &Process) -> bool {
+    let (mine, theirs) = creds_of(caller, target);
+    mine.euid == theirs.euid || mine.euid == theirs.uid
+}
+
+/// The check of sched_setaffinity (and of changing another user's
+/// scheduling): the same owner, or CAP_SYS_NICE. EPERM otherwise.
+pub fn check_scheduling(caller: &Process, target: &Process) -> Result<()> {
+    if same_owner(caller, target) || capable(caller, abi::CAP_SYS_NICE) { Ok(()) } else { Err(Errno::EPERM) }
+}
+
+/// How much access a ptrace-style check asks for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PtraceMode {
+    /// Reading state (/proc/PID/maps, environ, the fd links...).
+    Read,
+    /// Reading or changing memory as a debugger would (process_vm_*,
+    /// /proc/PID/mem, syscall).
+    Attach,
+}
+
+/// Whose ids a ptrace-style check compares: the file-system ids (the
+/// /proc files) or the real ids (process_vm_*).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PtraceCreds {
+    /// PTRACE_MODE_FSCREDS.
+    Fs,
+    /// PTRACE_MODE_REALCREDS.
+    Real,
+}
+
+/// Linux's ptrace_may_access: a process may always access itself (and its
+/// threads). Otherwise the caller's uid and gid (file-system or real ones,
+/// as `creds` says) must equal all three of the target's, or the caller
+/// holds CAP_SYS_PTRACE; then a target that is not dumpable needs
+/// CAP_SYS_PTRACE too. With Yama's ptrace_scope at 0, as Debian's kernel
+/// boots, attaching needs nothing more (scope 1 would add: only
+/// descendants).
+pub fn ptrace_may_access(caller: &Process, target: &Process, mode: PtraceMode, creds: PtraceCreds) -> bool {
+    if core::ptr::eq(caller, target) {
+        return true;
+    }
+    let (mine, theirs) = creds_of(caller, target);
+    let (uid, gid) = match creds {
+        PtraceCreds::Fs => (mine.fsuid, mine.fsgid),
+        PtraceCreds::Real => (mine.uid, mine.gid),
+    };
+    let ptrace_cap = mine.has_cap(abi::CAP_SYS_PTRACE);
+    let ids_match = [theirs.uid, theirs.euid, theirs.suid].iter().all(|&u| u == uid)
+        && [theirs.gid, theirs.egid, theirs.sgid].iter().all(|&g| g == gid);
+    if !ids_match && !ptrace_cap {
+        return false;
+    }
+    if !target.dumpable.load(Ordering::Relaxed) && !ptrace_cap {
+        return false;
+    }
+    // Attaching asks no more than reading: Debian's kernel leaves Yama's
+    // ptrace_scope at 0 (classic ptrace permissions).
+    let _ = mode;
+    true
+}
+
+/// Capabilities a change of the file-system uid from or to 0 drops or
+/// raises (Linux's CAP_FS_MASK).
+pub const CAP_FS_MASK: u64 = (1 << abi::CAP_CHOWN)
+    | (1 << abi::CAP_DAC_OVERRIDE)
+    | (1 << abi::CAP_DAC_READ_SEARCH)
+    | (1 << abi::CAP_FOWNER)
+    | (1 << abi::CAP_FSETID)
+    | (1 << abi::CAP_LINUX_IMMUTABLE)
+    | (1 << abi::CAP_MKNOD)
+    | (1 << abi::CAP_MAC_OVERRIDE);
