@@ -1694,9 +1694,25 @@ static int trinity_main(void)
         }
         usleep(50000);
     }
-    if (ended)
-        say("kfuzz: trinity ended by itself: %s %d", WIFEXITED(status) ? "exit" : "signal",
+    if (ended) {
+        /* It was to run for the whole time: a fuzzer that did not fuzz is
+           no pass (and its crash may be the kernel's doing). */
+        say("kfuzz: trinity ended early, after %lld s: %s %d", (now_ms() - t0) / 1000,
+            WIFEXITED(status) ? "exit" : "signal",
             WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        failures++;
+    } else {
+        /* SIGINT first: trinity stops its children and prints its counts. */
+        kill(pid, SIGINT);
+        long long until = now_ms() + 10000;
+        while (now_ms() < until) {
+            int st, w = waitpid(-1, &st, WNOHANG | __WALL);
+            if (w == pid)
+                break;
+            if (w <= 0)
+                usleep(50000);
+        }
+    }
     kill_everything();
     say("kfuzz: done trinity seconds=%lld result=%s", (now_ms() - t0) / 1000, failures ? "FAIL" : "ok");
     return failures ? 1 : 0;
