@@ -160,6 +160,9 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
         exec_path = FsContext::absolute(&fs.cwd_path, &interp);
         given = interp;
     }
+    // A file open for writing cannot be executed; once running, it cannot
+    // be opened for writing (held until the address space goes).
+    let deny_write = crate::fs::writecount::deny_write_access(&node)?;
     let plan = parse_elf(&node, image)?;
     let bias = if plan.kind == ElfKind::Dyn { kevlar_elf::DEFAULT_PIE_BASE } else { 0 };
     let plan = plan.with_bias(bias).map_err(|_| Errno::ENOEXEC)?;
@@ -242,6 +245,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode
     let data = plan.segments.iter().rev().find(|s| s.writable);
     vm.program = Some(Arc::new(ProgramInfo {
         exe: node.clone(),
+        _deny_write: deny_write,
         exe_path: exec_path,
         arg_start: stack.arg_start as usize,
         arg_end: stack.arg_end as usize,

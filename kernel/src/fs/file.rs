@@ -126,12 +126,20 @@ pub struct OpenFile {
     pub offset: SpinLock<u64>,
     /// The absolute path it was opened by (for /proc and fchdir).
     pub path: Vec<u8>,
+    /// A regular file opened for writing holds write access to it (a
+    /// program running from it refuses that with ETXTBSY).
+    _write_access: Option<super::writecount::WriteAccess>,
 }
 
 impl OpenFile {
     /// Wraps `ops` as a new open file description.
     pub fn new(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>) -> Arc<OpenFile> {
-        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path })
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, _write_access: None })
+    }
+
+    /// Wraps `ops` as [`OpenFile::new`] does, holding `access` while open.
+    pub fn with_write_access(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>, access: Option<super::writecount::WriteAccess>) -> Arc<OpenFile> {
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, _write_access: access })
     }
 
     /// Returns the status flags.

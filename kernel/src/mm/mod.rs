@@ -86,6 +86,8 @@ pub trait FileBacking: Send + Sync {
 pub struct ProgramInfo {
     /// The executable file mapped (the interpreter of a `#!` script).
     pub exe: Arc<dyn kevlar_vfs::Inode>,
+    /// While the program runs, its file refuses writers (ETXTBSY).
+    pub _deny_write: crate::fs::writecount::DenyWrite,
     /// The absolute path it was executed by, for /proc/PID/exe.
     pub exe_path: Vec<u8>,
     /// The argument strings on the initial stack: `[arg_start, arg_end)`.
