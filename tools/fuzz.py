@@ -61,7 +61,9 @@ BOOT_TIMEOUT = 60.0
 BATCH = 1000
 
 PANIC_RE = re.compile(r"^.*\b(PANIC on cpu\d+|EXCEPTION: )\b.*$", re.M)
-PROGRESS_RE = re.compile(r"kfuzz: progress t=(\d+)s(?: calls=(\d+))?.*?(?:inflight=(\S+) next=(\d+))?")
+PROGRESS_RE = re.compile(r"kfuzz: progress t=(\d+)s(?: calls=(\d+))?")
+INFLIGHT_RE = re.compile(r"inflight=(\S+) next=(\d+)")
+BATCH_END_RE = re.compile(r"kfuzz: batch (\d+) ended")
 DONE_RE = re.compile(r"^kfuzz: done .*result=(ok|FAIL)\s*$", re.M)
 UNKILLABLE_RE = re.compile(r"^kfuzz: UNKILLABLE .*$", re.M)
 CALL_RE = re.compile(r"^kfuzz: call #\d+ .*$", re.M)
@@ -206,8 +208,13 @@ def last_progress(output: str):
         m = PROGRESS_RE.search(line)
         if m and m.group(2):
             calls = int(m.group(2))
-            inflight = [int(x.rstrip("!")) for x in (m.group(3) or "-").split(",") if x.rstrip("!").isdigit()]
-            nxt = int(m.group(4)) if m.group(4) else None
+            f = INFLIGHT_RE.search(line)
+            if f:
+                inflight = [int(x.rstrip("!")) for x in f.group(1).split(",") if x.rstrip("!").isdigit()]
+                nxt = int(f.group(2))
+        b = BATCH_END_RE.search(line)  # --stats: batches started after the progress line
+        if b and nxt is not None and int(b.group(1)) >= nxt:
+            nxt = int(b.group(1)) + 1
     return calls, inflight, nxt
 
 
@@ -216,7 +223,9 @@ def suspects(output: str, jobs: int) -> list:
     flight at the last progress line (newest first), then the ones started
     after it."""
     _, inflight, nxt = last_progress(output)
-    out = sorted(inflight, reverse=True)
+    if nxt is None and not inflight:
+        nxt = 0  # no progress line yet: the first batches
+    out = sorted(i for i in inflight if i < (nxt if nxt is not None else 1 << 62))[::-1]
     if nxt is not None:
         out = list(range(nxt + jobs, nxt - 1, -1)) + out
     seen = []

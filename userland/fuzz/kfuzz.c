@@ -1610,7 +1610,7 @@ static int fuzz_main(void)
     say("kfuzz: start seed=%llu duration=%lds jobs=%d user=%s batch=%ld child-secs=%ld",
         (unsigned long long)opt_seed, opt_duration, opt_jobs, um[opt_user], opt_batch, opt_child_secs);
     long long end = t0 + opt_duration * 1000;
-    long long next_progress = t0 + 5000, next_orphans = t0 + 1000, last_t = t0;
+    long long next_progress = t0 + 2000, next_orphans = t0 + 1000, last_t = t0;
     uint64_t last_calls = 0;
     for (;;) {
         long long now = now_ms();
@@ -1632,7 +1632,7 @@ static int fuzz_main(void)
         }
         if (now >= next_progress) {
             progress(t0, now, &last_calls, &last_t);
-            next_progress = now + 5000;
+            next_progress = now + 2000;
         }
     }
     kill_everything();
