@@ -231,7 +231,9 @@ impl Vm {
             }
             top = top.min(vma.start);
         }
-        (top >= MMAP_MIN_ADDR + len).then(|| top - len)
+        // Checked: a length near 2^64 must not wrap into a "fit" whose end
+        // lies below its start.
+        MMAP_MIN_ADDR.checked_add(len).is_some_and(|low| top >= low).then(|| top - len)
     }
 
     /// Adds a mapping of `[start, end)`, replacing whatever was there.
