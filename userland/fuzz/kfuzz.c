@@ -377,7 +377,7 @@ static uint64_t gen_sockaddr_ptr(uint64_t *len_out)
         len = chance(70) ? sizeof(sa_family_t) + 6 : below(120);
     } else if (fam == AF_INET) {
         struct sockaddr_in *in = (void *)a;
-        in->sin_port = htons(chance(60) ? tcp_port : below(65536));
+        in->sin_port = htons(chance(60) ? (uint16_t)tcp_port : (uint16_t)below(65536));
         in->sin_addr.s_addr = chance(70) ? htonl(0x7f000001) : (uint32_t)rnd();
         len = sizeof *in;
     } else if (fam == AF_INET6) {
@@ -624,7 +624,7 @@ static void sanitize(struct call *c)
             /* kill(0)/kill(-pgrp) would reach the parent's group only if it
                were ours; -1 reaches every process; 1 and the parent are the
                fuzzer itself. */
-            if (p == -1 || p == 0 || p == 1 || p == parent_pid || p == -parent_pid || p == -1 * 1)
+            if (p == -1 || p == 0 || p == 1 || p == parent_pid || p == -parent_pid)
                 c->a[i] = my_pid;
             if (c->nr == SYS_kill && p < 0)
                 c->a[i] = my_pid;
