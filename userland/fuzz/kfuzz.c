@@ -1208,6 +1208,23 @@ static void print_ring(struct slot *s)
     }
 }
 
+/* The state letter of /proc/PID/stat ('?' if unreadable). */
+static char task_state(int pid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return '?';
+    int n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n <= 0)
+        return '?';
+    line[n] = 0;
+    char *rp = strrchr(line, ')');
+    return rp && rp[1] == ' ' ? rp[2] : '?';
+}
+
 static void describe_task(int pid)
 {
     char path[64], line[512];
@@ -1500,7 +1517,8 @@ static void kill_everything(void)
     struct dirent *e;
     while (d && (e = readdir(d)) != NULL) {
         int pid = atoi(e->d_name);
-        if (pid > 1) {
+        /* A zombie is dead: its parent, stuck, did not reap it. */
+        if (pid > 1 && task_state(pid) != 'Z') {
             say("kfuzz: UNKILLABLE pid=%d at the end of the run seed=%llu: still there %d s after SIGKILL",
                 pid, (unsigned long long)opt_seed, KILL_GRACE_S);
             describe_task(pid);
