@@ -21,7 +21,7 @@ KERNEL_ELF := build/kevlar.elf
 CARGO_OUT  := target/$(TARGET)/$(PROFILE)/kevlar
 ACCEL      := $(if $(KVM),--kvm,)
 
-.PHONY: all setup kernel run debug test test-host contracts interactive bench check clean
+.PHONY: all setup kernel run debug test test-host contracts interactive bench check clean fuzz fuzz-trinity
 
 all: kernel
 
@@ -69,7 +69,24 @@ build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/rebo
 bench: kernel
 	$(PYTHON) tools/bench.py $(if $(QUICK),--quick,) $(if $(KVM),--kvm,)
 
-test: kernel contracts build/kernel-tests.cpio $(INTERACTIVE_CPIO)
+# The system-call fuzzer (docs/fuzzing.md): `make fuzz` runs kfuzz for 30
+# minutes from a random seed; MINUTES=N or HOURS=N, SEED=S, SMP=N,
+# FUZZ_USER=root|nobody|both, FUZZER=trinity (Debian's trinity, as nobody).
+FUZZ_CPIO := build/fuzz/kfuzz.cpio
+FUZZER    ?= kfuzz
+FUZZ_USER ?= both
+FUZZ_TIME  = $(if $(HOURS),--hours $(HOURS),--minutes $(if $(MINUTES),$(MINUTES),30))
+
+$(FUZZ_CPIO): userland/fuzz/kfuzz.c tools/fuzz.py tools/build-initramfs.py | setup
+	$(PYTHON) tools/fuzz.py build
+
+fuzz: kernel $(FUZZ_CPIO)
+	$(PYTHON) tools/fuzz.py $(FUZZ_TIME) --smp $(SMP) --user $(FUZZ_USER) --fuzzer $(FUZZER) $(if $(SEED),--seed $(SEED),)
+
+fuzz-trinity:
+	$(MAKE) fuzz FUZZER=trinity
+
+test: kernel contracts build/kernel-tests.cpio $(INTERACTIVE_CPIO) $(FUZZ_CPIO)
 	$(PYTHON) tools/gen-syscall-table.py --check
 	$(PYTHON) tools/bench.py --quick
 	$(PYTHON) tools/run-tests.py --kernel $(KERNEL_ELF)

@@ -6,6 +6,7 @@ What `make test` runs. Layers, in order:
   kernel  in-kernel tests (`test=all`), once per CPU count
   fault   deliberate faults: the kernel must catch them and print a backtrace
   banner  boot banner, under -icount so the boot time it reports is repeatable
+  fuzz    the system-call fuzzer from fixed seeds (tools/fuzz.py, docs/fuzzing.md)
   interactive  a person at the BusyBox shell of the interactive image
           (tools/interactive-test.py types, presses Ctrl-C/Ctrl-Z, runs vi)
 
@@ -129,6 +130,14 @@ KERNEL_RUNS: list[dict] = [
     {"name": "console-input", "layer": "kernel", "check": "expect",
      "smp": 2, "inputs": [("kevlar> ", "cpux\x7fs\r"), ("kevlar> ", "poweroff\r")],
      "patterns": [r"cpu0: apic id \d+, \d+ timer ticks", r"cpu1: apic id \d+"]},
+    # The fuzzer (docs/fuzzing.md): kfuzz as PID 1 makes random system calls
+    # with hostile arguments for 20 s per run, from fixed seeds, as root and
+    # as nobody, at -smp 1 and -smp 2. A panic, a hang, a process that
+    # survives SIGKILL or a missing `kfuzz: done` line fails the run.
+    *[{"name": f"fuzz-{user}-smp{smp}", "layer": "fuzz", "check": "fuzz", "smp": smp,
+       "timeout": 90, "initrd": os.path.join(REPO_ROOT, "build", "fuzz", "kfuzz.cpio"),
+       "append": f"init=/kfuzz -- --seed {seed} --duration 20 --user {user} --jobs 4"}
+      for smp, user, seed in ((1, "root", 101), (1, "nobody", 102), (2, "root", 201), (2, "nobody", 202))],
     # A person at the BusyBox shell of the interactive image (`make run`):
     # tools/interactive-test.py types, sends Ctrl-C/Ctrl-Z/arrows, runs vi,
     # powers off; one outcome per check, interactive:<check>[smpN].
@@ -440,8 +449,23 @@ def check_contracts(spec: dict, result) -> list:
                                           initrd=spec.get("initrd"))]
 
 
+def check_fuzz(spec: dict, result) -> list:
+    """A fuzzing run passes when kfuzz says `done ... result=ok` and the
+    console shows no panic and no UNKILLABLE process (tools/fuzz.py judges)."""
+    fuzz = _load_tool("fuzz", "fuzz.py")
+    problems = fuzz.judge(result.output, timed_out=result.timed_out,
+                          exit_status=result.exit_status)
+    seed = re.search(r"--seed (\d+)", spec.get("append", ""))
+    name = f"fuzz:{spec['name'][5:]}" + (f"[seed {seed.group(1)}]" if seed else "")
+    if problems:
+        return [Outcome(name, False, "; ".join(problems))]
+    done = re.search(r"^kfuzz: done .*$", result.output, re.M)
+    return [Outcome(name, True, done.group(0) if done else "")]
+
+
 CHECKS: dict[str, Callable] = {
     "contracts": check_contracts,
+    "fuzz": check_fuzz,
     "expect": check_expect,
     "ending": check_ending,
     "ktest": check_ktest,

@@ -180,6 +180,9 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
         exec_path = FsContext::absolute(&fs.cwd_path, &interp);
         given = interp;
     }
+    // A file open for writing cannot be executed; once running, it cannot
+    // be opened for writing (held until the address space goes).
+    let deny_write = crate::fs::writecount::deny_write_access(&node)?;
     let plan = parse_elf(&node, image)?;
     // The program's credentials: a script's set-id bits are ignored (the
     // interpreter's count), as Linux's.
@@ -277,6 +280,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     let data = plan.segments.iter().rev().find(|s| s.writable);
     vm.program = Some(Arc::new(ProgramInfo {
         exe: node.clone(),
+        _deny_write: deny_write,
         exe_path: exec_path,
         arg_start: stack.arg_start as usize,
         arg_end: stack.arg_end as usize,

@@ -144,12 +144,20 @@ pub struct OpenFile {
     pub path: Vec<u8>,
     /// Signal-driven I/O: whom to signal, with what (F_SETOWN, F_SETSIG).
     async_state: SpinLock<super::fasync::AsyncState>,
+    /// A regular file opened for writing holds write access to it (a
+    /// program running from it refuses that with ETXTBSY).
+    _write_access: Option<super::writecount::WriteAccess>,
 }
 
 impl OpenFile {
     /// Wraps `ops` as a new open file description.
     pub fn new(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>) -> Arc<OpenFile> {
-        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()) })
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: None })
+    }
+
+    /// Wraps `ops` as [`OpenFile::new`] does, holding `access` while open.
+    pub fn with_write_access(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>, access: Option<super::writecount::WriteAccess>) -> Arc<OpenFile> {
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: access })
     }
 
     /// Returns the status flags.

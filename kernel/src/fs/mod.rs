@@ -20,6 +20,7 @@ pub mod signalfd;
 pub mod synth;
 pub mod sysfs;
 pub mod timerfd;
+pub mod writecount;
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -180,12 +181,21 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         mount::check_writable(&*node)?;
     }
     kevlar_vfs::check_access(&stat, cred, want)?;
+    // A regular file opened for writing (or truncated) must not be a
+    // running program's: ETXTBSY (writecount).
+    let write_access = if file_type == FileType::Regular && want.contains(kevlar_vfs::Access::WRITE) {
+        Some(writecount::get_write_access(&node)?)
+    } else {
+        None
+    };
     // O_TRUNC truncates even with O_RDONLY (unspecified by POSIX; Linux
     // does), provided the caller may write.
     if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular {
         kevlar_vfs::check_access(&stat, cred, kevlar_vfs::Access::WRITE)?;
         truncate_file(&node, 0)?;
     }
+    // The access stays with the open file only if it was opened for writing.
+    let write_access = if accmode == abi::O_WRONLY || accmode == abi::O_RDWR { write_access } else { None };
     let mut abs = FsContext::absolute(&fs.cwd_path, path);
     if mount::through_procfs(&abs) {
         // Opened through /proc/self/fd/N or the like: record the file's
@@ -213,7 +223,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
             None => InodeFile::new(node),
         },
     };
-    Ok(OpenFile::new(ops, flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC), abs))
+    Ok(OpenFile::with_write_access(ops, flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC), abs, write_access))
 }
 
 /// FIFOs: the pipe behind each FIFO inode, created on first open.

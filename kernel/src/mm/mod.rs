@@ -88,6 +88,8 @@ pub trait FileBacking: Send + Sync {
 pub struct ProgramInfo {
     /// The executable file mapped (the interpreter of a `#!` script).
     pub exe: Arc<dyn kevlar_vfs::Inode>,
+    /// While the program runs, its file refuses writers (ETXTBSY).
+    pub _deny_write: crate::fs::writecount::DenyWrite,
     /// The absolute path it was executed by, for /proc/PID/exe.
     pub exe_path: Vec<u8>,
     /// The argument strings on the initial stack: `[arg_start, arg_end)`.
@@ -234,7 +236,9 @@ impl Vm {
             }
             top = top.min(vma.start);
         }
-        (top >= MMAP_MIN_ADDR + len).then(|| top - len)
+        // Checked: a length near 2^64 must not wrap into a "fit" whose end
+        // lies below its start.
+        MMAP_MIN_ADDR.checked_add(len).is_some_and(|low| top >= low).then(|| top - len)
     }
 
     /// Adds a mapping of `[start, end)`, replacing whatever was there.

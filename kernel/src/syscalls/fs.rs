@@ -1062,6 +1062,7 @@ pub fn truncate(thread: &Thread, path: usize, len: i64) -> Result<isize> {
     crate::fs::mount::check_writable(&*node)?;
     let stat = node.stat()?;
     kevlar_vfs::check_access(&stat, &cred, Access::WRITE)?;
+    let _access = crate::fs::writecount::get_write_access(&node)?;
     crate::fs::file::check_truncate_size_limit(stat.size, len as u64)?;
     crate::fs::truncate_file(&node, len as u64)?;
     Ok(0)
