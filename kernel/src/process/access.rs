@@ -94,6 +94,17 @@ pub fn same_owner(caller: &Process, target: &Process) -> bool {
     mine.euid == theirs.euid || mine.euid == theirs.uid
 }
 
+/// Linux's set_task_ioprio check: the caller's effective or real uid is
+/// the target's real uid, or CAP_SYS_NICE. EPERM otherwise.
+pub fn check_set_ioprio(caller: &Process, target: &Process) -> Result<()> {
+    let (mine, theirs) = creds_of(caller, target);
+    if theirs.uid == mine.euid || theirs.uid == mine.uid || mine.has_cap(abi::CAP_SYS_NICE) {
+        Ok(())
+    } else {
+        Err(Errno::EPERM)
+    }
+}
+
 /// The check of sched_setaffinity (and of changing another user's
 /// scheduling): the same owner, or CAP_SYS_NICE. EPERM otherwise.
 pub fn check_scheduling(caller: &Process, target: &Process) -> Result<()> {

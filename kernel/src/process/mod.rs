@@ -267,6 +267,9 @@ pub struct Process {
     reaped: AtomicBool,
     /// PR_SET_PDEATHSIG: the signal to get when the parent exits.
     pub death_signal: core::sync::atomic::AtomicU32,
+    /// The I/O priority ioprio_set gave (-1: none yet, Linux's process
+    /// without an io_context); recorded, it weighs no I/O yet.
+    pub ioprio: AtomicI32,
     /// Woken when a child changes state (wait4 sleeps here).
     pub child_event: WaitQueue,
     /// The program name (`comm`).
@@ -626,6 +629,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),
+        ioprio: AtomicI32::new(-1),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(String::from(comm)),
         start_ns: kevlar_platform::time::monotonic_ns(),
@@ -754,6 +758,12 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),
+        // Linux's copy_io: a child gets a copy of a priority that has a
+        // class (the class sits above bit 13, IOPRIO_CLASS_SHIFT).
+        ioprio: AtomicI32::new(match parent.ioprio.load(Ordering::Relaxed) {
+            v if v >> 13 > 0 => v,
+            _ => -1,
+        }),
         child_event: WaitQueue::new(),
         comm: SpinLock::new(parent.comm.lock().clone()),
         start_ns: kevlar_platform::time::monotonic_ns(),

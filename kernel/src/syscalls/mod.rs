@@ -409,6 +409,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_sched_setparam => sched::sched_setparam(thread, a.i32(0), a.usize(1)),
         nr::__NR_sched_get_priority_max => sched::priority_bounds(a.u32(0), true),
         nr::__NR_sched_get_priority_min => sched::priority_bounds(a.u32(0), false),
+        // partial(ioprio_set): the priority is recorded and reported but weighs no I/O
+        nr::__NR_ioprio_set => sched::ioprio_set(thread, a.u32(0), a.i32(1), a.i32(2)),
+        nr::__NR_ioprio_get => sched::ioprio_get(thread, a.u32(0), a.i32(1)),
         nr::__NR_getcpu => sched::getcpu(a.usize(0), a.usize(1)),
         nr::__NR_sched_rr_get_interval => sched::sched_rr_get_interval(thread, a.i32(0), a.usize(1)),
         nr::__NR_sethostname => info::set_name(thread, false, a.usize(0), a.usize(1)),

@@ -234,3 +234,98 @@ fn set_one_priority(thread: &Thread, process: &Process, nice: i32) -> Result<()>
     *process.nice.lock() = nice;
     Ok(())
 }
+
+// I/O priorities (include/uapi/linux/ioprio.h; linux-raw-sys has none of
+// these): the class in the bits from 13 up, the level below.
+const IOPRIO_CLASS_SHIFT: i32 = 13;
+const IOPRIO_CLASS_NONE: i32 = 0;
+const IOPRIO_CLASS_RT: i32 = 1;
+const IOPRIO_CLASS_BE: i32 = 2;
+const IOPRIO_CLASS_IDLE: i32 = 3;
+/// The level is the low 3 bits (IOPRIO_LEVEL_MASK); the bits between it
+/// and the class are not looked at.
+const IOPRIO_LEVEL_MASK: i32 = 7;
+/// The BE level a priority without a class counts as when compared
+/// (IOPRIO_NORM).
+const IOPRIO_NORM: i32 = 4;
+const IOPRIO_WHO_PROCESS: u32 = 1;
+const IOPRIO_WHO_PGRP: u32 = 2;
+const IOPRIO_WHO_USER: u32 = 3;
+
+fn ioprio_value(class: i32, level: i32) -> i32 {
+    class << IOPRIO_CLASS_SHIFT | level
+}
+
+/// The processes ioprio_get and ioprio_set name: one process (0: the
+/// caller), a process group (0: the caller's), a user's processes by
+/// real uid (0: the caller's); EINVAL for another `which`.
+fn ioprio_targets(thread: &Thread, which: u32, who: i32) -> Result<Vec<Arc<Process>>> {
+    let kind = match which {
+        IOPRIO_WHO_PROCESS => abi::PRIO_PROCESS,
+        IOPRIO_WHO_PGRP => abi::PRIO_PGRP,
+        IOPRIO_WHO_USER => abi::PRIO_USER,
+        _ => return Err(Errno::EINVAL),
+    };
+    priority_targets(thread, kind, who)
+}
+
+/// What ioprio_get reports for a process: its priority, or 0 (class
+/// NONE) when it never had one (Linux's get_task_ioprio).
+fn task_ioprio(p: &Process) -> i32 {
+    match p.ioprio.load(Ordering::Relaxed) {
+        -1 => ioprio_value(IOPRIO_CLASS_NONE, 0),
+        v => v,
+    }
+}
+
+/// Linux's ioprio_check_cap: the class and level must make sense
+/// (EINVAL); the real-time class needs CAP_SYS_ADMIN or CAP_SYS_NICE
+/// (EPERM).
+fn check_ioprio(thread: &Thread, ioprio: i32) -> Result<()> {
+    let (class, level) = ((ioprio >> IOPRIO_CLASS_SHIFT) & 0x7, ioprio & IOPRIO_LEVEL_MASK);
+    match class {
+        IOPRIO_CLASS_RT | IOPRIO_CLASS_BE => {
+            // Every 3-bit level is valid for these classes.
+            if class == IOPRIO_CLASS_RT && !access::capable(&thread.process, abi::CAP_SYS_ADMIN) && !access::capable(&thread.process, abi::CAP_SYS_NICE) {
+                return Err(Errno::EPERM);
+            }
+        }
+        IOPRIO_CLASS_IDLE => {}
+        IOPRIO_CLASS_NONE if level == 0 => {}
+        _ => return Err(Errno::EINVAL),
+    }
+    Ok(())
+}
+
+/// ioprio_set: checks the value, then sets it on each process named that
+/// the caller may change (Linux's set_task_ioprio: EPERM stops at the
+/// first refusal); ESRCH when none is named.
+pub fn ioprio_set(thread: &Thread, which: u32, who: i32, ioprio: i32) -> Result<isize> {
+    check_ioprio(thread, ioprio)?;
+    let targets = ioprio_targets(thread, which, who)?;
+    if targets.is_empty() {
+        return Err(Errno::ESRCH);
+    }
+    for p in targets {
+        access::check_set_ioprio(&thread.process, &p)?;
+        p.ioprio.store(ioprio, Ordering::Relaxed);
+    }
+    Ok(0)
+}
+
+/// ioprio_get: the priority of the process, or for a group or user the
+/// best among them (Linux's ioprio_best: a priority without a class counts
+/// as BE at the normal level; the lowest value wins); ESRCH when none.
+pub fn ioprio_get(thread: &Thread, which: u32, who: i32) -> Result<isize> {
+    let targets = ioprio_targets(thread, which, who)?;
+    let best = |a: i32, b: i32| {
+        let norm = |v: i32| if v >> IOPRIO_CLASS_SHIFT == IOPRIO_CLASS_NONE { ioprio_value(IOPRIO_CLASS_BE, IOPRIO_NORM) } else { v };
+        norm(a).min(norm(b))
+    };
+    let mut values = targets.iter().map(|p| task_ioprio(p));
+    let first = values.next().ok_or(Errno::ESRCH)?;
+    if which == IOPRIO_WHO_PROCESS {
+        return Ok(first as isize);
+    }
+    Ok(values.fold(first, best) as isize)
+}
