@@ -59,10 +59,12 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
         set_child_tid: if has(abi::CLONE_CHILD_SETTID) { child_tid } else { 0 },
         clear_child_tid: if has(abi::CLONE_CHILD_CLEARTID) { child_tid } else { 0 },
     };
+    // Out of memory, the killer frees some and the creation is tried
+    // again, as Linux's allocator does.
     if has(abi::CLONE_THREAD) {
-        return Ok(process::spawn_thread(thread, frame, &options)? as isize);
+        return Ok(crate::mm::oom::retry_on_oom(thread, || process::spawn_thread(thread, frame, &options))? as isize);
     }
-    Ok(process::fork(thread, frame, options)? as isize)
+    Ok(crate::mm::oom::retry_on_oom(thread, || process::fork(thread, frame, options.clone()))? as isize)
 }
 
 /// clone3: the arguments come in a `struct clone_args` of `size` bytes
@@ -104,6 +106,8 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: usi
         return Err(Errno::EINVAL);
     }
     let path = read_path(path)?;
+    // RLIMIT_NPROC after a set*uid, checked first as Linux does.
+    process::nproc::check_exec(&thread.process)?;
     let argv = read_string_array(argv)?;
     let envp = read_string_array(envp)?;
     crate::exec::execve(thread, frame, dirfd, &path, argv, envp)?;
@@ -256,13 +260,16 @@ fn changing_ids(thread: &Thread, change: impl FnOnce() -> Result<isize>) -> Resu
         ((c.euid, c.egid), (c.uid, c.euid, c.suid))
     };
     let result = change();
-    let after = {
+    let (after, real_moved) = {
         let mut c = thread.process.creds.lock();
         if (c.uid, c.euid, c.suid) != uids {
             c.after_uid_change(uids);
         }
-        (c.euid, c.egid)
+        ((c.euid, c.egid), c.uid != uids.0)
     };
+    if real_moved {
+        process::nproc::real_uid_changed(&thread.process);
+    }
     if before != after {
         thread.process.dumpable.store(false, Ordering::Relaxed);
     }
