@@ -108,6 +108,25 @@ KERNEL_RUNS: list[dict] = [
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
     {"name": "leak-smp2", "layer": "kernel", "check": "expect", "smp": 2, "timeout": 300,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
+    # Memory exhaustion under 256 MiB (Kevlar only): a memory hog ended
+    # by the OOM killer, a fork bomb as uid 1000 under RLIMIT_NPROC,
+    # 10,000 fork+exec cycles and 200 processes of 1 MiB; free memory
+    # must come back each time.
+    {"name": "oom-hog-smp1", "layer": "kernel", "check": "expect", "smp": 1, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- hog",
+     "patterns": [r"^OOM-CHECK hog ok"]},
+    {"name": "oom-hog-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- hog",
+     "patterns": [r"^OOM-CHECK hog ok"]},
+    {"name": "oom-forkbomb-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- forkbomb",
+     "patterns": [r"^OOM-CHECK forkbomb ok"]},
+    {"name": "oom-procs-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- procs",
+     "patterns": [r"^OOM-CHECK procs ok"]},
+    {"name": "oom-forkexec-smp1", "layer": "kernel", "check": "expect", "smp": 1, "mem": "256M", "timeout": 400,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- forkexec",
+     "patterns": [r"^OOM-CHECK forkexec ok"]},
     # The virtio network card: TCP to an echo service QEMU forwards
     # (10.0.2.100:7 -> cat) from a restricted user network; Kevlar only.
     {"name": "virtio-net-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 120,

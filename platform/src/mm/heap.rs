@@ -33,6 +33,9 @@ static mut BOOT_ARENA: BootArena = BootArena([0; BOOT_ARENA_SIZE]);
 static BOOT_ARENA_USED: AtomicUsize = AtomicUsize::new(0);
 static PMM_READY: AtomicBool = AtomicBool::new(false);
 static BYTES_IN_USE: AtomicUsize = AtomicUsize::new(0);
+/// Pages the heap holds from the frame allocator: carved into objects
+/// (used or free) or lent whole to large allocations.
+static PAGES_HELD: AtomicUsize = AtomicUsize::new(0);
 
 /// A free object: the first word of every free slot links to the next.
 struct FreeObject {
@@ -63,6 +66,12 @@ pub(crate) fn pmm_ready() {
     PMM_READY.store(true, Ordering::Release);
 }
 
+/// Returns the bytes of memory the heap holds from the frame allocator
+/// (free objects in its size classes included): /proc/meminfo's Slab.
+pub fn bytes_held() -> usize {
+    PAGES_HELD.load(Ordering::Relaxed) * PAGE_SIZE
+}
+
 /// Returns the bytes currently allocated from the heap.
 pub fn bytes_in_use() -> usize {
     BYTES_IN_USE.load(Ordering::Relaxed)
@@ -77,7 +86,10 @@ fn boot_arena_range() -> (usize, usize) {
 fn alloc_pages(order: usize) -> *mut u8 {
     if PMM_READY.load(Ordering::Acquire) {
         return match pmm::alloc(order) {
-            Some(pa) => pa.direct_map() as *mut u8,
+            Some(pa) => {
+                PAGES_HELD.fetch_add(1 << order, Ordering::Relaxed);
+                pa.direct_map() as *mut u8
+            }
             None => null_mut(),
         };
     }
@@ -103,6 +115,7 @@ fn free_pages(ptr: *mut u8, order: usize) {
         return; // boot arena pages are never reused
     }
     pmm::free(PhysAddr::new((addr - DIRECT_MAP_BASE) as u64), order);
+    PAGES_HELD.fetch_sub(1 << order, Ordering::Relaxed);
 }
 
 fn class_index(layout: &Layout) -> Option<usize> {
@@ -256,6 +269,7 @@ fn shrink(list: &mut SizeClass, size: usize) {
         pmm::frame_counter(page).store(0, Ordering::Relaxed);
         pmm::free(page, 0);
     }
+    PAGES_HELD.fetch_sub(doomed_len, Ordering::Relaxed);
 }
 
 #[global_allocator]

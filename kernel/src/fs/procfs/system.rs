@@ -187,7 +187,8 @@ fn meminfo() -> Result<String> {
         committed += crate::mm::overcommit::accountable_pages(&vm) * 4096;
         page_tables += vm.table_pages() as u64 * 4096;
     }
-    let slab = kevlar_platform::mm::heap::bytes_in_use() as u64;
+    // The heap's pages, free objects of its size classes included.
+    let slab = kevlar_platform::mm::heap::bytes_held() as u64;
     // Stacks of live tasks and the ones kept mapped for reuse.
     let stacks = kevlar_platform::x86::user::live_task_count() + kevlar_platform::mm::stacks::cached_count() as u64;
     let kernel_stack = stacks * (kevlar_platform::mm::stacks::STACK_PAGES * 4096) as u64;
