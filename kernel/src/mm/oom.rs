@@ -63,10 +63,13 @@ impl Default for OomSettings {
     }
 }
 
+/// How much of a write the oom files look at (and say they took).
+const SETTING_BYTES: usize = 12;
+
 /// Parses a /proc oom file write as Linux does: at most 12 bytes, blanks
 /// around, an integer in C notation (0x hex, leading 0 octal, a sign).
 fn parse_setting(buf: &[u8]) -> Result<i32> {
-    let buf = &buf[..buf.len().min(12)];
+    let buf = &buf[..buf.len().min(SETTING_BYTES)];
     let text = core::str::from_utf8(buf).map_err(|_| Errno::EINVAL)?;
     let text = text.trim_matches(|c: char| c.is_ascii_whitespace() || c == '\0');
     let (negative, digits) = match text.as_bytes().first() {
@@ -108,7 +111,7 @@ pub fn write_score_adj(target: &Process, buf: &[u8]) -> Result<usize> {
     if privileged {
         target.oom.adj_min.store(value, Ordering::Relaxed);
     }
-    Ok(buf.len())
+    Ok(buf.len().min(SETTING_BYTES))
 }
 
 /// A write to /proc/PID/oom_adj (the legacy scale -17..15; lowering it
@@ -130,7 +133,7 @@ pub fn write_legacy_adj(target: &Process, buf: &[u8]) -> Result<usize> {
         }
     }
     target.oom.adj.store(adj, Ordering::Relaxed);
-    Ok(buf.len())
+    Ok(buf.len().min(SETTING_BYTES))
 }
 
 /// The text of /proc/PID/oom_adj.
