@@ -716,6 +716,9 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         nproc_exceeded: AtomicBool::new(parent.nproc_exceeded.load(Ordering::Relaxed)),
     });
     let task = child_task(parent_thread, frame, &options)?;
+    // Counted from the registration on, under the admission (nothing is
+    // written to user memory for a fork that fails).
+    let admission = nproc::admit(parent)?;
     // The tids are stored before the child runs, errors ignored (as
     // Linux): the parent's copy in its own memory, the child's in the
     // child's (the same memory with CLONE_VM).
@@ -725,8 +728,6 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     if options.set_child_tid != 0 {
         let _ = child.vm.lock().clone().lock().write_bytes(options.set_child_tid, &pid.to_le_bytes());
     }
-    // Counted from here on (the process table), under the admission.
-    let admission = nproc::admit(parent)?;
     parent_of_child.children.lock().push(child.clone());
     register(&child);
     drop(admission);
