@@ -109,9 +109,9 @@ KERNEL_RUNS: list[dict] = [
     {"name": "leak-smp2", "layer": "kernel", "check": "expect", "smp": 2, "timeout": 300,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
     # Memory exhaustion under 256 MiB (Kevlar only): a memory hog ended
-    # by the OOM killer, a fork bomb as uid 1000 under RLIMIT_NPROC,
-    # 10,000 fork+exec cycles and 200 processes of 1 MiB; free memory
-    # must come back each time.
+    # by the OOM killer, a fork bomb as uid 1000 under RLIMIT_NPROC and
+    # one as root (threads-max), 10,000 fork+exec cycles and 200 processes
+    # of 1 MiB; free memory must come back each time.
     {"name": "oom-hog-smp1", "layer": "kernel", "check": "expect", "smp": 1, "mem": "256M", "timeout": 180,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- hog",
      "patterns": [r"^OOM-CHECK hog ok"]},
@@ -121,6 +121,9 @@ KERNEL_RUNS: list[dict] = [
     {"name": "oom-forkbomb-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- forkbomb",
      "patterns": [r"^OOM-CHECK forkbomb ok"]},
+    {"name": "oom-rootbomb-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 240,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- rootbomb",
+     "patterns": [r"^OOM-CHECK rootbomb ok"]},
     {"name": "oom-procs-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- procs",
      "patterns": [r"^OOM-CHECK procs ok"]},

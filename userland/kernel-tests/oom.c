@@ -9,6 +9,9 @@
  *   forkbomb  a fork bomb as uid 1000 under RLIMIT_NPROC: every fork past
  *             the limit fails with EAGAIN, the bomb is killed and reaped,
  *             free memory comes back, root can still fork.
+ *   rootbomb  a fork bomb as root (exempt from RLIMIT_NPROC) for five
+ *             seconds, twice: threads-max and memory stop it, never the
+ *             kernel.
  *   forkexec  10,000 fork+exec cycles, 50 children at a time, give every
  *             page back (kernel stacks and heap pages of the peak too).
  *   procs     200 processes of 1 MiB each, alive together, then gone.
@@ -239,6 +242,54 @@ static void run_forkbomb(void)
     reap_all();
 }
 
+/* ---- rootbomb ---- */
+
+/* A fork bomb as root (exempt from RLIMIT_NPROC): threads-max or memory
+ * stops it (EAGAIN or ENOMEM, perhaps the OOM killer); after five seconds
+ * it is killed and reaped, and the system goes on. */
+static void rootbomb_round(void)
+{
+    pid_t bomb = fork();
+    if (bomb == 0) {
+        setpgid(0, 0);
+        /* Each process stops once refused (a bomb that keeps every
+         * process runnable only measures the scheduler). */
+        for (;;) {
+            pid_t p = fork();
+            if (p < 0)
+                for (;;)
+                    pause();
+        }
+    }
+    sleep(5);
+    struct sysinfo si;
+    sysinfo(&si);
+    printf("rootbomb: %d processes after 5 s\n", si.procs);
+    fflush(stdout);
+    kill(-bomb, SIGKILL);
+    reap_all();
+    /* Some may have been between fork and setpgid's group: once more. */
+    kill(-1, SIGKILL);
+    reap_all();
+}
+
+static void run_rootbomb(void)
+{
+    /* The baseline after one round: the heap's pages hold the objects of
+     * the first burst that outlive it (fragmentation), which a second
+     * burst must not add to. */
+    rootbomb_round();
+    unsigned long before = free_ram();
+    rootbomb_round();
+    check_back("rootbomb", before);
+    pid_t p = fork();
+    if (p == 0)
+        _exit(0);
+    if (p < 0)
+        fail("rootbomb", "cannot fork after the bomb", errno, 0);
+    reap_all();
+}
+
 /* ---- forkexec ---- */
 
 /* n fork+exec cycles, `batch` children alive at a time. */
@@ -320,6 +371,8 @@ int main(int argc, char **argv)
         run_hog();
     else if (strcmp(mode, "forkbomb") == 0)
         run_forkbomb();
+    else if (strcmp(mode, "rootbomb") == 0)
+        run_rootbomb();
     else if (strcmp(mode, "forkexec") == 0)
         run_forkexec(argv[0]);
     else if (strcmp(mode, "procs") == 0)

@@ -299,7 +299,9 @@ pub fn request() {
 /// frees what waits to be freed (kernel stacks beyond the cache).
 pub fn before_user_return(thread: &Arc<Thread>) {
     if kevlar_platform::mm::stacks::has_excess() {
+        // A burst of tasks ended: their stacks and heap pages go back.
         kevlar_platform::mm::stacks::release_excess();
+        kevlar_platform::mm::heap::shrink_all();
     }
     let requested = REQUESTED.load(Ordering::Relaxed) && REQUESTED.swap(false, Ordering::Relaxed);
     let pressure = kevlar_platform::mm::pmm::take_pressure();

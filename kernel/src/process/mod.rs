@@ -458,6 +458,11 @@ impl Process {
         children.retain(|c| c.pid != pid);
     }
 
+    /// Returns whether the parent has reaped it (its pid is free).
+    pub fn is_reaped(&self) -> bool {
+        self.reaped.load(Ordering::Acquire)
+    }
+
     /// Returns the main thread, while it lives.
     pub fn main_thread(&self) -> Option<Arc<Thread>> {
         self.main_thread.lock().upgrade()

@@ -19,7 +19,7 @@ pub fn brk(thread: &Thread, addr: usize) -> Result<isize> {
         let vm = vm.lock();
         let old_end = vm.brk.next_multiple_of(PAGE_SIZE);
         let growth = addr.checked_next_multiple_of(PAGE_SIZE).map_or(0, |end| end.saturating_sub(old_end));
-        (vm.brk, growth, vm_pages(&vm))
+        (vm.brk, growth, strict_total_vm(&vm))
     };
     if addr == 0 {
         return Ok(current as isize);
@@ -33,8 +33,12 @@ pub fn brk(thread: &Thread, addr: usize) -> Result<isize> {
     Ok(new as isize)
 }
 
-/// The pages `vm` maps (Linux's total_vm).
-fn vm_pages(vm: &crate::mm::Vm) -> u64 {
+/// The pages `vm` maps (Linux's total_vm), which only strict overcommit
+/// weighs (0 otherwise: not worth the walk).
+fn strict_total_vm(vm: &crate::mm::Vm) -> u64 {
+    if overcommit::mode() != overcommit::NEVER {
+        return 0;
+    }
     vm.vmas().map(|v| ((v.end - v.start) / PAGE_SIZE) as u64).sum()
 }
 
@@ -109,7 +113,7 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
         _ => !shared && prot.write,
     };
     if accountable {
-        let total_vm = vm_pages(&vm.lock());
+        let total_vm = strict_total_vm(&vm.lock());
         overcommit::enough_memory((len / PAGE_SIZE) as u64, total_vm, flags & abi::MAP_NORESERVE != 0)?;
     }
     let mut vm = vm.lock();

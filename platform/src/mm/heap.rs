@@ -7,9 +7,9 @@
 //! page-frame allocator and give it back on free; the layout passed to
 //! `dealloc` tells the order, so no header is needed.
 //!
-//! A class whose free list grows past its last size by [`SHRINK_SLACK`]
-//! gives back the pages whose objects are all free, so memory a burst of
-//! processes used returns to the frame allocator.
+//! A class whose free list grows to twice what its last search kept plus
+//! [`SHRINK_SLACK`] gives back the pages whose objects are all free, so
+//! memory a burst of processes used returns to the frame allocator.
 //!
 //! Until the page-frame allocator exists (parsing the boot information
 //! already needs `Vec` and `String`), pages come from a small arena in
@@ -51,7 +51,7 @@ struct SizeClass {
 }
 
 /// The least free memory a size class keeps before it looks for pages to
-/// give back; after a search it waits for this much more.
+/// give back.
 const SHRINK_SLACK: usize = 64 * 1024;
 
 // SAFETY: the pointers refer to heap memory owned by the allocator; the list
@@ -199,6 +199,18 @@ fn refill(list: &mut SizeClass, size: usize) {
     list.free += PAGE_SIZE / size;
 }
 
+/// Searches every size class for wholly free pages and gives them back
+/// (after a burst of tasks ended: the kernel calls it when kernel stacks
+/// beyond the cache are released).
+pub fn shrink_all() {
+    for (class, &size) in CLASS_SIZES.iter().enumerate() {
+        let mut list = CLASSES[class].lock();
+        if list.free * size >= SHRINK_SLACK {
+            shrink(&mut list, size);
+        }
+    }
+}
+
 /// The page of a free object, if it is a page of the frame allocator (boot
 /// arena pages, in the kernel image, are never given back).
 fn object_page(obj: NonNull<FreeObject>) -> Option<PhysAddr> {
@@ -210,12 +222,20 @@ fn object_page(obj: NonNull<FreeObject>) -> Option<PhysAddr> {
     Some(PhysAddr::new(((addr - DIRECT_MAP_BASE) & !(PAGE_SIZE - 1)) as u64))
 }
 
-/// Gives back the pages of `list` whose objects are all free: counts the
-/// free objects of each page in its frame counter, rebuilds the list
-/// without the objects of full pages, then frees those pages. Bounded per
-/// call; the list lock is held throughout.
+/// Gives back the pages of `list` whose objects are all free, in passes
+/// of at most 256 pages.
 fn shrink(list: &mut SizeClass, size: usize) {
-    const MAX_PAGES: usize = 256;
+    while shrink_pass(list, size) == SHRINK_PASS_PAGES {}
+}
+
+const SHRINK_PASS_PAGES: usize = 256;
+
+/// One pass: counts the free objects of each page in its frame counter,
+/// rebuilds the list without the objects of full pages (up to 256 of
+/// them), then frees those pages; returns how many. The list lock is held
+/// throughout.
+fn shrink_pass(list: &mut SizeClass, size: usize) -> usize {
+    const MAX_PAGES: usize = SHRINK_PASS_PAGES;
     const RECORDED: u32 = u32::MAX;
     let per_page = (PAGE_SIZE / size) as u32;
     let next_of = |obj: NonNull<FreeObject>| {
@@ -264,12 +284,15 @@ fn shrink(list: &mut SizeClass, size: usize) {
     }
     list.head = kept;
     list.free = kept_count;
-    list.shrink_at = kept_count * size + SHRINK_SLACK;
+    // The next search waits for as many free bytes again as it kept (at
+    // least the slack), so searching costs a bounded amount per free.
+    list.shrink_at = 2 * kept_count * size + SHRINK_SLACK;
     for &page in &doomed[..doomed_len] {
         pmm::frame_counter(page).store(0, Ordering::Relaxed);
         pmm::free(page, 0);
     }
     PAGES_HELD.fetch_sub(doomed_len, Ordering::Relaxed);
+    doomed_len
 }
 
 #[global_allocator]
