@@ -109,6 +109,28 @@ KERNEL_RUNS: list[dict] = [
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
     {"name": "leak-smp2", "layer": "kernel", "check": "expect", "smp": 2, "timeout": 300,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
+    # Memory exhaustion under 256 MiB (Kevlar only): a memory hog ended
+    # by the OOM killer, a fork bomb as uid 1000 under RLIMIT_NPROC and
+    # one as root (threads-max), 10,000 fork+exec cycles and 200 processes
+    # of 1 MiB; free memory must come back each time.
+    {"name": "oom-hog-smp1", "layer": "kernel", "check": "expect", "smp": 1, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- hog",
+     "patterns": [r"^OOM-CHECK hog ok"]},
+    {"name": "oom-hog-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- hog",
+     "patterns": [r"^OOM-CHECK hog ok"]},
+    {"name": "oom-forkbomb-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- forkbomb",
+     "patterns": [r"^OOM-CHECK forkbomb ok"]},
+    {"name": "oom-rootbomb-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 240,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- rootbomb",
+     "patterns": [r"^OOM-CHECK rootbomb ok"]},
+    {"name": "oom-procs-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- procs",
+     "patterns": [r"^OOM-CHECK procs ok"]},
+    {"name": "oom-forkexec-smp1", "layer": "kernel", "check": "expect", "smp": 1, "mem": "256M", "timeout": 400,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- forkexec",
+     "patterns": [r"^OOM-CHECK forkexec ok"]},
     # The virtio network card: TCP to an echo service QEMU forwards
     # (10.0.2.100:7 -> cat) from a restricted user network; Kevlar only.
     {"name": "virtio-net-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 120,
@@ -989,10 +1011,10 @@ def self_test() -> int:
             lines = buf.getvalue().rstrip("\n").splitlines()
             # Passes: 2 at smp1 + 1 at smp2 + page and panic faults + banner.
             # stack-overflow lacks a symbolized frame; the fake QEMU has no
-            # monitor for console-input and no leak-test, virtio-net or reboot image;
+            # monitor for console-input and no leak-test, oom, virtio-net or reboot image;
             # the 256M and 8G runs add two KTEST passes and one more xfail
             # each; ipi_ping is xfail.
-            self.assertEqual(lines[-1], "9 passed, 8 failed")
+            self.assertEqual(lines[-1], "9 passed, 14 failed")
             self.assertEqual(lines[-2], "2 known failures (not counted): ipi_ping[smp2], ipi_ping[256M]")
             self.assertEqual(status, 1)
             text = "\n".join(lines)

@@ -34,6 +34,7 @@ const TESTS: &[(&str, fn() -> TestResult)] = &[
     ("heap_small_objects", heap_small_objects),
     ("heap_large_objects", heap_large_objects),
     ("heap_alignment", heap_alignment),
+    ("heap_gives_pages_back", heap_gives_pages_back),
     ("paging_map_translate", paging_map_translate),
     ("paging_huge_pages", paging_huge_pages),
     ("paging_walk_and_teardown", paging_walk_and_teardown),
@@ -150,6 +151,24 @@ fn heap_small_objects() -> TestResult {
     }
     let after = heap::bytes_in_use();
     ensure!(before == after, "heap in use went from {} to {}", before, after);
+    Ok(())
+}
+
+/// 4 MiB of small objects, freed: the size class gives the pages back
+/// to the frame allocator (all but its slack and pages shared with older
+/// objects).
+fn heap_gives_pages_back() -> TestResult {
+    let held_before = heap::bytes_held();
+    let free_before = pmm::stats().free_bytes;
+    {
+        let boxes: Vec<Box<[u64; 8]>> = (0..65536u64).map(|i| Box::new([i; 8])).collect();
+        ensure!(heap::bytes_held() >= held_before + (4 << 20), "4 MiB of objects did not grow the heap");
+        ensure!(boxes.iter().enumerate().all(|(i, b)| b[7] == i as u64), "objects corrupted");
+    }
+    let held_after = heap::bytes_held();
+    ensure!(held_after <= held_before + (256 << 10), "the heap kept {} KiB", (held_after.saturating_sub(held_before)) >> 10);
+    let free_after = pmm::stats().free_bytes;
+    ensure!(free_after + (256 << 10) >= free_before, "free memory {} KiB short", (free_before - free_after) >> 10);
     Ok(())
 }
 

@@ -37,7 +37,15 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
                 FaultOutcome::Fixed => return,
                 FaultOutcome::NoMapping => (signal::SIGSEGV, SEGV_MAPERR, addr as u64),
                 FaultOutcome::AccessDenied => (signal::SIGSEGV, SEGV_ACCERR, addr as u64),
-                FaultOutcome::OutOfMemory => (signal::SIGKILL, 0, 0),
+                FaultOutcome::OutOfMemory => {
+                    // Free memory (kill the process with the highest
+                    // badness, perhaps this one), let the victim die, and
+                    // fault again on the way back.
+                    drop(vm);
+                    crate::mm::oom::out_of_memory(Some(&thread));
+                    crate::mm::oom::wait_for_victim(&thread);
+                    return;
+                }
                 FaultOutcome::PastEndOfFile => (signal::SIGBUS, BUS_ADRERR, addr as u64),
             }
         }
@@ -55,6 +63,11 @@ fn resolve_user_fault(addr: usize, write: bool) -> bool {
     let Some(thread) = current() else { return false };
     let vm = thread.process.vm.lock().clone();
     let outcome = vm.lock().handle_fault(addr, write, false);
+    if outcome == FaultOutcome::OutOfMemory {
+        // The copy fails with EFAULT; the killer runs on the way back to
+        // user mode (locks may be held here).
+        crate::mm::oom::request();
+    }
     outcome == FaultOutcome::Fixed
 }
 
@@ -87,6 +100,7 @@ fn return_to_user(thread: alloc::sync::Arc<crate::process::Thread>, frame: &mut 
     scheduler::after_switch();
     crate::timer::run_expired_if_due();
     crate::fs::fasync::run_pending();
+    crate::mm::oom::before_user_return(&thread);
     if thread.state() != crate::process::ThreadState::Dead {
         scheduler::preempt_if_needed(&thread);
         let interrupted = thread.take_interrupted_syscall();

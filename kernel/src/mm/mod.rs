@@ -12,6 +12,8 @@ use kevlar_platform::sync::SpinLock;
 
 use crate::error::{Errno, Result};
 
+pub mod oom;
+pub mod overcommit;
 mod remote;
 
 /// The lowest address a mapping may use (Linux's default mmap_min_addr).
@@ -211,6 +213,24 @@ impl Vm {
     /// Creates an empty address space.
     pub fn new() -> Result<Vm> {
         Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None })
+    }
+
+    /// The address space every exited process holds: empty, made once, so
+    /// that exit never needs memory to give its own back.
+    pub fn dead() -> Arc<SpinLock<Vm>> {
+        static DEAD: SpinLock<Option<Arc<SpinLock<Vm>>>> = SpinLock::new(None);
+        let mut dead = DEAD.lock();
+        if let Some(vm) = &*dead {
+            return vm.clone();
+        }
+        let vm = Arc::new(SpinLock::new(Vm::new().expect("memory for the empty address space at boot")));
+        *dead = Some(vm.clone());
+        vm
+    }
+
+    /// Returns how many page-table pages the address space uses.
+    pub fn table_pages(&self) -> usize {
+        self.space.table_page_count()
     }
 
     /// Switches this CPU to the address space.
@@ -537,12 +557,7 @@ impl Vm {
         if new_brk < self.brk_start || new_brk >= MMAP_TOP {
             return self.brk;
         }
-        // Refuse growth that could never be backed (Linux's overcommit
-        // heuristic refuses a single request larger than RAM).
-        let total = kevlar_platform::mm::pmm::stats().total_bytes;
-        if new_brk.saturating_sub(self.brk) > total {
-            return self.brk;
-        }
+        // (The overcommit policy was checked by the caller.)
         let old_end = self.brk.next_multiple_of(PAGE_SIZE);
         let new_end = new_brk.next_multiple_of(PAGE_SIZE);
         if new_end > old_end {

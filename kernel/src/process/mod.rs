@@ -2,6 +2,7 @@
 //! groups and sessions, credentials, and the per-thread execution state.
 
 pub mod access;
+pub mod nproc;
 pub mod pid;
 pub mod scheduler;
 pub mod signal;
@@ -282,6 +283,11 @@ pub struct Process {
     vfork_released: AtomicBool,
     vfork_event: WaitQueue,
     main_thread: SpinLock<Weak<Thread>>,
+    /// oom_score_adj and its floor (/proc/PID/oom_score_adj).
+    pub oom: crate::mm::oom::OomSettings,
+    /// Set by a set*uid that moved the real uid to a user over its
+    /// RLIMIT_NPROC (Linux's PF_NPROC_EXCEEDED): execve checks it.
+    pub nproc_exceeded: AtomicBool,
 }
 
 /// Scheduling state of a thread.
@@ -636,7 +642,19 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         vfork_released: AtomicBool::new(true),
         vfork_event: WaitQueue::new(),
         main_thread: SpinLock::new(Weak::new()),
+        oom: crate::mm::oom::OomSettings::new(),
+        nproc_exceeded: AtomicBool::new(false),
     });
+    // What every exit will hold, made now: exit never allocates it.
+    drop(Vm::dead());
+    drop(dead_files());
+    {
+        // Linux sets init's RLIMIT_NPROC and RLIMIT_SIGPENDING from RAM.
+        let nproc = nproc::default_limit();
+        let mut limits = process.limits.lock();
+        limits[linux_raw_sys::general::RLIMIT_NPROC as usize] = [nproc, nproc];
+        limits[linux_raw_sys::general::RLIMIT_SIGPENDING as usize] = [nproc, nproc];
+    }
     let task = Task::new_user(frame, FpuInit::Fresh).ok_or(Errno::ENOMEM)?;
     start_thread(&process, pid, task, 0, u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64)));
     register(&process);
@@ -675,6 +693,7 @@ fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid
 }
 
 /// What a new child shares with its parent.
+#[derive(Clone)]
 pub struct CloneOptions {
     /// Share the address space (vfork / CLONE_VM): the parent sleeps until
     /// the child execs or exits.
@@ -717,6 +736,15 @@ fn child_task(creator: &Thread, frame: &TrapFrame, options: &CloneOptions) -> Re
 /// the system call, with the parent's registers otherwise.
 pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOptions) -> Result<Pid> {
     let parent = &parent_thread.process;
+    // The task limits first, as Linux (checked again when the child is
+    // counted).
+    drop(nproc::admit(parent)?);
+    if !options.share_vm && crate::mm::overcommit::mode() == crate::mm::overcommit::NEVER {
+        // Strict overcommit: the child's private writable memory is a new
+        // commitment.
+        let pages = crate::mm::overcommit::accountable_pages(&parent.vm.lock().clone().lock());
+        crate::mm::overcommit::enough_memory(pages, 0, false)?;
+    }
     let vm = if options.share_vm {
         parent.vm.lock().clone()
     } else {
@@ -770,8 +798,13 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         vfork_released: AtomicBool::new(!options.vfork),
         vfork_event: WaitQueue::new(),
         main_thread: SpinLock::new(Weak::new()),
+        oom: parent.oom.fork_copy(),
+        nproc_exceeded: AtomicBool::new(parent.nproc_exceeded.load(Ordering::Relaxed)),
     });
     let task = child_task(parent_thread, frame, &options)?;
+    // Counted from the registration on, under the admission (nothing is
+    // written to user memory for a fork that fails).
+    let admission = nproc::admit(parent)?;
     // The tids are stored before the child runs, errors ignored (as
     // Linux): the parent's copy in its own memory, the child's in the
     // child's (the same memory with CLONE_VM).
@@ -783,6 +816,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     }
     parent_of_child.children.lock().push(child.clone());
     register(&child);
+    drop(admission);
     start_thread(&child, pid, task, options.clear_child_tid, parent_thread.affinity.load(Ordering::Relaxed));
     if options.vfork {
         let waiter = child.clone();
@@ -807,6 +841,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
 /// registers but `rax` 0, on the stack and with the TLS given.
 pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOptions) -> Result<Pid> {
     let process = &creator.process;
+    drop(nproc::admit(process)?);
     let task = child_task(creator, frame, &options)?;
     let tid = pid::alloc()?;
     {
@@ -824,7 +859,15 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
         let _ = crate::uaccess::copy_to_user(options.set_child_tid, &tid.to_le_bytes());
     }
     let thread = new_thread(process, tid, task, options.clear_child_tid, creator.affinity.load(Ordering::Relaxed));
+    let admission = match nproc::admit(process) {
+        Ok(admission) => admission,
+        Err(e) => {
+            process.signals.lock().remove_thread(tid);
+            return Err(e);
+        }
+    };
     process.threads.lock().push(thread.clone());
+    drop(admission);
     scheduler::enqueue(thread);
     Ok(tid)
 }
@@ -922,12 +965,12 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
     release_vfork(&process);
     crate::fs::locks::release_records(process.pid, None);
     // Drop the resources now, not when the parent reaps: a zombie keeps
-    // only its status.
-    let empty_files = Arc::new(SpinLock::new(FdTable::new()));
-    let files = core::mem::replace(&mut *process.files.lock(), empty_files);
+    // only its status. What it holds instead is shared by every zombie,
+    // so exit needs no memory (an OOM victim's must not).
+    let files = core::mem::replace(&mut *process.files.lock(), dead_files());
     drop(files);
     kevlar_platform::arch::paging::activate_kernel_table();
-    let vm = core::mem::replace(&mut *process.vm.lock(), Arc::new(SpinLock::new(Vm::new().expect("memory for an empty address space"))));
+    let vm = core::mem::replace(&mut *process.vm.lock(), Vm::dead());
     drop(vm);
 
     // A session leader's terminal hangs up (or, for a pty, its foreground
@@ -972,6 +1015,12 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
     // A pidfd naming the process becomes readable.
     crate::fs::file::notify_pollers();
     thread.set_state(ThreadState::Dead);
+}
+
+/// The empty fd table every exited process holds (made once).
+fn dead_files() -> Arc<SpinLock<FdTable>> {
+    static DEAD: SpinLock<Option<Arc<SpinLock<FdTable>>>> = SpinLock::new(None);
+    DEAD.lock().get_or_insert_with(|| Arc::new(SpinLock::new(FdTable::new()))).clone()
 }
 
 /// Moves process `pid` into process group `pgid` (setpgid semantics).

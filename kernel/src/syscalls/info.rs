@@ -123,7 +123,8 @@ pub fn getrandom(thread: &Thread, buf: usize, len: usize, flags: u32) -> Result<
 /// Per-process resource limits: [current, max] by resource number.
 pub type Limits = [[u64; 2]; 16];
 
-/// Linux's defaults for a root shell.
+/// Linux's defaults for a root shell (init's RLIMIT_NPROC and
+/// RLIMIT_SIGPENDING are then set from RAM, `process::nproc`).
 pub const DEFAULT_LIMITS: Limits = {
     let inf = u64::MAX;
     let mut l = [[inf, inf]; 16];

@@ -6,7 +6,7 @@ use kevlar_platform::mm::PAGE_SIZE;
 use linux_raw_sys::general as abi;
 
 use crate::error::{Errno, Result};
-use crate::mm::{Backing, Prot, SharedPages, Vma, MMAP_MIN_ADDR};
+use crate::mm::{overcommit, Backing, Prot, SharedPages, Vma, MMAP_MIN_ADDR};
 use crate::process::Thread;
 
 fn page_up(len: usize) -> Option<usize> {
@@ -15,11 +15,31 @@ fn page_up(len: usize) -> Option<usize> {
 
 pub fn brk(thread: &Thread, addr: usize) -> Result<isize> {
     let vm = thread.process.vm.lock().clone();
-    let mut vm = vm.lock();
+    let (current, growth, total_vm) = {
+        let vm = vm.lock();
+        let old_end = vm.brk.next_multiple_of(PAGE_SIZE);
+        let growth = addr.checked_next_multiple_of(PAGE_SIZE).map_or(0, |end| end.saturating_sub(old_end));
+        (vm.brk, growth, strict_total_vm(&vm))
+    };
     if addr == 0 {
-        return Ok(vm.brk as isize);
+        return Ok(current as isize);
     }
-    Ok(vm.set_brk(addr) as isize)
+    // Growth the overcommit policy refuses leaves the break where it is,
+    // as Linux's brk does.
+    if growth > 0 && overcommit::enough_memory((growth / PAGE_SIZE) as u64, total_vm, false).is_err() {
+        return Ok(current as isize);
+    }
+    let new = vm.lock().set_brk(addr);
+    Ok(new as isize)
+}
+
+/// The pages `vm` maps (Linux's total_vm), which only strict overcommit
+/// weighs (0 otherwise: not worth the walk).
+fn strict_total_vm(vm: &crate::mm::Vm) -> u64 {
+    if overcommit::mode() != overcommit::NEVER {
+        return 0;
+    }
+    vm.vmas().map(|v| ((v.end - v.start) / PAGE_SIZE) as u64).sum()
 }
 
 /// A file-backed mapping source: the open file's inode, and the path it
@@ -93,6 +113,17 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
         }
     };
     let vm = thread.process.vm.lock().clone();
+    // Private writable and shared anonymous memory is committed: the
+    // overcommit policy may refuse it (before the address space is locked:
+    // strict mode adds up every address space).
+    let accountable = match backing {
+        Backing::Shared(_) => true,
+        _ => !shared && prot.write,
+    };
+    if accountable {
+        let total_vm = strict_total_vm(&vm.lock());
+        overcommit::enough_memory((len / PAGE_SIZE) as u64, total_vm, flags & abi::MAP_NORESERVE != 0)?;
+    }
     let mut vm = vm.lock();
     let start = if flags & (abi::MAP_FIXED | abi::MAP_FIXED_NOREPLACE) != 0 {
         if addr % PAGE_SIZE != 0 {

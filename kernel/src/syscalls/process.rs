@@ -73,10 +73,12 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
         set_child_tid: if has(abi::CLONE_CHILD_SETTID) { child_tid } else { 0 },
         clear_child_tid: if has(abi::CLONE_CHILD_CLEARTID) { child_tid } else { 0 },
     };
+    // Out of memory, the killer frees some and the creation is tried
+    // again, as Linux's allocator does.
     if has(abi::CLONE_THREAD) {
-        return Ok(process::spawn_thread(thread, frame, &options)? as isize);
+        return Ok(crate::mm::oom::retry_on_oom(thread, || process::spawn_thread(thread, frame, &options))? as isize);
     }
-    let pid = process::fork(thread, frame, options)?;
+    let pid = crate::mm::oom::retry_on_oom(thread, || process::fork(thread, frame, options.clone()))?;
     if has(abi::CLONE_PIDFD) {
         if let Some(child) = process::find_process(pid) {
             let fd = install_pidfd(thread, child, abi::O_CLOEXEC)?;
@@ -156,6 +158,8 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: usi
         return Err(Errno::EINVAL);
     }
     let path = read_path(path)?;
+    // RLIMIT_NPROC after a set*uid, checked first as Linux does.
+    process::nproc::check_exec(&thread.process)?;
     let argv = read_string_array(argv)?;
     let envp = read_string_array(envp)?;
     crate::exec::execve(thread, frame, dirfd, &path, argv, envp)?;
@@ -316,7 +320,7 @@ fn changing_ids(thread: &Thread, users: bool, change: impl FnOnce() -> Result<is
         ((c.euid, c.egid, c.fsuid, c.fsgid), (c.uid, c.euid, c.suid))
     };
     let result = change();
-    let after = {
+    let (after, real_moved) = {
         let mut c = thread.process.creds.lock();
         if (c.uid, c.euid, c.suid) != uids {
             c.after_uid_change(uids);
@@ -326,8 +330,11 @@ fn changing_ids(thread: &Thread, users: bool, change: impl FnOnce() -> Result<is
         } else if result.is_ok() {
             c.fsgid = c.egid;
         }
-        (c.euid, c.egid, c.fsuid, c.fsgid)
+        ((c.euid, c.egid, c.fsuid, c.fsgid), c.uid != uids.0)
     };
+    if real_moved {
+        process::nproc::real_uid_changed(&thread.process);
+    }
     if before != after {
         thread.process.dumpable.store(false, Ordering::Relaxed);
     }

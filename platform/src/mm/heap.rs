@@ -7,6 +7,10 @@
 //! page-frame allocator and give it back on free; the layout passed to
 //! `dealloc` tells the order, so no header is needed.
 //!
+//! A class whose free list grows to twice what its last search kept plus
+//! [`SHRINK_SLACK`] gives back the pages whose objects are all free, so
+//! memory a burst of processes used returns to the frame allocator.
+//!
 //! Until the page-frame allocator exists (parsing the boot information
 //! already needs `Vec` and `String`), pages come from a small arena in
 //! `.bss`; those are never returned.
@@ -29,6 +33,9 @@ static mut BOOT_ARENA: BootArena = BootArena([0; BOOT_ARENA_SIZE]);
 static BOOT_ARENA_USED: AtomicUsize = AtomicUsize::new(0);
 static PMM_READY: AtomicBool = AtomicBool::new(false);
 static BYTES_IN_USE: AtomicUsize = AtomicUsize::new(0);
+/// Pages the heap holds from the frame allocator: carved into objects
+/// (used or free) or lent whole to large allocations.
+static PAGES_HELD: AtomicUsize = AtomicUsize::new(0);
 
 /// A free object: the first word of every free slot links to the next.
 struct FreeObject {
@@ -37,18 +44,32 @@ struct FreeObject {
 
 struct SizeClass {
     head: Option<NonNull<FreeObject>>,
+    /// Objects on the free list.
+    free: usize,
+    /// Free bytes at which the list is next searched for wholly free pages.
+    shrink_at: usize,
 }
+
+/// The least free memory a size class keeps before it looks for pages to
+/// give back.
+const SHRINK_SLACK: usize = 64 * 1024;
 
 // SAFETY: the pointers refer to heap memory owned by the allocator; the list
 // is only reached under its SpinLock.
 unsafe impl Send for SizeClass {}
 
 static CLASSES: [SpinLock<SizeClass>; CLASS_SIZES.len()] =
-    [const { SpinLock::new(SizeClass { head: None }) }; CLASS_SIZES.len()];
+    [const { SpinLock::new(SizeClass { head: None, free: 0, shrink_at: SHRINK_SLACK }) }; CLASS_SIZES.len()];
 
 /// Switches page refills from the boot arena to the page-frame allocator.
 pub(crate) fn pmm_ready() {
     PMM_READY.store(true, Ordering::Release);
+}
+
+/// Returns the bytes of memory the heap holds from the frame allocator
+/// (free objects in its size classes included): /proc/meminfo's Slab.
+pub fn bytes_held() -> usize {
+    PAGES_HELD.load(Ordering::Relaxed) * PAGE_SIZE
 }
 
 /// Returns the bytes currently allocated from the heap.
@@ -65,7 +86,10 @@ fn boot_arena_range() -> (usize, usize) {
 fn alloc_pages(order: usize) -> *mut u8 {
     if PMM_READY.load(Ordering::Acquire) {
         return match pmm::alloc(order) {
-            Some(pa) => pa.direct_map() as *mut u8,
+            Some(pa) => {
+                PAGES_HELD.fetch_add(1 << order, Ordering::Relaxed);
+                pa.direct_map() as *mut u8
+            }
             None => null_mut(),
         };
     }
@@ -91,6 +115,7 @@ fn free_pages(ptr: *mut u8, order: usize) {
         return; // boot arena pages are never reused
     }
     pmm::free(PhysAddr::new((addr - DIRECT_MAP_BASE) as u64), order);
+    PAGES_HELD.fetch_sub(1 << order, Ordering::Relaxed);
 }
 
 fn class_index(layout: &Layout) -> Option<usize> {
@@ -122,6 +147,7 @@ unsafe impl GlobalAlloc for KernelHeap {
                         // SAFETY: objects on a free list are free slots this
                         // allocator owns, holding a valid `FreeObject`.
                         list.head = unsafe { obj.as_ref().next };
+                        list.free -= 1;
                         obj.as_ptr() as *mut u8
                     }
                     None => null_mut(),
@@ -145,6 +171,10 @@ unsafe impl GlobalAlloc for KernelHeap {
                 // bytes and 16-aligned, so a `FreeObject` fits.
                 unsafe { obj.write(FreeObject { next: list.head }) };
                 list.head = NonNull::new(obj);
+                list.free += 1;
+                if list.free * CLASS_SIZES[class] >= list.shrink_at {
+                    shrink(&mut list, CLASS_SIZES[class]);
+                }
             }
             None => free_pages(ptr, large_order(&layout)),
         }
@@ -166,6 +196,103 @@ fn refill(list: &mut SizeClass, size: usize) {
             list.head = NonNull::new(obj);
         }
     }
+    list.free += PAGE_SIZE / size;
+}
+
+/// Searches every size class for wholly free pages and gives them back
+/// (after a burst of tasks ended: the kernel calls it when kernel stacks
+/// beyond the cache are released).
+pub fn shrink_all() {
+    for (class, &size) in CLASS_SIZES.iter().enumerate() {
+        let mut list = CLASSES[class].lock();
+        if list.free * size >= SHRINK_SLACK {
+            shrink(&mut list, size);
+        }
+    }
+}
+
+/// The page of a free object, if it is a page of the frame allocator (boot
+/// arena pages, in the kernel image, are never given back).
+fn object_page(obj: NonNull<FreeObject>) -> Option<PhysAddr> {
+    let addr = obj.as_ptr() as usize;
+    let (arena_start, arena_end) = boot_arena_range();
+    if (arena_start..arena_end).contains(&addr) || addr < DIRECT_MAP_BASE {
+        return None;
+    }
+    Some(PhysAddr::new(((addr - DIRECT_MAP_BASE) & !(PAGE_SIZE - 1)) as u64))
+}
+
+/// Gives back the pages of `list` whose objects are all free, in passes
+/// of at most 256 pages.
+fn shrink(list: &mut SizeClass, size: usize) {
+    while shrink_pass(list, size) == SHRINK_PASS_PAGES {}
+}
+
+const SHRINK_PASS_PAGES: usize = 256;
+
+/// One pass: counts the free objects of each page in its frame counter,
+/// rebuilds the list without the objects of full pages (up to 256 of
+/// them), then frees those pages; returns how many. The list lock is held
+/// throughout.
+fn shrink_pass(list: &mut SizeClass, size: usize) -> usize {
+    const MAX_PAGES: usize = SHRINK_PASS_PAGES;
+    const RECORDED: u32 = u32::MAX;
+    let per_page = (PAGE_SIZE / size) as u32;
+    let next_of = |obj: NonNull<FreeObject>| {
+        // SAFETY: objects on the free list are free slots holding a valid
+        // `FreeObject`, owned by the allocator under the held lock.
+        unsafe { obj.as_ref().next }
+    };
+    let mut cursor = list.head;
+    while let Some(obj) = cursor {
+        if let Some(page) = object_page(obj) {
+            pmm::frame_counter(page).fetch_add(1, Ordering::Relaxed);
+        }
+        cursor = next_of(obj);
+    }
+    let mut doomed = [PhysAddr::new(0); MAX_PAGES];
+    let mut doomed_len = 0;
+    let mut kept: Option<NonNull<FreeObject>> = None;
+    let mut kept_count = 0;
+    let mut cursor = list.head;
+    while let Some(obj) = cursor {
+        cursor = next_of(obj);
+        if let Some(page) = object_page(obj) {
+            let counter = pmm::frame_counter(page);
+            let count = counter.load(Ordering::Relaxed);
+            if count == per_page && doomed_len < MAX_PAGES {
+                doomed[doomed_len] = page;
+                doomed_len += 1;
+                counter.store(RECORDED, Ordering::Relaxed);
+                continue;
+            }
+            if count == RECORDED {
+                continue;
+            }
+        }
+        // SAFETY: as above; the object moves to the rebuilt list.
+        unsafe { obj.as_ptr().write(FreeObject { next: kept }) };
+        kept = Some(obj);
+        kept_count += 1;
+    }
+    let mut cursor = kept;
+    while let Some(obj) = cursor {
+        if let Some(page) = object_page(obj) {
+            pmm::frame_counter(page).store(0, Ordering::Relaxed);
+        }
+        cursor = next_of(obj);
+    }
+    list.head = kept;
+    list.free = kept_count;
+    // The next search waits for as many free bytes again as it kept (at
+    // least the slack), so searching costs a bounded amount per free.
+    list.shrink_at = 2 * kept_count * size + SHRINK_SLACK;
+    for &page in &doomed[..doomed_len] {
+        pmm::frame_counter(page).store(0, Ordering::Relaxed);
+        pmm::free(page, 0);
+    }
+    PAGES_HELD.fetch_sub(doomed_len, Ordering::Relaxed);
+    doomed_len
 }
 
 #[global_allocator]

@@ -24,6 +24,15 @@ static MAX_FRAME: AtomicUsize = AtomicUsize::new(0);
 /// with the buddy metadata; MAX_FRAME entries.
 static REFCOUNTS_BASE: AtomicUsize = AtomicUsize::new(0);
 
+/// Frames only the kernel's own allocations may take (the heap, which the
+/// exit and signal paths use): user memory, page tables and kernel stacks
+/// stop short of them, so a task that memory ran out on can still be
+/// killed and can still exit. Set at init from the RAM size.
+static RESERVE_FRAMES: AtomicUsize = AtomicUsize::new(0);
+/// Set when a kernel allocation had to dip into the reserve; the kernel
+/// looks at it on its way to user mode and frees memory (the OOM killer).
+static PRESSURE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
 /// The largest block order callers may ask for (1 GiB).
 pub const MAX_BLOCK_ORDER: usize = MAX_ORDER;
 
@@ -133,6 +142,8 @@ pub(crate) fn init(usable: &RangeList, reserved: &RangeList) {
         }
     }
     TOTAL_FRAMES.store(total, Ordering::Relaxed);
+    // 1/64 of RAM, between 1 MiB and 16 MiB (4 MiB at 256 MiB).
+    RESERVE_FRAMES.store((total / 64).clamp(256, 4096), Ordering::Relaxed);
     MAX_FRAME.store(frame_count, Ordering::Relaxed);
     *ALLOCATOR.lock() = Some(buddy);
 }
@@ -153,10 +164,54 @@ pub fn max_phys_addr() -> u64 {
 }
 
 /// Allocates 2^order contiguous, naturally aligned frames (contents
-/// undefined).
+/// undefined) for the kernel itself: the reserve may be used, and using
+/// it raises [`take_pressure`].
 pub(crate) fn alloc(order: usize) -> Option<PhysAddr> {
-    let frame = ALLOCATOR.lock().as_mut()?.alloc(order)?;
+    let mut guard = ALLOCATOR.lock();
+    let buddy = guard.as_mut()?;
+    let frame = buddy.alloc(order)?;
+    if buddy.free_frames() < RESERVE_FRAMES.load(Ordering::Relaxed) {
+        PRESSURE.store(true, Ordering::Relaxed);
+    }
     Some(PhysAddr::from_frame_number(frame))
+}
+
+/// Allocates 2^order frames on behalf of user space (its pages, page
+/// tables and kernel stacks): fails rather than take the reserve.
+pub(crate) fn alloc_user(order: usize) -> Option<PhysAddr> {
+    let mut guard = ALLOCATOR.lock();
+    let buddy = guard.as_mut()?;
+    if buddy.free_frames() < RESERVE_FRAMES.load(Ordering::Relaxed) + (1 << order) {
+        return None;
+    }
+    let frame = buddy.alloc(order)?;
+    Some(PhysAddr::from_frame_number(frame))
+}
+
+/// Like [`alloc_user`], zero-filled.
+pub(crate) fn alloc_user_zeroed(order: usize) -> Option<PhysAddr> {
+    let pa = alloc_user(order)?;
+    // SAFETY: as for `alloc_zeroed`.
+    unsafe { core::ptr::write_bytes(pa.direct_map() as *mut u8, 0, PAGE_SIZE << order) };
+    Some(pa)
+}
+
+/// Returns and clears whether a kernel allocation dipped into the
+/// reserve since the last call.
+pub fn take_pressure() -> bool {
+    PRESSURE.load(Ordering::Relaxed) && PRESSURE.swap(false, Ordering::Relaxed)
+}
+
+/// Returns whether free memory is short: within 256 KiB of the reserve,
+/// where user allocations (a kernel stack needs 32 KiB) start failing.
+pub fn below_reserve() -> bool {
+    let free = ALLOCATOR.lock().as_ref().map_or(0, |b| b.free_frames());
+    free < RESERVE_FRAMES.load(Ordering::Relaxed) + 64
+}
+
+/// The reserve, in bytes.
+pub fn reserve_bytes() -> usize {
+    RESERVE_FRAMES.load(Ordering::Relaxed) * PAGE_SIZE
 }
 
 /// Allocates 2^order frames and fills them with zeros.
@@ -286,9 +341,16 @@ fn refcount(pa: PhysAddr) -> &'static AtomicU32 {
     unsafe { &*(REFCOUNTS_BASE.load(Ordering::Acquire) as *const AtomicU32).add(frame) }
 }
 
+/// The per-frame counter of a frame that is not a [`PageRef`] (the heap
+/// counts free objects of its pages there while it shrinks).
+pub(crate) fn frame_counter(pa: PhysAddr) -> &'static AtomicU32 {
+    refcount(pa)
+}
+
 /// A counted reference to one 4 KiB page of RAM: the unit of sharing for
 /// user memory (copy-on-write, the page cache). The page returns to the
-/// frame allocator when the last reference goes.
+/// frame allocator when the last reference goes. Allocations stop short of
+/// the kernel's reserve.
 pub struct PageRef {
     pa: PhysAddr,
 }
@@ -296,14 +358,14 @@ pub struct PageRef {
 impl PageRef {
     /// Allocates a zero-filled page with one reference.
     pub fn alloc_zeroed() -> Option<Self> {
-        let pa = alloc_zeroed(0)?;
+        let pa = alloc_user_zeroed(0)?;
         refcount(pa).store(1, Ordering::Relaxed);
         Some(Self { pa })
     }
 
     /// Allocates a page holding a copy of `source`.
     pub fn alloc_copy_of(source: &PageRef) -> Option<Self> {
-        let pa = alloc(0)?;
+        let pa = alloc_user(0)?;
         // SAFETY: `pa` is fresh and `source` is a live page; both are in the
         // direct map and do not overlap.
         unsafe { core::ptr::copy_nonoverlapping(source.pa.direct_map() as *const u8, pa.direct_map() as *mut u8, PAGE_SIZE) };

@@ -115,7 +115,7 @@ struct RootSource {
 impl DirSource for RootSource {
     fn list(&self) -> Vec<DirEntry> {
         let mut entries = self.table.list();
-        let mut pids: Vec<Pid> = all_processes().iter().filter(|p| crate::process::find_process(p.pid).is_some()).map(|p| p.pid).collect();
+        let mut pids: Vec<Pid> = all_processes().iter().filter(|p| !p.is_reaped()).map(|p| p.pid).collect();
         pids.sort_unstable();
         pids.dedup();
         entries.extend(pids.into_iter().map(|pid| DirEntry { ino: pid_ino(pid), file_type: FileType::Directory, name: format!("{}", pid).into_bytes() }));

@@ -112,6 +112,17 @@ fn entries(pid: Pid, base: u64, with_task: bool) -> Table {
     n += 1;
     let ino = n;
     table.add(b"comm", FileType::Regular, ino, move |_| comm_file(pid, ino));
+    n += 1;
+    let ino = n;
+    table.add(b"oom_score", FileType::Regular, ino, move |_| process_file(pid, ino, 0o444, |p| Ok(crate::mm::oom::score_text(p).into_bytes()), false));
+    n += 1;
+    let ino = n;
+    table.add(b"oom_score_adj", FileType::Regular, ino, move |_| {
+        oom_file(pid, ino, |p| alloc::format!("{}\n", p.oom.adj()), crate::mm::oom::write_score_adj)
+    });
+    n += 1;
+    let ino = n;
+    table.add(b"oom_adj", FileType::Regular, ino, move |_| oom_file(pid, ino, crate::mm::oom::legacy_adj_text, crate::mm::oom::write_legacy_adj));
     for (name, which) in [(&b"cwd"[..], Link::Cwd), (b"exe", Link::Exe), (b"root", Link::Root)] {
         n += 1;
         let ino = n;
@@ -193,6 +204,23 @@ fn comm_file(pid: Pid, ino: u64) -> Result<Arc<dyn Inode>> {
             let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
             *target.comm.lock() = String::from_utf8_lossy(name).into_owned();
             Ok(buf.len())
+        }),
+    ))
+}
+
+/// /proc/PID/oom_score_adj and oom_adj: read and written by the rules in
+/// `mm::oom` (the file's mode decides who may write at all).
+fn oom_file(pid: Pid, ino: u64, read: fn(&Process) -> String, write: fn(&Process, &[u8]) -> Result<usize>) -> Result<Arc<dyn Inode>> {
+    let p = process(pid)?;
+    Ok(SynthFile::writable(
+        attr_of(&p, ino, 0o644),
+        Box::new(move || {
+            let p = process(pid)?;
+            Ok(read(&p).into_bytes())
+        }),
+        Box::new(move |buf| {
+            let p = process(pid)?;
+            write(&p, buf)
         }),
     ))
 }

@@ -172,7 +172,7 @@ fn meminfo() -> Result<String> {
     // Resident user memory and address-space sizes, each address space
     // counted once (a vfork child shares its parent's).
     let mut seen: Vec<usize> = Vec::new();
-    let (mut anon, mut mapped, mut committed) = (0u64, 0u64, 0u64);
+    let (mut anon, mut mapped, mut committed, mut page_tables) = (0u64, 0u64, 0u64, 0u64);
     for process in all_processes() {
         let vm = process.vm.lock().clone();
         let key = Arc::as_ptr(&vm) as usize;
@@ -184,10 +184,14 @@ fn meminfo() -> Result<String> {
         let usage = vm.usage();
         anon += usage.resident_anon * 4096;
         mapped += usage.resident_file * 4096;
-        committed += usage.size;
+        committed += crate::mm::overcommit::accountable_pages(&vm) * 4096;
+        page_tables += vm.table_pages() as u64 * 4096;
     }
-    let slab = kevlar_platform::mm::heap::bytes_in_use() as u64;
-    let kernel_stack = kevlar_platform::x86::user::live_task_count() * (kevlar_platform::mm::stacks::STACK_PAGES * 4096) as u64;
+    // The heap's pages, free objects of its size classes included.
+    let slab = kevlar_platform::mm::heap::bytes_held() as u64;
+    // Stacks of live tasks and the ones kept mapped for reuse.
+    let stacks = kevlar_platform::x86::user::live_task_count() + kevlar_platform::mm::stacks::cached_count() as u64;
+    let kernel_stack = stacks * (kevlar_platform::mm::stacks::STACK_PAGES * 4096) as u64;
     let ram_top = kevlar_platform::mm::pmm::max_phys_addr();
     let below_4g = ram_top.min(4 << 30);
     let rows: [(&str, u64); 53] = [
@@ -219,12 +223,12 @@ fn meminfo() -> Result<String> {
         ("SReclaimable:", 0),
         ("SUnreclaim:", kb(slab)),
         ("KernelStack:", kb(kernel_stack)),
-        ("PageTables:", 0),
+        ("PageTables:", kb(page_tables)),
         ("SecPageTables:", 0),
         ("NFS_Unstable:", 0),
         ("Bounce:", 0),
         ("WritebackTmp:", 0),
-        ("CommitLimit:", kb(total / 2)),
+        ("CommitLimit:", kb(crate::mm::overcommit::commit_limit_pages() * 4096)),
         ("Committed_AS:", kb(committed)),
         // The kernel has no vmalloc area; Linux's size of it with four
         // paging levels.
@@ -347,6 +351,9 @@ pub(super) fn sys_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     let mut table = Table::new();
     let kernel_ino = ino + 1;
     table.add(b"kernel", FileType::Directory, kernel_ino, move |dir| Ok(sys_kernel_dir(kernel_ino, dir)));
+    // /proc/sys/kernel's entries take the numbers after it; vm's follow.
+    let vm_ino = ino + 32;
+    table.add(b"vm", FileType::Directory, vm_ino, move |dir| Ok(sys_vm_dir(vm_ino, dir)));
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
@@ -355,6 +362,25 @@ pub(super) fn sys_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
 fn setting_text(buf: &[u8]) -> &[u8] {
     let end = buf.iter().position(|&b| b == b'\n' || b == 0).unwrap_or(buf.len());
     &buf[..end]
+}
+
+/// /proc/sys/vm: the overcommit settings (root may write them).
+fn sys_vm_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
+    use crate::mm::overcommit;
+    let id = fs_id();
+    let mut table = Table::new();
+    type Read = fn() -> String;
+    type Write = fn(&[u8]) -> Result<usize>;
+    let settings: [(&'static [u8], Read, Write); 3] = [
+        (b"overcommit_kbytes", || format!("{}\n", overcommit::kbytes()), overcommit::set_kbytes),
+        (b"overcommit_memory", || format!("{}\n", overcommit::mode()), overcommit::set_mode),
+        (b"overcommit_ratio", || format!("{}\n", overcommit::ratio()), overcommit::set_ratio),
+    ];
+    for (i, (name, read, write)) in settings.into_iter().enumerate() {
+        let n = ino + 1 + i as u64;
+        table.add(name, FileType::Regular, n, move |_| Ok(setting_file(n, 0o644, move || Ok(read()), write)));
+    }
+    SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
 fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
@@ -377,16 +403,17 @@ fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
             ))
         });
     }
-    let fixed: [(&'static [u8], fn() -> String); 3] = [
+    let fixed: [(&'static [u8], fn() -> String); 4] = [
         (b"osrelease", || format!("{}\n", crate::syscalls::RELEASE)),
         (b"ostype", || format!("{}\n", crate::syscalls::SYSNAME)),
         (b"version", || format!("{}\n", crate::syscalls::VERSION)),
+        (b"threads-max", || format!("{}\n", crate::process::nproc::max_threads())),
     ];
     for (i, (name, text)) in fixed.into_iter().enumerate() {
         let n = ino + 3 + i as u64;
         table.add(name, FileType::Regular, n, move |_| Ok(text_file(n, move || Ok(text()))));
     }
-    let n = ino + 6;
+    let n = ino + 7;
     table.add(b"pid_max", FileType::Regular, n, move |_| {
         Ok(setting_file(
             n,

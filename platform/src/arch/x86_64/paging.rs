@@ -133,7 +133,10 @@ unsafe fn leaf_entry<'a>(root: u64, va: usize, size: PageSize, create: bool) -> 
             if !create {
                 return Err(MapError::NotMapped);
             }
-            let page = pmm::alloc_zeroed(0).ok_or(MapError::OutOfMemory)?;
+            // A user address space's tables are user memory: they stop
+            // short of the kernel's reserve.
+            let page = if root == kernel_root() { pmm::alloc_zeroed(0) } else { pmm::alloc_user_zeroed(0) };
+            let page = page.ok_or(MapError::OutOfMemory)?;
             *entry = page.as_u64() | INTERMEDIATE;
         } else if *entry & HUGE != 0 {
             return Err(MapError::HugePageInTheWay);
@@ -308,6 +311,26 @@ pub(crate) fn map_kernel_page(va: usize, pa: PhysAddr, flags: PageFlags) -> Resu
     Ok(())
 }
 
+/// Unmaps one 4 KiB page of the kernel's half mapped by
+/// [`map_kernel_page`] and drops it from this CPU's TLB; returns the frame.
+/// Other CPUs may still cache the translation: the caller shoots it down
+/// (`tlb::shootdown_kernel`) before it frees the frame.
+pub(crate) fn unmap_kernel_page(va: usize) -> Result<PhysAddr, MapError> {
+    if va < DIRECT_MAP_BASE || va % PAGE_SIZE != 0 || !KERNEL_PML4_SLOTS.contains(&table_index(va, 4)) {
+        return Err(MapError::BadAddress);
+    }
+    let _guard = KERNEL_TABLE_LOCK.lock();
+    // SAFETY: changes to the kernel half are serialised by the lock.
+    let entry = unsafe { leaf_entry(kernel_root(), va, PageSize::Size4K, false) }?;
+    if *entry & PRESENT == 0 {
+        return Err(MapError::NotMapped);
+    }
+    let pa = PhysAddr::new(*entry & ADDR_MASK);
+    *entry = 0;
+    invalidate_local(va);
+    Ok(pa)
+}
+
 /// Looks up `va` in the page table this CPU is using.
 pub fn translate_current(va: usize) -> Option<(PhysAddr, PageFlags, PageSize)> {
     // SAFETY: the kernel half of every table is shared and never freed; a
@@ -330,7 +353,7 @@ pub struct AddressSpace {
 impl AddressSpace {
     /// Creates an address space with an empty lower half.
     pub fn new() -> Result<Self, MapError> {
-        let root = pmm::alloc_zeroed(0).ok_or(MapError::OutOfMemory)?.as_u64();
+        let root = pmm::alloc_user_zeroed(0).ok_or(MapError::OutOfMemory)?.as_u64();
         // SAFETY: `root` is fresh; the kernel's top-level entries never
         // change after boot (KERNEL_PML4_SLOTS exist from the start).
         unsafe {
@@ -579,7 +602,7 @@ impl AddressSpace {
                     }
                     c[i] = value;
                 } else {
-                    let table = pmm::alloc_zeroed(0).ok_or(MapError::OutOfMemory)?.as_u64();
+                    let table = pmm::alloc_user_zeroed(0).ok_or(MapError::OutOfMemory)?.as_u64();
                     c[i] = table | INTERMEDIATE;
                     copy_level(entry & ADDR_MASK, table, level - 1)?;
                 }

@@ -53,6 +53,14 @@ pub(crate) fn shootdown(root: u64, start: usize, end: usize) {
     request(root, start, end, false);
 }
 
+/// Flushes `[start, end)` of the kernel's half (global mappings) from
+/// every other online CPU; returns once all of them have. The caller has
+/// already removed the mappings and flushed its own TLB; the frames behind
+/// them may be freed afterwards.
+pub(crate) fn shootdown_kernel(start: usize, end: usize) {
+    request(0, start, end, false);
+}
+
 /// Makes every other CPU that still has `root` loaded switch to the kernel
 /// table, and returns once none has: the table is about to be freed. A CPU
 /// can hold the root of a dead address space for a moment: an exiting
@@ -71,7 +79,8 @@ fn request(root: u64, start: usize, end: usize, retiring: bool) {
     let mut targets = 0u64;
     for index in 0..smp::cpu_count() {
         let cpu = percpu::cpu(index);
-        if index != me && cpu.is_online() && cpu.loaded_root.load(Ordering::SeqCst) == root {
+        // Root 0: a kernel range, cached by every CPU whatever it runs.
+        if index != me && cpu.is_online() && (root == 0 || cpu.loaded_root.load(Ordering::SeqCst) == root) {
             targets |= 1 << index;
         }
     }
@@ -125,7 +134,9 @@ fn serve() {
         return;
     }
     let (start, end) = (START.load(Ordering::Relaxed), END.load(Ordering::Relaxed));
-    if end == usize::MAX || (end - start) / PAGE_SIZE > MAX_SINGLE_PAGES {
+    // Kernel ranges are global entries, which only INVLPG drops.
+    let kernel_range = start >= crate::mm::addr::DIRECT_MAP_BASE && end != usize::MAX;
+    if !kernel_range && (end == usize::MAX || (end - start) / PAGE_SIZE > MAX_SINGLE_PAGES) {
         flush_all_local();
     } else {
         for va in (start..end).step_by(PAGE_SIZE) {
