@@ -6,6 +6,8 @@ What `make test` runs. Layers, in order:
   kernel  in-kernel tests (`test=all`), once per CPU count
   fault   deliberate faults: the kernel must catch them and print a backtrace
   banner  boot banner, under -icount so the boot time it reports is repeatable
+  clock   the guest's clocks against the host's over 20 s, with the host
+          loaded (tools/clock-test.py)
   interactive  a person at the BusyBox shell of the interactive image
           (tools/interactive-test.py types, presses Ctrl-C/Ctrl-Z, runs vi)
 
@@ -86,6 +88,12 @@ KERNEL_RUNS: list[dict] = [
      "append": "fault=panic", "expect": "failure", "marker": "PANIC"},
     {"name": "banner", "layer": "banner", "check": "banner",
      "append": "exit_after_banner", "icount": True},
+    # The clocks keep real time on a loaded host (tools/clock-test.py starts
+    # the load); Kevlar only, the reference is the host's clock.
+    {"name": "clock-smp1", "layer": "clock", "driver": "clock", "smp": 1, "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "suffix": "[smp1]"},
+    {"name": "clock-smp2", "layer": "clock", "driver": "clock", "smp": 2, "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "suffix": "[smp2]"},
     # Contract tests (docs/contracts.md): the same initramfs under Kevlar and
     # Linux (cached oracle); one outcome per test, contract:<area>/<name>[smpN].
     {"name": "contracts-smp1", "layer": "contracts", "check": "contracts",
@@ -452,6 +460,7 @@ CHECKS: dict[str, Callable] = {
 # Drivers of runs that type into the console as they go: module name, file.
 DRIVERS: dict[str, tuple] = {
     "interactive": ("interactive_test", "interactive-test.py"),
+    "clock": ("clock_test", "clock-test.py"),
 }
 
 
@@ -849,6 +858,18 @@ def self_test() -> int:
                 "host:kevlar_buddy-doc::libs/kevlar_buddy/src/lib.rs - Buddy (line 3)"])
             self.assertIn("assertion `left == right` failed", rep.tests[1][2])
             self.assertIn("lib.rs:9:5", rep.tests[1][2])
+
+        def test_clock_judge(self):
+            judge = _load_tool("clock_test", "clock-test.py").judge
+            s = 1_000_000_000
+            before = [5 * s, 5 * s + 1000, 100 * s, 100 * s + 1000]
+            good = judge(20.0, before, [25 * s, 25 * s, 120 * s, 120 * s])
+            self.assertEqual([(w, ok) for w, ok, _ in good], [("monotonic", True), ("realtime", True)])
+            slow = judge(20.0, before, [24 * s, 25 * s, 119 * s, 119 * s + 500])
+            self.assertEqual([ok for _, ok, _ in slow], [False, False])
+            self.assertIn("vDSO advanced 19.000s", slow[0][2])
+            apart = judge(20.0, before, [25 * s, 25 * s + 60_000_000, 120 * s, 120 * s])
+            self.assertIn("differ by 60.0 ms", apart[0][2])
 
         def test_cargo_build_failure(self):
             rep = parse_cargo("error[E0583]: file not found\nerror: could not compile `x`\n")
