@@ -141,9 +141,9 @@ KERNEL_RUNS: list[dict] = [
     # tools/interactive-test.py types, sends Ctrl-C/Ctrl-Z/arrows, runs vi,
     # powers off; one outcome per check, interactive:<check>[smpN].
     {"name": "interactive-smp1", "layer": "interactive", "driver": "interactive", "smp": 1,
-     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 300, "suffix": "[smp1]"},
+     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 600, "suffix": "[smp1]"},
     {"name": "interactive-smp2", "layer": "interactive", "driver": "interactive", "smp": 2,
-     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 300, "suffix": "[smp2]"},
+     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 600, "suffix": "[smp2]"},
 ]
 
 HOST_LAYER = "host"

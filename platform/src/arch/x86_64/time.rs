@@ -321,6 +321,24 @@ pub fn reference_name() -> Option<&'static str> {
     STEERING.lock().as_ref().map(|s| s.counter.name())
 }
 
+/// Measures how far the reference counter and the clock advance over about
+/// `window_ns` (busy-waiting): `(reference ns, clock ns)`, or `None` when
+/// the clock has no reference. For the in-kernel tests.
+pub fn measure_against_reference(window_ns: u64) -> Option<(u64, u64)> {
+    let counter = STEERING.lock().as_ref().map(|s| s.counter)?;
+    let first = sample(&counter, false);
+    let window = mul_div(counter.hz, window_ns, 1_000_000_000).max(1);
+    let mut reads = 0u64;
+    // A 24-bit PM timer wraps after 4.7 s: windows stay far below that.
+    while counter.delta(first.reference, counter.read()) < window && reads < 100 * window {
+        reads += 1;
+        core::hint::spin_loop();
+    }
+    let last = sample(&counter, false);
+    let reference_ns = mul_div(counter.delta(first.reference, last.reference), 1_000_000_000, counter.hz);
+    Some((reference_ns, tsc_to_ns(last.tsc).saturating_sub(tsc_to_ns(first.tsc))))
+}
+
 /// Steers the clock to the reference counter, about once a second (called
 /// on the boot CPU's timer interrupt).
 fn steer() {
