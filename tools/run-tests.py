@@ -97,20 +97,20 @@ KERNEL_RUNS: list[dict] = [
     # Contract tests (docs/contracts.md): the same initramfs under Kevlar and
     # Linux (cached oracle); one outcome per test, contract:<area>/<name>[smpN].
     {"name": "contracts-smp1", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 1, "timeout": 1200},
+     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 1, "timeout": 3600, "quiet_timeout": 420},
     {"name": "contracts-smp2", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 2, "timeout": 1200},
+     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 2, "timeout": 3600, "quiet_timeout": 420},
     # The BusyBox script suite, compared with Linux the same way.
     {"name": "busybox-smp1", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 1, "timeout": 1200},
+     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 1, "timeout": 3600, "quiet_timeout": 420},
     {"name": "busybox-smp2", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 2, "timeout": 1200},
+     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 2, "timeout": 3600, "quiet_timeout": 420},
     # The Debian suite: Debian 12's own bash, coreutils, perl, dpkg, procps
     # and util-linux, chrooted into an ext2 root on a virtio disk.
     {"name": "debian-smp1", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 1, "timeout": 1200},
+     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 1, "timeout": 3600, "quiet_timeout": 420},
     {"name": "debian-smp2", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 2, "timeout": 1200},
+     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 2, "timeout": 3600, "quiet_timeout": 420},
     # Thousands of fork/vfork/exec/exit cycles give every page back.
     {"name": "leak-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 300,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
