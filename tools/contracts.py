@@ -717,7 +717,7 @@ def run_linux(smp: int = 1, append: str = "", use_cache: bool = True, echo: bool
     return lo.run_initramfs(suite_cpio(suite), smp=smp, append=append, timeout=RUN_TIMEOUT,
                             use_cache=use_cache, echo=echo, log=_log_name(suite, "linux", smp),
                             disks=tuple(fresh_disks(suite, "linux", smp)),
-                            quiet_timeout=QUIET_TIMEOUT)
+                            quiet_timeout=QUIET_TIMEOUT, require="=== ALL DONE")
 
 
 def run_kevlar(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
