@@ -48,9 +48,12 @@ from typing import Optional
 TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
 DEFAULT_INITRD = os.path.join(REPO_ROOT, "build", "interactive.cpio")
-DEFAULT_TIMEOUT = 300.0
-# Per wait: TCG is slow and the machine is shared, so generous.
-STEP_TIMEOUT = 40.0
+DEFAULT_TIMEOUT = 600.0
+# Per wait: TCG is slow and the machine is shared, so generous. No check
+# waits a fixed time for the guest to be ready: each key goes in once the
+# screen shows that the program meant to receive it is reading (a loaded
+# host can hold the guest back for seconds).
+STEP_TIMEOUT = 120.0
 # Seconds between keys: a fast typist, not a paste.
 KEY_DELAY = 0.01
 PROMPT_RE = rb"kevlar:[^\r\n]*# "
@@ -205,18 +208,22 @@ def check_command(c: Console) -> None:
     _step(c, b"echo $((6*7)) $(uname -s)", _line(b"42 Linux"))
 
 
+# A foreground job that says it has the terminal: the job's own process
+# prints `started` (the shell made it the foreground process group before
+# it ran), then becomes `sleep 100`, so a key typed after that line reaches
+# the job, never the shell's line editor.
+SLEEPER = b"sh -c 'echo started; exec sleep 100'"
+
+
 def _start_job(c: Console, command: bytes) -> None:
-    """Runs `command` after an `echo started`, and returns once that line is
-    out and a second has passed: a key typed before the shell has run the
-    line would reach the shell's line editor instead of the job (a slow or
-    loaded host), which is not what the checks are about."""
-    _run(c, b"echo started; " + command)
+    """Runs `command` (which prints `started` once it holds the terminal)
+    and returns when that line is out."""
+    _run(c, command)
     c.expect(_line(b"started"))
-    c.settle(1.0)
 
 
 def check_ctrl_c(c: Console) -> None:
-    _start_job(c, b"sleep 100")
+    _start_job(c, SLEEPER)
     c.type(b"\x03")
     c.expect(rb"\^C")
     _prompt(c)
@@ -224,22 +231,27 @@ def check_ctrl_c(c: Console) -> None:
 
 
 def check_ctrl_c_busy(c: Console) -> None:
-    _start_job(c, b"i=0; while :; do i=$((i+1)); done")
+    # `looping` comes out once the loop has counted to 1000; after that it
+    # makes no system call.
+    _run(c, b"i=0; while :; do i=$((i+1)); [ $i = 1000 ] && echo looping; done")
+    c.expect(_line(b"looping"))
     c.type(b"\x03")
     c.expect(rb"\^C")
     _prompt(c)
-    _step(c, b"[ $i -gt 0 ] && echo counted", _line(b"counted"))
+    _step(c, b"[ $i -ge 1000 ] && echo counted", _line(b"counted"))
 
 
 def check_ctrl_z_fg(c: Console) -> None:
-    _start_job(c, b"sleep 100")
+    # The job says `resumed` when SIGCONT reaches it, which `fg` sends after
+    # giving it the terminal back (the trap runs when its `sleep 1` ends).
+    job = b"sh -c 'trap \"echo resumed\" CONT; echo started; while :; do sleep 1; done'"
+    _start_job(c, job)
     c.type(b"\x1a")
-    c.expect(rb"Stopped\s+sleep 100")
+    c.expect(rb"Stopped\s+sh -c")
     _prompt(c)
-    _step(c, b"jobs", rb"\[1\]\+\s+Stopped\s+sleep 100")
+    _step(c, b"jobs", rb"\[1\]\+\s+Stopped\s+sh -c")
     _run(c, b"fg")
-    c.expect(_line(b"sleep 100"))
-    c.settle(1.0)
+    c.expect(_line(b"resumed"))
     c.type(b"\x03")
     _prompt(c)
     _step(c, b"echo status=$? jobs=$(jobs | wc -l)", _line(b"status=130 jobs=0"))
@@ -248,7 +260,17 @@ def check_ctrl_z_fg(c: Console) -> None:
 def check_background_read(c: Console) -> None:
     _run(c, b"cat &")
     _prompt(c)
-    _step(c, b"sleep 1; jobs", rb"\[1\]\+\s+Stopped \(tty input\)\s+cat")
+    # `jobs` until the shell has seen cat stop: cat must first run and read.
+    end = time.monotonic() + STEP_TIMEOUT
+    while True:
+        _run(c, b"jobs")
+        m = c.expect(rb"\[1\]\+\s+(Stopped \(tty input\)|Running)\s+cat")
+        _prompt(c)
+        if m.group(1).startswith(b"Stopped"):
+            break
+        if time.monotonic() > end:
+            raise Timeout(f"cat still running after {STEP_TIMEOUT:g}s (no SIGTTIN stop)")
+        c.settle(0.5)
     _step(c, b"kill -9 %1; wait; echo done", _line(b"done"))
 
 
@@ -257,8 +279,10 @@ def check_backspace(c: Console) -> None:
 
 
 def check_canonical_read(c: Console) -> None:
-    _run(c, b"read line; echo \"[$line]\"")
-    c.settle(0.5)
+    # `ready` is out once the shell has put the terminal back in canonical
+    # mode (its line editor is done): the kernel edits what comes next.
+    _run(c, b"echo ready; read line; echo \"[$line]\"")
+    c.expect(_line(b"ready"))
     c.type(b"junk\x15abz\x7fc d\r")
     c.expect(_line(b"[abc d]"))
     _prompt(c)
@@ -268,7 +292,7 @@ def check_history(c: Console) -> None:
     _step(c, b"echo hist-$((40+2))", _line(b"hist-42"))
     c.skip_to_end()
     c.type(b"\x1b[A")
-    c.settle(0.5)
+    c.expect(re.escape(b"echo hist-$((40+2))"))  # the editor shows the line again
     c.type(b"\r")
     c.expect(_line(b"hist-42"))
     _prompt(c)
@@ -294,10 +318,10 @@ def check_vi(c: Console) -> None:
 
 def check_respawn(c: Console) -> None:
     _step(c, b"exit", rb"BusyBox v[0-9.]+")
-    _run(c, b"echo again; tty; jobs; sleep 100")
+    _run(c, b"echo again; tty; jobs; " + SLEEPER)
     c.expect(_line(b"again"))
     c.expect(_line(b"/dev/ttyS0"))
-    c.settle(1.0)
+    c.expect(_line(b"started"))
     c.type(b"\x03")
     _prompt(c)
 

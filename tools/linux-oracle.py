@@ -51,8 +51,16 @@ CACHE_DIR = os.path.join(REPO_ROOT, "build", "oracle")
 # fetch() falls back to whatever linux-image-amd64 depends on now.
 KERNEL_PACKAGE = "linux-image-6.1.0-56-amd64-unsigned"
 # What Linux always gets; the caller's extra words follow.
-BASE_APPEND = "console=ttyS0 quiet panic=-1"
+# no_timer_check: Linux's boot-time check that the PIT's interrupt reaches
+# the IO-APIC waits a few jiffies of busy loop; on a loaded host QEMU may
+# not deliver the interrupt in that time, and Linux then panics ("IO-APIC +
+# timer doesn't work!"). Virtual machines skip the check (KVM guests do by
+# themselves).
+BASE_APPEND = "console=ttyS0 quiet panic=-1 no_timer_check"
 DEFAULT_TIMEOUT = 600.0
+# Output that must not be cached: contract-init's note that it killed a test
+# (a host too busy for the limit), and a Linux panic.
+UNCACHEABLE_MARKERS = ("(contract-init: killed after", "Kernel panic - not syncing")
 # Bump when the way outputs are produced changes, to invalidate old caches.
 CACHE_VERSION = "1"
 
@@ -255,16 +263,17 @@ def cache_key(initrd: str, kernel: str, append: str, smp: int, disks: tuple = ()
 
 def qemu_options(initrd: str, kernel: str, smp: int = 1, append: str = "",
                  timeout: float = DEFAULT_TIMEOUT, mem: str = "512M", log: Optional[str] = None,
-                 echo: bool = False, disks: tuple = ()):
+                 echo: bool = False, disks: tuple = (), quiet_timeout: Optional[float] = None):
     return run_qemu.Options(kernel=kernel, initrd=initrd, append=full_append(append),
-                            smp=smp, mem=mem, timeout=timeout, log=log, echo=echo,
-                            disks=list(disks))
+                            smp=smp, mem=mem, timeout=timeout, quiet_timeout=quiet_timeout,
+                            log=log, echo=echo, disks=list(disks))
 
 
 def run_initramfs(initrd: str, smp: int = 1, append: str = "", timeout: float = DEFAULT_TIMEOUT,
                   use_cache: bool = True, kernel: Optional[str] = None,
                   echo: bool = False, log: Optional[str] = None,
-                  disks: tuple = ()) -> OracleResult:
+                  disks: tuple = (), quiet_timeout: Optional[float] = None,
+                  require: Optional[str] = None) -> OracleResult:
     """Boot `initrd` under Linux and return its serial output (cached).
     `disks` are raw images attached as virtio-blk devices; their contents
     before the run are part of the cache key."""
@@ -272,7 +281,8 @@ def run_initramfs(initrd: str, smp: int = 1, append: str = "", timeout: float = 
     key = cache_key(initrd, kernel, append, smp, tuple(disks))
     cache_file = os.path.join(CACHE_DIR, key + ".txt")
     meta_file = os.path.join(CACHE_DIR, key + ".json")
-    opts = qemu_options(initrd, kernel, smp, append, timeout, log=log, echo=echo, disks=disks)
+    opts = qemu_options(initrd, kernel, smp, append, timeout, log=log, echo=echo, disks=disks,
+                        quiet_timeout=quiet_timeout)
     cmd = run_qemu.build_command(opts)
     if use_cache and os.path.isfile(cache_file) and os.path.isfile(meta_file):
         with open(cache_file, encoding="utf-8") as f:
@@ -284,8 +294,12 @@ def run_initramfs(initrd: str, smp: int = 1, append: str = "", timeout: float = 
     result = run_qemu.run(opts)
     res = OracleResult(result.output, result.exit_status, result.elapsed_s, False, kernel,
                        result.command, cache_file)
-    # Only a clean power-off is worth remembering; a timeout or crash is retried.
-    if res.ok:
+    # Only a clean power-off is worth remembering; a timeout or crash is
+    # retried, and so is a run in which the test init had to kill a test
+    # (on a host too busy for its limit, that is not Linux's answer).
+    # A run without the `require` line did not finish either.
+    if (res.ok and not any(marker in res.output for marker in UNCACHEABLE_MARKERS)
+            and (require is None or require in res.output)):
         os.makedirs(CACHE_DIR, exist_ok=True)
         for path, text in ((cache_file, res.output),
                            (meta_file, json.dumps({"exit_status": res.exit_status,

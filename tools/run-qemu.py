@@ -56,6 +56,10 @@ class Options:
     # None means "the default for this mode": DEFAULT_TIMEOUT, or no limit
     # for --interactive / --gdb where a human sets the pace. 0 also means none.
     timeout: Optional[float] = None
+    # Kill QEMU after this many seconds without serial output (None: no
+    # such limit). Long runs that print as they go (the suites) use it to
+    # tell a hang from a slow host quickly, with a generous overall timeout.
+    quiet_timeout: Optional[float] = None
     log: Optional[str] = None
     gdb: bool = False
     interactive: bool = False
@@ -298,7 +302,8 @@ def run(opts) -> Result:
         raise
     try:
         if capture:
-            timed_out = _pump(proc, sink, out, err, inputs, opts.echo, start, timeout)
+            timed_out = _pump(proc, sink, out, err, inputs, opts.echo, start, timeout,
+                              opts.quiet_timeout)
         else:
             try:
                 proc.wait(timeout=timeout)
@@ -319,12 +324,16 @@ def run(opts) -> Result:
                 except OSError:
                     pass  # e.g. EPIPE flushing stdin to a dead QEMU
         elapsed = time.monotonic() - start
-        if timed_out:
+        if timed_out == "quiet":
+            sink.note(f"TIMEOUT: QEMU killed after {elapsed:.1f}s: no output for "
+                      f"{opts.quiet_timeout:g}s; the guest did not exit")
+        elif timed_out:
             sink.note(f"TIMEOUT: QEMU killed after {elapsed:.1f}s "
                       f"(limit {timeout:g}s); the guest did not exit")
         sink.close()
 
     stderr_text = err.decode("utf-8", "replace")
+    timed_out = bool(timed_out)
     if timed_out:
         status = STATUS_TIMEOUT
     result = Result(
@@ -340,11 +349,14 @@ def run(opts) -> Result:
     return result
 
 
-def _pump(proc, sink, out, err, inputs, echo, start, timeout) -> bool:
+def _pump(proc, sink, out, err, inputs, echo, start, timeout, quiet=None):
     """Relay QEMU's stdout/stderr until both close, feeding serial input when
-    its marker shows up. Returns True if the deadline passed first. One thread
-    and a selector: no races between readers and the timeout."""
+    its marker shows up. Returns "deadline" if the deadline passed first,
+    "quiet" if the serial output stayed silent for `quiet` seconds, else
+    None. One thread and a selector: no races between readers and the
+    timeout."""
     deadline = None if timeout is None else start + timeout
+    last_output = start
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, "out")
     sel.register(proc.stderr, selectors.EVENT_READ, "err")
@@ -372,10 +384,16 @@ def _pump(proc, sink, out, err, inputs, echo, start, timeout) -> bool:
     open_streams = 2
     while open_streams:
         wait = None
+        now = time.monotonic()
         if deadline is not None:
-            wait = deadline - time.monotonic()
+            wait = deadline - now
             if wait <= 0:
-                return True
+                return "deadline"
+        if quiet:
+            left = last_output + quiet - now
+            if left <= 0:
+                return "quiet"
+            wait = left if wait is None else min(wait, left)
         for key, _ in sel.select(wait):
             data = os.read(key.fileobj.fileno(), 65536)
             if not data:
@@ -384,6 +402,7 @@ def _pump(proc, sink, out, err, inputs, echo, start, timeout) -> bool:
                 continue
             if key.data == "out":
                 out += data
+                last_output = time.monotonic()
                 sink.write(data)
                 if pending:
                     feed()
@@ -396,8 +415,8 @@ def _pump(proc, sink, out, err, inputs, echo, start, timeout) -> bool:
     try:
         proc.wait(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        return True
-    return False
+        return "deadline"
+    return None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -423,6 +442,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, metavar="SECONDS",
                    help=f"kill QEMU after this long (default {DEFAULT_TIMEOUT:g}; "
                    "none with --interactive/--gdb; 0 = none)")
+    p.add_argument("--quiet-timeout", type=float, metavar="SECONDS",
+                   help="kill QEMU after this long without serial output")
     p.add_argument("--log", metavar="FILE", help="also write the serial output to FILE")
     p.add_argument("--gdb", action="store_true",
                    help="wait for gdb on localhost:1234 before starting (-s -S)")
@@ -473,7 +494,7 @@ def parse_args(argv=None) -> tuple[Options, argparse.Namespace]:
     opts = Options(
         kernel=ns.kernel, initrd=ns.initrd, append=ns.append, smp=ns.smp,
         mem=ns.mem, accel=ns.accel, cpu=ns.cpu, machine=ns.machine,
-        icount=ns.icount, timeout=ns.timeout, log=ns.log, gdb=ns.gdb,
+        icount=ns.icount, timeout=ns.timeout, quiet_timeout=ns.quiet_timeout, log=ns.log, gdb=ns.gdb,
         interactive=ns.interactive, expect=ns.expect, qemu=ns.qemu,
         net=ns.net, disks=ns.disk, virtio_net=ns.virtio_net, guestfwd=ns.guestfwd,
         inputs=unpaired + paired, extra=ns.extra,

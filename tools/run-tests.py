@@ -7,6 +7,8 @@ What `make test` runs. Layers, in order:
   fault   deliberate faults: the kernel must catch them and print a backtrace
   banner  boot banner, under -icount so the boot time it reports is repeatable
   fuzz    the system-call fuzzer from fixed seeds (tools/fuzz.py, docs/fuzzing.md)
+  clock   the guest's clocks against the host's over 20 s, with the host
+          loaded (tools/clock-test.py)
   interactive  a person at the BusyBox shell of the interactive image
           (tools/interactive-test.py types, presses Ctrl-C/Ctrl-Z, runs vi)
 
@@ -87,23 +89,29 @@ KERNEL_RUNS: list[dict] = [
      "append": "fault=panic", "expect": "failure", "marker": "PANIC"},
     {"name": "banner", "layer": "banner", "check": "banner",
      "append": "exit_after_banner", "icount": True},
+    # The clocks keep real time on a loaded host (tools/clock-test.py starts
+    # the load); Kevlar only, the reference is the host's clock.
+    {"name": "clock-smp1", "layer": "clock", "driver": "clock", "smp": 1, "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "suffix": "[smp1]"},
+    {"name": "clock-smp2", "layer": "clock", "driver": "clock", "smp": 2, "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "suffix": "[smp2]"},
     # Contract tests (docs/contracts.md): the same initramfs under Kevlar and
     # Linux (cached oracle); one outcome per test, contract:<area>/<name>[smpN].
     {"name": "contracts-smp1", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 1, "timeout": 300},
+     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 1, "timeout": 3600, "quiet_timeout": 420},
     {"name": "contracts-smp2", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 2, "timeout": 300},
+     "initrd": os.path.join(REPO_ROOT, "build", "contracts.cpio"), "smp": 2, "timeout": 3600, "quiet_timeout": 420},
     # The BusyBox script suite, compared with Linux the same way.
     {"name": "busybox-smp1", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 1, "timeout": 300},
+     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 1, "timeout": 3600, "quiet_timeout": 420},
     {"name": "busybox-smp2", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 2, "timeout": 300},
+     "initrd": os.path.join(REPO_ROOT, "build", "busybox-suite.cpio"), "smp": 2, "timeout": 3600, "quiet_timeout": 420},
     # The Debian suite: Debian 12's own bash, coreutils, perl, dpkg, procps
     # and util-linux, chrooted into an ext2 root on a virtio disk.
     {"name": "debian-smp1", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 1, "timeout": 300},
+     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 1, "timeout": 3600, "quiet_timeout": 420},
     {"name": "debian-smp2", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 2, "timeout": 300},
+     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 2, "timeout": 3600, "quiet_timeout": 420},
     # Thousands of fork/vfork/exec/exit cycles give every page back.
     {"name": "leak-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 300,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},
@@ -164,9 +172,9 @@ KERNEL_RUNS: list[dict] = [
     # tools/interactive-test.py types, sends Ctrl-C/Ctrl-Z/arrows, runs vi,
     # powers off; one outcome per check, interactive:<check>[smpN].
     {"name": "interactive-smp1", "layer": "interactive", "driver": "interactive", "smp": 1,
-     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 300, "suffix": "[smp1]"},
+     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 600, "suffix": "[smp1]"},
     {"name": "interactive-smp2", "layer": "interactive", "driver": "interactive", "smp": 2,
-     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 300, "suffix": "[smp2]"},
+     "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 600, "suffix": "[smp2]"},
 ]
 
 HOST_LAYER = "host"
@@ -498,6 +506,7 @@ CHECKS: dict[str, Callable] = {
 # Drivers of runs that type into the console as they go: module name, file.
 DRIVERS: dict[str, tuple] = {
     "interactive": ("interactive_test", "interactive-test.py"),
+    "clock": ("clock_test", "clock-test.py"),
 }
 
 
@@ -895,6 +904,18 @@ def self_test() -> int:
                 "host:kevlar_buddy-doc::libs/kevlar_buddy/src/lib.rs - Buddy (line 3)"])
             self.assertIn("assertion `left == right` failed", rep.tests[1][2])
             self.assertIn("lib.rs:9:5", rep.tests[1][2])
+
+        def test_clock_judge(self):
+            judge = _load_tool("clock_test", "clock-test.py").judge
+            s = 1_000_000_000
+            before = [5 * s, 5 * s + 1000, 100 * s, 100 * s + 1000]
+            good = judge(20.0, before, [25 * s, 25 * s, 120 * s, 120 * s])
+            self.assertEqual([(w, ok) for w, ok, _ in good], [("monotonic", True), ("realtime", True)])
+            slow = judge(20.0, before, [24 * s, 25 * s, 119 * s, 119 * s + 500])
+            self.assertEqual([ok for _, ok, _ in slow], [False, False])
+            self.assertIn("vDSO advanced 19.000s", slow[0][2])
+            apart = judge(20.0, before, [25 * s, 25 * s + 60_000_000, 120 * s, 120 * s])
+            self.assertIn("differ by 60.0 ms", apart[0][2])
 
         def test_cargo_build_failure(self):
             rep = parse_cargo("error[E0583]: file not found\nerror: could not compile `x`\n")

@@ -22,6 +22,8 @@ declare -A wanted=(
   [binutils]=/usr/bin/objdump
   [gdb]=/usr/bin/gdb
   [python3-matplotlib]=/usr/lib/python3/dist-packages/matplotlib/__init__.py
+  # Loads the host for the clock test (tools/run-tests.py, layer clock).
+  [stress-ng]=/usr/bin/stress-ng
 )
 
 missing=()

@@ -43,6 +43,7 @@ const TESTS: &[(&str, fn() -> TestResult)] = &[
     ("cpu_protections", cpu_protections),
     ("clock_monotonic", clock_monotonic),
     ("clock_wall", clock_wall),
+    ("clock_reference", clock_reference),
     ("timer_ticks", timer_ticks),
     ("percpu_identity", percpu_identity),
     ("percpu_timer_on_every_cpu", percpu_timer_on_every_cpu),
@@ -311,6 +312,24 @@ fn clock_monotonic() -> TestResult {
         last = now;
     }
     ensure!(time::tsc_hz() > 100_000_000, "implausible TSC frequency {}", time::tsc_hz());
+    Ok(())
+}
+
+fn clock_reference() -> TestResult {
+    // The clock must agree with the reference counter it was calibrated
+    // against (QEMU always has an HPET or a PM timer), over a window much
+    // longer than the calibration's, within 0.2% (the initial calibration
+    // is good to about 0.05%; steering then takes it further).
+    let Some((reference_ns, clock_ns)) = time::measure_against_reference(50_000_000) else {
+        return Err(format!("the clock has no reference counter"));
+    };
+    let error = reference_ns.abs_diff(clock_ns);
+    ensure!(
+        error <= reference_ns / 500,
+        "the clock advanced {} ns while the reference advanced {} ns",
+        clock_ns,
+        reference_ns
+    );
     Ok(())
 }
 

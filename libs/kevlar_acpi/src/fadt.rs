@@ -2,7 +2,8 @@
 //!
 //! Only the fields a kernel needs without an AML interpreter are decoded:
 //! the PM1 control ports (for the S5 soft-off write), the reset register,
-//! the CMOS century index, the DSDT address and the flag words.
+//! the CMOS century index, the PM timer's port (a reference clock for the
+//! TSC), the DSDT address and the flag words.
 
 use crate::{byte, load_required, u16_at, u32_at, u64_at, AcpiError, PhysRead, Signature};
 
@@ -17,6 +18,8 @@ const OFF_DSDT: usize = 40;
 const OFF_SCI_INT: usize = 46;
 const OFF_PM1A_CNT_BLK: usize = 64;
 const OFF_PM1B_CNT_BLK: usize = 68;
+const OFF_PM_TMR_BLK: usize = 76;
+const OFF_PM_TMR_LEN: usize = 91;
 const OFF_CENTURY: usize = 108;
 const OFF_IAPC_BOOT_ARCH: usize = 109;
 const OFF_FLAGS: usize = 112;
@@ -25,6 +28,7 @@ const OFF_RESET_VALUE: usize = 128;
 const OFF_X_DSDT: usize = 140;
 const OFF_X_PM1A_CNT_BLK: usize = 172;
 const OFF_X_PM1B_CNT_BLK: usize = 184;
+const OFF_X_PM_TMR_BLK: usize = 208;
 
 /// The address space a [`GenericAddress`] lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,7 +72,7 @@ pub struct GenericAddress {
 }
 
 impl GenericAddress {
-    fn parse(b: &[u8], off: usize) -> Option<Self> {
+    pub(crate) fn parse(b: &[u8], off: usize) -> Option<Self> {
         Some(GenericAddress {
             address_space: AddressSpace::from_id(byte(b, off)?),
             bit_width: byte(b, off + 1)?,
@@ -100,6 +104,12 @@ pub struct Fadt {
     pub pm1b_control_block: u32,
     /// The system interrupt the SCI is wired to (an ISA IRQ on PC systems).
     pub sci_interrupt: u16,
+    /// I/O port of the ACPI power-management timer (3.579545 MHz), or 0 if
+    /// there is none (no block, a block that is not 4 bytes long, or a
+    /// hardware-reduced platform).
+    pub pm_timer_port: u32,
+    /// The PM timer counts 32 bits (`TMR_VAL_EXT`) instead of 24.
+    pub pm_timer_32bit: bool,
     /// CMOS RAM index of the RTC century register, or 0 if not supported.
     pub century_cmos_index: u8,
     /// `IAPC_BOOT_ARCH` flags (see the `IAPC_*` constants); 0 for ACPI 1.0.
@@ -113,6 +123,8 @@ pub struct Fadt {
 }
 
 impl Fadt {
+    /// `flags` bit: the PM timer is 32 bits wide (24 otherwise).
+    pub const FLAG_TMR_VAL_EXT: u32 = 1 << 8;
     /// `flags` bit: the reset register is supported.
     pub const FLAG_RESET_REG_SUP: u32 = 1 << 10;
     /// `flags` bit: the platform is hardware-reduced (no PM1 blocks, no
@@ -179,12 +191,23 @@ fn decode(t: &[u8], paddr: u64) -> Result<Fadt, AcpiError> {
 
     let x_pm1a = GenericAddress::parse(t, OFF_X_PM1A_CNT_BLK);
     let x_pm1b = GenericAddress::parse(t, OFF_X_PM1B_CNT_BLK);
+    let pm_timer_len = byte(t, OFF_PM_TMR_LEN).ok_or(truncated)?;
+    let pm_timer_port = if flags & Fadt::FLAG_HW_REDUCED_ACPI != 0 || pm_timer_len != 4 {
+        0
+    } else {
+        pick_port(
+            u32_at(t, OFF_PM_TMR_BLK).ok_or(truncated)?,
+            GenericAddress::parse(t, OFF_X_PM_TMR_BLK),
+        )
+    };
 
     Ok(Fadt {
         revision: byte(t, 8).ok_or(truncated)?,
         pm1a_control_block: pick_port(u32_at(t, OFF_PM1A_CNT_BLK).ok_or(truncated)?, x_pm1a),
         pm1b_control_block: pick_port(u32_at(t, OFF_PM1B_CNT_BLK).ok_or(truncated)?, x_pm1b),
         sci_interrupt: u16_at(t, OFF_SCI_INT).ok_or(truncated)?,
+        pm_timer_port,
+        pm_timer_32bit: flags & Fadt::FLAG_TMR_VAL_EXT != 0,
         century_cmos_index: byte(t, OFF_CENTURY).ok_or(truncated)?,
         iapc_boot_arch: u16_at(t, OFF_IAPC_BOOT_ARCH).ok_or(truncated)?,
         dsdt,

@@ -1,6 +1,6 @@
 //! Minimal ACPI table parser: just enough for an x86_64 kernel to find its
 //! CPUs, route legacy interrupts through the I/O APIC, read the RTC century
-//! register and reboot.
+//! register, find the reference clocks (HPET, PM timer) and reboot.
 //!
 //! The boot protocol hands the kernel the physical address of the RSDP (Root
 //! System Description Pointer). From there this crate:
@@ -13,7 +13,8 @@
 //! 3. walks the root table's entries to find a table by signature
 //!    ([`find_table`]), validating each table's header and checksum before
 //!    trusting its contents ([`read_table`]);
-//! 4. decodes the MADT ([`parse_madt`]) and the FADT ([`parse_fadt`]).
+//! 4. decodes the MADT ([`parse_madt`]), the FADT ([`parse_fadt`]) and the
+//!    HPET table ([`parse_hpet`]).
 //!
 //! Physical memory is reached only through the [`PhysRead`] trait, so the
 //! crate needs no `unsafe` and its tests run on the host over fake memory.
@@ -32,6 +33,7 @@
 extern crate alloc;
 
 mod fadt;
+mod hpet;
 mod madt;
 #[cfg(test)]
 mod tests;
@@ -41,6 +43,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use fadt::{parse_fadt, AddressSpace, Fadt, GenericAddress, ResetRegister};
+pub use hpet::{parse_hpet, Hpet};
 pub use madt::{
     parse_madt, InterruptOverride, IoApic, LocalApic, LocalApicNmi, Madt, NmiSource, Polarity,
     TriggerMode,

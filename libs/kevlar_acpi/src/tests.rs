@@ -208,6 +208,9 @@ struct FadtSpec {
     iapc: u16,
     flags: u32,
     reset: (u8, u64, u8),
+    pm_timer: u32,
+    pm_timer_len: u8,
+    x_pm_timer: (u8, u64),
 }
 
 impl Default for FadtSpec {
@@ -223,6 +226,9 @@ impl Default for FadtSpec {
             iapc: 0,
             flags: Fadt::FLAG_RESET_REG_SUP,
             reset: (1, 0xcf9, 6),
+            pm_timer: 0x608,
+            pm_timer_len: 4,
+            x_pm_timer: (1, 0),
         }
     }
 }
@@ -232,6 +238,12 @@ fn fadt(spec: &FadtSpec) -> Vec<u8> {
     t[40..44].copy_from_slice(&spec.dsdt.to_le_bytes());
     t[46..48].copy_from_slice(&9u16.to_le_bytes());
     t[64..68].copy_from_slice(&spec.pm1a.to_le_bytes());
+    t[76..80].copy_from_slice(&spec.pm_timer.to_le_bytes());
+    t[91] = spec.pm_timer_len;
+    t[208] = spec.x_pm_timer.0;
+    t[209] = 32;
+    t[211] = 3;
+    t[212..220].copy_from_slice(&spec.x_pm_timer.1.to_le_bytes());
     t[68..72].copy_from_slice(&spec.pm1b.to_le_bytes());
     t[108] = spec.century;
     t[109..111].copy_from_slice(&spec.iapc.to_le_bytes());
@@ -257,6 +269,19 @@ const XSDT_AT: u64 = 0x7fe1_0000;
 const RSDT_AT: u64 = 0x7fe2_0000;
 const MADT_AT: u64 = 0x7fe3_0000;
 const FADT_AT: u64 = 0x7fe4_0000;
+const HPET_AT: u64 = 0x7fe5_0000;
+
+/// An HPET table with its register block at `base` in address space
+/// `space`.
+fn hpet_table(space: u8, base: u64) -> Vec<u8> {
+    let mut body = vec![0u8; 56 - 36];
+    body[0..4].copy_from_slice(&0x8086_a201u32.to_le_bytes());
+    body[4] = space;
+    body[5] = 64;
+    body[8..16].copy_from_slice(&base.to_le_bytes());
+    body[17..19].copy_from_slice(&128u16.to_le_bytes());
+    sdt(b"HPET", 1, &body)
+}
 
 /// A revision 2 image: RSDP -> XSDT -> {FACP, APIC}.
 fn image_v2() -> FakeMem {
@@ -1057,4 +1082,64 @@ fn errors_display() {
         AcpiError::TableNotFound(*b"FACP").to_string(),
         "no FACP table"
     );
+}
+
+#[test]
+fn fadt_pm_timer() {
+    let f = parse_fadt(&image_v2(), RSDP_AT).unwrap();
+    assert_eq!(f.pm_timer_port, 0x608);
+    assert!(!f.pm_timer_32bit);
+    let mut m = image_v2();
+    m.put(
+        FADT_AT,
+        fadt(&FadtSpec { flags: Fadt::FLAG_TMR_VAL_EXT, x_pm_timer: (1, 0xb008), ..FadtSpec::default() }),
+    );
+    let f = parse_fadt(&m, RSDP_AT).unwrap();
+    assert_eq!(f.pm_timer_port, 0xb008);
+    assert!(f.pm_timer_32bit);
+}
+
+#[test]
+fn fadt_pm_timer_absent() {
+    let mut m = image_v2();
+    // A block length other than 4 means no timer.
+    m.put(FADT_AT, fadt(&FadtSpec { pm_timer_len: 0, ..FadtSpec::default() }));
+    assert_eq!(parse_fadt(&m, RSDP_AT).unwrap().pm_timer_port, 0);
+    // Hardware-reduced platforms have no fixed PM hardware.
+    m.put(FADT_AT, fadt(&FadtSpec { flags: Fadt::FLAG_HW_REDUCED_ACPI, ..FadtSpec::default() }));
+    assert_eq!(parse_fadt(&m, RSDP_AT).unwrap().pm_timer_port, 0);
+    // ACPI 1.0 table: the legacy field only.
+    m.put(FADT_AT, fadt(&FadtSpec { len: 116, x_pm_timer: (1, 0xb008), ..FadtSpec::default() }));
+    assert_eq!(parse_fadt(&m, RSDP_AT).unwrap().pm_timer_port, 0x608);
+}
+
+#[test]
+fn hpet_table_decoded() {
+    let mut m = image_v2();
+    m.put(XSDT_AT, xsdt(&[FADT_AT, MADT_AT, HPET_AT]));
+    m.put(HPET_AT, hpet_table(0, 0xfed0_0000));
+    let h = parse_hpet(&m, RSDP_AT).unwrap();
+    assert_eq!(h.base_address, 0xfed0_0000);
+    assert_eq!(h.block_id, 0x8086_a201);
+    assert_eq!(h.number, 0);
+    assert_eq!(h.min_tick, 128);
+}
+
+#[test]
+fn hpet_table_missing_or_unusable() {
+    let mut m = image_v2();
+    assert_eq!(parse_hpet(&m, RSDP_AT), Err(AcpiError::TableNotFound(*b"HPET")));
+    m.put(XSDT_AT, xsdt(&[FADT_AT, MADT_AT, HPET_AT]));
+    // Registers in I/O space, or at address 0: no usable HPET.
+    m.put(HPET_AT, hpet_table(1, 0xfed0_0000));
+    assert_eq!(parse_hpet(&m, RSDP_AT), Err(AcpiError::TableNotFound(*b"HPET")));
+    m.put(HPET_AT, hpet_table(0, 0));
+    assert_eq!(parse_hpet(&m, RSDP_AT), Err(AcpiError::TableNotFound(*b"HPET")));
+    // Too short to hold the base address.
+    let mut short = hpet_table(0, 0xfed0_0000);
+    short.truncate(48);
+    short[4..8].copy_from_slice(&48u32.to_le_bytes());
+    fix_checksum(&mut short, 9);
+    m.put(HPET_AT, short);
+    assert!(matches!(parse_hpet(&m, RSDP_AT), Err(AcpiError::Truncated { .. })));
 }

@@ -140,15 +140,23 @@ pub(crate) fn calibration_start() {
     write(REG_TIMER_INITIAL, u32::MAX);
 }
 
-/// Reads how far the timer counted in a window of `window_us`
-/// microseconds since [`calibration_start`], and stops it.
-pub(crate) fn calibration_finish(window_us: u64) {
+/// Returns how far the timer counted since [`calibration_start`] (0 in
+/// TSC-deadline mode, where it is not calibrated).
+pub(crate) fn calibration_count() -> u64 {
+    if USE_TSC_DEADLINE.load(Ordering::Relaxed) {
+        return 0;
+    }
+    (u32::MAX - read(REG_TIMER_CURRENT)) as u64
+}
+
+/// Stops the calibration count and records the timer's rate, measured by
+/// the caller: `ticks_per_ms` counts (divide-by-16) per millisecond.
+pub(crate) fn calibration_finish(ticks_per_ms: u64) {
     if USE_TSC_DEADLINE.load(Ordering::Relaxed) {
         return;
     }
-    let elapsed = (u32::MAX - read(REG_TIMER_CURRENT)) as u64;
     write(REG_TIMER_INITIAL, 0);
-    TIMER_TICKS_PER_MS.store((elapsed * 1000 / window_us.max(1)).max(1) as u32, Ordering::Relaxed);
+    TIMER_TICKS_PER_MS.store(ticks_per_ms.clamp(1, u32::MAX as u64) as u32, Ordering::Relaxed);
 }
 
 /// Starts this CPU's periodic tick at `hz` interrupts a second.

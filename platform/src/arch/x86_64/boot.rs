@@ -193,11 +193,16 @@ extern "C" fn platform_bsp_entry(start_info_paddr: u32) -> ! {
     // Interrupt controllers and time.
     let reader = DirectMapReader { limit: pmm::max_phys_addr().max(4 << 30) };
     let madt = kevlar_acpi::parse_madt(&reader, info.rsdp_paddr).expect("reading the ACPI MADT");
-    let century = kevlar_acpi::parse_fadt(&reader, info.rsdp_paddr).map_or(0, |f| f.century_cmos_index);
+    let fadt = kevlar_acpi::parse_fadt(&reader, info.rsdp_paddr).ok();
+    let century = fadt.map_or(0, |f| f.century_cmos_index);
+    let reference_clocks = time::ReferenceClocks {
+        hpet: kevlar_acpi::parse_hpet(&reader, info.rsdp_paddr).ok().map(|h| h.base_address),
+        pm_timer: fadt.filter(|f| f.pm_timer_port != 0).map(|f| (f.pm_timer_port, f.pm_timer_32bit)),
+    };
     let features = cpu::features();
     apic::init_global(features, madt.local_apic_addr);
     apic::init_local();
-    let tsc_hz = time::calibrate_tsc();
+    let tsc_hz = time::calibrate_tsc(reference_clocks);
     mark("timer calibrated");
     if let Some(io) = madt.io_apics.first() {
         ioapic::init(io.addr, io.gsi_base);
@@ -224,11 +229,13 @@ extern "C" fn platform_bsp_entry(start_info_paddr: u32) -> ! {
     mark("smp");
 
     log::debug!(
-        "cpu: {:?}; apic: {}; TSC {}.{:03} MHz",
+        "cpu: {:?}; apic: {}; TSC {}.{:03} MHz ({:?}), steered to {}",
         features,
         apic::mode_name(),
         tsc_hz / 1_000_000,
-        (tsc_hz / 1000) % 1000
+        (tsc_hz / 1000) % 1000,
+        time::rate_source(),
+        time::reference_name().unwrap_or("nothing")
     );
     let mut brand = [0u8; 48];
     let initrd = initrd_range.map(|(start, end)| {

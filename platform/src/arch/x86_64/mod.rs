@@ -11,6 +11,7 @@ pub mod io;
 pub mod ioapic;
 pub mod paging;
 pub mod percpu;
+mod refclock;
 pub mod serial;
 pub mod smp;
 pub mod time;

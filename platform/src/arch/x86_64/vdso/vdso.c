@@ -14,7 +14,9 @@ typedef long i64;
 typedef unsigned int u32;
 
 struct vvar {
-    u64 tsc_origin;
+    u64 seq;             /* odd while the kernel changes the next three */
+    u64 base_tsc;        /* the monotonic clock reads base_ns at base_tsc */
+    u64 base_ns;
     u64 ns_per_cycle_fp; /* 32.32 fixed point */
     u64 wall_at_origin_ns;
     u64 ready;
@@ -53,16 +55,31 @@ static long syscall3(long n, long a, long b, long c)
 static u64 rdtsc(void)
 {
     u32 lo, hi;
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    /* lfence: the TSC is read after the loads before it (the sequence
+     * count), as the kernel's parameters require. */
+    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
     return ((u64)hi << 32) | lo;
 }
 
+/* The kernel's sequence lock (time.rs): retry while the count is odd or
+ * changed under us. A TSC behind the base reads as the base. */
 static u64 monotonic_ns(void)
 {
-    u64 tsc = rdtsc();
-    u64 origin = vvar_page.tsc_origin;
-    u64 delta = tsc > origin ? tsc - origin : 0;
-    return (u64)(((unsigned __int128)delta * vvar_page.ns_per_cycle_fp) >> 32);
+    for (;;) {
+        u64 seq = vvar_page.seq;
+        if (seq & 1) {
+            __asm__ volatile("pause");
+            continue;
+        }
+        u64 base_tsc = vvar_page.base_tsc;
+        u64 base_ns = vvar_page.base_ns;
+        u64 fp = vvar_page.ns_per_cycle_fp;
+        u64 tsc = rdtsc();
+        if (vvar_page.seq != seq)
+            continue;
+        u64 delta = tsc > base_tsc ? tsc - base_tsc : 0;
+        return base_ns + (u64)(((unsigned __int128)delta * fp) >> 32);
+    }
 }
 
 /* Returns 0 and the reading for the clocks answered here, -1 otherwise. */
