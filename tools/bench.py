@@ -933,8 +933,7 @@ def summary_rows(report: dict) -> list:
                         cells.append("failed:not-run")
                     else:
                         d = display(v, unit, ops)
-                        cells.append(f"{d:.1f}" if ops else f"{d:.4g}" if d < 1 else f"{d:.1f}"
-                                     if d < 1e6 else f"{d:.0f}")
+                        cells.append(f"{d:.1f}" if ops or d >= 100 else f"{d:.4g}")
                 r = ratio_of(vals, linux_key, kev_key)
                 out.append((name, report["mode"], baseline, cells[0], cells[1],
                             f"{r:.3f}" if r is not None else "-"))
@@ -1135,7 +1134,8 @@ def parse_args(argv=None):
     p.add_argument("--build-only", action="store_true",
                    help="compile the programs and write the images, nothing else")
     p.add_argument("--chart", metavar="REPORT_JSON",
-                   help="only redraw report.png (and report.md) from an existing report.json")
+                   help="only redraw report.png, report.md and the report's lines of "
+                   "summary.tsv from an existing report.json")
     return p.parse_args(argv)
 
 
@@ -1245,6 +1245,8 @@ def main(argv=None) -> int:
             report = json.load(f)
         out = os.path.dirname(os.path.abspath(ns.chart))
         write_markdown(report, os.path.join(out, "report.md"))
+        if not report.get("quick") and report.get("mode") in ("icount", "wallclock"):
+            write_summary(report)
         note = write_chart(report, os.path.join(out, "report.png"))
         if note:
             say(note)

@@ -49,7 +49,7 @@ if want app_gcc_make; then
     rm -rf proj && cp -r /bench/proj proj
     # Bounded: on a kernel where make's job server stalls this is reported
     # as a timeout instead of holding the other rows up.
-    $T app_gcc_make --timeout $(q 300 600) -- make -C proj -j2
+    $T app_gcc_make --timeout 240 -- make -C proj -j2
     rm -rf proj
 fi
 
