@@ -177,7 +177,7 @@ if want app_ssh_login; then
 fi
 
 if want app_tar_xz; then
-    # The tree: real files from this root, 56 MB (53 MiB) in about 5,000
+    # The tree: real files from this root, 65 MiB in about 5,000
     # files: Python's standard library, Perl's modules, the C headers and
     # the packages' documentation (quick: the glibc headers' arch directory).
     rm -rf tree && mkdir tree
