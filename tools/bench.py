@@ -1,34 +1,43 @@
 #!/usr/bin/env python3
-"""Kevlar's benchmark instrument: the same benchmark initramfs under Debian's
+"""Kevlar's benchmark instrument: the same guest programs under Debian's
 Linux 6.1 and under Kevlar, with the same QEMU flags, and a report that puts
 them side by side (docs/benchmarks.md).
 
-    tools/bench.py                 # full run: Linux, Linux mitigations=off, Kevlar
-                                   # at -smp 1 and 2 under -icount -> build/bench/report.*
+    tools/bench.py                 # full run: both modes (icount, then wall-clock with
+                                   # 5 alternating boots per kernel), both suites (micro:
+                                   # initramfs; apps: Debian programs on a disk), Linux on
+                                   # -cpu max,-erms,-fsrm (headline) and -cpu max, Kevlar
+                                   # -> build/bench/{report.*,wallclock/,summary.tsv}
+    tools/bench.py --mode icount   # one mode (or wallclock; --icount, --wallclock)
+    tools/bench.py --suite micro   # one suite (or apps)
     tools/bench.py --smp 1         # one CPU count only
-    tools/bench.py --repeat 2      # every boot twice; the report states the largest
-                                   # difference between the two (icount: none expected)
-    tools/bench.py --quick         # Kevlar only, tiny iteration counts (make test);
+    tools/bench.py --runs 2        # boots per kernel (wall-clock default 5, icount 1)
+    tools/bench.py --quick         # Kevlar only, tiny counts, micro suite (make test);
                                    # exit status 1 if the benchmark crashed or printed
                                    # no BENCH lines
-    tools/bench.py --wallclock     # TCG without icount -> build/bench/wallclock/
-    tools/bench.py --kvm           # KVM                -> build/bench/kvm/
-    tools/bench.py --build-only    # compile and write the initramfs images, nothing else
+    tools/bench.py --kvm           # KVM -> build/bench/kvm/
+    tools/bench.py --build-only    # compile and write the images, nothing else
 
-The figure of record is taken under `-icount shift=0,sleep=off`: guest time
-then advances 1 ns per executed instruction and skips idle time, so figures
-are deterministic. Wall-clock and KVM figures are never mixed with them:
-they go to their own directories and say which mode they are in.
+Under icount (`-icount shift=0,sleep=off`) guest time advances 1 ns per
+executed instruction and skips idle time, so figures are deterministic;
+wall-clock figures follow the host's clock (medians of alternating boots,
+with their spread). Modes never share a report: each writes its own
+directory and says which mode it is in; build/bench/summary.tsv has one
+line per benchmark, mode and baseline.
 
-The image (build/bench/bench.cpio): /init is bench-init (userland/bench/
-bench-init.c), which records when it started, runs /bench/bench with the
-words of /bench/args and powers off; /bench/nop is what the exec benchmarks
-start; BusyBox and its applet links provide the workloads.
+The micro image (build/bench/bench.cpio): /init is bench-init (userland/
+bench/bench-init.c), which records when it started, runs /bench/bench with
+the words of /bench/args and powers off; /bench/nop is what the exec
+benchmarks start; BusyBox and its applet links provide the workloads. The
+apps image (build/bench/apps/apps.cpio) starts bench-init in disk mode: it
+mounts the Debian root (tools/build-bench-root.py) from the virtio disk and
+runs userland/bench/apps/apps.sh there.
 
 Output lines parsed from the guest (everything else is ignored):
     BENCH <name> <ns>  |  BENCH <name> unsupported <why>
     BENCH-DETAIL <name> k=v ...     BOOT <key> <value>     BENCH-KERNEL <uname>
     BENCH-VULN <name>: <text>       BENCH-EXIT exit N      BENCH-END ran=N unsupported=M
+    BENCH-WHY <name> <text>         BENCH-NOTE <text>      (the apps suite)
     boot: banner at X ms            (Kevlar's own boot timeline)
 """
 
