@@ -65,11 +65,17 @@ build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/rebo
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/clock userland/kernel-tests/clock.c
 	$(PYTHON) tools/build-initramfs.py --out $@ --file /init=build/kernel-tests/leak:755 --file /reboot=build/kernel-tests/reboot:755 --file /net=build/kernel-tests/net:755 --file /oom=build/kernel-tests/oom:755 --file /clock=build/kernel-tests/clock:755 --dir /proc
 
-# Benchmarks against Linux under icount (docs/benchmarks.md): QUICK=1 runs
-# Kevlar only, briefly (make test does, so the benchmarks never rot);
-# KVM=1 measures wall-clock time under KVM, reported separately.
+# Benchmarks against Linux (docs/benchmarks.md): both modes (icount, then
+# wall-clock with 5 alternating boots per kernel) of the microbenchmarks,
+# BusyBox workloads and the Debian application benchmarks, against Linux on
+# -cpu max,-erms,-fsrm (the headline) and on -cpu max; both write
+# build/bench/summary.tsv. MODE=icount or MODE=wallclock runs one mode,
+# SUITE=micro or SUITE=apps one suite, RUNS=N sets the wall-clock boots;
+# QUICK=1 runs Kevlar only, briefly (make test does, so the benchmarks never
+# rot); KVM=1 measures under KVM, reported separately.
 bench: kernel
-	$(PYTHON) tools/bench.py $(if $(QUICK),--quick,) $(if $(KVM),--kvm,)
+	$(PYTHON) tools/bench.py $(if $(QUICK),--quick,) $(if $(KVM),--kvm,$(if $(MODE),--mode $(MODE),)) \
+		$(if $(SUITE),--suite $(SUITE),) $(if $(RUNS),--runs $(RUNS),)
 
 # The system-call fuzzer (docs/fuzzing.md): `make fuzz` runs kfuzz for 30
 # minutes from a random seed; MINUTES=N or HOURS=N, SEED=S, SMP=N,

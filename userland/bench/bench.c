@@ -43,6 +43,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -95,7 +98,8 @@ static const char *errname(int e)
         {ENOTEMPTY, "ENOTEMPTY"}, {ELOOP, "ELOOP"}, {ENOTSOCK, "ENOTSOCK"},
         {EPROTONOSUPPORT, "EPROTONOSUPPORT"}, {EOPNOTSUPP, "EOPNOTSUPP"},
         {EAFNOSUPPORT, "EAFNOSUPPORT"}, {ECONNRESET, "ECONNRESET"},
-        {ETIMEDOUT, "ETIMEDOUT"},
+        {ETIMEDOUT, "ETIMEDOUT"}, {ECONNREFUSED, "ECONNREFUSED"}, {EADDRINUSE, "EADDRINUSE"},
+        {EADDRNOTAVAIL, "EADDRNOTAVAIL"}, {ENOBUFS, "ENOBUFS"}, {ENETUNREACH, "ENETUNREACH"},
     };
     static char other[16];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -921,6 +925,216 @@ static int run_posix_spawn(long n)
     return 0;
 }
 
+/* ---- /proc, as ps and programs that find themselves read it ---- */
+
+static int run_proc_self_exe(long n)
+{
+    char path[256];
+    for (long i = 0; i < n; i++)
+        TRY(readlink("/proc/self/exe", path, sizeof path));
+    return 0;
+}
+
+#define PS_PROCS 100
+static pid_t ps_children[PS_PROCS];
+static int ps_gate[2] = {-1, -1};
+
+/* 100 processes that wait on a pipe: what `ps` has to walk. */
+static int setup_ps(void)
+{
+    TRY(pipe(ps_gate));
+    for (int i = 0; i < PS_PROCS; i++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            int e = errno;
+            ps_children[i] = -1;
+            return e;
+        }
+        if (pid == 0) {
+            char c;
+            close(ps_gate[1]);
+            while (read(ps_gate[0], &c, 1) < 0 && errno == EINTR)
+                ;
+            _exit(0);
+        }
+        ps_children[i] = pid;
+    }
+    return 0;
+}
+
+static void teardown_ps(void)
+{
+    close_fd(&ps_gate[1]);
+    close_fd(&ps_gate[0]);
+    for (int i = 0; i < PS_PROCS; i++) {
+        if (ps_children[i] > 0)
+            waitpid(ps_children[i], NULL, 0);
+        ps_children[i] = 0;
+    }
+}
+
+/* One op: what `ps -e` does for the process table: list /proc and read
+ * /proc/PID/stat of each of the 100 waiting processes. */
+static int run_ps(long n)
+{
+    char path[64], stat[1024];
+    for (long i = 0; i < n; i++) {
+        DIR *d = opendir("/proc");
+        if (!d)
+            return errno ? errno : EIO;
+        int seen = 0;
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+                seen++;
+        closedir(d);
+        if (seen < PS_PROCS)
+            return ESRCH;
+        for (int k = 0; k < PS_PROCS; k++) {
+            snprintf(path, sizeof path, "/proc/%d/stat", (int)ps_children[k]);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                return errno;
+            ssize_t r = read(fd, stat, sizeof stat);
+            int e = r <= 0 ? (r < 0 ? errno : EIO) : 0;
+            close(fd);
+            if (e)
+                return e;
+        }
+    }
+    return 0;
+}
+
+/* ---- epoll over loopback TCP: N connections, one ready per round trip ---- */
+
+static int ep_conns;
+static int *ep_client; /* our ends */
+static pid_t ep_server = -1;
+
+static void teardown_epoll(void)
+{
+    if (ep_server > 0) {
+        kill(ep_server, SIGKILL);
+        waitpid(ep_server, NULL, 0);
+    }
+    ep_server = -1;
+    if (ep_client) {
+        for (int i = 0; i < ep_conns; i++)
+            if (ep_client[i] >= 0)
+                close(ep_client[i]);
+        free(ep_client);
+    }
+    ep_client = NULL;
+}
+
+/* The server: one epoll set over every accepted connection; each ready
+ * connection's byte is echoed back. */
+static void epoll_server(const int *srv, int n)
+{
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0)
+        _exit(1);
+    for (int i = 0; i < n; i++) {
+        struct epoll_event ev = {.events = EPOLLIN, .data = {.fd = srv[i]}};
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, srv[i], &ev) < 0)
+            _exit(2);
+    }
+    struct epoll_event evs[16];
+    for (;;) {
+        int k = epoll_wait(ep, evs, 16, -1);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            _exit(3);
+        for (int j = 0; j < k; j++) {
+            char c;
+            if (read(evs[j].data.fd, &c, 1) != 1 || write(evs[j].data.fd, &c, 1) != 1)
+                _exit(0);
+        }
+    }
+}
+
+static int setup_epoll_n(int n)
+{
+    struct rlimit rl = {(rlim_t)n * 2 + 64, (rlim_t)n * 2 + 64};
+    struct rlimit cur;
+    TRY(getrlimit(RLIMIT_NOFILE, &cur));
+    if (cur.rlim_cur < rl.rlim_cur)
+        TRY(setrlimit(RLIMIT_NOFILE, &rl));
+    int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (ls < 0)
+        return errno;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr = {htonl(INADDR_LOOPBACK)}};
+    socklen_t alen = sizeof a;
+    int e = 0;
+    int *srv = calloc((size_t)n, sizeof *srv);
+    ep_client = calloc((size_t)n, sizeof *ep_client);
+    ep_conns = n;
+    if (!srv || !ep_client) {
+        e = ENOMEM;
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        srv[i] = ep_client[i] = -1;
+    if (bind(ls, (struct sockaddr *)&a, sizeof a) < 0 || listen(ls, 64) < 0 ||
+        getsockname(ls, (struct sockaddr *)&a, &alen) < 0) {
+        e = errno;
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        int one = 1;
+        ep_client[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (ep_client[i] < 0 || connect(ep_client[i], (struct sockaddr *)&a, sizeof a) < 0 ||
+            (srv[i] = accept4(ls, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
+            setsockopt(ep_client[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0 ||
+            setsockopt(srv[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0) {
+            e = errno ? errno : EIO;
+            goto out;
+        }
+    }
+    ep_server = fork();
+    if (ep_server < 0) {
+        e = errno;
+        goto out;
+    }
+    if (ep_server == 0) {
+        for (int i = 0; i < n; i++)
+            close(ep_client[i]);
+        close(ls);
+        epoll_server(srv, n);
+        _exit(0);
+    }
+out:
+    close(ls);
+    if (srv) {
+        for (int i = 0; i < n; i++)
+            if (srv[i] >= 0)
+                close(srv[i]);
+        free(srv);
+    }
+    return e;
+}
+
+static int setup_epoll_1(void) { return setup_epoll_n(1); }
+static int setup_epoll_100(void) { return setup_epoll_n(100); }
+static int setup_epoll_1000(void) { return setup_epoll_n(1000); }
+
+/* One op: a byte out on the next connection (round robin) and its echo. */
+static int run_epoll(long n)
+{
+    static int next;
+    for (long i = 0; i < n; i++) {
+        int fd = ep_client[next];
+        next = (next + 1) % ep_conns;
+        char c = 'e';
+        if (write(fd, &c, 1) != 1)
+            return errno ? errno : EPIPE;
+        if (read(fd, &c, 1) != 1)
+            return errno ? errno : EPIPE;
+    }
+    return 0;
+}
+
 struct micro {
     const char *name;
     int (*setup)(void);
@@ -974,6 +1188,11 @@ static const struct micro micros[] = {
     {"vfork_exec_wait", NULL, run_vfork_exec, NULL, 0},
     {"fork_exec_wait", NULL, run_fork_exec, NULL, 0},
     {"posix_spawn_wait", NULL, run_posix_spawn, NULL, 0},
+    {"proc_readlink_self_exe", NULL, run_proc_self_exe, NULL, 0},
+    {"proc_ps_100", setup_ps, run_ps, teardown_ps, 0},
+    {"epoll_tcp_1", setup_epoll_1, run_epoll, teardown_epoll, 0},
+    {"epoll_tcp_100", setup_epoll_100, run_epoll, teardown_epoll, 0},
+    {"epoll_tcp_1000", setup_epoll_1000, run_epoll, teardown_epoll, 0},
 };
 
 /* One round: `n` iterations between two clock readings (or the time the
