@@ -32,7 +32,22 @@ int main(void)
         show("blocked write", write(s, "out\n", 4));
         _exit(0);
     }
-    sleep_ms(300);
+    /* Wait until the writer sleeps in its write (on a loaded host 300 ms
+     * may not be enough for it to get there). */
+    for (int i = 0; i < 500; i++) {
+        char path[64], buf[256] = { 0 };
+        snprintf(path, sizeof path, "/proc/%d/stat", writer);
+        int fd = open(path, O_RDONLY);
+        if (fd >= 0) {
+            read(fd, buf, sizeof buf - 1);
+            close(fd);
+        }
+        char *paren = strrchr(buf, ')');
+        if (paren && paren[1] == ' ' && paren[2] == 'S')
+            break;
+        sleep_ms(10);
+    }
+    sleep_ms(100);
     int status = 0;
     out("writer still waiting: %s", waitpid(writer, &status, WNOHANG) == 0 ? "yes" : "no");
     type(m, "\x11");
