@@ -6,8 +6,11 @@ use alloc::vec::Vec;
 use super::file::OpenFile;
 use crate::error::{Errno, Result};
 
-/// The most fds a process may have open (RLIMIT_NOFILE's default).
-pub const MAX_FDS: usize = 1024;
+/// The most fds a process may ever have (Linux's /proc/sys/fs/nr_open
+/// default): RLIMIT_NOFILE may be raised up to it.
+pub const NR_OPEN: usize = 1 << 20;
+/// RLIMIT_NOFILE's default soft limit.
+pub const DEFAULT_NOFILE: usize = 1024;
 
 #[derive(Clone)]
 struct Slot {
@@ -32,7 +35,7 @@ impl Default for FdTable {
 impl FdTable {
     /// Creates an empty table.
     pub fn new() -> Self {
-        Self { slots: Vec::new(), limit: MAX_FDS }
+        Self { slots: Vec::new(), limit: DEFAULT_NOFILE }
     }
 
     /// Returns the open file of `fd`.
@@ -51,14 +54,14 @@ impl FdTable {
 
     /// Installs `file` at the lowest free fd >= `min`.
     pub fn insert_from(&mut self, min: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<i32> {
-        let fd = (min..self.limit.min(MAX_FDS)).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
+        let fd = (min..self.limit.min(NR_OPEN)).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
         self.put(fd, file, cloexec);
         Ok(fd as i32)
     }
 
     /// Returns the limit on fd numbers.
     pub fn limit(&self) -> usize {
-        self.limit.min(MAX_FDS)
+        self.limit.min(NR_OPEN)
     }
 
     /// Sets the highest fd number + 1 that new fds may use.

@@ -453,7 +453,8 @@ pub fn fcntl(thread: &Thread, fd: i32, cmd: u32, arg: usize) -> Result<isize> {
     let f = table.get(fd)?;
     match cmd {
         abi::F_DUPFD | abi::F_DUPFD_CLOEXEC => {
-            if arg >= crate::fs::fdtable::MAX_FDS {
+            // Linux: a start at or past RLIMIT_NOFILE is EINVAL.
+            if arg >= table.limit() {
                 return Err(Errno::EINVAL);
             }
             Ok(table.insert_from(arg, f, cmd == abi::F_DUPFD_CLOEXEC)? as isize)
