@@ -62,6 +62,8 @@ struct Inner {
     error: Option<Errno>,
     /// TCP_NODELAY.
     nodelay: bool,
+    /// TCP_CORK: small segments are held (Nagle's rule) until uncorked.
+    cork: bool,
     /// SOL_IP options.
     ip: IpOptions,
 }
@@ -88,7 +90,7 @@ impl TcpSocket {
 
     fn with(phase: Phase, bound: Option<(Ipv4Address, u16, Option<u64>)>, events: Arc<AtomicU64>) -> Arc<TcpSocket> {
         Arc::new(TcpSocket {
-            inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, ip: IpOptions::default() }),
+            inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, cork: false, ip: IpOptions::default() }),
             options: SocketOptions::default(),
             events,
         })
@@ -648,13 +650,21 @@ impl Socket for TcpSocket {
     fn set_protocol_option(&self, level: i32, name: u32, raw: &[u8]) -> Result<()> {
         match level as u32 {
             netabi::SOL_TCP => match name {
-                netabi::TCP_NODELAY => {
+                netabi::TCP_NODELAY | netabi::TCP_CORK => {
                     let on = super::option_int(raw)? != 0;
                     let h = self.handle();
                     with_stack(|st| {
-                        self.inner.lock().nodelay = on;
+                        let mut inner = self.inner.lock();
+                        if name == netabi::TCP_NODELAY {
+                            inner.nodelay = on;
+                        } else {
+                            inner.cork = on;
+                        }
+                        // Corked, small segments wait for a full one or an
+                        // acknowledgement (uncorking sends what is held).
+                        let nagle = inner.cork || !inner.nodelay;
                         if let Some(h) = h {
-                            st.sockets.get_mut::<stcp::Socket>(h).set_nagle_enabled(!on);
+                            st.sockets.get_mut::<stcp::Socket>(h).set_nagle_enabled(nagle);
                         }
                     });
                     Ok(())
@@ -670,6 +680,7 @@ impl Socket for TcpSocket {
         match level as u32 {
             netabi::SOL_TCP => match name {
                 netabi::TCP_NODELAY => Ok((self.inner.lock().nodelay as i32).to_le_bytes().to_vec()),
+                netabi::TCP_CORK => Ok((self.inner.lock().cork as i32).to_le_bytes().to_vec()),
                 _ => Err(Errno::ENOPROTOOPT),
             },
             netabi::SOL_IP => super::get_ip_option(&self.inner.lock().ip, name),
