@@ -397,7 +397,13 @@ impl Thread {
     /// waits), so the loop stops there.
     pub fn checkpoint(&self) -> bool {
         scheduler::cond_resched();
-        !self.process.signals.lock().fatal_pending(self.tid())
+        !self.fatal_signal_pending()
+    }
+
+    /// Whether the thread is about to die of a signal (see
+    /// `Signals::fatal_pending`).
+    pub fn fatal_signal_pending(&self) -> bool {
+        self.process.signals.lock().fatal_pending(self.tid())
     }
 
     /// Returns whether a signal that interrupts sleeps is pending.
@@ -820,11 +826,14 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     start_thread(&child, pid, task, options.clear_child_tid, parent_thread.affinity.load(Ordering::Relaxed));
     if options.vfork {
         let waiter = child.clone();
-        // Uninterruptible in effect: the child shares our memory, so we
-        // must not run until it lets go of it.
-        while !waiter.vfork_released.load(Ordering::Acquire) {
-            let _ = waiter.vfork_event.wait_until(|| Ok(waiter.vfork_released.load(Ordering::Acquire).then_some(())));
-        }
+        // Killable, as Linux's: the child shares our memory, so we must
+        // not run user code until it lets go of it, but a fatal signal
+        // ends the wait (dying runs no user code). Other signals wait
+        // (an interruptible wait would return at once while one is
+        // pending, and this loop would spin on the CPU the child needs).
+        waiter.vfork_event.wait_until_uninterruptible(|| {
+            (waiter.vfork_released.load(Ordering::Acquire) || parent_thread.fatal_signal_pending()).then_some(())
+        });
         // The child ran in our address space on another CPU and may have
         // write-protected its pages (a fork of its own) or unmapped some;
         // only that CPU's TLB was flushed. If the child let go before we
