@@ -41,5 +41,8 @@ int main(void)
     out("received %d bytes, ends with body: %s", got, yesno(got == 23 && memcmp(buf + 19, "body", 4) == 0));
     int u = socket(AF_INET, SOCK_DGRAM, 0);
     out("TCP_CORK on UDP: %s", setsockopt(u, IPPROTO_TCP, TCP_CORK, &one, sizeof one) ? errname(errno) : "ok");
+    int v;
+    socklen_t len = sizeof v;
+    out("reading TCP_CORK on UDP: %s", getsockopt(u, IPPROTO_TCP, TCP_CORK, &v, &len) ? errname(errno) : "ok");
     return 0;
 }

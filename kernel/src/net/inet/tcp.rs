@@ -672,7 +672,9 @@ impl Socket for TcpSocket {
                 _ => Err(Errno::ENOPROTOOPT),
             },
             netabi::SOL_IP => super::set_ip_option(&mut self.inner.lock().ip, name, raw),
-            _ => Err(Errno::EOPNOTSUPP),
+            // Linux hands other levels to ip_setsockopt, which knows only
+            // SOL_IP.
+            _ => Err(Errno::ENOPROTOOPT),
         }
     }
 
@@ -684,6 +686,7 @@ impl Socket for TcpSocket {
                 _ => Err(Errno::ENOPROTOOPT),
             },
             netabi::SOL_IP => super::get_ip_option(&self.inner.lock().ip, name),
+            // ip_getsockopt answers other levels with EOPNOTSUPP.
             _ => Err(Errno::EOPNOTSUPP),
         }
     }

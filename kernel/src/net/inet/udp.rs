@@ -358,7 +358,9 @@ impl Socket for UdpSocket {
         match level as u32 {
             netabi::SOL_IP => super::set_ip_option(&mut self.inner.lock().ip, name, raw),
             netabi::SOL_UDP => Err(Errno::ENOPROTOOPT),
-            _ => Err(Errno::EOPNOTSUPP),
+            // Linux hands other levels to ip_setsockopt, which knows only
+            // SOL_IP.
+            _ => Err(Errno::ENOPROTOOPT),
         }
     }
 
@@ -366,6 +368,7 @@ impl Socket for UdpSocket {
         match level as u32 {
             netabi::SOL_IP => super::get_ip_option(&self.inner.lock().ip, name),
             netabi::SOL_UDP => Err(Errno::ENOPROTOOPT),
+            // ip_getsockopt answers other levels with EOPNOTSUPP.
             _ => Err(Errno::EOPNOTSUPP),
         }
     }
