@@ -536,6 +536,14 @@ impl SignalState {
         self.thread_mut(tid).blocked = mask & !UNBLOCKABLE;
     }
 
+    /// Installs a temporary mask for a wait (sigsuspend, ppoll...) and
+    /// returns the one it replaces.
+    pub fn swap_blocked(&mut self, tid: Pid, mask: u64) -> u64 {
+        let saved = self.blocked(tid);
+        self.set_blocked(tid, mask);
+        saved
+    }
+
     /// Resets handlers to default on exec (ignored stays ignored); pending
     /// signals and the mask stay. The alternate stack is forgotten (its
     /// memory is gone) but, as on Linux, its flags word is kept.

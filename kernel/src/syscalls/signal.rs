@@ -103,13 +103,8 @@ pub(super) fn with_sigmask(thread: &Arc<Thread>, sigmask: usize, sigsetsize: usi
     if sigsetsize != 8 {
         return Err(Errno::EINVAL);
     }
-    let mask = read_u64(sigmask)? & !UNBLOCKABLE;
-    let saved = {
-        let mut signals = thread.process.signals.lock();
-        let saved = signals.blocked(thread.tid());
-        signals.set_blocked(thread.tid(), mask);
-        saved
-    };
+    let mask = read_u64(sigmask)?;
+    let saved = thread.process.signals.lock().swap_blocked(thread.tid(), mask);
     let result = f();
     if result == Err(Errno::EINTR) {
         thread.set_saved_sigmask(Some(saved));
@@ -124,12 +119,7 @@ pub fn rt_sigsuspend(thread: &Arc<Thread>, mask: usize, sigsetsize: usize) -> Re
         return Err(Errno::EINVAL);
     }
     let mask = read_u64(mask)? & !UNBLOCKABLE;
-    let saved = {
-        let mut signals = thread.process.signals.lock();
-        let saved = signals.blocked(thread.tid());
-        signals.set_blocked(thread.tid(), mask);
-        saved
-    };
+    let saved = thread.process.signals.lock().swap_blocked(thread.tid(), mask);
     // The handler runs with the temporary mask; the old one comes back
     // after it returns (restored through the signal frame's saved mask).
     thread.set_saved_sigmask(Some(saved));
