@@ -355,11 +355,11 @@ pub fn dir_path(fs: &FsContext, dir: Arc<dyn Inode>) -> Result<Vec<u8>> {
         }
         let parent = node.lookup(b"..")?;
         let mut index = 0;
-        let mut name = None;
-        while let Some((entry, next)) = parent.read_dir(index)? {
+        let mut name = synth::child_name(&parent, node.ino());
+        while name.is_none() {
+            let Some((entry, next)) = parent.read_dir(index)? else { break };
             if entry.name != b"." && entry.name != b".." && entry.ino == node.ino() {
-                name = Some(entry.name.clone());
-                break;
+                name = Some(entry.name);
             }
             index = next;
         }

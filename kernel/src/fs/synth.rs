@@ -185,6 +185,12 @@ pub fn as_synth_file(node: &Arc<dyn Inode>) -> Option<Arc<SynthFile>> {
     any.downcast::<SynthFile>().ok()
 }
 
+/// The name of the entry with inode `ino` in `dir`, when `dir` is a
+/// synthetic directory that knows it without a listing.
+pub fn child_name(dir: &Arc<dyn Inode>, ino: u64) -> Option<Vec<u8>> {
+    dir.as_any().downcast_ref::<SynthDir>().and_then(|d| d.source.name_of(ino))
+}
+
 /// Tells whether `node` is a magic link (without resolving it).
 pub fn is_magic_link(node: &Arc<dyn Inode>) -> bool {
     node.as_any().downcast_ref::<SynthLink>().is_some_and(|l| l.magic.is_some())
@@ -298,6 +304,25 @@ pub trait DirSource: Send + Sync {
     fn create_error(&self) -> Errno {
         Errno::EACCES
     }
+
+    /// The entry at `cursor` (0 for the first) and the cursor of the one
+    /// after it. Cursors are opaque: a source with many entries (the /proc
+    /// root) makes them so that each step costs O(1) listings, not a whole
+    /// `list` per entry.
+    fn entry_at(&self, cursor: usize) -> Option<(DirEntry, usize)> {
+        self.list().into_iter().nth(cursor).map(|e| (e, cursor + 1))
+    }
+
+    /// How many entries are directories (for the link count).
+    fn subdir_count(&self) -> usize {
+        self.list().iter().filter(|e| e.file_type.is_dir()).count()
+    }
+
+    /// The name of the entry with inode number `ino`, when the source can
+    /// tell it without listing (path building walks up by inode).
+    fn name_of(&self, _ino: u64) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// How a directory reaches its parent: a directory made on demand keeps
@@ -354,8 +379,14 @@ impl Inode for SynthDir {
     }
 
     fn stat(&self) -> Result<Stat> {
-        let subdirs = self.source.list().iter().filter(|e| e.file_type.is_dir()).count() as u32;
+        let subdirs = u32::try_from(self.source.subdir_count()).unwrap_or(u32::MAX - 2);
         Ok(self.attr.stat(FileType::Directory, 2 + subdirs, 0))
+    }
+
+    fn access_stat(&self) -> Result<Stat> {
+        // The link count needs a count of the subdirectories (every
+        // process, for /proc): not what a path walk asks for.
+        Ok(self.attr.stat(FileType::Directory, 2, 0))
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -377,10 +408,9 @@ impl Inode for SynthDir {
                 let parent = self.parent()?;
                 DirEntry { ino: parent.ino(), file_type: FileType::Directory, name: b"..".to_vec() }
             }
-            _ => match self.source.list().into_iter().nth(index - 2) {
-                Some(entry) => entry,
-                None => return Ok(None),
-            },
+            _ => {
+                return Ok(self.source.entry_at(index - 2).map(|(entry, next)| (entry, next.saturating_add(2))));
+            }
         };
         Ok(Some((entry, index + 1)))
     }
@@ -419,6 +449,11 @@ impl Table {
     pub fn add(&mut self, name: &'static [u8], file_type: FileType, ino: u64, make: impl Fn(&Arc<dyn Inode>) -> Result<Arc<dyn Inode>> + Send + Sync + 'static) {
         self.entries.push(TableEntry { name, file_type, ino, make: Box::new(make) });
     }
+
+    /// How many entries the table has.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
 }
 
 impl DirSource for Table {
@@ -429,6 +464,19 @@ impl DirSource for Table {
     fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
         let entry = self.entries.iter().find(|e| e.name == name).ok_or(Errno::ENOENT)?;
         (entry.make)(dir)
+    }
+
+    fn entry_at(&self, cursor: usize) -> Option<(DirEntry, usize)> {
+        let e = self.entries.get(cursor)?;
+        Some((DirEntry { ino: e.ino, file_type: e.file_type, name: e.name.to_vec() }, cursor + 1))
+    }
+
+    fn subdir_count(&self) -> usize {
+        self.entries.iter().filter(|e| e.file_type.is_dir()).count()
+    }
+
+    fn name_of(&self, ino: u64) -> Option<Vec<u8>> {
+        self.entries.iter().find(|e| e.ino == ino).map(|e| e.name.to_vec())
     }
 
     fn create_error(&self) -> Errno {

@@ -540,6 +540,14 @@ impl Vm {
         usage
     }
 
+    /// Returns the mapped size in bytes and the resident pages, without the
+    /// page-table walk of [`Vm::usage`] (/proc/PID/stat, which `ps` and
+    /// `top` read for every process).
+    pub fn size_and_resident(&self) -> (u64, u64) {
+        let size = self.vmas.values().map(|v| (v.end - v.start) as u64).sum();
+        (size, self.space.mapped_pages() as u64)
+    }
+
     /// Returns the mappings in address order.
     pub fn vmas(&self) -> impl Iterator<Item = &Vma> {
         self.vmas.values()

@@ -8,6 +8,7 @@ pub mod scheduler;
 pub mod signal;
 pub mod wait_queue;
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
@@ -358,7 +359,12 @@ pub static CONTEXT_SWITCHES: core::sync::atomic::AtomicU64 = core::sync::atomic:
 /// mask has every bit set.
 const NO_SAVED_MASK: u64 = u64::MAX;
 
-static PROCESSES: SpinLock<Vec<Weak<Process>>> = SpinLock::new(Vec::new());
+/// Every process by pid. A pid can name a reaped process (still referenced
+/// somewhere) and its successor at once, hence a list per pid.
+static PROCESSES: SpinLock<BTreeMap<Pid, Vec<Weak<Process>>>> = SpinLock::new(BTreeMap::new());
+
+/// Registrations since the last sweep of the whole table.
+static SINCE_SWEEP: AtomicUsize = AtomicUsize::new(0);
 static INIT: SpinLock<Option<Arc<Process>>> = SpinLock::new(None);
 
 impl Thread {
@@ -585,14 +591,45 @@ pub fn dump_state() {
 /// `Weak` keeps the whole allocation of its process alive, so stale ones
 /// must not pile up.
 fn register(process: &Arc<Process>) {
-    let mut list = PROCESSES.lock();
-    list.retain(|w| w.strong_count() > 0);
-    list.push(Arc::downgrade(process));
+    let mut table = PROCESSES.lock();
+    // A sweep every so many registrations keeps the cost per fork constant
+    // on average.
+    if SINCE_SWEEP.fetch_add(1, Ordering::Relaxed) >= 256 {
+        SINCE_SWEEP.store(0, Ordering::Relaxed);
+        sweep(&mut table);
+    }
+    let slot = table.entry(process.pid).or_default();
+    slot.retain(|w| w.strong_count() > 0);
+    slot.push(Arc::downgrade(process));
+}
+
+/// Drops the entries of freed processes.
+fn sweep(table: &mut BTreeMap<Pid, Vec<Weak<Process>>>) {
+    table.retain(|_, slot| {
+        slot.retain(|w| w.strong_count() > 0);
+        !slot.is_empty()
+    });
+}
+
+/// The live or zombie (not reaped) process in `slot`.
+fn listed(slot: &[Weak<Process>]) -> Option<Arc<Process>> {
+    slot.iter().filter_map(Weak::upgrade).find(|p| !p.reaped.load(Ordering::Acquire))
 }
 
 /// Finds a live or zombie (not yet reaped) process by pid.
 pub fn find_process(pid: Pid) -> Option<Arc<Process>> {
-    PROCESSES.lock().iter().filter_map(Weak::upgrade).find(|p| p.pid == pid && !p.reaped.load(Ordering::Acquire))
+    PROCESSES.lock().get(&pid).and_then(|slot| listed(slot))
+}
+
+/// The smallest pid at or above `min` of a live or zombie process (procfs
+/// lists /proc by pid, one entry per call, without collecting the table).
+pub fn next_pid_from(min: Pid) -> Option<Pid> {
+    PROCESSES.lock().range(min.max(0)..).find(|(_, slot)| listed(slot).is_some()).map(|(&pid, _)| pid)
+}
+
+/// How many processes /proc lists (live or zombie, not reaped).
+pub fn listed_process_count() -> usize {
+    PROCESSES.lock().values().filter(|slot| listed(slot).is_some()).count()
 }
 
 /// Finds a live thread by its id.
@@ -607,9 +644,9 @@ pub fn find_thread(tid: Pid) -> Option<Arc<Thread>> {
 
 /// Returns every process (for kill(-1), process groups, /proc).
 pub fn all_processes() -> Vec<Arc<Process>> {
-    let mut list = PROCESSES.lock();
-    list.retain(|w| w.strong_count() > 0);
-    list.iter().filter_map(Weak::upgrade).collect()
+    let mut table = PROCESSES.lock();
+    sweep(&mut table);
+    table.values().flat_map(|slot| slot.iter().filter_map(Weak::upgrade)).collect()
 }
 
 /// Creates process 1 running with the registers in `frame` and `vm`.

@@ -86,6 +86,14 @@ pub trait Inode: Send + Sync + Any {
     /// Returns the node's attributes.
     fn stat(&self) -> Result<Stat>;
 
+    /// Returns attributes whose type, mode, owner and group are exact, for
+    /// permission checks on every step of a path walk; the other fields may
+    /// be left cheap (a generated directory need not count its entries for
+    /// the link count).
+    fn access_stat(&self) -> Result<Stat> {
+        self.stat()
+    }
+
     /// Returns `self` as `Any`, so a file system can recognise its own nodes
     /// (for `link` and `rename`) and the kernel can reach concrete types.
     fn as_any(&self) -> &dyn Any;

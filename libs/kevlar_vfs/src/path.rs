@@ -540,7 +540,7 @@ impl<'c, 'a> Walker<'c, 'a> {
 
     fn check_search(&self, dir: &Arc<dyn Inode>) -> Result<()> {
         match self.ctx.cred {
-            Some(cred) => check_access(&dir.stat()?, cred, Access::EXEC),
+            Some(cred) => check_access(&dir.access_stat()?, cred, Access::EXEC),
             None => Ok(()),
         }
     }

@@ -41,6 +41,14 @@ fn pid_ino(pid: Pid) -> u64 {
     (pid as u64) << 16
 }
 
+/// The pid whose `/proc/PID` has inode number `ino`, if it is one.
+fn pid_of_ino(ino: u64) -> Option<Pid> {
+    if ino & 0xffff != 0 {
+        return None;
+    }
+    Pid::try_from(ino >> 16).ok().filter(|&pid| pid > 0)
+}
+
 static ROOT: SpinLock<Option<Arc<dyn Inode>>> = SpinLock::new(None);
 
 /// Returns procfs's root directory (one tree, whichever mount shows it).
@@ -131,6 +139,29 @@ impl DirSource for RootSource {
 
     fn create_error(&self) -> Errno {
         Errno::ENOENT
+    }
+
+    // Cursors below the table's length are its entries; from there on a
+    // cursor is the table's length plus the smallest pid still to list, as
+    // Linux's /proc keeps a pid in the directory position.
+    fn entry_at(&self, cursor: usize) -> Option<(DirEntry, usize)> {
+        let fixed = self.table.len();
+        if cursor < fixed {
+            return self.table.entry_at(cursor);
+        }
+        let from = Pid::try_from(cursor - fixed).ok()?;
+        let pid = crate::process::next_pid_from(from)?;
+        let entry = DirEntry { ino: pid_ino(pid), file_type: FileType::Directory, name: format!("{}", pid).into_bytes() };
+        Some((entry, fixed + pid as usize + 1))
+    }
+
+    fn subdir_count(&self) -> usize {
+        self.table.subdir_count() + crate::process::listed_process_count()
+    }
+
+    fn name_of(&self, ino: u64) -> Option<Vec<u8>> {
+        let pid = pid_of_ino(ino)?;
+        crate::process::find_process(pid).map(|_| format!("{}", pid).into_bytes())
     }
 }
 

@@ -516,10 +516,10 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
     let zombie = p.exit_status().is_some();
     let thread = p.any_thread();
     let permitted = may_access(p, PtraceMode::Read);
-    let (program, usage, brk_start) = {
+    let (program, (vm_size, resident), brk_start) = {
         let vm = p.vm.lock().clone();
         let vm = vm.lock();
-        (vm.program.clone(), vm.usage(), vm.brk_start)
+        (vm.program.clone(), vm.size_and_resident(), vm.brk_start)
     };
     let (policy, rt_priority) = *p.sched_policy.lock();
     let nice = *p.nice.lock();
@@ -565,8 +565,8 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
         nice,
         p.thread_count().max(1),
         p.start_ns / NS_PER_TICK,
-        usage.size,
-        usage.resident_anon + usage.resident_file + usage.resident_shared,
+        vm_size,
+        resident,
         rss_limit,
         code_field(|m| m.start_code),
         code_field(|m| m.end_code),

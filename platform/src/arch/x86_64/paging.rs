@@ -348,6 +348,10 @@ pub fn translate_current(va: usize) -> Option<(PhysAddr, PageFlags, PageSize)> {
 /// it are not (the memory manager above tracks their ownership).
 pub struct AddressSpace {
     root: u64,
+    /// How many 4 KiB pages are mapped in the lower half (PROT_NONE ones
+    /// too: they stay resident), kept by every change below so /proc and
+    /// the OOM killer read a process's resident size without a walk.
+    mapped_pages: usize,
 }
 
 impl AddressSpace {
@@ -361,7 +365,7 @@ impl AddressSpace {
             let new = entries(root);
             new[256..].copy_from_slice(&kernel[256..]);
         }
-        Ok(Self { root })
+        Ok(Self { root, mapped_pages: 0 })
     }
 
     fn check_user_range(va: usize, size: PageSize) -> Result<(), MapError> {
@@ -383,6 +387,7 @@ impl AddressSpace {
             return Err(MapError::AlreadyMapped);
         }
         *entry = leaf_value(pa, flags | PageFlags::USER, size);
+        self.mapped_pages += size.bytes() / PAGE_SIZE;
         Ok(())
     }
 
@@ -397,6 +402,7 @@ impl AddressSpace {
         let old = *entry;
         let pa = PhysAddr::new(old & ADDR_MASK);
         *entry = 0;
+        self.mapped_pages -= size.bytes() / PAGE_SIZE;
         self.flush(va);
         if old & OWNED != 0 {
             drop(PageRef::from_raw(pa));
@@ -459,6 +465,11 @@ impl AddressSpace {
         recurse(self.root, 4, 0, &mut visit);
     }
 
+    /// Returns how many 4 KiB pages are mapped in the lower half.
+    pub fn mapped_pages(&self) -> usize {
+        self.mapped_pages
+    }
+
     /// Returns how many page-table pages this space owns (root included).
     pub fn table_page_count(&self) -> usize {
         fn count(table: u64, level: usize) -> usize {
@@ -488,6 +499,7 @@ impl AddressSpace {
             return Err(MapError::AlreadyMapped);
         }
         *entry = leaf_value(page.into_raw(), flags | PageFlags::USER, PageSize::Size4K) | OWNED;
+        self.mapped_pages += 1;
         Ok(())
     }
 
@@ -499,6 +511,9 @@ impl AddressSpace {
         let entry = unsafe { leaf_entry(self.root, va, PageSize::Size4K, true) }?;
         let old = *entry;
         *entry = leaf_value(page.into_raw(), flags | PageFlags::USER, PageSize::Size4K) | OWNED;
+        if !is_mapped(old) {
+            self.mapped_pages += 1;
+        }
         self.flush(va);
         Ok((is_mapped(old) && old & OWNED != 0).then(|| PageRef::from_raw(PhysAddr::new(old & ADDR_MASK))))
     }
@@ -514,6 +529,7 @@ impl AddressSpace {
             return None;
         }
         *entry = 0;
+        self.mapped_pages -= 1;
         self.flush(va);
         (old & OWNED != 0).then(|| PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)))
     }
@@ -553,6 +569,7 @@ impl AddressSpace {
                     if is_mapped(old) {
                         *entry = 0;
                         any = true;
+                        self.mapped_pages -= 1;
                         if old & OWNED != 0 {
                             released.push(PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)));
                         }
@@ -581,7 +598,7 @@ impl AddressSpace {
     /// gain a reference, and writable ones become read-only in both spaces
     /// so the first write to either copies the page.
     pub fn fork_copy(&mut self) -> Result<AddressSpace, MapError> {
-        let child = AddressSpace::new()?;
+        let mut child = AddressSpace::new()?;
         fn copy_level(parent: u64, child: u64, level: usize) -> Result<(), MapError> {
             let limit = if level == 4 { 256 } else { 512 };
             // SAFETY: the parent is exclusively borrowed by fork_copy; the
@@ -610,6 +627,7 @@ impl AddressSpace {
             Ok(())
         }
         copy_level(self.root, child.root, 4)?;
+        child.mapped_pages = self.mapped_pages;
         self.flush_all(); // drop the now stale writable TLB entries
         Ok(child)
     }
