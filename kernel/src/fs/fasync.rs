@@ -84,9 +84,19 @@ pub fn set_async(file: &Arc<OpenFile>, fd: i32, on: bool) {
     ANY.store(!list.is_empty(), Ordering::Relaxed);
 }
 
-/// Sends the signals that wake-ups since the last look call for.
+/// Sends the signals that wake-ups since the last look call for. Every
+/// return to user mode asks: the check is inline, the work out of line.
+#[inline]
 pub fn run_pending() {
-    if !PENDING.load(Ordering::Acquire) || !PENDING.swap(false, Ordering::AcqRel) {
+    if PENDING.load(Ordering::Acquire) {
+        run_pending_slow();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn run_pending_slow() {
+    if !PENDING.swap(false, Ordering::AcqRel) {
         return;
     }
     let mut due = Vec::new();

@@ -297,7 +297,16 @@ pub fn request() {
 /// On the way back to user mode: runs the killer when asked to, or when a
 /// kernel allocation dipped into the reserve and memory is still short;
 /// frees what waits to be freed (kernel stacks beyond the cache).
+#[inline]
 pub fn before_user_return(thread: &Arc<Thread>) {
+    if kevlar_platform::mm::stacks::has_excess() || REQUESTED.load(Ordering::Relaxed) || kevlar_platform::mm::pmm::has_pressure() {
+        before_user_return_slow(thread);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn before_user_return_slow(thread: &Arc<Thread>) {
     if kevlar_platform::mm::stacks::has_excess() {
         // A burst of tasks ended: their stacks and heap pages go back.
         kevlar_platform::mm::stacks::release_excess();

@@ -196,8 +196,16 @@ pub(crate) fn alloc_user_zeroed(order: usize) -> Option<PhysAddr> {
     Some(pa)
 }
 
+/// Returns whether a kernel allocation dipped into the reserve since the
+/// last [`take_pressure`], without clearing it.
+#[inline]
+pub fn has_pressure() -> bool {
+    PRESSURE.load(Ordering::Relaxed)
+}
+
 /// Returns and clears whether a kernel allocation dipped into the
 /// reserve since the last call.
+#[inline]
 pub fn take_pressure() -> bool {
     PRESSURE.load(Ordering::Relaxed) && PRESSURE.swap(false, Ordering::Relaxed)
 }

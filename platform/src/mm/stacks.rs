@@ -73,6 +73,7 @@ pub fn free(stack: KernelStack) {
 }
 
 /// Returns whether stacks wait for [`release_excess`].
+#[inline]
 pub fn has_excess() -> bool {
     HAS_EXCESS.load(Ordering::Relaxed)
 }
