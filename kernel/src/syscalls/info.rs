@@ -8,17 +8,34 @@ use super::read_bytes;
 use crate::error::{Errno, Result};
 use crate::process::{find_process, Thread};
 
-/// The host and domain names (sethostname, setdomainname).
-static NAMES: kevlar_platform::sync::SpinLock<([u8; 65], [u8; 65])> = kevlar_platform::sync::SpinLock::new((padded(b"kevlar"), padded(b"(none)")));
+/// The `struct utsname` uname copies out, kept whole so the call is one
+/// copy: six fields of 65 bytes; the host (1) and domain (5) names change
+/// with sethostname and setdomainname.
+static UTSNAME: kevlar_platform::sync::SpinLock<[u8; UTS_LEN]> = kevlar_platform::sync::SpinLock::new(initial_utsname());
 
-const fn padded(name: &[u8]) -> [u8; 65] {
-    let mut out = [0u8; 65];
-    let mut i = 0;
-    while i < name.len() {
-        out[i] = name[i];
-        i += 1;
+const UTS_FIELD: usize = 65;
+const UTS_LEN: usize = 6 * UTS_FIELD;
+const UTS_HOST: usize = 1;
+const UTS_DOMAIN: usize = 5;
+
+const fn initial_utsname() -> [u8; UTS_LEN] {
+    let fields: [&[u8]; 6] = [SYSNAME.as_bytes(), b"kevlar", RELEASE.as_bytes(), VERSION.as_bytes(), b"x86_64", b"(none)"];
+    let mut out = [0u8; UTS_LEN];
+    let mut f = 0;
+    while f < fields.len() {
+        let mut i = 0;
+        while i < fields[f].len() {
+            out[f * UTS_FIELD + i] = fields[f][i];
+            i += 1;
+        }
+        f += 1;
     }
     out
+}
+
+fn name_field(domain: bool) -> core::ops::Range<usize> {
+    let f = if domain { UTS_DOMAIN } else { UTS_HOST };
+    f * UTS_FIELD..(f + 1) * UTS_FIELD
 }
 
 /// The kernel's name, release and version, as uname reports them.
@@ -30,8 +47,8 @@ pub const VERSION: &str = "#1 SMP Kevlar";
 
 /// Returns the host name (or, with `domain`, the NIS domain name).
 pub fn host_name(domain: bool) -> alloc::vec::Vec<u8> {
-    let names = NAMES.lock();
-    let field = if domain { &names.1 } else { &names.0 };
+    let uts = UTSNAME.lock();
+    let field = &uts[name_field(domain)];
     let len = field.iter().position(|&b| b == 0).unwrap_or(64);
     field[..len].to_vec()
 }
@@ -41,10 +58,9 @@ pub fn set_host_name(domain: bool, name: &[u8]) -> Result<()> {
     if name.len() > 64 {
         return Err(Errno::EINVAL);
     }
-    let mut buf = [0u8; 65];
+    let mut buf = [0u8; UTS_FIELD];
     buf[..name.len()].copy_from_slice(name);
-    let mut names = NAMES.lock();
-    if domain { names.1 = buf } else { names.0 = buf }
+    UTSNAME.lock()[name_field(domain)].copy_from_slice(&buf);
     Ok(())
 }
 
@@ -61,15 +77,7 @@ pub fn set_name(thread: &Thread, domain: bool, name: usize, len: usize) -> Resul
 }
 
 pub fn uname(buf: usize) -> Result<isize> {
-    let mut raw = [0u8; 390];
-    let (host, domain) = *NAMES.lock();
-    let fields: [&[u8]; 4] = [SYSNAME.as_bytes(), b"", RELEASE.as_bytes(), VERSION.as_bytes()];
-    for (i, f) in fields.iter().enumerate() {
-        raw[i * 65..i * 65 + f.len()].copy_from_slice(f);
-    }
-    raw[65..130].copy_from_slice(&host);
-    raw[4 * 65..4 * 65 + 6].copy_from_slice(b"x86_64");
-    raw[5 * 65..6 * 65].copy_from_slice(&domain);
+    let raw = *UTSNAME.lock();
     copy_to_user(buf, &raw)?;
     Ok(0)
 }

@@ -16,7 +16,7 @@ use linux_raw_sys::general as abi;
 use super::{fs_id, parse_number, pid_ino};
 use crate::error::{Errno, Result};
 use crate::fs::file::OpenFile;
-use crate::fs::synth::{Attr, DirSource, Parent, SynthDir, SynthFile, SynthLink, Table};
+use crate::fs::synth::{Attr, DirSource, Parent, SynthDir, SynthFile, SynthLink};
 use crate::fs::FsContext;
 use crate::process::access::{self, PtraceCreds, PtraceMode};
 use crate::process::{find_process, Pid, Process, ThreadState};
@@ -85,64 +85,122 @@ fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result
     Ok(file)
 }
 
+type Text = fn(&Arc<Process>) -> Result<Vec<u8>>;
+
+/// What an entry of `/proc/PID` is.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A text file made by the function, with its permission bits; the
+    /// flag: opening needs ptrace read access.
+    Text(u32, Text, bool),
+    Comm,
+    OomScoreAdj,
+    OomAdj,
+    Link(Link),
+    /// `fd` (false) or `fdinfo` (true).
+    Fds(bool),
+    Task,
+}
+
+/// The entries of `/proc/PID`, in listing order; the inode of the one at
+/// index i is the directory's plus i + 1. One table for every process,
+/// so that a lookup builds nothing but the node it returns.
+const PID_ENTRIES: [(&[u8], Kind); 20] = [
+    (b"auxv", Kind::Text(0o400, auxv, true)),
+    (b"cmdline", Kind::Text(0o444, cmdline, false)),
+    (b"environ", Kind::Text(0o400, environ, true)),
+    (b"limits", Kind::Text(0o444, limits, false)),
+    (b"maps", Kind::Text(0o444, maps, true)),
+    (b"mountinfo", Kind::Text(0o444, mountinfo, false)),
+    (b"mounts", Kind::Text(0o444, mounts, false)),
+    (b"stat", Kind::Text(0o444, stat, false)),
+    (b"statm", Kind::Text(0o444, statm, false)),
+    (b"status", Kind::Text(0o444, status, false)),
+    (b"comm", Kind::Comm),
+    (b"oom_score", Kind::Text(0o444, oom_score, false)),
+    (b"oom_score_adj", Kind::OomScoreAdj),
+    (b"oom_adj", Kind::OomAdj),
+    (b"cwd", Kind::Link(Link::Cwd)),
+    (b"exe", Kind::Link(Link::Exe)),
+    (b"root", Kind::Link(Link::Root)),
+    (b"fd", Kind::Fds(false)),
+    (b"fdinfo", Kind::Fds(true)),
+    (b"task", Kind::Task),
+];
+
+fn oom_score(p: &Arc<Process>) -> Result<Vec<u8>> {
+    Ok(crate::mm::oom::score_text(p).into_bytes())
+}
+
+fn kind_type(kind: Kind) -> FileType {
+    match kind {
+        Kind::Text(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj => FileType::Regular,
+        Kind::Link(_) => FileType::Symlink,
+        Kind::Fds(_) | Kind::Task => FileType::Directory,
+    }
+}
+
 /// The entries of `/proc/PID` (and of `/proc/PID/task/TID`, without
 /// `task`), numbered from `base`.
-fn entries(pid: Pid, base: u64, with_task: bool) -> Table {
-    type Text = fn(&Arc<Process>) -> Result<Vec<u8>>;
-    // The last column: opening needs ptrace read access.
-    let files: [(&'static [u8], u32, Text, bool); 10] = [
-        (b"auxv", 0o400, auxv, true),
-        (b"cmdline", 0o444, cmdline, false),
-        (b"environ", 0o400, environ, true),
-        (b"limits", 0o444, limits, false),
-        (b"maps", 0o444, maps, true),
-        (b"mountinfo", 0o444, mountinfo, false),
-        (b"mounts", 0o444, mounts, false),
-        (b"stat", 0o444, stat, false),
-        (b"statm", 0o444, statm, false),
-        (b"status", 0o444, status, false),
-    ];
-    let mut table = Table::new();
-    let mut n = base;
-    for (name, perm, text, checked) in files {
-        n += 1;
-        let ino = n;
-        table.add(name, FileType::Regular, ino, move |_| process_file(pid, ino, perm, text, checked));
+struct PidSource {
+    pid: Pid,
+    base: u64,
+    with_task: bool,
+}
+
+impl PidSource {
+    fn shown(&self) -> &'static [(&'static [u8], Kind)] {
+        if self.with_task { &PID_ENTRIES } else { &PID_ENTRIES[..PID_ENTRIES.len() - 1] }
     }
-    n += 1;
-    let ino = n;
-    table.add(b"comm", FileType::Regular, ino, move |_| comm_file(pid, ino));
-    n += 1;
-    let ino = n;
-    table.add(b"oom_score", FileType::Regular, ino, move |_| process_file(pid, ino, 0o444, |p| Ok(crate::mm::oom::score_text(p).into_bytes()), false));
-    n += 1;
-    let ino = n;
-    table.add(b"oom_score_adj", FileType::Regular, ino, move |_| {
-        oom_file(pid, ino, |p| alloc::format!("{}\n", p.oom.adj()), crate::mm::oom::write_score_adj)
-    });
-    n += 1;
-    let ino = n;
-    table.add(b"oom_adj", FileType::Regular, ino, move |_| oom_file(pid, ino, crate::mm::oom::legacy_adj_text, crate::mm::oom::write_legacy_adj));
-    for (name, which) in [(&b"cwd"[..], Link::Cwd), (b"exe", Link::Exe), (b"root", Link::Root)] {
-        n += 1;
-        let ino = n;
-        table.add(name, FileType::Symlink, ino, move |_| process_link(pid, ino, which));
+
+    fn entry(&self, index: usize) -> Option<DirEntry> {
+        let (name, kind) = self.shown().get(index)?;
+        Some(DirEntry { ino: self.base + index as u64 + 1, file_type: kind_type(*kind), name: name.to_vec() })
     }
-    n += 1;
-    let ino = n;
-    table.add(b"fd", FileType::Directory, ino, move |dir| fd_dir(pid, ino, dir, false));
-    n += 1;
-    let ino = n;
-    table.add(b"fdinfo", FileType::Directory, ino, move |dir| fd_dir(pid, ino, dir, true));
-    if with_task {
-        n += 1;
-        let ino = n;
-        table.add(b"task", FileType::Directory, ino, move |dir| {
-            let p = process(pid)?;
-            Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(TaskSource { pid })) as Arc<dyn Inode>)
-        });
+}
+
+impl DirSource for PidSource {
+    fn list(&self) -> Vec<DirEntry> {
+        (0..self.shown().len()).filter_map(|i| self.entry(i)).collect()
     }
-    table
+
+    fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
+        let index = self.shown().iter().position(|(n, _)| *n == name).ok_or(Errno::ENOENT)?;
+        let (pid, ino) = (self.pid, self.base + index as u64 + 1);
+        match self.shown()[index].1 {
+            Kind::Text(perm, text, checked) => process_file(pid, ino, perm, text, checked),
+            Kind::Comm => comm_file(pid, ino),
+            Kind::OomScoreAdj => oom_file(pid, ino, |p| alloc::format!("{}\n", p.oom.adj()), crate::mm::oom::write_score_adj),
+            Kind::OomAdj => oom_file(pid, ino, crate::mm::oom::legacy_adj_text, crate::mm::oom::write_legacy_adj),
+            Kind::Link(which) => process_link(pid, ino, which),
+            Kind::Fds(info) => fd_dir(pid, ino, dir, info),
+            Kind::Task => {
+                let p = process(pid)?;
+                Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(TaskSource { pid })) as Arc<dyn Inode>)
+            }
+        }
+    }
+
+    fn create_error(&self) -> Errno {
+        Errno::ENOENT
+    }
+
+    fn entry_at(&self, cursor: usize) -> Option<(DirEntry, usize)> {
+        self.entry(cursor).map(|e| (e, cursor + 1))
+    }
+
+    fn subdir_count(&self) -> usize {
+        self.shown().iter().filter(|(_, k)| kind_type(*k).is_dir()).count()
+    }
+
+    fn name_of(&self, ino: u64) -> Option<Vec<u8>> {
+        let index = usize::try_from(ino.checked_sub(self.base + 1)?).ok()?;
+        self.shown().get(index).map(|(n, _)| n.to_vec())
+    }
+}
+
+fn entries(pid: Pid, base: u64, with_task: bool) -> PidSource {
+    PidSource { pid, base, with_task }
 }
 
 /// `/proc/PID/task`: one directory per live thread, named by its id. A
