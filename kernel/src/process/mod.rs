@@ -363,6 +363,21 @@ const NO_SAVED_MASK: u64 = u64::MAX;
 /// somewhere) and its successor at once, hence a list per pid.
 static PROCESSES: SpinLock<BTreeMap<Pid, Vec<Weak<Process>>>> = SpinLock::new(BTreeMap::new());
 
+/// Taken by fork while it makes a child visible, and by every signal sent
+/// to many processes at once (a process group, everyone) while it picks
+/// its targets and sends: such a signal then reaches either the parent
+/// before the fork, which fails if the signal is fatal (Linux's "let kill
+/// terminate clone/fork in the middle"), or parent and child. Without it
+/// a fork bomb's `kill(-pgrp, SIGKILL)` left the children forked during
+/// the sweep alive.
+static GROUP_SIGNAL: SpinLock<()> = SpinLock::new(());
+
+/// Holds off forks while a signal goes to many processes (see
+/// [`GROUP_SIGNAL`]).
+pub fn group_signal_lock() -> kevlar_platform::sync::SpinLockGuard<'static, ()> {
+    GROUP_SIGNAL.lock()
+}
+
 /// Registrations since the last sweep of the whole table.
 static SINCE_SWEEP: AtomicUsize = AtomicUsize::new(0);
 static INIT: SpinLock<Option<Arc<Process>>> = SpinLock::new(None);
@@ -857,8 +872,15 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     if options.set_child_tid != 0 {
         let _ = child.vm.lock().clone().lock().write_bytes(options.set_child_tid, &pid.to_le_bytes());
     }
-    parent_of_child.children.lock().push(child.clone());
-    register(&child);
+    {
+        let _published = group_signal_lock();
+        if parent_thread.fatal_signal_pending() {
+            // The parent dies on its way out; the child never runs.
+            return Err(Errno::EINTR);
+        }
+        parent_of_child.children.lock().push(child.clone());
+        register(&child);
+    }
     drop(admission);
     start_thread(&child, pid, task, options.clear_child_tid, parent_thread.affinity.load(Ordering::Relaxed));
     if options.vfork {

@@ -208,6 +208,7 @@ fn send_to(sender: &Process, target: &Arc<Process>, info: SigInfo) -> Result<()>
 /// Sends to every member of a process group: success if any send
 /// succeeded, else the last error (ESRCH for an empty group), as Linux.
 fn send_to_group(sender: &Process, pgid: Pid, info: SigInfo) -> Result<()> {
+    let _no_fork = crate::process::group_signal_lock();
     let members: Vec<_> = all_processes()
         .into_iter()
         .filter(|p| p.pgid.load(Ordering::Relaxed) == pgid && p.exit_status().is_none())
@@ -241,6 +242,7 @@ fn send_to_pid(sender: &Process, pid: Pid, info: SigInfo) -> Result<()> {
             // error other than EPERM.
             let mut result = Ok(());
             let mut count = 0;
+            let _no_fork = crate::process::group_signal_lock();
             for target in all_processes().into_iter().filter(|p| p.pid != 1 && p.pid != sender.pid && p.exit_status().is_none()) {
                 count += 1;
                 match send_to(sender, &target, info) {

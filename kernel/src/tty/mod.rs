@@ -699,6 +699,7 @@ fn send_kernel_signal(process: &Arc<Process>, sig: u32) {
 /// Sends `sig` from the kernel to every member of process group `pgrp`
 /// (Linux's `kill_pgrp(pgrp, sig, 1)`: si_code SI_KERNEL).
 pub fn signal_group(pgrp: Pid, sig: u32) {
+    let _no_fork = crate::process::group_signal_lock();
     for p in all_processes() {
         if p.pgid.load(Ordering::Relaxed) == pgrp && !is_exiting(&p) {
             send_kernel_signal(&p, sig);
