@@ -126,6 +126,13 @@ pub struct SharedPages {
     pub ino: u64,
 }
 
+impl SharedPages {
+    /// How many of the pages exist (were touched).
+    pub fn resident(&self) -> usize {
+        self.pages.lock().len()
+    }
+}
+
 impl Default for SharedPages {
     fn default() -> Self {
         static NEXT_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);

@@ -12,6 +12,7 @@ pub mod futex;
 pub use fs::AT_FDCWD;
 mod info;
 mod ioport;
+mod ipc;
 mod itimer;
 pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
@@ -434,6 +435,20 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         // partial(ioperm): never grants port access (Linux's answers under lockdown: EPERM when turning ports on)
         nr::__NR_ioperm => ioport::ioperm(a.0[0], a.0[1], a.i32(2) != 0),
         nr::__NR_syslog => syslog::syslog(thread, a.i32(0), a.usize(1), a.i32(2)),
+
+        // System V IPC.
+        nr::__NR_msgget => ipc::msgget(thread, a.i32(0), a.i32(1)),
+        nr::__NR_msgsnd => ipc::msgsnd(thread, a.i32(0), a.usize(1), a.usize(2), a.i32(3)),
+        nr::__NR_msgrcv => ipc::msgrcv(thread, a.i32(0), a.usize(1), a.usize(2), a.0[3] as i64, a.i32(4)),
+        nr::__NR_msgctl => ipc::msgctl(thread, a.i32(0), a.i32(1), a.usize(2)),
+        nr::__NR_semget => ipc::semget(thread, a.i32(0), a.i32(1), a.i32(2)),
+        nr::__NR_semop => ipc::semtimedop(thread, a.i32(0), a.usize(1), a.usize(2), 0),
+        nr::__NR_semtimedop => ipc::semtimedop(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3)),
+        nr::__NR_semctl => ipc::semctl(thread, a.i32(0), a.i32(1), a.i32(2), a.usize(3)),
+        nr::__NR_shmget => ipc::shmget(thread, a.i32(0), a.usize(1), a.i32(2)),
+        nr::__NR_shmat => ipc::shmat(thread, a.i32(0), a.usize(1), a.i32(2)),
+        nr::__NR_shmdt => ipc::shmdt(thread, a.usize(0)),
+        nr::__NR_shmctl => ipc::shmctl(thread, a.i32(0), a.i32(1), a.usize(2)),
 
         _ => {
             report_unknown(number);
