@@ -49,6 +49,7 @@ impl Perm {
     /// CAP_IPC_OWNER. EACCES otherwise.
     pub fn check(&self, process: &Process, requested: u32) -> Result<()> {
         let creds = process.creds.lock();
+        let requested = (requested >> 6) | (requested >> 3) | requested;
         let mut granted = self.mode;
         if creds.euid == self.cuid || creds.euid == self.uid {
             granted >>= 6;

@@ -8,6 +8,7 @@
 
 pub mod abi;
 pub mod ids;
+pub mod mqueue;
 pub mod msg;
 pub mod sem;
 pub mod shm;

@@ -13,6 +13,7 @@ pub use fs::AT_FDCWD;
 mod info;
 mod ioport;
 mod ipc;
+mod mqueue;
 mod itimer;
 pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
@@ -133,7 +134,8 @@ fn is_restartable(number: usize) -> bool {
     matches!(n, nr::__NR_read | nr::__NR_write | nr::__NR_readv | nr::__NR_writev | nr::__NR_wait4 | nr::__NR_waitid
         | nr::__NR_open | nr::__NR_openat | nr::__NR_pread64 | nr::__NR_pwrite64 | nr::__NR_ioctl
         | nr::__NR_accept | nr::__NR_accept4 | nr::__NR_connect | nr::__NR_recvfrom | nr::__NR_recvmsg
-        | nr::__NR_sendto | nr::__NR_sendmsg | nr::__NR_sendmmsg | nr::__NR_recvmmsg)
+        | nr::__NR_sendto | nr::__NR_sendmsg | nr::__NR_sendmmsg | nr::__NR_recvmmsg
+        | nr::__NR_mq_timedsend | nr::__NR_mq_timedreceive)
 }
 
 // One call site (handle): inlined, so the hot path has no call, frame or
@@ -449,6 +451,13 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_shmat => ipc::shmat(thread, a.i32(0), a.usize(1), a.i32(2)),
         nr::__NR_shmdt => ipc::shmdt(thread, a.usize(0)),
         nr::__NR_shmctl => ipc::shmctl(thread, a.i32(0), a.i32(1), a.usize(2)),
+        // partial(mq_notify): SIGEV_THREAD fails as without a netlink socket (no AF_NETLINK)
+        nr::__NR_mq_notify => mqueue::mq_notify(thread, a.i32(0), a.usize(1)),
+        nr::__NR_mq_open => mqueue::mq_open(thread, a.usize(0), a.u32(1), a.u32(2), a.usize(3)),
+        nr::__NR_mq_unlink => mqueue::mq_unlink(thread, a.usize(0)),
+        nr::__NR_mq_timedsend => mqueue::mq_timedsend(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
+        nr::__NR_mq_timedreceive => mqueue::mq_timedreceive(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4)),
+        nr::__NR_mq_getsetattr => mqueue::mq_getsetattr(thread, a.i32(0), a.usize(1), a.usize(2)),
 
         _ => {
             report_unknown(number);

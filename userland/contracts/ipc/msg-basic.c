@@ -90,12 +90,12 @@ int main(void)
     pid = fork();
     if (pid == 0) {
         struct m m = {2, "abc"};
-        out("child send: %s", msgsnd(q, &m, 4, 0) == 0 ? "ok" : errname(errno));
-        _exit(0);
+        _exit(msgsnd(q, &m, 4, 0) == 0 ? 0 : errno);
     }
     out("child asleep: %s", yesno(wait_sleeping(pid)));
     rcv(q, 64, 1, 0, "make room");
     waitpid(pid, &st, 0);
+    out("child's send: %s", wstatus(st));
     stat_q(q, "after blocked send");
 
     /* IPC_RMID wakes a blocked receiver with EIDRM. */
@@ -105,8 +105,9 @@ int main(void)
         _exit(0);
     }
     out("child asleep: %s", yesno(wait_sleeping(pid)));
-    check("rmid", msgctl(q, IPC_RMID, 0));
+    int rm = msgctl(q, IPC_RMID, 0);
     waitpid(pid, &st, 0);
+    check("rmid", rm);
     stat_q(q, "removed");
     check("send to removed", msgsnd(q, &(struct m){1, "x"}, 1, 0));
     return 0;

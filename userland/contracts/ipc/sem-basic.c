@@ -57,15 +57,13 @@ int main(void)
     pid_t dec = fork();
     if (dec == 0) {
         struct sembuf b = {0, -1, 0};
-        out("child decrement: %s", semop(s, &b, 1) == 0 ? "ok" : errname(errno));
-        _exit(0);
+        _exit(semop(s, &b, 1) == 0 ? 0 : errno);
     }
     out("decrementer asleep: %s", yesno(wait_sleeping(dec)));
     pid_t zero = fork();
     if (zero == 0) {
         struct sembuf b = {1, 0, 0};
-        out("child zero wait: %s", semop(s, &b, 1) == 0 ? "ok" : errname(errno));
-        _exit(0);
+        _exit(semop(s, &b, 1) == 0 ? 0 : errno);
     }
     out("zero waiter asleep: %s", yesno(wait_sleeping(zero)));
     show("ncnt 0", semctl(s, 0, GETNCNT));
@@ -74,8 +72,10 @@ int main(void)
     int st;
     op("give 1 to 0", 0, 1, 0);
     waitpid(dec, &st, 0);
+    out("decrementer: %s", wstatus(st));
     check("setval 1 = 0", semctl(s, 1, SETVAL, (union semun){.val = 0}));
     waitpid(zero, &st, 0);
+    out("zero waiter: %s", wstatus(st));
     show("ncnt 0 after", semctl(s, 0, GETNCNT));
     out("getpid is the child: %s", yesno(semctl(s, 0, GETPID) == dec));
     vals("after children");
@@ -126,8 +126,9 @@ int main(void)
         _exit(0);
     }
     out("sleeper asleep: %s", yesno(wait_sleeping(w)));
-    check("rmid", semctl(s, 0, IPC_RMID));
+    int rm = semctl(s, 0, IPC_RMID);
     waitpid(w, &st, 0);
+    check("rmid", rm);
     show("getval of removed", semctl(s, 0, GETVAL));
     return 0;
 }

@@ -426,5 +426,7 @@ fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
             },
         ))
     });
+    // msgmax, msgmnb, msgmni, shmall, shmmax, shmmni, sem.
+    super::ipc::add_kernel_limits(&mut table, ino + 20);
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
