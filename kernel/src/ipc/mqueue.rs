@@ -98,7 +98,10 @@ pub struct Attr {
 
 /// Checks a queue name as the mqueue root's lookup does.
 fn check_name(name: &[u8]) -> Result<()> {
-    if name.is_empty() || name == b"." || name == b".." || name.contains(&b'/') {
+    if name.is_empty() {
+        return Err(Errno::ENOENT);
+    }
+    if name == b"." || name == b".." || name.contains(&b'/') {
         return Err(Errno::EACCES);
     }
     if name.len() > 255 {

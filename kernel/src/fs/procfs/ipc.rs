@@ -101,3 +101,43 @@ pub(super) fn add_kernel_limits(table: &mut Table, base: u64) {
         ))
     });
 }
+
+/// /proc/sys/fs's inode number (mqueue and its files follow).
+pub(super) const SYS_FS_INO: u64 = SYSVIPC_INO + 16;
+
+/// /proc/sys/fs (only mqueue so far).
+pub(super) fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
+    let mut table = Table::new();
+    let n = ino + 1;
+    table.add(b"mqueue", FileType::Directory, n, move |dir| Ok(mqueue_dir(n, dir)));
+    SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
+}
+
+/// /proc/sys/fs/mqueue: the POSIX message queue limits (root may write
+/// them, within Linux's bounds).
+fn mqueue_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
+    use crate::ipc::mqueue::{self, HARD_MSGMAX, HARD_MSGSIZEMAX};
+    let mut table = Table::new();
+    let settings: [(&'static [u8], &'static AtomicU32, u32, u32); 5] = [
+        (b"msg_default", &mqueue::MSG_DEFAULT, 1, HARD_MSGMAX),
+        (b"msg_max", &mqueue::MSG_MAX, 1, HARD_MSGMAX),
+        (b"msgsize_default", &mqueue::MSGSIZE_DEFAULT, 128, HARD_MSGSIZEMAX),
+        (b"msgsize_max", &mqueue::MSGSIZE_MAX, 128, HARD_MSGSIZEMAX),
+        (b"queues_max", &mqueue::QUEUES_MAX, 0, i32::MAX as u32),
+    ];
+    for (i, (name, value, min, max)) in settings.into_iter().enumerate() {
+        let n = ino + 1 + i as u64;
+        table.add(name, FileType::Regular, n, move |_| {
+            Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", value.load(Ordering::Relaxed))), move |buf| {
+                let v = numbers(buf)?;
+                let &first = v.first().ok_or(Errno::EINVAL)?;
+                if first < min as u64 || first > max as u64 {
+                    return Err(Errno::EINVAL);
+                }
+                value.store(first as u32, Ordering::Relaxed);
+                Ok(buf.len())
+            }))
+        });
+    }
+    SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
+}
