@@ -17,3 +17,13 @@ pub mod shm;
 pub fn now_secs() -> i64 {
     crate::clock::now().sec
 }
+
+/// A zeroed buffer of `len` bytes for a message or an argument array;
+/// ENOMEM rather than a kernel panic when the heap cannot have it (root
+/// may raise the limits that bound these lengths far past memory).
+pub fn buffer<T: Clone + Default>(len: usize) -> crate::error::Result<alloc::vec::Vec<T>> {
+    let mut v = alloc::vec::Vec::new();
+    v.try_reserve_exact(len).map_err(|_| crate::error::Errno::ENOMEM)?;
+    v.resize(len, T::default());
+    Ok(v)
+}

@@ -86,7 +86,7 @@ pub fn get(process: &Process, key: i32, nsems: i32, flags: u32) -> Result<i32> {
                 return Err(Errno::ENOSPC);
             }
             let perm = Perm::new(key, &process.creds.lock(), flags);
-            let set = Set { perm, sems: alloc::vec![Sem::default(); nsems as usize], otime: 0, ctime: super::now_secs(), waiting: Vec::new() };
+            let set = Set { perm, sems: super::buffer::<Sem>(nsems as usize)?, otime: 0, ctime: super::now_secs(), waiting: Vec::new() };
             sets.insert(set, SEM_MNI.load(Ordering::Relaxed))
         },
     )

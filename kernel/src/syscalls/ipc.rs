@@ -19,7 +19,7 @@ pub fn msgsnd(thread: &Thread, id: i32, msgp: usize, size: usize, flags: i32) ->
     if size > msg::MSG_MAX.load(core::sync::atomic::Ordering::Relaxed) as usize || (size as isize) < 0 || id < 0 || mtype < 1 {
         return Err(Errno::EINVAL);
     }
-    let mut text = alloc::vec![0u8; size];
+    let mut text = crate::ipc::buffer::<u8>(size)?;
     copy_from_user(&mut text, msgp.checked_add(8).ok_or(Errno::EFAULT)?)?;
     msg::send(&thread.process, id, mtype, text, flags as u32)?;
     Ok(0)
@@ -72,7 +72,7 @@ pub fn semtimedop(thread: &Thread, id: i32, sops: usize, nsops: usize, timeout: 
     if nsops > sem::SEM_OPM.load(core::sync::atomic::Ordering::Relaxed) as usize {
         return Err(Errno::E2BIG);
     }
-    let mut raw = alloc::vec![0u8; nsops * 6];
+    let mut raw = crate::ipc::buffer::<u8>(nsops.checked_mul(6).ok_or(Errno::ENOMEM)?)?;
     copy_from_user(&mut raw, sops)?;
     let ops: Vec<sem::SemBuf> = raw
         .chunks_exact(6)
@@ -123,7 +123,7 @@ pub fn semctl(thread: &Thread, id: i32, num: i32, cmd: i32, arg: usize) -> Resul
         }
         SETALL => {
             let n = sem::count_for_write(process, id)?;
-            let mut raw = alloc::vec![0u8; n * 2];
+            let mut raw = crate::ipc::buffer::<u8>(n.checked_mul(2).ok_or(Errno::ENOMEM)?)?;
             copy_from_user(&mut raw, arg)?;
             let values: Vec<u16> = raw.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
             sem::set_all(process, id, &values)?;

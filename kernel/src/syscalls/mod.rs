@@ -126,7 +126,7 @@ fn n_is(number: usize, n: u32) -> bool {
 /// they fail with EINTR, but after a signal with no handler (a stop and
 /// continue, an ignored signal) they wait again, as Linux's ERESTARTNOHAND.
 fn restarts_without_handler(number: usize) -> bool {
-    matches!(number as u32, nr::__NR_pause | nr::__NR_rt_sigsuspend)
+    matches!(number as u32, nr::__NR_pause | nr::__NR_rt_sigsuspend | nr::__NR_msgsnd | nr::__NR_msgrcv)
 }
 
 fn is_restartable(number: usize) -> bool {

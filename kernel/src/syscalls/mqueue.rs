@@ -71,7 +71,7 @@ pub fn mq_timedsend(thread: &Thread, fd: i32, msg: usize, len: usize, prio: u32,
     if len > queue.msgsize() {
         return Err(Errno::EMSGSIZE);
     }
-    let mut text = alloc::vec![0u8; len];
+    let mut text = crate::ipc::buffer::<u8>(len)?;
     copy_from_user(&mut text, msg)?;
     queue.send(&file, &thread.process, text, prio, deadline)?;
     Ok(0)
