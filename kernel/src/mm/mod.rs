@@ -181,6 +181,9 @@ pub struct Vma {
     /// Offset of `start` within the backing object, in pages (for split
     /// shared mappings).
     pub shared_page_base: usize,
+    /// mprotect may not add PROT_WRITE (Linux's VM_MAYWRITE clear: a
+    /// SHM_RDONLY attach).
+    pub write_denied: bool,
 }
 
 impl Vma {
@@ -310,6 +313,9 @@ impl Vm {
         while cursor < end {
             let vma = self.find(cursor).ok_or(Errno::ENOMEM)?;
             cursor = vma.end;
+        }
+        if prot.write && self.vmas.range(..end).rev().take_while(|(_, v)| v.end > start).any(|(_, v)| v.write_denied) {
+            return Err(Errno::EACCES);
         }
         self.split(start);
         self.split(end);
@@ -462,8 +468,8 @@ impl Vm {
         let pages = Arc::new(pages);
         let read = Prot { read: true, write: false, exec: false };
         let read_exec = Prot { read: true, write: false, exec: true };
-        self.map(Vma { start: VVAR_ADDR, end: vdso, prot: read, backing: Backing::Pages(pages.clone()), shared_page_base: 0 });
-        self.map(Vma { start: vdso, end: VVAR_ADDR + count * PAGE_SIZE, prot: read_exec, backing: Backing::Pages(pages), shared_page_base: 1 });
+        self.map(Vma { start: VVAR_ADDR, end: vdso, prot: read, backing: Backing::Pages(pages.clone()), shared_page_base: 0, write_denied: false });
+        self.map(Vma { start: vdso, end: VVAR_ADDR + count * PAGE_SIZE, prot: read_exec, backing: Backing::Pages(pages), shared_page_base: 1, write_denied: false });
         for va in (VVAR_ADDR..VVAR_ADDR + count * PAGE_SIZE).step_by(PAGE_SIZE) {
             if self.handle_fault(va, false, false) != FaultOutcome::Fixed {
                 return None;
@@ -578,7 +584,7 @@ impl Vm {
                 Some((s, end, prot, true)) if end == old_end && prot == rw && s >= self.brk_start => {
                     self.vmas.get_mut(&s).unwrap().end = new_end;
                 }
-                _ => self.map(Vma { start: old_end, end: new_end, prot: rw, backing: Backing::Anonymous, shared_page_base: 0 }),
+                _ => self.map(Vma { start: old_end, end: new_end, prot: rw, backing: Backing::Anonymous, shared_page_base: 0, write_denied: false }),
             }
         } else if new_end < old_end {
             self.unmap(new_end, old_end);

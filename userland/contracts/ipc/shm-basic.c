@@ -76,6 +76,8 @@ int main(void)
     out("read-only attach: %s", r == (void *)-1 ? errname(errno) : "ok");
     out("read: %s", try_read(r));
     out("write: %s", try_write(r, 'y'));
+    check("mprotect read-only attach writable", mprotect(r, 4096, PROT_READ | PROT_WRITE));
+    check("mprotect read-only attach read-only", mprotect(r, 4096, PROT_READ));
     char *w = shmat(id, 0, 0);
     w[0] = 'x';
     out("read-only sees writes: %s", yesno(r[0] == 'x'));
