@@ -67,7 +67,7 @@ fn segments() -> kevlar_platform::sync::SpinLockGuard<'static, Ids<Segment>> {
 }
 
 fn total_pages(segments: &Ids<Segment>) -> u64 {
-    segments.iter().map(|s| s.pages() as u64).sum()
+    segments.iter().fold(0u64, |total, s| total.saturating_add(s.pages() as u64))
 }
 
 /// shmget.
