@@ -63,6 +63,7 @@ pub const SHM_STAT_ANY: i32 = 15;
 /// Mode bits the kernel keeps in shm_perm.mode.
 pub const SHM_DEST: u32 = 0o1000;
 pub const SHM_LOCKED: u32 = 0o2000;
+pub const SHM_HUGETLB: u32 = 0o4000;
 pub const SHMMIN: u64 = 1;
 pub const SHMMNI: u32 = 4096;
 pub const SHMMAX: u64 = u64::MAX - (1 << 24);

@@ -88,6 +88,12 @@ pub fn get(process: &Process, key: i32, size: usize, flags: u32) -> Result<i32> 
             if total > SHM_ALL.load(Ordering::Relaxed) {
                 return Err(Errno::ENOSPC);
             }
+            // Huge pages come from a pool the administrator reserves
+            // (/proc/sys/vm/nr_hugepages); there is none, as on a Linux
+            // that reserved none: the reservation fails.
+            if flags & SHM_HUGETLB != 0 {
+                return Err(Errno::ENOMEM);
+            }
             let perm = Perm::new(key, &process.creds.lock(), flags);
             let segment = Segment {
                 perm,

@@ -88,6 +88,7 @@ int main(void)
     out("SHM_RND|SHM_REMAP: %s", rnd == area + 4096 ? "rounded down" : rnd == (void *)-1 ? errname(errno) : "elsewhere");
     out("remapped page shows the segment: %s", yesno(rnd != (void *)-1 && rnd[0] == 'x'));
     out("SHM_REMAP without address: %s", shmat(id, 0, SHM_REMAP) == (void *)-1 ? errname(errno) : "attached");
+    check("SHM_HUGETLB", shmget(IPC_PRIVATE, 4096, SHM_HUGETLB | 0600));
     out("bad id: %s", shmat(-1, 0, 0) == (void *)-1 ? errname(errno) : "attached");
     nattch("three attached");
 
