@@ -105,7 +105,11 @@ pub fn get(process: &Process, key: i32, size: usize, flags: u32) -> Result<i32> 
                 cpid: process.pid,
                 lpid: 0,
             };
-            segments.insert(segment, SHM_MNI.load(Ordering::Relaxed))
+            let id = segments.insert(segment, SHM_MNI.load(Ordering::Relaxed))?;
+            // Named for /proc/PID/maps now that the id is known (nothing
+            // maps the pages yet).
+            segments.get_mut(id)?.pages = Arc::new(SharedPages::sysv(key, id));
+            Ok(id)
         },
     )
 }

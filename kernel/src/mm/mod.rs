@@ -124,9 +124,17 @@ pub struct SharedPages {
     /// An inode number for /proc/PID/maps, which names shared anonymous
     /// memory as Linux's unlinked shmem file `/dev/zero (deleted)`.
     pub ino: u64,
+    /// For a System V shared memory segment: its key and id, which maps
+    /// shows as the name `/SYSV<key>` and the inode number.
+    pub sysv: Option<(i32, i32)>,
 }
 
 impl SharedPages {
+    /// The pages of System V shared memory segment `id` of `key`.
+    pub fn sysv(key: i32, id: i32) -> Self {
+        Self { sysv: Some((key, id)), ..Self::default() }
+    }
+
     /// How many of the pages exist (were touched).
     pub fn resident(&self) -> usize {
         self.pages.lock().len()
@@ -136,7 +144,7 @@ impl SharedPages {
 impl Default for SharedPages {
     fn default() -> Self {
         static NEXT_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
-        Self { pages: SpinLock::new(BTreeMap::new()), ino: NEXT_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed) }
+        Self { pages: SpinLock::new(BTreeMap::new()), ino: NEXT_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed), sysv: None }
     }
 }
 

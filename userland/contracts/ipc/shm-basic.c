@@ -37,6 +37,29 @@ int main(void)
     strcpy(a, "hello");
     out("seen through the other: %s", b);
     nattch("two attached");
+    /* /proc/self/maps names the attach /SYSV<key> with the id as inode. */
+    char maps[8192];
+    int mfd = open("/proc/self/maps", O_RDONLY);
+    ssize_t mn = read(mfd, maps, sizeof maps - 1);
+    close(mfd);
+    maps[mn > 0 ? mn : 0] = 0;
+    char want[32];
+    snprintf(want, sizeof want, "%lx-", (unsigned long)a);
+    char *ml = strstr(maps, want);
+    if (ml) {
+        char *end = strchr(ml, '\n');
+        if (end)
+            *end = 0;
+        unsigned long ino = 0;
+        char perms[8], name[64] = "";
+        sscanf(ml, "%*s %7s %*s %*s %lu %63[^\n]", perms, &ino, name);
+        char *n = name;
+        while (*n == ' ')
+            n++;
+        out("maps: %s ino is the id %s name %s", perms, yesno(ino == (unsigned long)id), n);
+    } else {
+        out("maps: no line");
+    }
     out("last page past the size: %s", try_read(a + 12287));
 
     pid_t pid = fork();
