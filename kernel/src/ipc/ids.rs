@@ -189,7 +189,8 @@ impl<T: Object> Ids<T> {
         if idx < 0 {
             return Err(Errno::EINVAL);
         }
-        self.objects.get(&(idx as u32 & (IDX_MAX - 1))).filter(|_| (idx as u32) < IDX_MAX).ok_or(Errno::EINVAL)
+        // Linux masks the index bits out of whatever it is given.
+        self.objects.get(&(idx as u32 & (IDX_MAX - 1))).ok_or(Errno::EINVAL)
     }
 
     pub fn remove(&mut self, id: i32) -> Option<T> {
