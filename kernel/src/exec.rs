@@ -107,6 +107,7 @@ fn map_segments(vm: &mut Vm, plan: &LoadPlan, file: &Arc<dyn Inode>, path: &[u8]
                 shared: false,
             },
             shared_page_base: 0,
+            write_denied: false,
         });
         top = top.max(end);
     }
@@ -231,6 +232,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
         prot: Prot { read: true, write: true, exec: plan.stack_executable },
         backing: Backing::Anonymous,
         shared_page_base: 0,
+        write_denied: false,
     });
 
     let vdso = vm.map_vdso();

@@ -13,6 +13,7 @@ mod error;
 mod exec;
 mod fault;
 mod fs;
+mod ipc;
 mod klog;
 mod ktest;
 mod mm;

@@ -125,6 +125,10 @@ pub trait FileOps: Send + Sync {
     fn as_pidfd(&self) -> Option<&super::pidfd::PidFd> {
         None
     }
+    /// The POSIX message queue, when the file is one.
+    fn as_mqueue(&self) -> Option<&crate::ipc::mqueue::MqFile> {
+        None
+    }
     /// Lines /proc/PID/fdinfo shows after the common ones for this kind
     /// of file.
     fn fdinfo(&self) -> Option<alloc::string::String> {

@@ -124,12 +124,27 @@ pub struct SharedPages {
     /// An inode number for /proc/PID/maps, which names shared anonymous
     /// memory as Linux's unlinked shmem file `/dev/zero (deleted)`.
     pub ino: u64,
+    /// For a System V shared memory segment: its key and id, which maps
+    /// shows as the name `/SYSV<key>` and the inode number.
+    pub sysv: Option<(i32, i32)>,
+}
+
+impl SharedPages {
+    /// The pages of System V shared memory segment `id` of `key`.
+    pub fn sysv(key: i32, id: i32) -> Self {
+        Self { sysv: Some((key, id)), ..Self::default() }
+    }
+
+    /// How many of the pages exist (were touched).
+    pub fn resident(&self) -> usize {
+        self.pages.lock().len()
+    }
 }
 
 impl Default for SharedPages {
     fn default() -> Self {
         static NEXT_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
-        Self { pages: SpinLock::new(BTreeMap::new()), ino: NEXT_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed) }
+        Self { pages: SpinLock::new(BTreeMap::new()), ino: NEXT_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed), sysv: None }
     }
 }
 
@@ -174,6 +189,9 @@ pub struct Vma {
     /// Offset of `start` within the backing object, in pages (for split
     /// shared mappings).
     pub shared_page_base: usize,
+    /// mprotect may not add PROT_WRITE (Linux's VM_MAYWRITE clear: a
+    /// SHM_RDONLY attach).
+    pub write_denied: bool,
 }
 
 impl Vma {
@@ -303,6 +321,9 @@ impl Vm {
         while cursor < end {
             let vma = self.find(cursor).ok_or(Errno::ENOMEM)?;
             cursor = vma.end;
+        }
+        if prot.write && self.vmas.range(..end).rev().take_while(|(_, v)| v.end > start).any(|(_, v)| v.write_denied) {
+            return Err(Errno::EACCES);
         }
         self.split(start);
         self.split(end);
@@ -455,8 +476,8 @@ impl Vm {
         let pages = Arc::new(pages);
         let read = Prot { read: true, write: false, exec: false };
         let read_exec = Prot { read: true, write: false, exec: true };
-        self.map(Vma { start: VVAR_ADDR, end: vdso, prot: read, backing: Backing::Pages(pages.clone()), shared_page_base: 0 });
-        self.map(Vma { start: vdso, end: VVAR_ADDR + count * PAGE_SIZE, prot: read_exec, backing: Backing::Pages(pages), shared_page_base: 1 });
+        self.map(Vma { start: VVAR_ADDR, end: vdso, prot: read, backing: Backing::Pages(pages.clone()), shared_page_base: 0, write_denied: false });
+        self.map(Vma { start: vdso, end: VVAR_ADDR + count * PAGE_SIZE, prot: read_exec, backing: Backing::Pages(pages), shared_page_base: 1, write_denied: false });
         for va in (VVAR_ADDR..VVAR_ADDR + count * PAGE_SIZE).step_by(PAGE_SIZE) {
             if self.handle_fault(va, false, false) != FaultOutcome::Fixed {
                 return None;
@@ -579,7 +600,7 @@ impl Vm {
                 Some((s, end, prot, true)) if end == old_end && prot == rw && s >= self.brk_start => {
                     self.vmas.get_mut(&s).unwrap().end = new_end;
                 }
-                _ => self.map(Vma { start: old_end, end: new_end, prot: rw, backing: Backing::Anonymous, shared_page_base: 0 }),
+                _ => self.map(Vma { start: old_end, end: new_end, prot: rw, backing: Backing::Anonymous, shared_page_base: 0, write_denied: false }),
             }
         } else if new_end < old_end {
             self.unmap(new_end, old_end);

@@ -1032,6 +1032,7 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
     }
     release_vfork(&process);
     crate::fs::locks::release_records(process.pid, None);
+    crate::ipc::sem::exit(process.pid);
     // Drop the resources now, not when the parent reaps: a zombie keeps
     // only its status. What it holds instead is shared by every zombie,
     // so exit needs no memory (an OOM victim's must not).

@@ -202,6 +202,12 @@ impl SigInfo {
         Self::new(signo, code).with(0, &band.to_le_bytes()).with(8, &fd.to_le_bytes())
     }
 
+    /// Queued by the kernel for a process (SI_MESGQ, SI_TIMER...): `_rt`
+    /// holds the pid and real uid of the cause and the sigval.
+    pub fn queued(signo: u32, code: i32, pid: Pid, uid: u32, value: u64) -> Self {
+        Self::from_process(signo, code, pid, uid).with(8, &value.to_le_bytes())
+    }
+
     /// A fault: `_sigfault` holds the address.
     pub fn fault(signo: u32, code: i32, addr: u64) -> Self {
         Self::new(signo, code).with(0, &addr.to_le_bytes())

@@ -145,7 +145,7 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
             vm.find_free(len).ok_or(Errno::ENOMEM)?
         }
     };
-    vm.map(Vma { start, end: start + len, prot, backing, shared_page_base: 0 });
+    vm.map(Vma { start, end: start + len, prot, backing, shared_page_base: 0, write_denied: false });
     Ok(start as isize)
 }
 

@@ -12,6 +12,8 @@ pub mod futex;
 pub use fs::AT_FDCWD;
 mod info;
 mod ioport;
+mod ipc;
+mod mqueue;
 mod itimer;
 pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
@@ -124,7 +126,7 @@ fn n_is(number: usize, n: u32) -> bool {
 /// they fail with EINTR, but after a signal with no handler (a stop and
 /// continue, an ignored signal) they wait again, as Linux's ERESTARTNOHAND.
 fn restarts_without_handler(number: usize) -> bool {
-    matches!(number as u32, nr::__NR_pause | nr::__NR_rt_sigsuspend)
+    matches!(number as u32, nr::__NR_pause | nr::__NR_rt_sigsuspend | nr::__NR_msgsnd | nr::__NR_msgrcv)
 }
 
 fn is_restartable(number: usize) -> bool {
@@ -132,7 +134,8 @@ fn is_restartable(number: usize) -> bool {
     matches!(n, nr::__NR_read | nr::__NR_write | nr::__NR_readv | nr::__NR_writev | nr::__NR_wait4 | nr::__NR_waitid
         | nr::__NR_open | nr::__NR_openat | nr::__NR_pread64 | nr::__NR_pwrite64 | nr::__NR_ioctl
         | nr::__NR_accept | nr::__NR_accept4 | nr::__NR_connect | nr::__NR_recvfrom | nr::__NR_recvmsg
-        | nr::__NR_sendto | nr::__NR_sendmsg | nr::__NR_sendmmsg | nr::__NR_recvmmsg)
+        | nr::__NR_sendto | nr::__NR_sendmsg | nr::__NR_sendmmsg | nr::__NR_recvmmsg
+        | nr::__NR_mq_timedsend | nr::__NR_mq_timedreceive)
 }
 
 // One call site (handle): inlined, so the hot path has no call, frame or
@@ -434,6 +437,27 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         // partial(ioperm): never grants port access (Linux's answers under lockdown: EPERM when turning ports on)
         nr::__NR_ioperm => ioport::ioperm(a.0[0], a.0[1], a.i32(2) != 0),
         nr::__NR_syslog => syslog::syslog(thread, a.i32(0), a.usize(1), a.i32(2)),
+
+        // System V IPC.
+        nr::__NR_msgget => ipc::msgget(thread, a.i32(0), a.i32(1)),
+        nr::__NR_msgsnd => ipc::msgsnd(thread, a.i32(0), a.usize(1), a.usize(2), a.i32(3)),
+        nr::__NR_msgrcv => ipc::msgrcv(thread, a.i32(0), a.usize(1), a.usize(2), a.0[3] as i64, a.i32(4)),
+        nr::__NR_msgctl => ipc::msgctl(thread, a.i32(0), a.i32(1), a.usize(2)),
+        nr::__NR_semget => ipc::semget(thread, a.i32(0), a.i32(1), a.i32(2)),
+        nr::__NR_semop => ipc::semtimedop(thread, a.i32(0), a.usize(1), a.usize(2), 0),
+        nr::__NR_semtimedop => ipc::semtimedop(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3)),
+        nr::__NR_semctl => ipc::semctl(thread, a.i32(0), a.i32(1), a.i32(2), a.usize(3)),
+        nr::__NR_shmget => ipc::shmget(thread, a.i32(0), a.usize(1), a.i32(2)),
+        nr::__NR_shmat => ipc::shmat(thread, a.i32(0), a.usize(1), a.i32(2)),
+        nr::__NR_shmdt => ipc::shmdt(thread, a.usize(0)),
+        nr::__NR_shmctl => ipc::shmctl(thread, a.i32(0), a.i32(1), a.usize(2)),
+        // partial(mq_notify): SIGEV_THREAD fails as without a netlink socket (no AF_NETLINK)
+        nr::__NR_mq_notify => mqueue::mq_notify(thread, a.i32(0), a.usize(1)),
+        nr::__NR_mq_open => mqueue::mq_open(thread, a.usize(0), a.u32(1), a.u32(2), a.usize(3)),
+        nr::__NR_mq_unlink => mqueue::mq_unlink(thread, a.usize(0)),
+        nr::__NR_mq_timedsend => mqueue::mq_timedsend(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
+        nr::__NR_mq_timedreceive => mqueue::mq_timedreceive(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4)),
+        nr::__NR_mq_getsetattr => mqueue::mq_getsetattr(thread, a.i32(0), a.usize(1), a.usize(2)),
 
         _ => {
             report_unknown(number);

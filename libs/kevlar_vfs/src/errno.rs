@@ -55,6 +55,8 @@ errnos! {
     EIO => "Input/output error",
     ENXIO => "No such device or address",
     E2BIG => "Argument list too long",
+    EIDRM => "Identifier removed",
+    ENOMSG => "No message of desired type",
     ENOEXEC => "Exec format error",
     EBADF => "Bad file descriptor",
     ECHILD => "No child processes",

@@ -8,6 +8,7 @@
 //! files from the kernel's counters. Inode numbers are derived from pids
 //! and fixed entry numbers, so the same name always has the same number.
 
+mod ipc;
 mod pid;
 mod system;
 
@@ -107,6 +108,7 @@ fn make_root() -> Arc<dyn Inode> {
     }
     let n = next();
     table.add(b"sys", FileType::Directory, n, move |dir| Ok(system::sys_dir(n, dir)));
+    table.add(b"sysvipc", FileType::Directory, ipc::SYSVIPC_INO, |dir| Ok(ipc::sysvipc_dir(ipc::SYSVIPC_INO, dir)));
     SynthDir::new(Attr::root(id, ROOT_INO, 0o555), Parent::None, Box::new(RootSource { table }))
 }
 

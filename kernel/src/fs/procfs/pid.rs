@@ -846,6 +846,8 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
         ino: u64,
         path: Option<Vec<u8>>,
         name: &'static str,
+        /// A name made for this mapping (a System V segment's).
+        label: Option<String>,
     }
     let lines: Vec<Line> = {
         let vm = p.vm.lock().clone();
@@ -854,7 +856,7 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
         let heap = (vm.brk_start, vm.brk.next_multiple_of(4096));
         vm.vmas()
             .map(|vma| {
-                let mut line = Line { start: vma.start, end: vma.end, prot: vma.prot, shared: false, offset: 0, dev: 0, ino: 0, path: None, name: "" };
+                let mut line = Line { start: vma.start, end: vma.end, prot: vma.prot, shared: false, offset: 0, dev: 0, ino: 0, path: None, name: "", label: None };
                 match &vma.backing {
                     crate::mm::Backing::File { file, offset, shared, .. } => {
                         let (dev, ino, path) = file.identity();
@@ -872,6 +874,10 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
                         line.shared = true;
                         line.name = "/dev/zero (deleted)";
                         (line.dev, line.ino) = (1, pages.ino);
+                        if let Some((key, id)) = pages.sysv {
+                            line.label = Some(format!("/SYSV{:08x} (deleted)", key));
+                            line.ino = id as u64;
+                        }
                     }
                     crate::mm::Backing::Anonymous => {
                         if stack_at.is_some_and(|sp| vma.start <= sp && sp < vma.end) {
@@ -897,7 +903,7 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
                     name
                 }
             },
-            None => line.name.as_bytes().to_vec(),
+            None => line.label.as_deref().unwrap_or(line.name).as_bytes().to_vec(),
         };
         let dev = line.dev;
         let (major, minor) = ((dev >> 8) & 0xfff, (dev & 0xff) | ((dev >> 12) & 0xfff00));

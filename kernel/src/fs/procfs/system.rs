@@ -354,6 +354,7 @@ pub(super) fn sys_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     // /proc/sys/kernel's entries take the numbers after it; vm's follow.
     let vm_ino = ino + 32;
     table.add(b"vm", FileType::Directory, vm_ino, move |dir| Ok(sys_vm_dir(vm_ino, dir)));
+    table.add(b"fs", FileType::Directory, super::ipc::SYS_FS_INO, |dir| Ok(super::ipc::sys_fs_dir(super::ipc::SYS_FS_INO, dir)));
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
@@ -426,5 +427,7 @@ fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
             },
         ))
     });
+    // msgmax, msgmnb, msgmni, shmall, shmmax, shmmni, sem.
+    super::ipc::add_kernel_limits(&mut table, ino + 20);
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }

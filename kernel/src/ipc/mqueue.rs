@@ -1,0 +1,409 @@
+//! POSIX message queues: named queues (one flat namespace, as the mqueue
+//! file system's root), open through file descriptors; messages come out
+//! highest priority first, in order within a priority. mq_notify
+//! registers one process for a signal (or nothing) when a message arrives
+//! on an empty queue that no receiver waits on.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+
+use kevlar_platform::sync::SpinLock;
+use linux_raw_sys::general as abi;
+
+use crate::error::{Errno, Result};
+use crate::fs::file::{FileOps, OpenFile, PollEvents, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM};
+use crate::process::signal::SigInfo;
+use crate::process::wait_queue::WaitQueue;
+use crate::process::Process;
+
+/// /proc/sys/fs/mqueue: msg_default, msg_max, msgsize_default,
+/// msgsize_max, queues_max.
+pub static MSG_DEFAULT: AtomicU32 = AtomicU32::new(10);
+pub static MSG_MAX: AtomicU32 = AtomicU32::new(10);
+pub static MSGSIZE_DEFAULT: AtomicU32 = AtomicU32::new(8192);
+pub static MSGSIZE_MAX: AtomicU32 = AtomicU32::new(8192);
+pub static QUEUES_MAX: AtomicU32 = AtomicU32::new(256);
+/// HARD_MSGMAX and HARD_MSGSIZEMAX: the ceilings for CAP_SYS_RESOURCE
+/// (and for the sysctls).
+pub const HARD_MSGMAX: u32 = 65536;
+pub const HARD_MSGSIZEMAX: u32 = 16 * 1024 * 1024;
+/// MQ_PRIO_MAX.
+pub const PRIO_MAX: u32 = 32768;
+/// What Linux charges a queue's creator under RLIMIT_MSGQUEUE besides the
+/// message bytes: a `struct msg_msg` per message and a tree node per
+/// priority that may be in use.
+const MSG_HEADER: u64 = 48;
+const TREE_NODE: u64 = 48;
+
+/// Queues in existence (named or only open).
+static QUEUES: AtomicUsize = AtomicUsize::new(0);
+/// Bytes charged per real uid.
+static CHARGED: SpinLock<BTreeMap<u32, u64>> = SpinLock::new(BTreeMap::new());
+
+struct Notify {
+    pid: i32,
+    /// SIGEV_NONE or SIGEV_SIGNAL.
+    how: u32,
+    signo: u32,
+    value: u64,
+}
+
+struct State {
+    /// Messages, each with its priority, highest priority first.
+    messages: Vec<(u32, Vec<u8>)>,
+    bytes: usize,
+    notify: Option<Notify>,
+    /// Receivers asleep (a notification is only sent when there are none).
+    receivers: usize,
+}
+
+/// A message queue.
+pub struct Queue {
+    uid: u32,
+    gid: u32,
+    mode: u32,
+    maxmsg: usize,
+    msgsize: usize,
+    charged: (u32, u64),
+    state: SpinLock<State>,
+    waiters: WaitQueue,
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        QUEUES.fetch_sub(1, Ordering::Relaxed);
+        let mut charged = CHARGED.lock();
+        if let Some(c) = charged.get_mut(&self.charged.0) {
+            *c = c.saturating_sub(self.charged.1);
+        }
+    }
+}
+
+static NAMES: SpinLock<BTreeMap<Vec<u8>, Arc<Queue>>> = SpinLock::new(BTreeMap::new());
+
+/// The file an mq_open descriptor refers to.
+pub struct MqFile(Arc<Queue>);
+
+/// The attributes mq_open may be given and mq_getsetattr reports.
+#[derive(Clone, Copy)]
+pub struct Attr {
+    pub flags: i64,
+    pub maxmsg: i64,
+    pub msgsize: i64,
+    pub curmsgs: i64,
+}
+
+/// Checks a queue name as the mqueue root's lookup does.
+fn check_name(name: &[u8]) -> Result<()> {
+    if name.is_empty() {
+        return Err(Errno::ENOENT);
+    }
+    if name == b"." || name == b".." || name.contains(&b'/') {
+        return Err(Errno::EACCES);
+    }
+    if name.len() > 255 {
+        return Err(Errno::ENAMETOOLONG);
+    }
+    Ok(())
+}
+
+fn may_access(process: &Process, q: &Queue, want: u32) -> Result<()> {
+    let creds = process.creds.lock();
+    if creds.has_cap(abi::CAP_DAC_OVERRIDE) {
+        return Ok(());
+    }
+    let bits = if creds.fsuid == q.uid {
+        q.mode >> 6
+    } else if creds.fsgid == q.gid || creds.groups.contains(&q.gid) {
+        q.mode >> 3
+    } else {
+        q.mode
+    };
+    if want & !bits & 7 != 0 {
+        return Err(Errno::EACCES);
+    }
+    Ok(())
+}
+
+/// mq_open: returns the queue to open with `flags` (the caller makes the
+/// file and the descriptor).
+pub fn open(process: &Process, name: &[u8], flags: u32, mode: u32, attr: Option<Attr>) -> Result<MqFile> {
+    check_name(name)?;
+    let mut names = NAMES.lock();
+    if let Some(q) = names.get(name) {
+        if flags & (abi::O_CREAT | abi::O_EXCL) == abi::O_CREAT | abi::O_EXCL {
+            return Err(Errno::EEXIST);
+        }
+        let want = match flags & abi::O_ACCMODE {
+            abi::O_RDONLY => 4,
+            abi::O_WRONLY => 2,
+            abi::O_RDWR => 6,
+            _ => return Err(Errno::EINVAL),
+        };
+        may_access(process, q, want)?;
+        return Ok(MqFile(q.clone()));
+    }
+    if flags & abi::O_CREAT == 0 {
+        return Err(Errno::ENOENT);
+    }
+    let resource = crate::process::access::capable(process, abi::CAP_SYS_RESOURCE);
+    let (maxmsg, msgsize) = match attr {
+        None => (MSG_DEFAULT.load(Ordering::Relaxed) as i64, MSGSIZE_DEFAULT.load(Ordering::Relaxed) as i64),
+        Some(a) => {
+            if a.maxmsg <= 0 || a.msgsize <= 0 {
+                return Err(Errno::EINVAL);
+            }
+            let (max, size_max) = if resource {
+                (HARD_MSGMAX as i64, HARD_MSGSIZEMAX as i64)
+            } else {
+                (MSG_MAX.load(Ordering::Relaxed) as i64, MSGSIZE_MAX.load(Ordering::Relaxed) as i64)
+            };
+            if a.maxmsg > max || a.msgsize > size_max {
+                return Err(Errno::EINVAL);
+            }
+            (a.maxmsg, a.msgsize)
+        }
+    };
+    if QUEUES.load(Ordering::Relaxed) >= QUEUES_MAX.load(Ordering::Relaxed) as usize && !resource {
+        return Err(Errno::ENOSPC);
+    }
+    let (maxmsg, msgsize) = (maxmsg as u64, msgsize as u64);
+    let cost = maxmsg * MSG_HEADER + maxmsg.min(PRIO_MAX as u64) * TREE_NODE + maxmsg * msgsize;
+    let (uid, fsuid, fsgid, umask) = {
+        let creds = process.creds.lock();
+        (creds.uid, creds.fsuid, creds.fsgid, process.fs.lock().umask)
+    };
+    {
+        let limit = process.limits.lock()[abi::RLIMIT_MSGQUEUE as usize][0];
+        let mut charged = CHARGED.lock();
+        let used = charged.entry(uid).or_insert(0);
+        if used.checked_add(cost).is_none_or(|total| total > limit) {
+            return Err(Errno::EMFILE);
+        }
+        *used += cost;
+    }
+    QUEUES.fetch_add(1, Ordering::Relaxed);
+    let queue = Arc::new(Queue {
+        uid: fsuid,
+        gid: fsgid,
+        mode: mode & 0o777 & !umask,
+        maxmsg: maxmsg as usize,
+        msgsize: msgsize as usize,
+        charged: (uid, cost),
+        state: SpinLock::new(State { messages: Vec::new(), bytes: 0, notify: None, receivers: 0 }),
+        waiters: WaitQueue::new(),
+    });
+    names.insert(name.to_vec(), queue.clone());
+    Ok(MqFile(queue))
+}
+
+/// mq_unlink: the name goes; open descriptors keep the queue.
+pub fn unlink(process: &Process, name: &[u8]) -> Result<()> {
+    check_name(name)?;
+    let mut names = NAMES.lock();
+    let q = names.get(name).ok_or(Errno::ENOENT)?;
+    // The root directory is sticky and root's: others' queues need
+    // CAP_FOWNER.
+    let creds = process.creds.lock();
+    if creds.fsuid != q.uid && creds.fsuid != 0 && !creds.has_cap(abi::CAP_FOWNER) {
+        return Err(Errno::EPERM);
+    }
+    drop(creds);
+    names.remove(name);
+    Ok(())
+}
+
+/// The queue behind `file`, if it is one.
+pub fn queue_of(file: &OpenFile) -> Result<&MqFile> {
+    file.ops.as_mqueue().ok_or(Errno::EBADF)
+}
+
+impl MqFile {
+    /// mq_timedsend (message already read from user memory); `deadline`
+    /// is CLOCK_REALTIME ns.
+    pub fn send(&self, file: &OpenFile, sender: &Process, text: Vec<u8>, prio: u32, deadline: Option<u64>) -> Result<()> {
+        let q = &self.0;
+        let mut text = Some(text);
+        let thread = crate::process::scheduler::current().expect("mq_timedsend outside a thread");
+        if let Some(d) = deadline {
+            crate::timer::arm(realtime_to_monotonic(d), thread.clone());
+        }
+        let result = q.waiters.wait_until(|| {
+            let mut state = q.state.lock();
+            if state.messages.len() >= q.maxmsg {
+                if file.nonblocking() {
+                    return Err(Errno::EAGAIN);
+                }
+                if deadline.is_some_and(|d| kevlar_platform::time::realtime_ns() >= d) {
+                    return Err(Errno::ETIMEDOUT);
+                }
+                return Ok(None);
+            }
+            let text = text.take().unwrap();
+            state.bytes += text.len();
+            let at = state.messages.iter().position(|(p, _)| *p < prio).unwrap_or(state.messages.len());
+            state.messages.insert(at, (prio, text));
+            let notify = if state.messages.len() == 1 && state.receivers == 0 { state.notify.take() } else { None };
+            Ok(Some(notify))
+        });
+        if deadline.is_some() {
+            crate::timer::disarm(&thread);
+        }
+        let notify = result?;
+        q.waiters.wake_all();
+        crate::fs::file::notify_pollers();
+        if let Some(n) = notify {
+            if n.how == abi::SIGEV_SIGNAL && n.signo != 0 {
+                if let Some(target) = crate::process::find_process(n.pid) {
+                    let uid = sender.creds.lock().uid;
+                    let info = SigInfo::queued(n.signo, abi::SI_MESGQ, sender.pid, uid, n.value);
+                    let _ = crate::process::signal::send_signal_info(&target, info);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// mq_timedreceive: the message and its priority.
+    pub fn receive(&self, file: &OpenFile, deadline: Option<u64>) -> Result<(Vec<u8>, u32)> {
+        let q = &self.0;
+        let thread = crate::process::scheduler::current().expect("mq_timedreceive outside a thread");
+        if let Some(d) = deadline {
+            crate::timer::arm(realtime_to_monotonic(d), thread.clone());
+        }
+        let mut counted = false;
+        let result = q.waiters.wait_until(|| {
+            let mut state = q.state.lock();
+            if state.messages.is_empty() {
+                if file.nonblocking() {
+                    return Err(Errno::EAGAIN);
+                }
+                if deadline.is_some_and(|d| kevlar_platform::time::realtime_ns() >= d) {
+                    return Err(Errno::ETIMEDOUT);
+                }
+                if !counted {
+                    state.receivers += 1;
+                    counted = true;
+                }
+                return Ok(None);
+            }
+            let (prio, text) = state.messages.remove(0);
+            state.bytes -= text.len();
+            Ok(Some((text, prio)))
+        });
+        if counted {
+            q.state.lock().receivers -= 1;
+        }
+        if deadline.is_some() {
+            crate::timer::disarm(&thread);
+        }
+        let message = result?;
+        q.waiters.wake_all();
+        crate::fs::file::notify_pollers();
+        Ok(message)
+    }
+
+    /// The largest message the queue takes.
+    pub fn msgsize(&self) -> usize {
+        self.0.msgsize
+    }
+
+    /// mq_getsetattr's report (mq_flags is the caller's).
+    pub fn attr(&self) -> Attr {
+        Attr { flags: 0, maxmsg: self.0.maxmsg as i64, msgsize: self.0.msgsize as i64, curmsgs: self.0.state.lock().messages.len() as i64 }
+    }
+
+    /// mq_notify: `how` is None to unregister, else (SIGEV_NONE or
+    /// SIGEV_SIGNAL, signal, value).
+    pub fn notify(&self, process: &Process, how: Option<(u32, u32, u64)>) -> Result<()> {
+        let mut state = self.0.state.lock();
+        match how {
+            None => {
+                if state.notify.as_ref().is_some_and(|n| n.pid == process.pid) {
+                    state.notify = None;
+                }
+                Ok(())
+            }
+            Some(_) if state.notify.is_some() => Err(Errno::EBUSY),
+            Some((how, signo, value)) => {
+                state.notify = Some(Notify { pid: process.pid, how, signo, value });
+                Ok(())
+            }
+        }
+    }
+
+    /// Drops the caller's registration when it closes a descriptor of the
+    /// queue (Linux's flush).
+    pub fn closed_by(&self, pid: i32) {
+        let mut state = self.0.state.lock();
+        if state.notify.as_ref().is_some_and(|n| n.pid == pid) {
+            state.notify = None;
+        }
+    }
+}
+
+fn realtime_to_monotonic(deadline: u64) -> u64 {
+    let now_real = kevlar_platform::time::realtime_ns();
+    let now_mono = kevlar_platform::time::monotonic_ns();
+    now_mono.saturating_add(deadline.saturating_sub(now_real))
+}
+
+impl FileOps for MqFile {
+    fn stat(&self) -> Result<kevlar_vfs::Stat> {
+        Ok(crate::fs::anon::anon_stat())
+    }
+
+    fn is_seekable(&self) -> bool {
+        false
+    }
+
+    fn is_pollable(&self) -> bool {
+        true
+    }
+
+    /// The queue's state as Linux's mqueue file shows it.
+    fn read(&self, _file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let text = {
+            let state = self.0.state.lock();
+            let (how, signo, pid) = match &state.notify {
+                Some(n) => (n.how, if n.how == abi::SIGEV_SIGNAL { n.signo } else { 0 }, n.pid),
+                None => (0, 0, 0),
+            };
+            format!("QSIZE:{:<10} NOTIFY:{:<5} SIGNO:{:<5} NOTIFY_PID:{:<6}\n", state.bytes, how, signo, pid)
+        };
+        let bytes = text.as_bytes();
+        let start = (offset as usize).min(bytes.len());
+        let n = buf.len().min(bytes.len() - start);
+        buf[..n].copy_from_slice(&bytes[start..start + n]);
+        Ok(n)
+    }
+
+    fn write(&self, _file: &OpenFile, _offset: u64, _buf: &[u8]) -> Result<usize> {
+        Err(Errno::EINVAL)
+    }
+
+    fn poll(&self) -> PollEvents {
+        let state = self.0.state.lock();
+        let mut events = 0;
+        if !state.messages.is_empty() {
+            events |= POLLIN | POLLRDNORM;
+        }
+        if state.messages.len() < self.0.maxmsg {
+            events |= POLLOUT | POLLWRNORM;
+        }
+        events
+    }
+
+    fn release(&self, _file: &OpenFile) {
+        if let Some(thread) = crate::process::current() {
+            self.closed_by(thread.process.pid);
+        }
+    }
+
+    fn as_mqueue(&self) -> Option<&MqFile> {
+        Some(self)
+    }
+}
