@@ -270,7 +270,8 @@ impl FileOps for InodeFile {
 
     fn write(&self, _file: &OpenFile, offset: u64, buf: &[u8]) -> Result<usize> {
         let len = if self.inode.file_type() == FileType::Regular {
-            clamp_to_file_size_limit(offset, buf.len())?
+            let len = super::memfd::check_write(&*self.inode, offset, buf.len())?;
+            clamp_to_file_size_limit(offset, len)?
         } else {
             buf.len()
         };

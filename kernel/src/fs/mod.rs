@@ -11,6 +11,7 @@ pub mod fdtable;
 pub mod file;
 pub mod initramfs;
 pub mod locks;
+pub mod memfd;
 pub mod mount;
 pub mod pages;
 pub mod pidfd;
@@ -381,6 +382,7 @@ pub fn dir_path(fs: &FsContext, dir: Arc<dyn Inode>) -> Result<Vec<u8>> {
 /// as on Linux instead of reaching the dropped data.
 pub fn truncate_file(node: &Arc<dyn Inode>, len: u64) -> Result<()> {
     let old = node.stat()?.size;
+    memfd::check_resize(&**node, old, len)?;
     node.truncate(len)?;
     if len < old {
         crate::mm::file_shrunk((node.fs_id(), node.ino()), len);

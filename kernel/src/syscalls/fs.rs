@@ -519,6 +519,14 @@ pub fn fcntl(thread: &Thread, fd: i32, cmd: u32, arg: usize) -> Result<isize> {
             f.update_async_state(|s| s.signal = arg as u32);
             Ok(0)
         }
+        abi::F_ADD_SEALS => {
+            drop(table);
+            crate::fs::memfd::add_seals(&f, arg as u64)
+        }
+        abi::F_GET_SEALS => {
+            drop(table);
+            crate::fs::memfd::get_seals(&f)
+        }
         abi::F_GETPIPE_SZ | abi::F_SETPIPE_SZ => {
             drop(table);
             let ops = f.ops.clone();

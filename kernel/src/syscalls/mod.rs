@@ -15,6 +15,7 @@ mod ioport;
 mod itimer;
 pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
+mod memfd;
 mod mount;
 pub mod names;
 mod poll;
@@ -417,6 +418,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_sethostname => info::set_name(thread, false, a.usize(0), a.usize(1)),
         nr::__NR_setdomainname => info::set_name(thread, true, a.usize(0), a.usize(1)),
         nr::__NR_syncfs => fs::fsync(thread, a.i32(0)),
+        nr::__NR_memfd_create => memfd::memfd_create(thread, a.usize(0), a.u32(1)),
         nr::__NR_sendfile => fs::sendfile(thread, a.i32(0), a.i32(1), a.usize(2), a.usize(3)),
         nr::__NR_sync_file_range => fs::sync_file_range(thread, a.i32(0), a.0[1] as i64, a.0[2] as i64, a.u32(3)),
         nr::__NR_flock => fs::flock(thread, a.i32(0), a.u32(1)),
