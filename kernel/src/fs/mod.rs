@@ -18,6 +18,7 @@ pub mod pidfd;
 pub mod pipe;
 pub mod procfs;
 pub mod signalfd;
+pub mod splice;
 pub mod synth;
 pub mod sysfs;
 pub mod timerfd;

@@ -172,7 +172,7 @@ pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> 
     Ok(done as isize)
 }
 
-fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
+pub(super) fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
     if count > 1024 {
         return Err(Errno::EINVAL);
     }
@@ -1254,6 +1254,15 @@ pub fn sendfile(thread: &Thread, out_fd: i32, in_fd: i32, offset_ptr: usize, cou
         return Err(Errno::EBADF);
     }
     if output.flags() & abi::O_APPEND != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // Linux 6.1 splices: into a pipe from a file with splice_read, else
+    // only from a regular file or block device (EINVAL).
+    let pair_ok = match crate::fs::splice::pipe_of(&output) {
+        Some(_) => crate::fs::splice::can_splice_read(&input),
+        None => crate::fs::splice::can_send_directly(&input),
+    };
+    if !pair_ok {
         return Err(Errno::EINVAL);
     }
     let mut buf = vec![0u8; count.min(CHUNK)];
