@@ -12,6 +12,7 @@ pub mod file;
 pub mod initramfs;
 pub mod locks;
 pub mod memfd;
+pub mod notify;
 pub mod mount;
 pub mod pages;
 pub mod pidfd;
@@ -146,7 +147,9 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
             }
             kevlar_vfs::check_access(&dir.stat()?, cred, kevlar_vfs::Access::WRITE | kevlar_vfs::Access::EXEC)?;
             mount::check_writable(&*dir)?;
-            dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0)?
+            let node = dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0)?;
+            notify::created(&*dir, &name, false);
+            node
         }
     };
     if let Some(target) = node.as_any().downcast_ref::<procfs::FdTarget>() {
@@ -195,6 +198,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular {
         kevlar_vfs::check_access(&stat, cred, kevlar_vfs::Access::WRITE)?;
         truncate_file(&node, 0)?;
+        notify::truncated(&*node);
     }
     // The access stays with the open file only if it was opened for writing.
     let write_access = if accmode == abi::O_WRONLY || accmode == abi::O_RDWR { write_access } else { None };
@@ -222,10 +226,12 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         FileType::Socket => return Err(Errno::ENXIO),
         _ => match synth::as_synth_file(&node) {
             Some(generated) => generated.open(want.contains(kevlar_vfs::Access::WRITE))?,
-            None => InodeFile::new(node),
+            None => InodeFile::new(node.clone()),
         },
     };
-    Ok(OpenFile::with_write_access(ops, flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC), abs, write_access))
+    let file = OpenFile::with_write_access(ops, flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC), abs, write_access);
+    notify::opened(&file, &*node);
+    Ok(file)
 }
 
 /// FIFOs: the pipe behind each FIFO inode, created on first open.

@@ -835,6 +835,7 @@ pub fn mkdirat(thread: &Thread, dirfd: i32, path: usize, mode: u32) -> Result<is
         perms |= abi::S_ISGID;
     }
     parent.dir.create(name, FileType::Directory, perms, cred.uid, cred.gid, 0)?;
+    crate::fs::notify::created(&*parent.dir, name, true);
     Ok(0)
 }
 
@@ -859,6 +860,7 @@ pub fn mknodat(thread: &Thread, dirfd: i32, path: usize, mode: u32, dev: u64) ->
     }
     let umask = thread.process.fs.lock().umask;
     parent.dir.create(name, ty, mode & 0o7777 & !umask, cred.uid, cred.gid, dev)?;
+    crate::fs::notify::created(&*parent.dir, name, false);
     Ok(0)
 }
 
@@ -871,12 +873,16 @@ pub fn unlinkat(thread: &Thread, dirfd: i32, path: usize, flags: u32) -> Result<
         let name = parent.name_for_rmdir()?;
         check_dir_write(&parent.dir, &cred)?;
         check_sticky(&parent.dir, name, &cred)?;
+        let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.rmdir(name)?;
+        crate::fs::notify::removed(&*parent.dir, name, victim);
     } else {
         let name = parent.name_for_unlink()?;
         check_dir_write(&parent.dir, &cred)?;
         check_sticky(&parent.dir, name, &cred)?;
+        let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.unlink(name)?;
+        crate::fs::notify::removed(&*parent.dir, name, victim);
     }
     Ok(0)
 }
@@ -907,7 +913,10 @@ pub fn renameat2(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, 
     if old.dir.fs_id() != new.dir.fs_id() {
         return Err(Errno::EXDEV);
     }
+    let moving = crate::fs::notify::victim(&*old.dir, old_name);
+    let replaced = crate::fs::notify::victim(&*new.dir, new_name);
     old.dir.rename(old_name, &new.dir, new_name, flags)?;
+    crate::fs::notify::moved(&*old.dir, old_name, &*new.dir, new_name, moving, replaced);
     Ok(0)
 }
 
@@ -930,6 +939,7 @@ pub fn linkat(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, new
         return Err(Errno::EXDEV);
     }
     new.dir.link(name, &target)?;
+    crate::fs::notify::linked(&*new.dir, name, &*target);
     Ok(0)
 }
 
@@ -942,6 +952,7 @@ pub fn symlinkat(thread: &Thread, target: usize, newdirfd: i32, linkpath: usize)
     let name = parent.name_for_create()?;
     check_dir_write(&parent.dir, &cred)?;
     parent.dir.symlink(name, &target, cred.uid, cred.gid)?;
+    crate::fs::notify::created(&*parent.dir, name, false);
     Ok(0)
 }
 
@@ -1009,6 +1020,7 @@ fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr:
         }
     }
     node.set_attr(&attr)?;
+    crate::fs::notify::attributes_changed(&**node);
     Ok(())
 }
 
@@ -1074,6 +1086,7 @@ pub fn truncate(thread: &Thread, path: usize, len: i64) -> Result<isize> {
     let _access = crate::fs::writecount::get_write_access(&node)?;
     crate::fs::file::check_truncate_size_limit(stat.size, len as u64)?;
     crate::fs::truncate_file(&node, len as u64)?;
+    crate::fs::notify::truncated(&*node);
     Ok(0)
 }
 
@@ -1088,6 +1101,7 @@ pub fn ftruncate(thread: &Thread, fd: i32, len: i64) -> Result<isize> {
     }
     crate::fs::file::check_truncate_size_limit(node.stat()?.size, len as u64)?;
     crate::fs::truncate_file(&node, len as u64)?;
+    crate::fs::notify::truncated(&*node);
     Ok(0)
 }
 
@@ -1134,6 +1148,7 @@ pub fn utimensat(thread: &Thread, dirfd: i32, path: usize, times: usize, flags: 
         kevlar_vfs::check_access(&st, &cred, Access::WRITE)?;
     }
     node.set_attr(&SetAttr { atime, mtime, ..SetAttr::default() })?;
+    crate::fs::notify::attributes_changed(&*node);
     Ok(0)
 }
 
