@@ -131,6 +131,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     if flags & abi::O_DIRECTORY != 0 {
         walk_flags = walk_flags | WalkFlags::DIRECTORY;
     }
+    let mut created = false;
     let node = match fs.lookup_open(cred, start, path, walk_flags)? {
         OpenLookup::Found(node) => {
             if flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0 {
@@ -149,6 +150,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
             mount::check_writable(&*dir)?;
             let node = dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0)?;
             notify::created(&*dir, &name, false);
+            created = true;
             node
         }
     };
@@ -195,7 +197,8 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     };
     // O_TRUNC truncates even with O_RDONLY (unspecified by POSIX; Linux
     // does), provided the caller may write.
-    if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular {
+    // A file this open created is not truncated (Linux drops O_TRUNC).
+    if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular && !created {
         kevlar_vfs::check_access(&stat, cred, kevlar_vfs::Access::WRITE)?;
         truncate_file(&node, 0)?;
         notify::truncated(&*node);

@@ -105,6 +105,11 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
+    if len == 0 && f.ops.as_inotify().is_some() {
+        // inotify looks at its queue even for an empty buffer (EAGAIN,
+        // EINVAL for a queued event, or a wait).
+        return Ok(f.read(&mut [])? as isize);
+    }
     // Files and devices fill the whole request (a 1 MiB read of /dev/zero
     // returns 1 MiB); pipes and terminals return what is there.
     let fill = f.ops.is_seekable() || f.ops.fixed_position();

@@ -9,7 +9,7 @@ use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::general as abi;
 
 use crate::error::{Errno, Result};
-use crate::fs::file::{FileOps, OpenFile, PollEvents, POLLIN, POLLRDNORM};
+use crate::fs::file::{FileOps, OpenFile, PollEvents, POLLIN};
 use crate::process::wait_queue::WaitQueue;
 
 /// Bytes of `struct inotify_event` before the name.
@@ -127,7 +127,24 @@ impl Inotify {
 }
 
 impl FileOps for Inotify {
-    crate::fs::anon::anon_inode_ops!();
+    // An anonymous inode like the event files, but a read returns what is
+    // queued and never loops for more (not a "fixed position" file that
+    // fills the buffer); lseek is Linux's noop_llseek.
+    fn stat(&self) -> Result<kevlar_vfs::Stat> {
+        Ok(crate::fs::anon::anon_stat())
+    }
+
+    fn is_seekable(&self) -> bool {
+        false
+    }
+
+    fn seek(&self, _file: &OpenFile, _offset: i64, _whence: u32) -> Option<Result<u64>> {
+        Some(Ok(0))
+    }
+
+    fn is_pollable(&self) -> bool {
+        true
+    }
 
     fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
         let out = self.waiters.wait_until(|| {
@@ -161,7 +178,8 @@ impl FileOps for Inotify {
     }
 
     fn poll(&self) -> PollEvents {
-        if self.state.lock().queue.is_empty() { 0 } else { POLLIN | POLLRDNORM }
+        // Linux's inotify_poll reports EPOLLIN alone.
+        if self.state.lock().queue.is_empty() { 0 } else { POLLIN }
     }
 
     fn poll_counts(&self) -> (u64, u64) {

@@ -309,11 +309,16 @@ fn gone(node: &dyn Inode) {
 }
 
 /// Whether some open file (in any fd table) still refers to `node`.
+/// Files are released with their table locked (close_range, exec's
+/// close-on-exec), so a table that is busy is passed over rather than
+/// waited for: this CPU may be the one holding it.
 fn still_open(node: &dyn Inode) -> bool {
     let id = id_of(node);
     for process in crate::process::all_processes() {
-        let files = process.files.lock().clone();
-        let table = files.lock();
+        let Some(outer) = process.files.try_lock() else { continue };
+        let files = outer.clone();
+        drop(outer);
+        let Some(table) = files.try_lock() else { continue };
         if table.iter().any(|(_, f, _)| f.ops.inode().is_some_and(|i| id_of(&*i) == id)) {
             return true;
         }
@@ -321,10 +326,10 @@ fn still_open(node: &dyn Inode) -> bool {
     false
 }
 
-/// After `node` lost a link: gone if that was its last and nothing has it
-/// open.
+/// After `node` lost a link: gone if that was its last (a removed
+/// directory has none) and nothing has it open.
 fn maybe_gone(node: &dyn Inode) {
-    if WATCHED.lock().contains_key(&id_of(node)) && nlink(node) == 0 && !still_open(node) {
+    if WATCHED.lock().contains_key(&id_of(node)) && (is_dir(node) || nlink(node) == 0) && !still_open(node) {
         gone(node);
     }
 }
@@ -359,7 +364,9 @@ pub fn closed(file: &OpenFile, node: &dyn Inode) {
     }
     let mask = if file.writable() { abi::IN_CLOSE_WRITE } else { abi::IN_CLOSE_NOWRITE };
     inode_event(node, mask, Some(&file.path));
-    maybe_gone(node);
+    if nlink(node) == 0 {
+        maybe_gone(node);
+    }
 }
 
 /// A file's size was changed by truncate, ftruncate or O_TRUNC.
