@@ -292,20 +292,44 @@ fn inode_event(node: &dyn Inode, mask: u32, path: Option<&[u8]>) {
 fn gone(node: &dyn Inode) {
     let id = id_of(node);
     deliver(id, abi::IN_DELETE_SELF, 0, b"", false);
-    let groups: Vec<(Arc<Inotify>, i32)> = {
-        let mut watched = WATCHED.lock();
-        let groups: Vec<_> = match watched.get(&id) {
-            Some(entry) => entry.watches.iter().filter_map(|w| Some((w.group.upgrade()?, w.wd))).collect(),
-            None => return,
+    drop_watches(&[id], 0);
+}
+
+/// Every watch on inodes of `ids` goes with `mask` (if any: it reaches a
+/// watch whatever its mask) and then IN_IGNORED.
+fn drop_watches(ids: &[(u64, u64)], mask: u32) {
+    for &id in ids {
+        let groups: Vec<(Arc<Inotify>, i32, u32)> = {
+            let mut watched = WATCHED.lock();
+            let groups: Vec<_> = match watched.get(&id) {
+                Some(entry) => {
+                    let dir_bit = if is_dir(&*entry.node) { abi::IN_ISDIR } else { 0 };
+                    entry.watches.iter().filter_map(|w| Some((w.group.upgrade()?, w.wd, dir_bit))).collect()
+                }
+                None => continue,
+            };
+            for (group, _, _) in &groups {
+                remove_watch_locked(&mut watched, id, Arc::as_ptr(group));
+            }
+            groups
         };
-        for (group, _) in &groups {
-            remove_watch_locked(&mut watched, id, Arc::as_ptr(group));
+        for (group, wd, dir_bit) in groups {
+            if mask != 0 {
+                group.queue(Event { wd, mask: mask | dir_bit, cookie: 0, name: Vec::new() });
+            }
+            group.queue(Event { wd, mask: abi::IN_IGNORED, cookie: 0, name: Vec::new() });
         }
-        groups
-    };
-    for (group, wd) in groups {
-        group.queue(Event { wd, mask: abi::IN_IGNORED, cookie: 0, name: Vec::new() });
     }
+}
+
+/// File system `fs_id` was unmounted (its last mount): every watch on it
+/// gets IN_UNMOUNT, then IN_IGNORED.
+pub fn unmounted(fs_id: u64) {
+    if !anything_watched() {
+        return;
+    }
+    let ids: Vec<(u64, u64)> = WATCHED.lock().keys().filter(|id| id.0 == fs_id).copied().collect();
+    drop_watches(&ids, abi::IN_UNMOUNT);
 }
 
 /// Whether some open file (in any fd table) still refers to `node`.
