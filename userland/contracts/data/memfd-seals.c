@@ -64,6 +64,14 @@ int main(void)
     show("pwrite", pwrite(fd, "x", 1, 0));
     show("empty write", write(fd, "x", 0));
     try_map("mmap shared read-write", fd, PROT_READ | PROT_WRITE, MAP_SHARED);
+    try_map("mmap shared read of a read-write fd", fd, PROT_READ, MAP_SHARED);
+    {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        int rofd = open(path, O_RDONLY);
+        try_map("mmap shared read of a read-only fd", rofd, PROT_READ, MAP_SHARED);
+        close(rofd);
+    }
     try_map("mmap private read-write", fd, PROT_READ | PROT_WRITE, MAP_PRIVATE);
     try_map("mmap private read", fd, PROT_READ, MAP_PRIVATE);
     check("shrink (no F_SEAL_SHRINK)", ftruncate(fd, 100));
