@@ -1,13 +1,19 @@
 #!/bin/bash
-# inotifywait (inotify-tools) watching a directory of the ext2 root: the
-# create, modify, close, move and delete events of a file and a directory,
-# as it prints them. Each step waits for its events to be printed before the next, so
+# inotifywait (inotify-tools) watching a directory: the create, modify,
+# close, move and delete events of a file and a directory, as it prints
+# them. Each step waits for its events to be printed before the next, so
 # no two identical events can merge in the queue.
-d=$(mktemp -d -p /var/tmp)   # on the ext2 root
+d=$(mktemp -d -p .)
+: > iw.out; : > iw.err
 inotifywait -m -e create,modify,close_write,moved_from,moved_to,delete --format '%e %f' "$d" > iw.out 2> iw.err &
 w=$!
-waitfor() { # waitfor N FILE: until FILE has N lines, up to 20 s
-    for i in $(seq 1 200); do [ "$(wc -l < "$2")" -ge "$1" ] && return 0; sleep 0.1; done
+waitfor() { # waitfor N FILE: until FILE has N lines (bash builtins only), up to 120 s
+    local end=$((SECONDS + 120)) lines
+    while [ $SECONDS -lt $end ]; do
+        mapfile -t lines < "$2"
+        [ ${#lines[@]} -ge "$1" ] && return 0
+        sleep 0.2
+    done
     echo "timed out waiting for line $1 of $2"
 }
 waitfor 2 iw.err
