@@ -178,19 +178,12 @@ pub fn check_resize(inode: &dyn Inode, old: u64, new: u64) -> Result<()> {
     Ok(())
 }
 
-/// Refuses a mapping the seals forbid (EPERM): any shared mapping of a
-/// file open for writing under F_SEAL_WRITE (Linux 6.1 counts it as
-/// writable, mapping_map_writable), a shared writable one under
-/// F_SEAL_FUTURE_WRITE.
-pub fn check_mmap(inode: &dyn Inode, shared: bool, prot_write: bool, file_writable: bool) -> Result<()> {
+/// Refuses a mapping the seals forbid (EPERM): a shared writable one
+/// under F_SEAL_WRITE or F_SEAL_FUTURE_WRITE (shared read-only and private
+/// mappings stay allowed, as in Linux 6.1).
+pub fn check_mmap(inode: &dyn Inode, shared: bool, prot_write: bool) -> Result<()> {
     let seals = active_seals(inode);
-    if seals == 0 || !shared {
-        return Ok(());
-    }
-    if seals & abi::F_SEAL_WRITE != 0 && file_writable {
-        return Err(Errno::EPERM);
-    }
-    if seals & abi::F_SEAL_FUTURE_WRITE != 0 && prot_write {
+    if seals & (abi::F_SEAL_WRITE | abi::F_SEAL_FUTURE_WRITE) != 0 && shared && prot_write {
         return Err(Errno::EPERM);
     }
     Ok(())
