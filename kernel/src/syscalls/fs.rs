@@ -725,12 +725,22 @@ pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<is
         record[19..19 + name.len()].copy_from_slice(name);
         true
     })?;
-    if out.is_empty() && inode.read_dir(next_pos)?.is_some() {
-        return Err(Errno::EINVAL); // the buffer cannot hold even one entry
-    }
-    copy_to_user(buf, &out)?;
-    *pos = next_pos as u64;
-    Ok(out.len() as isize)
+    // EINVAL when the buffer cannot hold even one entry.
+    let result = if out.is_empty() && inode.read_dir(next_pos)?.is_some() {
+        Err(Errno::EINVAL)
+    } else {
+        match copy_to_user(buf, &out) {
+            Ok(()) => {
+                *pos = next_pos as u64;
+                Ok(out.len() as isize)
+            }
+            Err(e) => Err(e.into()),
+        }
+    };
+    drop(pos);
+    // Linux's iterate_dir reports every reading of a directory.
+    crate::fs::notify::accessed(&f, &*inode);
+    result
 }
 
 // --- the working directory ----------------------------------------------------
