@@ -129,6 +129,10 @@ pub trait FileOps: Send + Sync {
     fn as_mqueue(&self) -> Option<&crate::ipc::mqueue::MqFile> {
         None
     }
+    /// The inotify instance, when the file is one.
+    fn as_inotify(&self) -> Option<&super::notify::inotify::Inotify> {
+        None
+    }
     /// Lines /proc/PID/fdinfo shows after the common ones for this kind
     /// of file.
     fn fdinfo(&self) -> Option<alloc::string::String> {
@@ -268,17 +272,30 @@ impl InodeFile {
 }
 
 impl FileOps for InodeFile {
-    fn read(&self, _file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize> {
-        Ok(self.inode.read_at(offset, buf)?)
+    fn read(&self, file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let n = self.inode.read_at(offset, buf)?;
+        if n > 0 {
+            super::notify::accessed(file, &*self.inode);
+        }
+        Ok(n)
     }
 
-    fn write(&self, _file: &OpenFile, offset: u64, buf: &[u8]) -> Result<usize> {
+    fn write(&self, file: &OpenFile, offset: u64, buf: &[u8]) -> Result<usize> {
         let len = if self.inode.file_type() == FileType::Regular {
-            clamp_to_file_size_limit(offset, buf.len())?
+            let len = super::memfd::check_write(&*self.inode, offset, buf.len())?;
+            clamp_to_file_size_limit(offset, len)?
         } else {
             buf.len()
         };
-        Ok(self.inode.write_at(offset, &buf[..len])?)
+        let n = self.inode.write_at(offset, &buf[..len])?;
+        if n > 0 {
+            super::notify::modified(file, &*self.inode);
+        }
+        Ok(n)
+    }
+
+    fn release(&self, file: &OpenFile) {
+        super::notify::closed(file, &*self.inode);
     }
 
     fn stat(&self) -> Result<Stat> {

@@ -11,12 +11,15 @@ pub mod fdtable;
 pub mod file;
 pub mod initramfs;
 pub mod locks;
+pub mod memfd;
+pub mod notify;
 pub mod mount;
 pub mod pages;
 pub mod pidfd;
 pub mod pipe;
 pub mod procfs;
 pub mod signalfd;
+pub mod splice;
 pub mod synth;
 pub mod sysfs;
 pub mod timerfd;
@@ -128,6 +131,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     if flags & abi::O_DIRECTORY != 0 {
         walk_flags = walk_flags | WalkFlags::DIRECTORY;
     }
+    let mut created = false;
     let node = match fs.lookup_open(cred, start, path, walk_flags)? {
         OpenLookup::Found(node) => {
             if flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0 {
@@ -144,7 +148,10 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
             }
             kevlar_vfs::check_access(&dir.stat()?, cred, kevlar_vfs::Access::WRITE | kevlar_vfs::Access::EXEC)?;
             mount::check_writable(&*dir)?;
-            dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0)?
+            let node = dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0)?;
+            notify::created(&*dir, &name, false);
+            created = true;
+            node
         }
     };
     if let Some(target) = node.as_any().downcast_ref::<procfs::FdTarget>() {
@@ -190,9 +197,11 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     };
     // O_TRUNC truncates even with O_RDONLY (unspecified by POSIX; Linux
     // does), provided the caller may write.
-    if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular {
+    // A file this open created is not truncated (Linux drops O_TRUNC).
+    if flags & abi::O_TRUNC != 0 && file_type == FileType::Regular && !created {
         kevlar_vfs::check_access(&stat, cred, kevlar_vfs::Access::WRITE)?;
         truncate_file(&node, 0)?;
+        notify::truncated(&*node);
     }
     // The access stays with the open file only if it was opened for writing.
     let write_access = if accmode == abi::O_WRONLY || accmode == abi::O_RDWR { write_access } else { None };
@@ -220,10 +229,12 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         FileType::Socket => return Err(Errno::ENXIO),
         _ => match synth::as_synth_file(&node) {
             Some(generated) => generated.open(want.contains(kevlar_vfs::Access::WRITE))?,
-            None => InodeFile::new(node),
+            None => InodeFile::new(node.clone()),
         },
     };
-    Ok(OpenFile::with_write_access(ops, flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC), abs, write_access))
+    let file = OpenFile::with_write_access(ops, flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC), abs, write_access);
+    notify::opened(&file, &*node);
+    Ok(file)
 }
 
 /// FIFOs: the pipe behind each FIFO inode, created on first open.
@@ -381,6 +392,7 @@ pub fn dir_path(fs: &FsContext, dir: Arc<dyn Inode>) -> Result<Vec<u8>> {
 /// as on Linux instead of reaching the dropped data.
 pub fn truncate_file(node: &Arc<dyn Inode>, len: u64) -> Result<()> {
     let old = node.stat()?.size;
+    memfd::check_resize(&**node, old, len)?;
     node.truncate(len)?;
     if len < old {
         crate::mm::file_shrunk((node.fs_id(), node.ino()), len);

@@ -500,6 +500,9 @@ pub fn unmount(root: &Arc<dyn Inode>, detach: bool) -> Result<()> {
     update_filters(&mounts);
     let last = !mounts.iter().any(|m| m.root.fs_id() == fs_id);
     drop(mounts);
+    if last {
+        super::notify::unmounted(fs_id);
+    }
     // The last mount of a disk file system gone: mark it clean and flush
     // (outside the table's lock: this does disk I/O).
     if let (FsKind::Ext2(fs), true) = (&removed.kind, last) {

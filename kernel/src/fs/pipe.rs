@@ -295,3 +295,150 @@ impl FileOps for PipeEnd {
         Err(Errno::ENOTTY)
     }
 }
+
+// --- splice, tee and vmsplice -------------------------------------------------
+
+impl Pipe {
+    /// Waits until the pipe holds data (Ok(true)) or is empty with no
+    /// writer left (Ok(false), end of file); EAGAIN instead of waiting when
+    /// `nonblock` (Linux's ipipe_prep and splice_from_pipe_next).
+    pub fn wait_readable(&self, nonblock: bool) -> Result<bool> {
+        self.waiters.wait_until(|| {
+            let state = self.state.lock();
+            if !state.data.is_empty() {
+                return Ok(Some(true));
+            }
+            if state.writers == 0 {
+                return Ok(Some(false));
+            }
+            if nonblock {
+                return Err(Errno::EAGAIN);
+            }
+            Ok(None)
+        })
+    }
+
+    /// Waits until the pipe has room; EPIPE (with SIGPIPE) when no reader
+    /// is left, EAGAIN instead of waiting when `nonblock` (Linux's
+    /// wait_for_space and opipe_prep).
+    pub fn wait_writable(&self, nonblock: bool) -> Result<()> {
+        let result = self.waiters.wait_until(|| {
+            let state = self.state.lock();
+            if state.readers == 0 {
+                return Err(Errno::EPIPE);
+            }
+            if state.data.len() < state.capacity {
+                return Ok(Some(()));
+            }
+            if nonblock {
+                return Err(Errno::EAGAIN);
+            }
+            Ok(None)
+        });
+        if result == Err(Errno::EPIPE) {
+            raise_sigpipe();
+        }
+        result
+    }
+
+    /// Free bytes now.
+    pub fn room(&self) -> usize {
+        let state = self.state.lock();
+        state.capacity - state.data.len()
+    }
+
+    /// Appends as much of `bytes` as fits now, without waiting; returns the
+    /// count (EPIPE with SIGPIPE when no reader is left).
+    pub fn push(&self, bytes: &[u8]) -> Result<usize> {
+        let n = {
+            let mut state = self.state.lock();
+            if state.readers == 0 {
+                drop(state);
+                raise_sigpipe();
+                return Err(Errno::EPIPE);
+            }
+            let n = bytes.len().min(state.capacity - state.data.len());
+            state.data.extend(&bytes[..n]);
+            if n > 0 {
+                state.read_events += 1;
+            }
+            n
+        };
+        if n > 0 {
+            self.waiters.wake_all();
+            super::file::notify_pollers();
+        }
+        Ok(n)
+    }
+
+    /// Copies up to `max` bytes from the front without consuming them.
+    pub fn peek(&self, max: usize) -> alloc::vec::Vec<u8> {
+        let state = self.state.lock();
+        let n = max.min(state.data.len());
+        state.data.iter().take(n).copied().collect()
+    }
+
+    /// Drops `n` bytes from the front (after a peek whose bytes went
+    /// elsewhere).
+    pub fn consume(&self, n: usize) {
+        {
+            let mut state = self.state.lock();
+            let n = n.min(state.data.len());
+            if n > 0 && state.capacity - state.data.len() < PIPE_BUF.min(state.capacity) {
+                state.write_events += 1;
+            }
+            state.data.drain(..n);
+        }
+        self.waiters.wake_all();
+        super::file::notify_pollers();
+    }
+
+    /// Moves (or, for tee, copies) up to `len` bytes from this pipe into
+    /// `to` with both locked, so no other reader or writer comes between;
+    /// returns the count (EPIPE with SIGPIPE when `to` has no reader).
+    pub fn transfer(&self, to: &Pipe, len: usize, consume: bool) -> Result<usize> {
+        let n = {
+            // Lock in address order: two CPUs moving between the same pair
+            // of pipes in opposite directions must not wait on each other.
+            let from_first = (self as *const Pipe as usize) < (to as *const Pipe as usize);
+            let (mut a, mut b) = if from_first {
+                let a = self.state.lock();
+                (a, to.state.lock())
+            } else {
+                let b = to.state.lock();
+                (self.state.lock(), b)
+            };
+            if b.readers == 0 {
+                drop(a);
+                drop(b);
+                raise_sigpipe();
+                return Err(Errno::EPIPE);
+            }
+            let n = len.min(a.data.len()).min(b.capacity - b.data.len());
+            if consume {
+                if n > 0 && a.capacity - a.data.len() < PIPE_BUF.min(a.capacity) {
+                    a.write_events += 1;
+                }
+                b.data.extend(a.data.drain(..n));
+            } else {
+                b.data.extend(a.data.iter().take(n));
+            }
+            if n > 0 {
+                b.read_events += 1;
+            }
+            n
+        };
+        if n > 0 {
+            self.waiters.wake_all();
+            to.waiters.wake_all();
+            super::file::notify_pollers();
+        }
+        Ok(n)
+    }
+}
+
+fn raise_sigpipe() {
+    if let Some(thread) = crate::process::current() {
+        crate::process::signal::send_signal_to_current(&thread, crate::process::signal::SIGPIPE);
+    }
+}

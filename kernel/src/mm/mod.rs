@@ -695,6 +695,32 @@ pub fn file_shrunk(id: (u64, u64), new_size: u64) {
     }
 }
 
+/// Returns whether any address space maps file `id` (file-system id,
+/// inode number) MAP_SHARED: Linux's i_mmap_writable, which F_SEAL_WRITE
+/// waits to be zero (EBUSY).
+pub fn file_mapped_shared(id: (u64, u64)) -> bool {
+    let mut seen: Vec<*const SpinLock<Vm>> = Vec::new();
+    for process in crate::process::all_processes() {
+        let vm = process.vm.lock().clone();
+        if seen.contains(&Arc::as_ptr(&vm)) {
+            continue;
+        }
+        seen.push(Arc::as_ptr(&vm));
+        let vm = vm.lock();
+        let found = vm.vmas.values().any(|vma| match &vma.backing {
+            Backing::File { file, shared: true, .. } => {
+                let (fs_id, ino, _) = file.identity();
+                (fs_id, ino) == id
+            }
+            _ => false,
+        });
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
 /// The sizes of an address space that /proc reports.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct VmUsage {

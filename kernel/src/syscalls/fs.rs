@@ -105,6 +105,11 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
+    if len == 0 && f.ops.as_inotify().is_some() {
+        // inotify looks at its queue even for an empty buffer (EAGAIN,
+        // EINVAL for a queued event, or a wait).
+        return Ok(f.read(&mut [])? as isize);
+    }
     // Files and devices fill the whole request (a 1 MiB read of /dev/zero
     // returns 1 MiB); pipes and terminals return what is there.
     let fill = f.ops.is_seekable() || f.ops.fixed_position();
@@ -172,7 +177,7 @@ pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> 
     Ok(done as isize)
 }
 
-fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
+pub(super) fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
     if count > 1024 {
         return Err(Errno::EINVAL);
     }
@@ -519,6 +524,14 @@ pub fn fcntl(thread: &Thread, fd: i32, cmd: u32, arg: usize) -> Result<isize> {
             f.update_async_state(|s| s.signal = arg as u32);
             Ok(0)
         }
+        abi::F_ADD_SEALS => {
+            drop(table);
+            crate::fs::memfd::add_seals(&f, arg as u64)
+        }
+        abi::F_GET_SEALS => {
+            drop(table);
+            crate::fs::memfd::get_seals(&f)
+        }
         abi::F_GETPIPE_SZ | abi::F_SETPIPE_SZ => {
             drop(table);
             let ops = f.ops.clone();
@@ -712,12 +725,22 @@ pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<is
         record[19..19 + name.len()].copy_from_slice(name);
         true
     })?;
-    if out.is_empty() && inode.read_dir(next_pos)?.is_some() {
-        return Err(Errno::EINVAL); // the buffer cannot hold even one entry
-    }
-    copy_to_user(buf, &out)?;
-    *pos = next_pos as u64;
-    Ok(out.len() as isize)
+    // EINVAL when the buffer cannot hold even one entry.
+    let result = if out.is_empty() && inode.read_dir(next_pos)?.is_some() {
+        Err(Errno::EINVAL)
+    } else {
+        match copy_to_user(buf, &out) {
+            Ok(()) => {
+                *pos = next_pos as u64;
+                Ok(out.len() as isize)
+            }
+            Err(e) => Err(e.into()),
+        }
+    };
+    drop(pos);
+    // Linux's iterate_dir reports every reading of a directory.
+    crate::fs::notify::accessed(&f, &*inode);
+    result
 }
 
 // --- the working directory ----------------------------------------------------
@@ -827,6 +850,7 @@ pub fn mkdirat(thread: &Thread, dirfd: i32, path: usize, mode: u32) -> Result<is
         perms |= abi::S_ISGID;
     }
     parent.dir.create(name, FileType::Directory, perms, cred.uid, cred.gid, 0)?;
+    crate::fs::notify::created(&*parent.dir, name, true);
     Ok(0)
 }
 
@@ -851,6 +875,7 @@ pub fn mknodat(thread: &Thread, dirfd: i32, path: usize, mode: u32, dev: u64) ->
     }
     let umask = thread.process.fs.lock().umask;
     parent.dir.create(name, ty, mode & 0o7777 & !umask, cred.uid, cred.gid, dev)?;
+    crate::fs::notify::created(&*parent.dir, name, false);
     Ok(0)
 }
 
@@ -863,12 +888,16 @@ pub fn unlinkat(thread: &Thread, dirfd: i32, path: usize, flags: u32) -> Result<
         let name = parent.name_for_rmdir()?;
         check_dir_write(&parent.dir, &cred)?;
         check_sticky(&parent.dir, name, &cred)?;
+        let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.rmdir(name)?;
+        crate::fs::notify::removed(&*parent.dir, name, victim);
     } else {
         let name = parent.name_for_unlink()?;
         check_dir_write(&parent.dir, &cred)?;
         check_sticky(&parent.dir, name, &cred)?;
+        let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.unlink(name)?;
+        crate::fs::notify::removed(&*parent.dir, name, victim);
     }
     Ok(0)
 }
@@ -899,7 +928,10 @@ pub fn renameat2(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, 
     if old.dir.fs_id() != new.dir.fs_id() {
         return Err(Errno::EXDEV);
     }
+    let moving = crate::fs::notify::victim(&*old.dir, old_name);
+    let replaced = crate::fs::notify::victim(&*new.dir, new_name);
     old.dir.rename(old_name, &new.dir, new_name, flags)?;
+    crate::fs::notify::moved(&*old.dir, old_name, &*new.dir, new_name, moving, replaced);
     Ok(0)
 }
 
@@ -922,6 +954,7 @@ pub fn linkat(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, new
         return Err(Errno::EXDEV);
     }
     new.dir.link(name, &target)?;
+    crate::fs::notify::linked(&*new.dir, name, &*target);
     Ok(0)
 }
 
@@ -934,6 +967,7 @@ pub fn symlinkat(thread: &Thread, target: usize, newdirfd: i32, linkpath: usize)
     let name = parent.name_for_create()?;
     check_dir_write(&parent.dir, &cred)?;
     parent.dir.symlink(name, &target, cred.uid, cred.gid)?;
+    crate::fs::notify::created(&*parent.dir, name, false);
     Ok(0)
 }
 
@@ -1001,6 +1035,7 @@ fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr:
         }
     }
     node.set_attr(&attr)?;
+    crate::fs::notify::attributes_changed(&**node);
     Ok(())
 }
 
@@ -1066,6 +1101,7 @@ pub fn truncate(thread: &Thread, path: usize, len: i64) -> Result<isize> {
     let _access = crate::fs::writecount::get_write_access(&node)?;
     crate::fs::file::check_truncate_size_limit(stat.size, len as u64)?;
     crate::fs::truncate_file(&node, len as u64)?;
+    crate::fs::notify::truncated(&*node);
     Ok(0)
 }
 
@@ -1080,6 +1116,7 @@ pub fn ftruncate(thread: &Thread, fd: i32, len: i64) -> Result<isize> {
     }
     crate::fs::file::check_truncate_size_limit(node.stat()?.size, len as u64)?;
     crate::fs::truncate_file(&node, len as u64)?;
+    crate::fs::notify::truncated(&*node);
     Ok(0)
 }
 
@@ -1126,6 +1163,7 @@ pub fn utimensat(thread: &Thread, dirfd: i32, path: usize, times: usize, flags: 
         kevlar_vfs::check_access(&st, &cred, Access::WRITE)?;
     }
     node.set_attr(&SetAttr { atime, mtime, ..SetAttr::default() })?;
+    crate::fs::notify::attributes_changed(&*node);
     Ok(0)
 }
 
@@ -1246,6 +1284,15 @@ pub fn sendfile(thread: &Thread, out_fd: i32, in_fd: i32, offset_ptr: usize, cou
         return Err(Errno::EBADF);
     }
     if output.flags() & abi::O_APPEND != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // Linux 6.1 splices: into a pipe from a file with splice_read, else
+    // only from a regular file or block device (EINVAL).
+    let pair_ok = match crate::fs::splice::pipe_of(&output) {
+        Some(_) => crate::fs::splice::can_splice_read(&input),
+        None => crate::fs::splice::can_send_directly(&input),
+    };
+    if !pair_ok {
         return Err(Errno::EINVAL);
     }
     let mut buf = vec![0u8; count.min(CHUNK)];

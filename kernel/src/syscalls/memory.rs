@@ -104,6 +104,7 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
             if !file.readable() || (shared && prot.write && !file.writable()) {
                 return Err(Errno::EACCES);
             }
+            crate::fs::memfd::check_mmap(&*inode, shared, prot.write)?;
             if shared && !crate::fs::pages::can_map_shared(&*inode) {
                 // The file's data is not in frames (generated files): there
                 // is nothing a shared mapping could write to.

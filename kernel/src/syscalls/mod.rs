@@ -17,13 +17,16 @@ mod mqueue;
 mod itimer;
 pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
+mod memfd;
 mod mount;
 pub mod names;
+mod notify;
 mod poll;
 mod process;
 mod process_vm;
 mod sched;
 mod signal;
+mod splice;
 mod socket;
 mod syslog;
 mod time;
@@ -420,6 +423,15 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_sethostname => info::set_name(thread, false, a.usize(0), a.usize(1)),
         nr::__NR_setdomainname => info::set_name(thread, true, a.usize(0), a.usize(1)),
         nr::__NR_syncfs => fs::fsync(thread, a.i32(0)),
+        nr::__NR_splice => splice::splice(thread, a.i32(0), a.usize(1), a.i32(2), a.usize(3), a.usize(4), a.u32(5)),
+        nr::__NR_tee => splice::tee(thread, a.i32(0), a.i32(1), a.usize(2), a.u32(3)),
+        nr::__NR_vmsplice => splice::vmsplice(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
+        nr::__NR_copy_file_range => splice::copy_file_range(thread, a.i32(0), a.usize(1), a.i32(2), a.usize(3), a.usize(4), a.u32(5)),
+        nr::__NR_inotify_init => notify::inotify_init1(thread, 0),
+        nr::__NR_inotify_init1 => notify::inotify_init1(thread, a.u32(0)),
+        nr::__NR_inotify_add_watch => notify::inotify_add_watch(thread, a.i32(0), a.usize(1), a.u32(2)),
+        nr::__NR_inotify_rm_watch => notify::inotify_rm_watch(thread, a.i32(0), a.i32(1)),
+        nr::__NR_memfd_create => memfd::memfd_create(thread, a.usize(0), a.u32(1)),
         nr::__NR_sendfile => fs::sendfile(thread, a.i32(0), a.i32(1), a.usize(2), a.usize(3)),
         nr::__NR_sync_file_range => fs::sync_file_range(thread, a.i32(0), a.0[1] as i64, a.0[2] as i64, a.u32(3)),
         nr::__NR_flock => fs::flock(thread, a.i32(0), a.u32(1)),

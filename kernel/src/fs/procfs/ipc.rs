@@ -102,20 +102,9 @@ pub(super) fn add_kernel_limits(table: &mut Table, base: u64) {
     });
 }
 
-/// /proc/sys/fs's inode number (mqueue and its files follow).
-pub(super) const SYS_FS_INO: u64 = SYSVIPC_INO + 16;
-
-/// /proc/sys/fs (only mqueue so far).
-pub(super) fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
-    let mut table = Table::new();
-    let n = ino + 1;
-    table.add(b"mqueue", FileType::Directory, n, move |dir| Ok(mqueue_dir(n, dir)));
-    SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
-}
-
 /// /proc/sys/fs/mqueue: the POSIX message queue limits (root may write
 /// them, within Linux's bounds).
-fn mqueue_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
+pub(super) fn mqueue_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     use crate::ipc::mqueue::{self, HARD_MSGMAX, HARD_MSGSIZEMAX};
     let mut table = Table::new();
     let settings: [(&'static [u8], &'static AtomicU32, u32, u32); 5] = [

@@ -354,7 +354,8 @@ pub(super) fn sys_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     // /proc/sys/kernel's entries take the numbers after it; vm's follow.
     let vm_ino = ino + 32;
     table.add(b"vm", FileType::Directory, vm_ino, move |dir| Ok(sys_vm_dir(vm_ino, dir)));
-    table.add(b"fs", FileType::Directory, super::ipc::SYS_FS_INO, |dir| Ok(super::ipc::sys_fs_dir(super::ipc::SYS_FS_INO, dir)));
+    let fs_ino = ino + 48;
+    table.add(b"fs", FileType::Directory, fs_ino, move |dir| Ok(sys_fs_dir(fs_ino, dir)));
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
@@ -363,6 +364,47 @@ pub(super) fn sys_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
 fn setting_text(buf: &[u8]) -> &[u8] {
     let end = buf.iter().position(|&b| b == b'\n' || b == 0).unwrap_or(buf.len());
     &buf[..end]
+}
+
+/// /proc/sys/fs (its `inotify` directory for now).
+fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
+    let mut table = Table::new();
+    let inotify_ino = ino + 1;
+    table.add(b"inotify", FileType::Directory, inotify_ino, move |dir| Ok(sys_fs_inotify_dir(inotify_ino, dir)));
+    // inotify's three files take the numbers after its directory.
+    let mqueue_ino = ino + 8;
+    table.add(b"mqueue", FileType::Directory, mqueue_ino, move |dir| Ok(super::ipc::mqueue_dir(mqueue_ino, dir)));
+    SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
+}
+
+/// /proc/sys/fs/inotify: the limits (root may write them; Linux takes
+/// integers from 0 to INT_MAX).
+fn sys_fs_inotify_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
+    use crate::fs::notify::inotify::{MAX_QUEUED_EVENTS, MAX_USER_INSTANCES, MAX_USER_WATCHES};
+    use core::sync::atomic::{AtomicU32, Ordering};
+    let mut table = Table::new();
+    let limits: [(&'static [u8], &'static AtomicU32); 3] =
+        [(b"max_queued_events", &MAX_QUEUED_EVENTS), (b"max_user_instances", &MAX_USER_INSTANCES), (b"max_user_watches", &MAX_USER_WATCHES)];
+    for (i, (name, limit)) in limits.into_iter().enumerate() {
+        let n = ino + 1 + i as u64;
+        table.add(name, FileType::Regular, n, move |_| {
+            Ok(setting_file(
+                n,
+                0o644,
+                move || Ok(format!("{}\n", limit.load(Ordering::Relaxed))),
+                move |buf| {
+                    let text = core::str::from_utf8(setting_text(buf)).map_err(|_| Errno::EINVAL)?;
+                    let value: i64 = text.trim().parse().map_err(|_| Errno::EINVAL)?;
+                    if !(0..=i32::MAX as i64).contains(&value) {
+                        return Err(Errno::EINVAL);
+                    }
+                    limit.store(value as u32, Ordering::Relaxed);
+                    Ok(buf.len())
+                },
+            ))
+        });
+    }
+    SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
 /// /proc/sys/vm: the overcommit settings (root may write them).

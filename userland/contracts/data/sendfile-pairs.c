@@ -1,0 +1,41 @@
+/* sendfile's allowed pairs in Linux 6.1: a regular file into a regular
+ * file, a pipe or a socket; a pipe as input is EINVAL (the input must be a
+ * regular file or block device), an offset on a pipe input is ESPIPE. */
+#include "common.h"
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+
+static void drain(const char *label, int fd)
+{
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    buf[n < 0 ? 0 : n] = 0;
+    out("%s: %ld '%s'", label, (long)n, buf);
+}
+
+int main(void)
+{
+    put_file("src", "0123456789");
+    int in = open("src", O_RDONLY);
+    int o = open("dst", O_RDWR | O_CREAT, 0644);
+    int p[2], s[2];
+    pipe(p);
+    socketpair(AF_UNIX, SOCK_STREAM, 0, s);
+    show("file to file", sendfile(o, in, NULL, 4));
+    show("file to pipe", sendfile(p[1], in, NULL, 3));
+    drain("pipe", p[0]);
+    show("file to socket", sendfile(s[0], in, NULL, 3));
+    drain("socket", s[1]);
+    write(p[1], "abc", 3);
+    show("pipe to file", sendfile(o, p[0], NULL, 3));
+    write(p[1], "def", 3);
+    int q[2];
+    pipe(q);
+    show("pipe to pipe", sendfile(q[1], p[0], NULL, 3));
+    off_t off = 0;
+    show("pipe with an offset", sendfile(o, p[0], &off, 3));
+    write(s[1], "sock", 4);
+    show("socket to file", sendfile(o, s[0], NULL, 4));
+    show("write-only input", sendfile(o, o == 0 ? 0 : open("src", O_WRONLY), NULL, 4));
+    return 0;
+}
