@@ -487,6 +487,9 @@ fn state(p: &Process) -> (char, &'static str) {
     if p.exit_status().is_some() {
         return ('Z', "zombie");
     }
+    if p.any_thread().is_some_and(|t| t.ptrace.in_stop()) {
+        return ('t', "tracing stop");
+    }
     if p.signals.lock().is_stopped() {
         return ('T', "stopped");
     }
@@ -662,7 +665,7 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "Ngid:\t0");
     let _ = writeln!(out, "Pid:\t{}", p.pid);
     let _ = writeln!(out, "PPid:\t{}", p.ppid());
-    let _ = writeln!(out, "TracerPid:\t0");
+    let _ = writeln!(out, "TracerPid:\t{}", p.any_thread().map_or(0, |t| t.ptrace.tracer_pid()));
     let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", creds.uid, creds.euid, creds.suid, creds.fsuid);
     let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", creds.gid, creds.egid, creds.sgid, creds.fsgid);
     let _ = writeln!(out, "FDSize:\t{}", fd_slots);
