@@ -250,8 +250,8 @@ pub fn attach(tracer: &Arc<Thread>, tid: Pid, seize: bool, options: u32) -> Resu
     }
     link(&tracee, &tracer.process, seize, options);
     if !seize {
-        let uid = tracer.process.creds.lock().uid;
-        let _ = signal::send_signal_info(&tracee.process, SigInfo::from_process(SIGSTOP, abi::SI_USER as i32, tracer.process.pid, uid));
+        // From the kernel (SI_KERNEL), as Linux's attach sends it.
+        let _ = signal::send_signal_info(&tracee.process, SigInfo::new(SIGSTOP, abi::SI_KERNEL as i32));
     } else if tracee.process.signals.lock().is_stopped() {
         // A seized tracee already in a group stop reports it.
         tracee.ptrace.inner.lock().interrupt = true;
