@@ -84,6 +84,9 @@ struct Trace {
     stop: Option<Stop>,
     resume: Option<Resume>,
     listening: bool,
+    /// Whether the process was in a group stop when LISTEN began: a change
+    /// (SIGCONT, a new stop) makes the listening tracee trap again.
+    listen_stopped: bool,
     /// The user registers while stopped (the last ones seen otherwise).
     regs: Option<TrapFrame>,
     orig_rax: u64,
@@ -112,6 +115,7 @@ impl Trace {
             stop: None,
             resume: None,
             listening: false,
+            listen_stopped: false,
             regs: None,
             orig_rax: u64::MAX,
             siginfo: None,
@@ -334,7 +338,6 @@ pub fn interrupt(tracer: &Process, tid: Pid) -> Result<()> {
         }
         if t.listening {
             // A listening tracee traps again at once.
-            t.listening = false;
             t.interrupt = true;
         } else if t.stop.is_none() {
             t.interrupt = true;
@@ -667,7 +670,7 @@ fn stop(thread: &Arc<Thread>, frame: Option<&mut TrapFrame>, code: u32, info: Si
             let group_stopped = thread.process.signals.lock().is_stopped();
             let mut t = slot.inner.lock();
             if t.listening {
-                if t.interrupt || !group_stopped {
+                if t.interrupt || group_stopped != t.listen_stopped {
                     return Some(Wake::Retrap);
                 }
                 return None;
@@ -675,6 +678,7 @@ fn stop(thread: &Arc<Thread>, frame: Option<&mut TrapFrame>, code: u32, info: Si
             match t.resume.take() {
                 Some(Resume::Listen) => {
                     t.listening = true;
+                    t.listen_stopped = group_stopped;
                     None
                 }
                 Some(r) => Some(Wake::Resumed(r)),
@@ -759,11 +763,20 @@ fn syscall_mode(mode: Mode) -> bool {
     !matches!(mode, Mode::Cont | Mode::Step)
 }
 
+/// What a traced thread does with the system call it entered.
+pub enum Entry {
+    /// Runs call number .0 (the tracer may have changed it and the
+    /// arguments in the frame).
+    Run(u64),
+    /// Skips it (number -1), `rax` as its result; the exit stop follows.
+    Skip,
+    /// PTRACE_SYSEMU: skips it with no exit stop.
+    Emulate,
+}
+
 /// At a system call's entry: records its number and, under
-/// PTRACE_SYSCALL or SYSEMU, stops. Returns the number to run (the tracer
-/// may have changed it and the arguments in `frame`), or None to skip the
-/// call (SYSEMU, or a number of -1) with `frame.rax` as its result.
-pub fn syscall_entry(thread: &Arc<Thread>, frame: &mut TrapFrame) -> Option<u64> {
+/// PTRACE_SYSCALL or SYSEMU, stops.
+pub fn syscall_entry(thread: &Arc<Thread>, frame: &mut TrapFrame) -> Entry {
     let number = frame.rax;
     let (mode, sysgood) = {
         let mut t = thread.ptrace.inner.lock();
@@ -772,17 +785,20 @@ pub fn syscall_entry(thread: &Arc<Thread>, frame: &mut TrapFrame) -> Option<u64>
         (t.mode, t.options & pt::PTRACE_O_TRACESYSGOOD != 0)
     };
     if !syscall_mode(mode) {
-        return Some(number);
+        return Entry::Run(number);
     }
     frame.rax = ENOSYS_RAX;
     let code = SIGTRAP | if sysgood { 0x80 } else { 0 };
     let info = trap_info(thread, code);
     stop(thread, Some(frame), code, info, Some(pt::PTRACE_EVENTMSG_SYSCALL_ENTRY as u64), Kind::SyscallEntry);
     let number = thread.ptrace.inner.lock().orig_rax;
-    if matches!(mode, Mode::Sysemu | Mode::SysemuStep) || number == u64::MAX || dying(thread) {
-        return None;
+    if matches!(mode, Mode::Sysemu | Mode::SysemuStep) {
+        return Entry::Emulate;
     }
-    Some(number)
+    if number == u64::MAX || dying(thread) {
+        return Entry::Skip;
+    }
+    Entry::Run(number)
 }
 
 /// After a system call (its result in `frame.rax`): the events it raised,

@@ -723,6 +723,9 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
         return Ok(());
     }
     let limit = process.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0];
+    // A tracee ignores nothing: its tracer sees every signal (Linux's
+    // sig_ignored).
+    let traced = process.threads().iter().any(|t| t.ptrace.is_traced());
     let mut continued = false;
     let mut queued = false;
     let to_wake: alloc::vec::Vec<Arc<Thread>> = {
@@ -741,7 +744,7 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
         // A signal for the process is judged by the main thread's mask,
         // as Linux does.
         let judged_by = target.map_or(process.pid, |t| t.tid());
-        if signals.blocked(judged_by) & bit(sig) != 0 || !signals.is_ignored(sig) {
+        if signals.blocked(judged_by) & bit(sig) != 0 || !signals.is_ignored(sig) || traced {
             let already = signals.realtime_queued();
             match target {
                 Some(thread) => signals.thread_mut(thread.tid()).pending.enqueue(info, already, limit)?,

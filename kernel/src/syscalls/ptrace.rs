@@ -19,12 +19,13 @@ use crate::uaccess::{copy_from_user, copy_to_user};
 /// events it raised, the syscall-exit stop.
 pub fn traced_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame) {
     match ptrace::syscall_entry(thread, frame) {
-        Some(number) => {
+        ptrace::Entry::Run(number) => {
             super::run_syscall(thread, frame, number as usize);
             ptrace::report_events(thread, frame);
             ptrace::syscall_exit(thread, frame, true);
         }
-        None => ptrace::syscall_exit(thread, frame, false),
+        ptrace::Entry::Skip => ptrace::syscall_exit(thread, frame, true),
+        ptrace::Entry::Emulate => ptrace::syscall_exit(thread, frame, false),
     }
 }
 
