@@ -336,10 +336,10 @@ pub fn interrupt(tracer: &Process, tid: Pid) -> Result<()> {
         if !t.seized {
             return Err(Errno::EIO);
         }
-        if t.listening {
-            // A listening tracee traps again at once.
-            t.interrupt = true;
-        } else if t.stop.is_none() {
+        // A running tracee, one resumed that has not left its stop yet, or
+        // a listening one traps with PTRACE_EVENT_STOP; one in a ptrace
+        // stop is stopped already.
+        if t.stop.is_none() || t.resume.is_some() || t.listening {
             t.interrupt = true;
         }
     }
@@ -437,6 +437,22 @@ pub fn set_regs(tracer: &Process, tid: Pid, w: &[u64; 27]) -> Result<()> {
     drop(t);
     tracee.task.set_fs_base(w[21], false);
     tracee.task.set_gs_base(w[22], false);
+    Ok(())
+}
+
+/// The x87 and SSE registers of a stopped tracee (`struct
+/// user_fpregs_struct`, the FXSAVE image).
+pub fn get_fpregs(tracer: &Process, tid: Pid) -> Result<[u8; 512]> {
+    let tracee = tracee_of(tracer, tid, true)?;
+    let mut image = [0u8; 512];
+    tracee.task.read_saved_fpu(&mut image);
+    Ok(image)
+}
+
+/// Sets them (MXCSR's reserved bits cleared).
+pub fn set_fpregs(tracer: &Process, tid: Pid, image: &[u8; 512]) -> Result<()> {
+    let tracee = tracee_of(tracer, tid, true)?;
+    tracee.task.write_saved_legacy_fpu(image);
     Ok(())
 }
 
@@ -669,6 +685,11 @@ fn stop(thread: &Arc<Thread>, frame: Option<&mut TrapFrame>, code: u32, info: Si
             }
             let group_stopped = thread.process.signals.lock().is_stopped();
             let mut t = slot.inner.lock();
+            if matches!(t.resume, Some(Resume::Listen)) {
+                t.resume = None;
+                t.listening = true;
+                t.listen_stopped = group_stopped;
+            }
             if t.listening {
                 if t.interrupt || group_stopped != t.listen_stopped {
                     return Some(Wake::Retrap);
@@ -676,11 +697,6 @@ fn stop(thread: &Arc<Thread>, frame: Option<&mut TrapFrame>, code: u32, info: Si
                 return None;
             }
             match t.resume.take() {
-                Some(Resume::Listen) => {
-                    t.listening = true;
-                    t.listen_stopped = group_stopped;
-                    None
-                }
                 Some(r) => Some(Wake::Resumed(r)),
                 None if t.tracer.strong_count() == 0 => Some(Wake::Gone),
                 None => None,

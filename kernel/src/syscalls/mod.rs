@@ -333,6 +333,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
             crate::process::scheduler::schedule();
             Ok(0)
         }
+        // partial(ptrace): no NT_X86_XSTATE register set (EINVAL), no hardware breakpoints (the debug registers read 0 and take only 0), PTRACE_PEEKSIGINFO, GETSIGMASK/SETSIGMASK, ARCH_PRCTL and the seccomp requests give EIO; POKETEXT needs a writable mapping (no FOLL_FORCE)
         nr::__NR_ptrace => ptrace::ptrace(thread, a),
         nr::__NR_process_vm_readv => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], false),
         nr::__NR_process_vm_writev => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], true),

@@ -118,6 +118,40 @@ pub fn ptrace(thread: &Arc<Thread>, a: Args) -> Result<isize> {
             let regs = read_regs(data as usize)?;
             ptrace::set_regs(me, pid, &regs).map(|_| 0)
         }
+        pt::PTRACE_GETFPREGS => {
+            let image = ptrace::get_fpregs(me, pid)?;
+            copy_to_user(data as usize, &image)?;
+            Ok(0)
+        }
+        pt::PTRACE_SETFPREGS => {
+            ptrace::get_fpregs(me, pid)?;
+            let mut image = [0u8; 512];
+            copy_from_user(&mut image, data as usize)?;
+            ptrace::set_fpregs(me, pid, &image).map(|_| 0)
+        }
+        pt::PTRACE_GETREGSET if addr == elf::NT_PRFPREG as u64 => {
+            let image = ptrace::get_fpregs(me, pid)?;
+            let mut iov = [0u8; 16];
+            copy_from_user(&mut iov, data as usize)?;
+            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
+            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
+            let n = len.min(image.len());
+            copy_to_user(base, &image[..n])?;
+            copy_to_user(data as usize + 8, &(n as u64).to_le_bytes())?;
+            Ok(0)
+        }
+        pt::PTRACE_SETREGSET if addr == elf::NT_PRFPREG as u64 => {
+            let mut image = ptrace::get_fpregs(me, pid)?;
+            let mut iov = [0u8; 16];
+            copy_from_user(&mut iov, data as usize)?;
+            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
+            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
+            let n = len.min(image.len());
+            copy_from_user(&mut image[..n], base)?;
+            ptrace::set_fpregs(me, pid, &image)?;
+            copy_to_user(data as usize + 8, &(n as u64).to_le_bytes())?;
+            Ok(0)
+        }
         pt::PTRACE_GETREGSET => {
             let regs = ptrace::get_regs(me, pid)?;
             if addr as u32 != elf::NT_PRSTATUS || addr > u32::MAX as u64 {
