@@ -174,6 +174,14 @@ impl TraceSlot {
 
 /// Every traced thread, and tracees that ended and wait for their tracer.
 static TRACEES: SpinLock<Vec<Arc<Thread>>> = SpinLock::new(Vec::new());
+/// Set once anything was traced: until then signal sending skips asking.
+static EVER_TRACED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a thread of `process` is traced (its signals are never
+/// ignored then).
+pub fn process_traced(process: &Process) -> bool {
+    EVER_TRACED.load(Ordering::Relaxed) && process.threads().iter().any(|t| t.ptrace.is_traced())
+}
 /// Stopped tracees sleep here.
 static TRACE_WAIT: WaitQueue = WaitQueue::new();
 
@@ -189,6 +197,7 @@ fn dying(thread: &Thread) -> bool {
 
 /// Links `tracee` to `tracer`.
 fn link(tracee: &Arc<Thread>, tracer: &Arc<Process>, seized: bool, options: u32) {
+    EVER_TRACED.store(true, Ordering::Relaxed);
     let mut list = TRACEES.lock();
     {
         let mut t = tracee.ptrace.inner.lock();
@@ -616,7 +625,7 @@ pub fn wait_tracees(me: &Process, pid: Pid, keep: bool, stops: bool, exits: bool
                 if !keep {
                     remove = Some(i);
                 }
-                found = Some((tracee.tid(), Report::Exited(status)));
+                found = Some((tracee.clone(), Report::Exited(status)));
                 break;
             }
             continue;
@@ -628,7 +637,7 @@ pub fn wait_tracees(me: &Process, pid: Pid, keep: bool, stops: bool, exits: bool
                 if !keep {
                     stop.reported = true;
                 }
-                found = Some((tracee.tid(), Report::Stopped(code)));
+                found = Some((tracee.clone(), Report::Stopped(code)));
                 break;
             }
         }
@@ -639,9 +648,9 @@ pub fn wait_tracees(me: &Process, pid: Pid, keep: bool, stops: bool, exits: bool
         tracee.ptrace.inner.lock().tracer = Weak::new();
     }
     drop(list);
-    let found = found.map(|(tid, report)| {
-        let uid = find_thread(tid).map_or(0, |t| t.process.creds.lock().uid);
-        (tid, uid, report)
+    let found = found.map(|(tracee, report)| {
+        let uid = tracee.process.creds.lock().uid;
+        (tracee.tid(), uid, report)
     });
     (any, found)
 }

@@ -725,7 +725,7 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
     let limit = process.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0];
     // A tracee ignores nothing: its tracer sees every signal (Linux's
     // sig_ignored).
-    let traced = process.threads().iter().any(|t| t.ptrace.is_traced());
+    let traced = super::ptrace::process_traced(process);
     let mut continued = false;
     let mut queued = false;
     let to_wake: alloc::vec::Vec<Arc<Thread>> = {
