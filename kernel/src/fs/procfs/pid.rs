@@ -134,6 +134,12 @@ fn entries(pid: Pid, base: u64, with_task: bool) -> Table {
     n += 1;
     let ino = n;
     table.add(b"fdinfo", FileType::Directory, ino, move |dir| fd_dir(pid, ino, dir, true));
+    n += 1;
+    let ino = n;
+    table.add(b"mem", FileType::Regular, ino, move |_| {
+        let p = process(pid)?;
+        Ok(Arc::new(MemFile { attr: attr_of(&p, ino, 0o600), pid }) as Arc<dyn Inode>)
+    });
     if with_task {
         n += 1;
         let ino = n;
@@ -143,6 +149,77 @@ fn entries(pid: Pid, base: u64, with_task: bool) -> Table {
         });
     }
     table
+}
+
+/// `/proc/PID/mem`: the process's memory at the file offset, read and
+/// written as a debugger does (ptrace attach access, checked at each
+/// transfer; the mode bits keep other users out at open). A transfer stops
+/// at the first page out of reach: EIO if that is the first one; a
+/// process that ended has no memory (0 bytes).
+struct MemFile {
+    attr: Attr,
+    pid: Pid,
+}
+
+impl MemFile {
+    fn transfer(&self, offset: u64, buf: &mut [u8], write: bool) -> Result<usize> {
+        let target = process(self.pid)?;
+        let me = crate::process::current().ok_or(Errno::EIO)?;
+        if !access::ptrace_may_access(&me.process, &target, PtraceMode::Attach, PtraceCreds::Fs) {
+            return Err(Errno::EACCES);
+        }
+        if target.exit_status().is_some() {
+            return Ok(0);
+        }
+        let page = kevlar_platform::mm::PAGE_SIZE as u64;
+        let mut done = 0usize;
+        while done < buf.len() {
+            let Some(at) = offset.checked_add(done as u64) else { break };
+            let n = ((page - at % page) as usize).min(buf.len() - done);
+            if !crate::process::ptrace::access_memory(&target, at, &mut buf[done..done + n], write) {
+                break;
+            }
+            done += n;
+            if !me.checkpoint() {
+                break;
+            }
+        }
+        if done == 0 && !buf.is_empty() {
+            return Err(Errno::EIO);
+        }
+        Ok(done)
+    }
+}
+
+impl Inode for MemFile {
+    fn fs_id(&self) -> u64 {
+        self.attr.fs_id
+    }
+
+    fn ino(&self) -> u64 {
+        self.attr.ino
+    }
+
+    fn file_type(&self) -> FileType {
+        FileType::Regular
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        Ok(self.attr.stat(FileType::Regular, 1, 0))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        self.transfer(offset, buf, false)
+    }
+
+    fn write_at(&self, offset: u64, buf: &[u8]) -> Result<usize> {
+        let mut copy = buf.to_vec();
+        self.transfer(offset, &mut copy, true)
+    }
 }
 
 /// `/proc/PID/task`: one directory per live thread, named by its id. A
