@@ -53,6 +53,8 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
         Exception::FloatingPoint => (signal::SIGFPE, 0, frame.rip),
         Exception::InvalidOpcode => (signal::SIGILL, 2, frame.rip),
         Exception::Breakpoint => (signal::SIGTRAP, SI_KERNEL, 0),
+        // #DB after a single step (the trap flag a tracer set).
+        Exception::Other(1) => (signal::SIGTRAP, linux_raw_sys::general::TRAP_TRACE as i32, frame.rip),
         Exception::AlignmentCheck => (signal::SIGBUS, 1, 0),
         Exception::GeneralProtection | Exception::Other(_) => (signal::SIGSEGV, SI_KERNEL, 0),
     };

@@ -52,7 +52,7 @@ impl Attr {
         Attr { fs_id, ino, perm, uid: 0, gid: 0 }
     }
 
-    fn stat(&self, file_type: FileType, nlink: u32, size: u64) -> Stat {
+    pub(crate) fn stat(&self, file_type: FileType, nlink: u32, size: u64) -> Stat {
         let now = boot_time();
         Stat {
             dev: self.fs_id,

@@ -4,6 +4,7 @@
 pub mod access;
 pub mod nproc;
 pub mod pid;
+pub mod ptrace;
 pub mod scheduler;
 pub mod signal;
 pub mod wait_queue;
@@ -345,6 +346,8 @@ pub struct Thread {
     saved_sigmask: AtomicU64,
     /// The CPU of the last stint (/proc/PID/stat's `processor`).
     last_cpu: core::sync::atomic::AtomicU32,
+    /// ptrace: the tracer, the stops.
+    pub ptrace: ptrace::TraceSlot,
 }
 
 /// Time each CPU spent running user threads (ns), for /proc/stat and
@@ -429,7 +432,8 @@ impl Thread {
 
     /// Returns whether a signal that interrupts sleeps is pending.
     pub fn has_pending_signal(&self) -> bool {
-        self.process.signals.lock().has_deliverable(self.tid())
+        let deliverable = self.process.signals.lock().has_deliverable(self.tid());
+        deliverable || self.ptrace.interrupt_pending()
     }
 
     /// Returns whether the thread's CPU affinity allows CPU `cpu`.
@@ -714,14 +718,17 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         limits[linux_raw_sys::general::RLIMIT_SIGPENDING as usize] = [nproc, nproc];
     }
     let task = Task::new_user(frame, FpuInit::Fresh).ok_or(Errno::ENOMEM)?;
-    start_thread(&process, pid, task, 0, u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64)));
+    start_thread(&process, pid, task, 0, u64::MAX >> (64 - kevlar_platform::smp::cpu_count().clamp(1, 64)), None);
     register(&process);
     *INIT.lock() = Some(process.clone());
     Ok(process)
 }
 
-fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize, affinity: u64) -> Arc<Thread> {
+fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize, affinity: u64, creator: Option<&Thread>) -> Arc<Thread> {
     let thread = new_thread(process, tid, task, clear_child_tid, affinity);
+    if let Some(creator) = creator {
+        ptrace::attach_child(creator, &thread);
+    }
     *process.main_thread.lock() = Arc::downgrade(&thread);
     process.threads.lock().push(thread.clone());
     scheduler::enqueue(thread.clone());
@@ -747,6 +754,7 @@ fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid
         interrupted_syscall: core::sync::atomic::AtomicU64::new(u64::MAX),
         saved_sigmask: AtomicU64::new(NO_SAVED_MASK),
         last_cpu: core::sync::atomic::AtomicU32::new(0),
+        ptrace: ptrace::TraceSlot::new(),
     })
 }
 
@@ -882,7 +890,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         register(&child);
     }
     drop(admission);
-    start_thread(&child, pid, task, options.clear_child_tid, parent_thread.affinity.load(Ordering::Relaxed));
+    start_thread(&child, pid, task, options.clear_child_tid, parent_thread.affinity.load(Ordering::Relaxed), Some(parent_thread));
     if options.vfork {
         let waiter = child.clone();
         // Killable, as Linux's: the child shares our memory, so we must
@@ -934,6 +942,7 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
             return Err(e);
         }
     };
+    ptrace::attach_child(creator, &thread);
     process.threads.lock().push(thread.clone());
     drop(admission);
     scheduler::enqueue(thread);
@@ -986,6 +995,7 @@ pub fn release_child_tid(thread: &Arc<Thread>) {
 /// every kernel frame above has dropped its references.
 pub fn exit_current(status: ExitStatus) {
     let thread = current().expect("exit outside a process");
+    ptrace::exit_event(&thread, status);
     if signal::begin_group_exit(&thread.process, thread.tid(), status).is_some() {
         signal::kill_other_threads(&thread.process, thread.tid());
     }
@@ -997,6 +1007,7 @@ pub fn exit_current(status: ExitStatus) {
 /// (as Linux reports it).
 pub fn exit_thread(code: u8) {
     let thread = current().expect("exit outside a process");
+    ptrace::exit_event(&thread, ExitStatus::Exited(code));
     leave(&thread, ExitStatus::Exited(code));
 }
 
@@ -1018,6 +1029,7 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
             signal::stop_completed(&process, sig);
         }
         process.exited_threads_ns.fetch_add(thread.cpu_ns(), Ordering::Relaxed);
+        ptrace::on_thread_exit(thread, None);
         thread.set_state(ThreadState::Dead);
         process.thread_left.wake_all();
         return;
@@ -1031,6 +1043,7 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
         crate::shutdown(status == ExitStatus::Exited(0));
     }
     release_vfork(&process);
+    ptrace::on_tracer_exit(&process);
     crate::fs::locks::release_records(process.pid, None);
     crate::ipc::sem::exit(process.pid);
     // Drop the resources now, not when the parent reaps: a zombie keeps
@@ -1081,6 +1094,7 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
         }
         None => *process.exit_status.lock() = Some(status),
     }
+    ptrace::on_thread_exit(thread, Some(status));
     // A pidfd naming the process becomes readable.
     crate::fs::file::notify_pollers();
     thread.set_state(ThreadState::Dead);

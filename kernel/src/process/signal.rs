@@ -68,8 +68,8 @@ pub const SIGRTMIN: u32 = abi::SIGRTMIN;
 // include/uapi/asm-generic/signal-defs.h: SIG_DFL ((__sighandler_t)0),
 // SIG_IGN ((__sighandler_t)1); linux-raw-sys has no constants for them.
 const SIG_DFL: u64 = 0;
-const SIG_IGN: u64 = 1;
-const SA_NOCLDSTOP: u64 = abi::SA_NOCLDSTOP as u64;
+pub(crate) const SIG_IGN: u64 = 1;
+pub(crate) const SA_NOCLDSTOP: u64 = abi::SA_NOCLDSTOP as u64;
 const SA_NOCLDWAIT: u64 = abi::SA_NOCLDWAIT as u64;
 const SA_ONSTACK: u64 = abi::SA_ONSTACK as u64;
 const SA_RESTORER: u64 = abi::SA_RESTORER as u64;
@@ -569,7 +569,27 @@ impl SignalState {
     /// that it has not joined. Sleeps end early (EINTR) then.
     pub fn has_deliverable(&self, tid: Pid) -> bool {
         let me = self.thread(tid);
-        (me.pending.set | self.shared.set) & !me.blocked != 0 || self.stopped.is_some()
+        (me.pending.set | self.shared.set) & !me.blocked != 0 || self.stop_to_join(tid)
+    }
+
+    /// Whether the process is stopped and thread `tid` has not joined the
+    /// stop yet (a tracee its tracer resumed in a group stop has).
+    fn stop_to_join(&self, tid: Pid) -> bool {
+        self.stopped.is_some() && self.thread(tid).joined_stop != self.stop_number
+    }
+
+    /// Whether thread `tid` is about to die: SIGKILL waits for it or its
+    /// process is ending as a whole (a ptrace stop ends then).
+    pub fn dying(&self, tid: Pid) -> bool {
+        self.group_exit.is_some() || self.kill_pending(tid)
+    }
+
+    /// Forgets an unreported group stop (its tracer, the parent, reports
+    /// it as a ptrace stop instead).
+    pub fn clear_stop_report(&mut self) {
+        if matches!(self.report, Some(JobReport::Stopped(_))) {
+            self.report = None;
+        }
     }
 
     /// Whether thread `tid` is about to die: its process is ending as a
@@ -709,6 +729,9 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
         return Ok(());
     }
     let limit = process.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0];
+    // A tracee ignores nothing: its tracer sees every signal (Linux's
+    // sig_ignored).
+    let traced = super::ptrace::process_traced(process);
     let mut continued = false;
     let mut queued = false;
     let to_wake: alloc::vec::Vec<Arc<Thread>> = {
@@ -727,7 +750,7 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
         // A signal for the process is judged by the main thread's mask,
         // as Linux does.
         let judged_by = target.map_or(process.pid, |t| t.tid());
-        if signals.blocked(judged_by) & bit(sig) != 0 || !signals.is_ignored(sig) {
+        if signals.blocked(judged_by) & bit(sig) != 0 || !signals.is_ignored(sig) || traced {
             let already = signals.realtime_queued();
             match target {
                 Some(thread) => signals.thread_mut(thread.tid()).pending.enqueue(info, already, limit)?,
@@ -1017,6 +1040,10 @@ pub fn stop_completed(process: &Arc<Process>, sig: u32) {
     notify_parent_of_job(process, JobReport::Stopped(sig));
 }
 
+fn signals_stopped(process: &Process) -> Option<u32> {
+    process.signals.lock().stopped
+}
+
 /// Joins the process's stop and sleeps until SIGCONT or SIGKILL. The last
 /// thread to join completes the stop: the parent hears of it then.
 fn join_stop(thread: &Arc<Thread>) {
@@ -1039,6 +1066,14 @@ fn join_stop(thread: &Arc<Thread>) {
     };
     if let Some(sig) = completed {
         stop_completed(process, sig);
+    }
+    if thread.ptrace.is_traced() {
+        // A tracee reports the stop to its tracer and runs again when the
+        // tracer says so.
+        if let Some(sig) = signals_stopped(process) {
+            super::ptrace::group_stop(thread, sig);
+            return;
+        }
     }
     STOPPED.wait_until_uninterruptible(|| {
         let signals = process.signals.lock();
@@ -1128,9 +1163,12 @@ pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, saved_mask: 
     let process = &thread.process;
     let tid = thread.tid();
     loop {
-        let (info, action, blocked, continues) = {
+        if thread.ptrace.is_traced() {
+            super::ptrace::check_interrupt(thread, frame);
+        }
+        let (mut info, mut action, mut blocked, continues) = {
             let mut signals = process.signals.lock();
-            if signals.stopped.is_some() && !signals.kill_pending(tid) {
+            if signals.stop_to_join(tid) && !signals.kill_pending(tid) {
                 // Another thread stopped the process: stop with it.
                 drop(signals);
                 join_stop(thread);
@@ -1156,6 +1194,22 @@ pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, saved_mask: 
             let action = signals.actions[info.signo as usize - 1];
             (info, action, signals.blocked(tid), signals.continues)
         };
+        if thread.ptrace.is_traced() && info.signo != SIGKILL {
+            // The signal-delivery stop: the tracer may suppress the signal
+            // or replace it.
+            let Some(new) = super::ptrace::signal_delivery(thread, frame, info) else { continue };
+            if new.signo != info.signo {
+                let mut signals = process.signals.lock();
+                if signals.blocked(tid) & bit(new.signo) != 0 {
+                    let already = signals.realtime_queued();
+                    let _ = signals.thread_mut(tid).pending.enqueue(new, already, u64::MAX);
+                    continue;
+                }
+                action = signals.actions[new.signo as usize - 1];
+                blocked = signals.blocked(tid);
+            }
+            info = new;
+        }
         let sig = info.signo;
         match action.handler {
             SIG_IGN => continue,

@@ -7,6 +7,7 @@ use core::sync::atomic::Ordering;
 use kevlar_platform::x86::trap::TrapFrame;
 use crate::uaccess::copy_to_user;
 use linux_raw_sys::general as abi;
+use linux_raw_sys::ptrace as ptrace_abi;
 
 use super::{read_path, read_string_array};
 use crate::error::{Errno, Result};
@@ -75,10 +76,29 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     };
     // Out of memory, the killer frees some and the creation is tried
     // again, as Linux's allocator does.
+    // A tracer following this kind of child gets it traced from its start
+    // and an event (Linux's rules: vfork, a child that signals its end
+    // with something else than SIGCHLD, or a fork).
+    let event = if has(abi::CLONE_VFORK) {
+        ptrace_abi::PTRACE_EVENT_VFORK
+    } else if flags & 0xff != abi::SIGCHLD {
+        ptrace_abi::PTRACE_EVENT_CLONE
+    } else {
+        ptrace_abi::PTRACE_EVENT_FORK
+    };
+    process::ptrace::before_clone(thread, event);
     if has(abi::CLONE_THREAD) {
-        return Ok(crate::mm::oom::retry_on_oom(thread, || process::spawn_thread(thread, frame, &options))? as isize);
+        let tid = crate::mm::oom::retry_on_oom(thread, || process::spawn_thread(thread, frame, &options))?;
+        process::ptrace::note_event(thread, event, tid as u64);
+        return Ok(tid as isize);
     }
-    let pid = crate::mm::oom::retry_on_oom(thread, || process::fork(thread, frame, options.clone()))?;
+    let pid = crate::mm::oom::retry_on_oom(thread, || process::fork(thread, frame, options.clone()));
+    process::ptrace::before_clone(thread, 0);
+    let pid = pid?;
+    process::ptrace::note_event(thread, event, pid as u64);
+    if has(abi::CLONE_VFORK) {
+        process::ptrace::note_event(thread, ptrace_abi::PTRACE_EVENT_VFORK_DONE, pid as u64);
+    }
     if has(abi::CLONE_PIDFD) {
         if let Some(child) = process::find_process(pid) {
             let fd = install_pidfd(thread, child, abi::O_CLOEXEC)?;
@@ -162,7 +182,9 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: usi
     process::nproc::check_exec(&thread.process)?;
     let argv = read_string_array(argv)?;
     let envp = read_string_array(envp)?;
+    let old_tid = thread.tid();
     crate::exec::execve(thread, frame, dirfd, &path, argv, envp)?;
+    process::ptrace::on_exec(thread, old_tid);
     Ok(0)
 }
 
@@ -180,10 +202,18 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
         return Err(Errno::EINVAL);
     }
     let me = thread.process.clone();
+    let mut traced = None;
     let found = me.child_event.wait_until(|| {
+        // Tracees first: their ptrace stops are reported whatever the
+        // options.
+        let (any_tracee, report) = process::ptrace::wait_tracees(&me, pid, false, true, true);
+        if let Some(report) = report {
+            traced = Some(report);
+            return Ok(Some(None));
+        }
         let children = me.children();
         let targets: alloc::vec::Vec<_> = children.iter().filter(|c| matches_wait_target(c, &me, pid)).collect();
-        if targets.is_empty() {
+        if targets.is_empty() && !any_tracee {
             return Err(Errno::ECHILD);
         }
         let wanted = Wanted { exited: true, stopped: options & abi::WUNTRACED != 0, continued: options & abi::WCONTINUED != 0 };
@@ -195,6 +225,19 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
         }
         Ok(None)
     })?;
+    if let Some((tid, _, report)) = traced {
+        let word = match report {
+            process::ptrace::Report::Stopped(code) => (code as i32) << 8 | 0x7f,
+            process::ptrace::Report::Exited(exit) => exit.wait_status(),
+        };
+        if status != 0 {
+            copy_to_user(status, &word.to_le_bytes())?;
+        }
+        if rusage != 0 {
+            copy_to_user(rusage, &super::time::encode_rusage(0))?;
+        }
+        return Ok(tid as isize);
+    }
     let Some((child, change)) = found else { return Ok(0) };
     let child_cpu = child.cpu_ns() + child.children_cpu_ns.load(core::sync::atomic::Ordering::Relaxed);
     let word = match change {
@@ -264,10 +307,16 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
         _ => return Err(Errno::EINVAL),
     };
     let me = thread.process.clone();
+    let mut traced = None;
     let found = me.child_event.wait_until(|| {
+        let (any_tracee, report) = process::ptrace::wait_tracees(&me, pid, options & abi::WNOWAIT != 0, options & abi::WSTOPPED != 0, options & abi::WEXITED != 0);
+        if let Some(report) = report {
+            traced = Some(report);
+            return Ok(Some(None));
+        }
         let children = me.children();
         let targets: alloc::vec::Vec<_> = children.iter().filter(|c| matches_wait_target(c, &me, pid)).collect();
-        if targets.is_empty() {
+        if targets.is_empty() && !any_tracee {
             return Err(Errno::ECHILD);
         }
         let wanted = Wanted {
@@ -284,7 +333,19 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
         Ok(None)
     })?;
     let mut info = [0u8; 128];
-    if let Some((child, change)) = found {
+    if let Some((tid, uid, report)) = traced {
+        let (code, value) = match report {
+            process::ptrace::Report::Stopped(code) => (abi::CLD_TRAPPED as i32, code as i32),
+            process::ptrace::Report::Exited(ExitStatus::Exited(c)) => (abi::CLD_EXITED as i32, c as i32),
+            process::ptrace::Report::Exited(ExitStatus::Signaled(s, true)) => (abi::CLD_DUMPED as i32, s as i32),
+            process::ptrace::Report::Exited(ExitStatus::Signaled(s, false)) => (abi::CLD_KILLED as i32, s as i32),
+        };
+        info[0..4].copy_from_slice(&(abi::SIGCHLD as i32).to_le_bytes());
+        info[8..12].copy_from_slice(&code.to_le_bytes());
+        info[16..20].copy_from_slice(&tid.to_le_bytes());
+        info[20..24].copy_from_slice(&uid.to_le_bytes());
+        info[24..28].copy_from_slice(&value.to_le_bytes());
+    } else if let Some((child, change)) = found {
         let (code, value) = match change {
             Change::Exited(status) => {
                 if options & abi::WNOWAIT == 0 {

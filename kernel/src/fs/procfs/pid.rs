@@ -99,13 +99,15 @@ enum Kind {
     Link(Link),
     /// `fd` (false) or `fdinfo` (true).
     Fds(bool),
+    /// `mem`: the process's memory, for a tracer.
+    Mem,
     Task,
 }
 
 /// The entries of `/proc/PID`, in listing order; the inode of the one at
 /// index i is the directory's plus i + 1. One table for every process,
 /// so that a lookup builds nothing but the node it returns.
-const PID_ENTRIES: [(&[u8], Kind); 20] = [
+const PID_ENTRIES: [(&[u8], Kind); 21] = [
     (b"auxv", Kind::Text(0o400, auxv, true)),
     (b"cmdline", Kind::Text(0o444, cmdline, false)),
     (b"environ", Kind::Text(0o400, environ, true)),
@@ -125,6 +127,7 @@ const PID_ENTRIES: [(&[u8], Kind); 20] = [
     (b"root", Kind::Link(Link::Root)),
     (b"fd", Kind::Fds(false)),
     (b"fdinfo", Kind::Fds(true)),
+    (b"mem", Kind::Mem),
     (b"task", Kind::Task),
 ];
 
@@ -134,7 +137,7 @@ fn oom_score(p: &Arc<Process>) -> Result<Vec<u8>> {
 
 fn kind_type(kind: Kind) -> FileType {
     match kind {
-        Kind::Text(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj => FileType::Regular,
+        Kind::Text(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj | Kind::Mem => FileType::Regular,
         Kind::Link(_) => FileType::Symlink,
         Kind::Fds(_) | Kind::Task => FileType::Directory,
     }
@@ -174,6 +177,10 @@ impl DirSource for PidSource {
             Kind::OomAdj => oom_file(pid, ino, crate::mm::oom::legacy_adj_text, crate::mm::oom::write_legacy_adj),
             Kind::Link(which) => process_link(pid, ino, which),
             Kind::Fds(info) => fd_dir(pid, ino, dir, info),
+            Kind::Mem => {
+                let p = process(pid)?;
+                Ok(Arc::new(MemFile { attr: attr_of(&p, ino, 0o600), pid }) as Arc<dyn Inode>)
+            }
             Kind::Task => {
                 let p = process(pid)?;
                 Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(TaskSource { pid })) as Arc<dyn Inode>)
@@ -201,6 +208,77 @@ impl DirSource for PidSource {
 
 fn entries(pid: Pid, base: u64, with_task: bool) -> PidSource {
     PidSource { pid, base, with_task }
+}
+
+/// `/proc/PID/mem`: the process's memory at the file offset, read and
+/// written as a debugger does (ptrace attach access, checked at each
+/// transfer; the mode bits keep other users out at open). A transfer stops
+/// at the first page out of reach: EIO if that is the first one; a
+/// process that ended has no memory (0 bytes).
+struct MemFile {
+    attr: Attr,
+    pid: Pid,
+}
+
+impl MemFile {
+    fn transfer(&self, offset: u64, buf: &mut [u8], write: bool) -> Result<usize> {
+        let target = process(self.pid)?;
+        let me = crate::process::current().ok_or(Errno::EIO)?;
+        if !access::ptrace_may_access(&me.process, &target, PtraceMode::Attach, PtraceCreds::Fs) {
+            return Err(Errno::EACCES);
+        }
+        if target.exit_status().is_some() {
+            return Ok(0);
+        }
+        let page = kevlar_platform::mm::PAGE_SIZE as u64;
+        let mut done = 0usize;
+        while done < buf.len() {
+            let Some(at) = offset.checked_add(done as u64) else { break };
+            let n = ((page - at % page) as usize).min(buf.len() - done);
+            if !crate::process::ptrace::access_memory(&target, at, &mut buf[done..done + n], write) {
+                break;
+            }
+            done += n;
+            if !me.checkpoint() {
+                break;
+            }
+        }
+        if done == 0 && !buf.is_empty() {
+            return Err(Errno::EIO);
+        }
+        Ok(done)
+    }
+}
+
+impl Inode for MemFile {
+    fn fs_id(&self) -> u64 {
+        self.attr.fs_id
+    }
+
+    fn ino(&self) -> u64 {
+        self.attr.ino
+    }
+
+    fn file_type(&self) -> FileType {
+        FileType::Regular
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        Ok(self.attr.stat(FileType::Regular, 1, 0))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        self.transfer(offset, buf, false)
+    }
+
+    fn write_at(&self, offset: u64, buf: &[u8]) -> Result<usize> {
+        let mut copy = buf.to_vec();
+        self.transfer(offset, &mut copy, true)
+    }
 }
 
 /// `/proc/PID/task`: one directory per live thread, named by its id. A
@@ -545,6 +623,9 @@ fn state(p: &Process) -> (char, &'static str) {
     if p.exit_status().is_some() {
         return ('Z', "zombie");
     }
+    if p.any_thread().is_some_and(|t| t.ptrace.in_stop()) {
+        return ('t', "tracing stop");
+    }
     if p.signals.lock().is_stopped() {
         return ('T', "stopped");
     }
@@ -720,7 +801,7 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "Ngid:\t0");
     let _ = writeln!(out, "Pid:\t{}", p.pid);
     let _ = writeln!(out, "PPid:\t{}", p.ppid());
-    let _ = writeln!(out, "TracerPid:\t0");
+    let _ = writeln!(out, "TracerPid:\t{}", p.any_thread().map_or(0, |t| t.ptrace.tracer_pid()));
     let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", creds.uid, creds.euid, creds.suid, creds.fsuid);
     let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", creds.gid, creds.egid, creds.sgid, creds.fsgid);
     let _ = writeln!(out, "FDSize:\t{}", fd_slots);

@@ -153,6 +153,28 @@ impl FpuArea {
         unsafe { save_to(self.ptr.as_ptr()) }
     }
 
+    /// The saved image (`state_size()` bytes).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` points to `state_size()` bytes owned by self.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), state_size()) }
+    }
+
+    /// Replaces the x87 and SSE part (the 512-byte legacy region) of the
+    /// saved image, as a debugger sets it: MXCSR's reserved bits are
+    /// cleared (XRSTOR would fault on them) and, with XSAVE, the header
+    /// marks both components as present so XRSTOR loads them.
+    pub(crate) fn set_legacy(&mut self, image: &[u8; LEGACY_SIZE]) {
+        let bytes = self.bytes_mut();
+        bytes[..LEGACY_SIZE].copy_from_slice(image);
+        let mxcsr = u32::from_le_bytes(bytes[MXCSR_OFFSET..MXCSR_OFFSET + 4].try_into().unwrap()) & 0xffbf;
+        bytes[MXCSR_OFFSET..MXCSR_OFFSET + 4].copy_from_slice(&mxcsr.to_le_bytes());
+        // The software-reserved bytes stay the kernel's.
+        if xsave_enabled() {
+            let bv = u64::from_le_bytes(bytes[LEGACY_SIZE..LEGACY_SIZE + 8].try_into().unwrap()) | XFEATURE_FP | XFEATURE_SSE;
+            bytes[LEGACY_SIZE..LEGACY_SIZE + 8].copy_from_slice(&bv.to_le_bytes());
+        }
+    }
+
     /// Loads this CPU's FPU state from the area, which holds an image
     /// saved by [`FpuArea::save_live`] or made by [`FpuArea::initial`].
     pub(crate) fn load_live(&self) {

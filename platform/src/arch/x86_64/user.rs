@@ -419,6 +419,41 @@ impl Task {
         }
     }
 
+    /// Runs `f` on the saved FPU image of a task no CPU runs (a stopped
+    /// tracee): claims the task as a switch does, so no CPU enters it
+    /// meanwhile (one that tries waits), waiting first for a CPU still
+    /// leaving it.
+    fn with_saved_fpu<R>(&self, f: impl FnOnce(&mut FpuArea) -> R) -> R {
+        while self.running.swap(true, Ordering::Acquire) {
+            while self.running.load(Ordering::Relaxed) {
+                core::hint::spin_loop();
+            }
+        }
+        // SAFETY: `running` is ours (claimed above), so no CPU touches the
+        // area until it is released below.
+        let result = f(unsafe { &mut *self.fpu.get() });
+        self.running.store(false, Ordering::Release);
+        result
+    }
+
+    /// Copies the saved FPU state (the XSAVE image, or the 512-byte FXSAVE
+    /// image) of a task that is not running into `out`; returns the bytes
+    /// copied. The caller must not be the task itself.
+    pub fn read_saved_fpu(&self, out: &mut [u8]) -> usize {
+        self.with_saved_fpu(|area| {
+            let bytes = area.bytes();
+            let n = out.len().min(bytes.len());
+            out[..n].copy_from_slice(&bytes[..n]);
+            n
+        })
+    }
+
+    /// Replaces the x87 and SSE state (an FXSAVE image) of a task that is
+    /// not running, for a debugger (see `FpuArea::set_legacy`).
+    pub fn write_saved_legacy_fpu(&self, image: &[u8; 512]) {
+        self.with_saved_fpu(|area| area.set_legacy(image));
+    }
+
     /// Returns the task's user GS base, live as [`Task::fs_base`].
     pub fn gs_base(&self) -> u64 {
         // In the kernel (after SWAPGS) the user's GS base is the one in

@@ -1,0 +1,229 @@
+//! ptrace(2): decodes the requests and copies their data; the mechanism
+//! (stops, the tracer link, the registers) is `process::ptrace`.
+
+use alloc::sync::Arc;
+
+use kevlar_platform::x86::trap::TrapFrame;
+use linux_raw_sys::elf_uapi as elf;
+use linux_raw_sys::ptrace as pt;
+
+use super::Args;
+use crate::error::{Errno, Result};
+use crate::process::ptrace::{self, Mode};
+use crate::process::signal::SigInfo;
+use crate::process::Thread;
+use crate::uaccess::{copy_from_user, copy_to_user};
+
+/// A system call of a traced thread: the syscall-entry stop (the tracer
+/// may change the number and arguments, or skip the call), the call, the
+/// events it raised, the syscall-exit stop.
+pub fn traced_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame) {
+    match ptrace::syscall_entry(thread, frame) {
+        ptrace::Entry::Run(number) => {
+            super::run_syscall(thread, frame, number as usize);
+            ptrace::report_events(thread, frame);
+            ptrace::syscall_exit(thread, frame, true);
+        }
+        ptrace::Entry::Skip => ptrace::syscall_exit(thread, frame, true),
+        ptrace::Entry::Emulate => ptrace::syscall_exit(thread, frame, false),
+    }
+}
+
+const REGS_SIZE: usize = 27 * 8;
+
+fn read_regs(addr: usize) -> Result<[u64; 27]> {
+    let mut raw = [0u8; REGS_SIZE];
+    copy_from_user(&mut raw, addr)?;
+    let mut words = [0u64; 27];
+    for (i, w) in words.iter_mut().enumerate() {
+        *w = u64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap());
+    }
+    Ok(words)
+}
+
+fn write_regs(addr: usize, words: &[u64; 27], len: usize) -> Result<()> {
+    let mut raw = [0u8; REGS_SIZE];
+    for (i, w) in words.iter().enumerate() {
+        raw[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+    }
+    copy_to_user(addr, &raw[..len.min(REGS_SIZE)])
+}
+
+/// ptrace(request, pid, addr, data).
+pub fn ptrace(thread: &Arc<Thread>, a: Args) -> Result<isize> {
+    let request = a.0[0];
+    let pid = a.i32(1);
+    let addr = a.0[2];
+    let data = a.0[3];
+    let me = &thread.process;
+    if request > u32::MAX as u64 {
+        return Err(Errno::EIO);
+    }
+    match request as u32 {
+        pt::PTRACE_TRACEME => ptrace::traceme(thread).map(|_| 0),
+        pt::PTRACE_ATTACH => ptrace::attach(thread, pid, false, 0).map(|_| 0),
+        pt::PTRACE_SEIZE => {
+            if addr != 0 || data & !(ptrace::OPTIONS_MASK as u64) != 0 {
+                return Err(Errno::EIO);
+            }
+            ptrace::attach(thread, pid, true, data as u32).map(|_| 0)
+        }
+        pt::PTRACE_PEEKTEXT | pt::PTRACE_PEEKDATA => {
+            let word = ptrace::peek_data(me, pid, addr)?;
+            copy_to_user(data as usize, &word.to_le_bytes())?;
+            Ok(0)
+        }
+        pt::PTRACE_PEEKUSR => {
+            let word = ptrace::peek_user(me, pid, addr)?;
+            copy_to_user(data as usize, &word.to_le_bytes())?;
+            Ok(0)
+        }
+        pt::PTRACE_POKETEXT | pt::PTRACE_POKEDATA => ptrace::poke_data(me, pid, addr, data).map(|_| 0),
+        pt::PTRACE_POKEUSR => ptrace::poke_user(me, pid, addr, data).map(|_| 0),
+        pt::PTRACE_CONT => ptrace::resume(me, pid, Mode::Cont, data).map(|_| 0),
+        pt::PTRACE_SYSCALL => ptrace::resume(me, pid, Mode::Syscall, data).map(|_| 0),
+        pt::PTRACE_SINGLESTEP => ptrace::resume(me, pid, Mode::Step, data).map(|_| 0),
+        pt::PTRACE_SYSEMU => ptrace::resume(me, pid, Mode::Sysemu, data).map(|_| 0),
+        pt::PTRACE_SYSEMU_SINGLESTEP => ptrace::resume(me, pid, Mode::SysemuStep, data).map(|_| 0),
+        pt::PTRACE_KILL => ptrace::kill(me, pid).map(|_| 0),
+        pt::PTRACE_DETACH => ptrace::detach(me, pid, data).map(|_| 0),
+        pt::PTRACE_INTERRUPT => ptrace::interrupt(me, pid).map(|_| 0),
+        pt::PTRACE_LISTEN => ptrace::listen(me, pid).map(|_| 0),
+        pt::PTRACE_SETOPTIONS | pt::PTRACE_OLDSETOPTIONS => ptrace::set_options(me, pid, data).map(|_| 0),
+        pt::PTRACE_GETEVENTMSG => {
+            let msg = ptrace::event_msg(me, pid)?;
+            copy_to_user(data as usize, &msg.to_le_bytes())?;
+            Ok(0)
+        }
+        pt::PTRACE_GETSIGINFO => {
+            let info = ptrace::get_siginfo(me, pid)?;
+            copy_to_user(data as usize, &info.to_user())?;
+            Ok(0)
+        }
+        pt::PTRACE_SETSIGINFO => {
+            let mut raw = [0u8; 48];
+            copy_from_user(&mut raw, data as usize)?;
+            let signo = i32::from_le_bytes(raw[0..4].try_into().unwrap()) as u32;
+            ptrace::set_siginfo(me, pid, SigInfo::from_user(&raw, signo)).map(|_| 0)
+        }
+        pt::PTRACE_GETREGS => {
+            let regs = ptrace::get_regs(me, pid)?;
+            write_regs(data as usize, &regs, REGS_SIZE)?;
+            Ok(0)
+        }
+        pt::PTRACE_SETREGS => {
+            // The tracee must be ours and stopped before the copy (ESRCH
+            // first, as Linux).
+            ptrace::get_regs(me, pid)?;
+            let regs = read_regs(data as usize)?;
+            ptrace::set_regs(me, pid, &regs).map(|_| 0)
+        }
+        pt::PTRACE_GETFPREGS => {
+            let image = ptrace::get_fpregs(me, pid)?;
+            copy_to_user(data as usize, &image)?;
+            Ok(0)
+        }
+        pt::PTRACE_SETFPREGS => {
+            ptrace::get_fpregs(me, pid)?;
+            let mut image = [0u8; 512];
+            copy_from_user(&mut image, data as usize)?;
+            ptrace::set_fpregs(me, pid, &image).map(|_| 0)
+        }
+        pt::PTRACE_GETREGSET if addr == elf::NT_PRFPREG as u64 => {
+            let image = ptrace::get_fpregs(me, pid)?;
+            let mut iov = [0u8; 16];
+            copy_from_user(&mut iov, data as usize)?;
+            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
+            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
+            let n = len.min(image.len());
+            copy_to_user(base, &image[..n])?;
+            copy_to_user(data as usize + 8, &(n as u64).to_le_bytes())?;
+            Ok(0)
+        }
+        pt::PTRACE_SETREGSET if addr == elf::NT_PRFPREG as u64 => {
+            let mut image = ptrace::get_fpregs(me, pid)?;
+            let mut iov = [0u8; 16];
+            copy_from_user(&mut iov, data as usize)?;
+            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
+            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
+            let n = len.min(image.len());
+            copy_from_user(&mut image[..n], base)?;
+            ptrace::set_fpregs(me, pid, &image)?;
+            copy_to_user(data as usize + 8, &(n as u64).to_le_bytes())?;
+            Ok(0)
+        }
+        pt::PTRACE_GETREGSET => {
+            let regs = ptrace::get_regs(me, pid)?;
+            if addr as u32 != elf::NT_PRSTATUS || addr > u32::MAX as u64 {
+                return Err(Errno::EINVAL);
+            }
+            // The iovec: base and length; the length comes back trimmed.
+            let mut iov = [0u8; 16];
+            copy_from_user(&mut iov, data as usize)?;
+            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
+            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
+            let n = len.min(REGS_SIZE) / 8 * 8;
+            write_regs(base, &regs, n)?;
+            copy_to_user(data as usize + 8, &(n as u64).to_le_bytes())?;
+            Ok(0)
+        }
+        pt::PTRACE_SETREGSET => {
+            ptrace::get_regs(me, pid)?;
+            if addr as u32 != elf::NT_PRSTATUS || addr > u32::MAX as u64 {
+                return Err(Errno::EINVAL);
+            }
+            let mut iov = [0u8; 16];
+            copy_from_user(&mut iov, data as usize)?;
+            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
+            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
+            if len < REGS_SIZE {
+                // A partial set keeps the rest.
+                let mut regs = ptrace::get_regs(me, pid)?;
+                let n = len / 8;
+                let mut raw = alloc::vec![0u8; n * 8];
+                copy_from_user(&mut raw, base)?;
+                for i in 0..n {
+                    regs[i] = u64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap());
+                }
+                ptrace::set_regs(me, pid, &regs)?;
+                copy_to_user(data as usize + 8, &((n * 8) as u64).to_le_bytes())?;
+                return Ok(0);
+            }
+            let regs = read_regs(base)?;
+            ptrace::set_regs(me, pid, &regs)?;
+            copy_to_user(data as usize + 8, &(REGS_SIZE as u64).to_le_bytes())?;
+            Ok(0)
+        }
+        pt::PTRACE_GET_SYSCALL_INFO => {
+            let info = ptrace::syscall_info(me, pid)?;
+            let mut raw = [0u8; 88];
+            raw[0] = info.op;
+            raw[4..8].copy_from_slice(&pt::AUDIT_ARCH_X86_64.to_le_bytes());
+            raw[8..16].copy_from_slice(&info.ip.to_le_bytes());
+            raw[16..24].copy_from_slice(&info.sp.to_le_bytes());
+            let size = match info.op as u32 {
+                pt::PTRACE_SYSCALL_INFO_ENTRY => {
+                    raw[24..32].copy_from_slice(&info.nr.to_le_bytes());
+                    for (i, arg) in info.args.iter().enumerate() {
+                        raw[32 + i * 8..40 + i * 8].copy_from_slice(&arg.to_le_bytes());
+                    }
+                    80
+                }
+                pt::PTRACE_SYSCALL_INFO_EXIT => {
+                    raw[24..32].copy_from_slice(&info.rval.to_le_bytes());
+                    raw[32] = info.is_error as u8;
+                    33
+                }
+                _ => 24,
+            };
+            let n = (addr as usize).min(size);
+            copy_to_user(data as usize, &raw[..n])?;
+            Ok(size as isize)
+        }
+        _ => {
+            // Not supported (yet): the tracee is checked first, as Linux.
+            ptrace::get_regs(me, pid)?;
+            Err(Errno::EIO)
+        }
+    }
+}
