@@ -40,6 +40,33 @@ pub static STACK: SpinLock<Option<Stack>> = SpinLock::new(None);
 /// Every thread blocked on an AF_INET socket sleeps here; any progress of
 /// the stack wakes them all (they recheck their own socket).
 pub static WAITERS: WaitQueue = WaitQueue::new();
+/// A socket's wake-up count (edge-triggered epoll, O_ASYNC) and its
+/// readiness queue, shared between the socket and the stack's record of
+/// it: the stack bumps the count of the sockets a pump changed and
+/// notifies only their queues.
+pub struct SockEvents {
+    count: AtomicU64,
+    /// Pollers and epoll entries of the socket.
+    pub queue: crate::fs::poll_queue::PollQueue,
+}
+
+impl SockEvents {
+    /// A count at 0, an empty queue.
+    pub fn new() -> Arc<SockEvents> {
+        Arc::new(SockEvents { count: AtomicU64::new(0), queue: crate::fs::poll_queue::PollQueue::new() })
+    }
+
+    /// Adds to the count (as `AtomicU64::fetch_add`).
+    pub fn fetch_add(&self, n: u64, order: Ordering) -> u64 {
+        self.count.fetch_add(n, order)
+    }
+
+    /// Reads the count.
+    pub fn load(&self, order: Ordering) -> u64 {
+        self.count.load(order)
+    }
+}
+
 /// When smoltcp next wants to be polled (monotonic ns; u64::MAX: never).
 static NEXT_POLL_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 
@@ -311,7 +338,7 @@ pub struct Conn {
     /// SO_REUSEADDR of its socket (a TIME-WAIT hold is shareable only then).
     reuse: bool,
     /// The owning socket's event counter (edge-triggered epoll).
-    pub events: Arc<AtomicU64>,
+    pub events: Arc<SockEvents>,
 }
 
 /// What the stack knows of a UDP socket besides smoltcp's state.
@@ -319,7 +346,7 @@ struct UdpWatch {
     /// (bytes queued to read, to send) at the last sweep.
     signature: (usize, usize),
     /// The owner's event counter.
-    events: Arc<AtomicU64>,
+    events: Arc<SockEvents>,
     /// The local port and the connected peer: an ICMP port-unreachable for
     /// a datagram from that port to that peer sets `refused`.
     port: u16,
@@ -340,7 +367,7 @@ pub struct Listener {
     /// Connections completed, in order, for accept.
     pub ready: VecDeque<SocketHandle>,
     /// The listening socket's event counter.
-    events: Arc<AtomicU64>,
+    events: Arc<SockEvents>,
     /// TCP_NODELAY to give new connections.
     pub nodelay: bool,
 }
@@ -367,6 +394,9 @@ pub struct Stack {
     next_listener_id: u64,
     /// lo is up (SIOCSIFFLAGS).
     pub lo_up: bool,
+    /// Sockets whose count a sweep bumped since the last wake-up: their
+    /// queues are notified once the stack's lock is released.
+    touched: Vec<Arc<SockEvents>>,
 }
 
 impl Stack {
@@ -407,6 +437,7 @@ impl Stack {
             listeners: BTreeMap::new(),
             next_listener_id: 1,
             lo_up: true,
+            touched: Vec::new(),
         }
     }
 
@@ -487,7 +518,7 @@ impl Stack {
 
     /// Tracks a connection's state for `events`' owner (a connection
     /// tracked already just changes owner).
-    pub fn track(&mut self, handle: SocketHandle, events: Arc<AtomicU64>) {
+    pub fn track(&mut self, handle: SocketHandle, events: Arc<SockEvents>) {
         if let Some(c) = self.conns.get_mut(&handle) {
             c.events = events;
             return;
@@ -515,7 +546,7 @@ impl Stack {
 
     /// Adds a UDP socket bound to `port` whose queue changes bump
     /// `events`, and whose connected peer's refusals set `refused`.
-    pub fn add_udp(&mut self, socket: udp::Socket<'static>, port: u16, events: Arc<AtomicU64>, refused: Arc<core::sync::atomic::AtomicBool>) -> SocketHandle {
+    pub fn add_udp(&mut self, socket: udp::Socket<'static>, port: u16, events: Arc<SockEvents>, refused: Arc<core::sync::atomic::AtomicBool>) -> SocketHandle {
         let h = self.sockets.add(socket);
         self.udp_watch.insert(h, UdpWatch { signature: (0, 0), events, port, peer: None, refused });
         h
@@ -535,7 +566,7 @@ impl Stack {
     }
 
     /// Starts a listener on `endpoint`; returns its id.
-    pub fn add_listener(&mut self, endpoint: IpListenEndpoint, backlog: usize, events: Arc<AtomicU64>, nodelay: bool) -> u64 {
+    pub fn add_listener(&mut self, endpoint: IpListenEndpoint, backlog: usize, events: Arc<SockEvents>, nodelay: bool) -> u64 {
         let id = self.next_listener_id;
         self.next_listener_id += 1;
         self.listeners.insert(id, Listener { endpoint, backlog, listen: None, embryos: Vec::new(), ready: VecDeque::new(), events, nodelay });
@@ -553,7 +584,7 @@ impl Stack {
             for h in l.listen.into_iter().chain(l.embryos).chain(l.ready) {
                 // Reaped by the sweep once the reset has gone out.
                 self.sockets.get_mut::<tcp::Socket>(h).abort();
-                self.track(h, Arc::new(AtomicU64::new(0)));
+                self.track(h, SockEvents::new());
                 if let Some(c) = self.conns.get_mut(&h) {
                     c.orphan = true;
                 }
@@ -630,6 +661,7 @@ impl Stack {
                             l.ready.push_back(h);
                             completed.push((h, l.events.clone()));
                             l.events.fetch_add(1, Ordering::Relaxed);
+                            self.touched.push(l.events.clone());
                             changed = true;
                         }
                     }
@@ -652,6 +684,7 @@ impl Stack {
             if now != w.signature {
                 w.signature = now;
                 w.events.fetch_add(1, Ordering::Relaxed);
+                self.touched.push(w.events.clone());
                 changed = true;
             }
             // Only a connected socket hears of refusals (Linux reports ICMP
@@ -659,6 +692,7 @@ impl Stack {
             if unreachable.iter().any(|&(port, peer)| port == w.port && Some(peer) == w.peer) {
                 w.refused.store(true, Ordering::Release);
                 w.events.fetch_add(1, Ordering::Relaxed);
+                self.touched.push(w.events.clone());
                 changed = true;
             }
         }
@@ -686,6 +720,7 @@ impl Stack {
             if signature != c.signature {
                 c.signature = signature;
                 c.events.fetch_add(1, Ordering::Relaxed);
+                self.touched.push(c.events.clone());
                 changed = true;
             }
             if c.orphan {
@@ -772,17 +807,25 @@ pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     });
     let r = f(stack);
     let changed = stack.pump();
+    let mut touched = core::mem::take(&mut stack.touched);
     drop(guard);
     if changed {
-        wake();
+        WAITERS.wake_all();
+    }
+    // Only the sockets the pump changed hear of it, once each, with no
+    // lock held (their hooks take epoll's locks).
+    touched.sort_unstable_by_key(|e| Arc::as_ptr(e) as usize);
+    touched.dedup_by(|a, b| Arc::ptr_eq(a, b));
+    for events in touched {
+        events.queue.notify(0);
     }
     r
 }
 
-/// Wakes every waiter and poller (after a change made outside a pump).
+/// Wakes the threads blocked on AF_INET sockets (after a change made
+/// outside a pump); the caller notifies the changed socket's queue.
 pub fn wake() {
     WAITERS.wake_all();
-    crate::fs::file::notify_pollers();
 }
 
 /// Polls the stack when smoltcp asked for a time that has come

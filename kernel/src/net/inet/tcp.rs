@@ -7,10 +7,11 @@
 //! Data is staged through kernel buffers: the stack's lock is never held
 //! while user memory is read or written.
 
+use super::stack::SockEvents;
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::Ordering;
 
 use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::net as netabi;
@@ -73,13 +74,13 @@ pub struct TcpSocket {
     inner: SpinLock<Inner>,
     options: SocketOptions,
     /// Bumped by the stack when this socket's state or queues change.
-    events: Arc<AtomicU64>,
+    events: Arc<SockEvents>,
 }
 
 impl TcpSocket {
     /// Creates an unbound, unconnected socket.
     pub fn new() -> Arc<TcpSocket> {
-        let socket = Self::with(Phase::Closed, None, Arc::new(AtomicU64::new(0)));
+        let socket = Self::with(Phase::Closed, None, SockEvents::new());
         // tcp_init_sock starts from net.ipv4.tcp_wmem[1] and tcp_rmem[1].
         let mut o = socket.options.get();
         o.sndbuf = DEFAULT_SNDBUF;
@@ -88,7 +89,7 @@ impl TcpSocket {
         socket
     }
 
-    fn with(phase: Phase, bound: Option<(Ipv4Address, u16, Option<u64>)>, events: Arc<AtomicU64>) -> Arc<TcpSocket> {
+    fn with(phase: Phase, bound: Option<(Ipv4Address, u16, Option<u64>)>, events: Arc<SockEvents>) -> Arc<TcpSocket> {
         Arc::new(TcpSocket {
             inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, cork: false, ip: IpOptions::default() }),
             options: SocketOptions::default(),
@@ -264,7 +265,7 @@ impl Socket for TcpSocket {
             Phase::Listening(id) => id,
             _ => return Err(Errno::EINVAL),
         };
-        let events = Arc::new(AtomicU64::new(0));
+        let events = SockEvents::new();
         let nodelay = self.inner.lock().nodelay;
         let socket = wait_for(&stack::WAITERS, nonblocking, timeout, || {
             with_stack(|st| {
@@ -542,6 +543,7 @@ impl Socket for TcpSocket {
             }
         });
         stack::wake();
+        self.events.queue.notify(0);
         r
     }
 
@@ -596,6 +598,10 @@ impl Socket for TcpSocket {
             }
             events
         })
+    }
+
+    fn poll_queue(&self) -> Option<&crate::fs::poll_queue::PollQueue> {
+        Some(&self.events.queue)
     }
 
     fn poll_counts(&self) -> (u64, u64) {
@@ -717,6 +723,7 @@ impl Socket for TcpSocket {
             s.bound = None;
         });
         stack::wake();
+        self.events.queue.notify(0);
     }
 }
 

@@ -3,10 +3,11 @@
 //! connect (and datagrams from others filtered out, as Linux does),
 //! autobinding on first send, and datagram_poll's readiness bits.
 
+use super::stack::SockEvents;
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::general as abi;
@@ -55,7 +56,7 @@ pub struct UdpSocket {
     /// unreachable: the next receive (or SO_ERROR) reports ECONNREFUSED.
     refused: Arc<AtomicBool>,
     options: SocketOptions,
-    events: Arc<AtomicU64>,
+    events: Arc<SockEvents>,
 }
 
 impl UdpSocket {
@@ -64,7 +65,7 @@ impl UdpSocket {
         Arc::new(UdpSocket {
             inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, source: None, shutdown: 0, error: None, ip: IpOptions::default() }),
             options: SocketOptions::default(),
-            events: Arc::new(AtomicU64::new(0)),
+            events: SockEvents::new(),
             refused: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -290,6 +291,7 @@ impl Socket for UdpSocket {
         };
         self.events.fetch_add(1, Ordering::Relaxed);
         stack::wake();
+        self.events.queue.notify(0);
         r
     }
 
@@ -321,6 +323,10 @@ impl Socket for UdpSocket {
             }
             events
         })
+    }
+
+    fn poll_queue(&self) -> Option<&crate::fs::poll_queue::PollQueue> {
+        Some(&self.events.queue)
     }
 
     fn poll_counts(&self) -> (u64, u64) {
