@@ -527,6 +527,15 @@ impl Stack {
         self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events });
     }
 
+    /// Records a connection's queues after its own socket read from or
+    /// wrote to them, so the next sweep does not take that for an event.
+    pub fn note_local(&mut self, handle: SocketHandle) {
+        if let Some(c) = self.conns.get_mut(&handle) {
+            let s = self.sockets.get::<tcp::Socket>(handle);
+            c.signature = (c.signature.0, s.recv_queue(), s.send_queue());
+        }
+    }
+
     /// Gives up a connection whose last fd closed: a FIN (or a reset when
     /// unread data is left, or SO_LINGER with a zero time, as Linux's
     /// tcp_close), then reaped once closed; `port_id` is held until then.
@@ -718,9 +727,16 @@ impl Stack {
             }
             let signature = (state, s.recv_queue(), s.send_queue());
             if signature != c.signature {
+                // An event for the socket's pollers: a new state, data
+                // arriving, room to send (the socket's own reads and
+                // writes are recorded by `note_local` and are none, as on
+                // Linux, where a read does not wake the reader).
+                let (state0, recv0, send0) = c.signature;
                 c.signature = signature;
-                c.events.fetch_add(1, Ordering::Relaxed);
-                self.touched.push(c.events.clone());
+                if state != state0 || signature.1 > recv0 || signature.2 < send0 {
+                    c.events.fetch_add(1, Ordering::Relaxed);
+                    self.touched.push(c.events.clone());
+                }
                 changed = true;
             }
             if c.orphan {

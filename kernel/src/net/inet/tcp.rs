@@ -176,7 +176,10 @@ impl TcpSocket {
                     }
                     match sock.send_slice(&data[done..]) {
                         Ok(0) => Ok(None),
-                        Ok(n) => Ok(Some(n)),
+                        Ok(n) => {
+                            st.note_local(h);
+                            Ok(Some(n))
+                        }
                         Err(_) => Err(Errno::EPIPE),
                     }
                 })
@@ -461,6 +464,7 @@ impl Socket for TcpSocket {
                         let mut buf = vec![0u8; n];
                         let n = if peek { sock.peek_slice(&mut buf) } else { sock.recv_slice(&mut buf) }.unwrap_or(0);
                         buf.truncate(n);
+                        st.note_local(h);
                         return Ok(Some(buf));
                     }
                     if room == 0 {
