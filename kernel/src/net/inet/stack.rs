@@ -7,7 +7,7 @@
 //! may be taken while holding it, never the other way round, and neither
 //! is held across a user copy: data is staged in kernel buffers.
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -195,6 +195,16 @@ fn syn_port(packet: &[u8]) -> Option<u16> {
     (flags & 0x02 != 0 && flags & 0x10 == 0).then(|| u16::from_be_bytes([tcp[2], tcp[3]]))
 }
 
+/// The (destination, source) ports of a TCP segment.
+fn tcp_ports(packet: &[u8]) -> Option<(u16, u16)> {
+    let header = (*packet.first()? as usize & 0xf) * 4;
+    if packet.len() < header + 4 || packet[9] != 6 {
+        return None;
+    }
+    let tcp = &packet[header..];
+    Some((u16::from_be_bytes([tcp[2], tcp[3]]), u16::from_be_bytes([tcp[0], tcp[1]])))
+}
+
 /// Decodes an ICMP port-unreachable about a UDP datagram: (the
 /// datagram's source port, its destination).
 fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (Ipv4Address, u16))> {
@@ -229,6 +239,9 @@ pub struct Links {
     /// ICMP port-unreachable messages seen since the last sweep: (our UDP
     /// port, the peer that refused).
     port_unreachable: Vec<(u16, (Ipv4Address, u16))>,
+    /// (destination port, source port) of the TCP segments received since
+    /// the last sweep: the connections the sweep must look at.
+    seen: Vec<(u16, u16)>,
     /// eth0, when a virtio network card was found.
     pub eth: Option<EthPort>,
 }
@@ -275,6 +288,9 @@ impl Device for Links {
             }
             if let Some(note) = udp_port_unreachable(&packet) {
                 self.port_unreachable.push(note);
+            }
+            if let Some(ports) = tcp_ports(&packet) {
+                self.seen.push(ports);
             }
             return Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut())));
         }
@@ -339,6 +355,8 @@ pub struct Conn {
     reuse: bool,
     /// The owning socket's event counter (edge-triggered epoll).
     pub events: Arc<SockEvents>,
+    /// (local port, remote port), once known: its key in `by_ports`.
+    ports: Option<(u16, u16)>,
 }
 
 /// What the stack knows of a UDP socket besides smoltcp's state.
@@ -397,6 +415,18 @@ pub struct Stack {
     /// Sockets whose count a sweep bumped since the last wake-up: their
     /// queues are notified once the stack's lock is released.
     touched: Vec<Arc<SockEvents>>,
+    /// Connections by (local port, remote port): a received segment names
+    /// the ones to look at.
+    by_ports: BTreeMap<(u16, u16), Vec<SocketHandle>>,
+    /// Connections the next sweeps must look at (segments received for
+    /// them, calls that changed them, ports not known yet); cleared by the
+    /// sweep after egress.
+    dirty: BTreeSet<SocketHandle>,
+    /// Connections whose ports smoltcp did not know yet when tracked.
+    unindexed: BTreeSet<SocketHandle>,
+    /// The next sweep looks at every connection (timer-driven pumps:
+    /// smoltcp's timers change connections without a segment).
+    full_sweep: bool,
 }
 
 impl Stack {
@@ -407,7 +437,7 @@ impl Stack {
             EthPort { card, mac, neighbours: BTreeMap::new(), unresolved: VecDeque::new(), up: true }
         });
         let has_eth = eth.is_some();
-        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), eth };
+        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), seen: Vec::new(), eth };
         let mut seed = [0u8; 8];
         crate::fs::devices::fill_random(&mut seed);
         let mut config = Config::new(HardwareAddress::Ip);
@@ -438,6 +468,10 @@ impl Stack {
             next_listener_id: 1,
             lo_up: true,
             touched: Vec::new(),
+            by_ports: BTreeMap::new(),
+            dirty: BTreeSet::new(),
+            unindexed: BTreeSet::new(),
+            full_sweep: false,
         }
     }
 
@@ -524,7 +558,51 @@ impl Stack {
             return;
         }
         let state = self.sockets.get::<tcp::Socket>(handle).state();
-        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events });
+        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events, ports: None });
+        self.dirty.insert(handle);
+        if !self.index(handle) {
+            self.unindexed.insert(handle);
+        }
+    }
+
+    /// Files a connection under its ports once smoltcp knows them;
+    /// returns whether it is filed.
+    fn index(&mut self, handle: SocketHandle) -> bool {
+        let Some(c) = self.conns.get_mut(&handle) else { return true };
+        if c.ports.is_some() {
+            return true;
+        }
+        let s = self.sockets.get::<tcp::Socket>(handle);
+        if let (Some(local), Some(remote)) = (s.local_endpoint(), s.remote_endpoint()) {
+            let ports = (local.port, remote.port);
+            c.ports = Some(ports);
+            self.by_ports.entry(ports).or_default().push(handle);
+            return true;
+        }
+        false
+    }
+
+    /// Stops tracking a connection (its smoltcp socket is removed next).
+    pub fn forget_conn(&mut self, handle: SocketHandle) -> Option<Conn> {
+        let c = self.conns.remove(&handle)?;
+        self.dirty.remove(&handle);
+        self.unindexed.remove(&handle);
+        if let Some(ports) = c.ports {
+            if let Some(list) = self.by_ports.get_mut(&ports) {
+                list.retain(|h| *h != handle);
+                if list.is_empty() {
+                    self.by_ports.remove(&ports);
+                }
+            }
+        }
+        Some(c)
+    }
+
+    /// Makes the next sweep look at a connection a call changed.
+    pub fn mark(&mut self, handle: SocketHandle) {
+        if self.conns.contains_key(&handle) {
+            self.dirty.insert(handle);
+        }
     }
 
     /// Records a connection's queues after its own socket read from or
@@ -551,6 +629,7 @@ impl Stack {
             c.port_id = port_id;
             c.reuse = reuse;
         }
+        self.mark(handle);
     }
 
     /// Adds a UDP socket bound to `port` whose queue changes bump
@@ -597,6 +676,7 @@ impl Stack {
                 if let Some(c) = self.conns.get_mut(&h) {
                     c.orphan = true;
                 }
+                self.mark(h);
             }
         }
     }
@@ -705,8 +785,27 @@ impl Stack {
                 changed = true;
             }
         }
+        // The connections to look at: those segments arrived for and those
+        // marked (O(touched)); all of them after a timer.
+        for ports in core::mem::take(&mut self.device.seen) {
+            if let Some(list) = self.by_ports.get(&ports) {
+                self.dirty.extend(list.iter().copied());
+            }
+        }
+        for h in core::mem::take(&mut self.unindexed) {
+            if !self.index(h) {
+                self.unindexed.insert(h);
+            }
+            self.dirty.insert(h);
+        }
+        let look: Vec<SocketHandle> = if self.full_sweep { self.conns.keys().copied().collect() } else { self.dirty.iter().copied().collect() };
+        if reap_closed {
+            self.dirty.clear();
+            self.full_sweep = false;
+        }
         let mut reap = Vec::new();
-        for (h, c) in self.conns.iter_mut() {
+        for h in look.iter() {
+            let Some(c) = self.conns.get_mut(h) else { continue };
             let s = self.sockets.get_mut::<tcp::Socket>(*h);
             let state = s.state();
             if state != c.last {
@@ -756,7 +855,7 @@ impl Stack {
         // new socket have SO_REUSEADDR, as Linux's bind-conflict check.
         let expires = kevlar_platform::time::monotonic_ns().saturating_add(TIME_WAIT_NS);
         for (h, time_wait) in reap {
-            if let Some(c) = self.conns.remove(&h) {
+            if let Some(c) = self.forget_conn(h) {
                 if let Some(id) = c.port_id {
                     self.release_port(id);
                 }
@@ -838,6 +937,19 @@ pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     r
 }
 
+/// Runs `f` on the stack without pumping: for looking only (poll), since
+/// every call that changes the stack pumps and smoltcp's timers pump from
+/// the timer check, what `f` sees is current.
+pub fn look_at_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
+    let mut guard = STACK.lock();
+    let stack = guard.get_or_insert_with(|| {
+        let st = Stack::new();
+        HAS_CARD.store(st.device.eth.is_some(), Ordering::Relaxed);
+        st
+    });
+    f(stack)
+}
+
 /// Wakes the threads blocked on AF_INET sockets (after a change made
 /// outside a pump); the caller notifies the changed socket's queue.
 pub fn wake() {
@@ -849,7 +961,7 @@ pub fn wake() {
 pub fn run_timers(now_ns: u64) {
     if now_ns >= NEXT_POLL_NS.load(Ordering::Acquire) || has_card() {
         NEXT_POLL_NS.store(u64::MAX, Ordering::Release);
-        with_stack(|_| ());
+        with_stack(|st| st.full_sweep = true);
     }
 }
 

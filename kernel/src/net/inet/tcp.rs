@@ -116,7 +116,7 @@ impl TcpSocket {
     /// Forgets a connection that failed to connect; gives back an
     /// autobound port.
     fn drop_connection(st: &mut Stack, s: &mut Inner, handle: SocketHandle) {
-        st.conns.remove(&handle);
+        st.forget_conn(handle);
         st.sockets.remove(handle);
         s.phase = Phase::Closed;
         if s.autobound {
@@ -508,10 +508,8 @@ impl Socket for TcpSocket {
                 break;
             }
         }
-        // Reading may open the window: let the update go out.
-        if !peek && got > 0 {
-            with_stack(|_| ());
-        }
+        // A read that opens the window lets the update go out in the pump
+        // that follows it (`with_stack` above): no second pump.
         Ok(Incoming { len: got, ..Default::default() })
     }
 
@@ -527,6 +525,7 @@ impl Socket for TcpSocket {
                     s.shutdown |= mode;
                     if mode & SEND_SHUTDOWN != 0 {
                         st.sockets.get_mut::<stcp::Socket>(h).close();
+                        st.mark(h);
                     }
                     self.events.fetch_add(1, Ordering::Relaxed);
                     Ok(())
@@ -552,7 +551,7 @@ impl Socket for TcpSocket {
     }
 
     fn poll(&self) -> PollEvents {
-        with_stack(|st| {
+        stack::look_at_stack(|st| {
             let s = self.inner.lock();
             let h = match s.phase {
                 Phase::Listening(id) => {

@@ -296,7 +296,7 @@ impl Socket for UdpSocket {
     }
 
     fn poll(&self) -> PollEvents {
-        with_stack(|st| {
+        stack::look_at_stack(|st| {
             let s = self.inner.lock();
             let peer = s.peer;
             let readable = s.handle.is_some_and(|h| {
