@@ -889,7 +889,10 @@ impl Stack {
                     }
                 }
             }
-            while self.iface.poll_egress(ts, &mut self.device, &mut self.sockets) == PollResult::SocketStateChanged {
+            // One egress pass per round: each pass visits every socket, so
+            // the pass that finds nothing more to send is left to the next
+            // round (which runs because this one moved something).
+            if self.iface.poll_egress(ts, &mut self.device, &mut self.sockets) == PollResult::SocketStateChanged {
                 moved = true;
             }
             changed |= self.sweep(true);
