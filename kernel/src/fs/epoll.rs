@@ -75,7 +75,8 @@ struct ItemState {
     disabled: bool,
     /// Edge-triggered: the file's wake-up count when it last reported.
     reported_count: Option<u64>,
-    /// Deleted (EPOLL_CTL_DEL, or the instance closed).
+    /// Deleted (EPOLL_CTL_DEL). When the instance itself goes, its entries
+    /// go with it and the queues drop their dead hooks.
     removed: bool,
 }
 
@@ -501,16 +502,6 @@ impl FileOps for Epoll {
 
     fn poll_counts(&self) -> (u64, u64) {
         (self.wakeups.load(Ordering::Relaxed), 0)
-    }
-
-    /// The last fd closed: every entry is deleted (their hooks die with
-    /// them; the queues drop dead hooks).
-    fn release(&self, _file: &OpenFile) {
-        let items = core::mem::take(&mut *self.items.lock());
-        for item in items.values() {
-            item.state.lock().removed = true;
-        }
-        self.ready.lock().clear();
     }
 
     fn as_epoll(&self) -> Option<&Epoll> {

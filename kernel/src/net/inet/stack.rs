@@ -37,9 +37,6 @@ pub const EPHEMERAL_LAST: u16 = 60999;
 
 /// The network stack, created on first use.
 pub static STACK: SpinLock<Option<Stack>> = SpinLock::new(None);
-/// Every thread blocked on an AF_INET socket sleeps here; any progress of
-/// the stack wakes them all (they recheck their own socket).
-pub static WAITERS: WaitQueue = WaitQueue::new();
 /// A socket's wake-up count (edge-triggered epoll, O_ASYNC) and its
 /// readiness queue, shared between the socket and the stack's record of
 /// it: the stack bumps the count of the sockets a pump changed and
@@ -48,12 +45,22 @@ pub struct SockEvents {
     count: AtomicU64,
     /// Pollers and epoll entries of the socket.
     pub queue: crate::fs::poll_queue::PollQueue,
+    /// Threads blocked in a call on the socket (recv, send, accept,
+    /// connect).
+    pub waiters: WaitQueue,
 }
 
 impl SockEvents {
     /// A count at 0, an empty queue.
     pub fn new() -> Arc<SockEvents> {
-        Arc::new(SockEvents { count: AtomicU64::new(0), queue: crate::fs::poll_queue::PollQueue::new() })
+        Arc::new(SockEvents { count: AtomicU64::new(0), queue: crate::fs::poll_queue::PollQueue::new(), waiters: WaitQueue::new() })
+    }
+
+    /// Wakes the socket's blocked threads and its pollers (after a change
+    /// a call made outside a pump: shutdown, close).
+    pub fn wake(&self) {
+        self.waiters.wake_all();
+        self.queue.notify(0);
     }
 
     /// Adds to the count (as `AtomicU64::fetch_add`).
@@ -924,18 +931,16 @@ pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
         st
     });
     let r = f(stack);
-    let changed = stack.pump();
+    stack.pump();
     let mut touched = core::mem::take(&mut stack.touched);
     drop(guard);
-    if changed {
-        WAITERS.wake_all();
-    }
-    // Only the sockets the pump changed hear of it, once each, with no
-    // lock held (their hooks take epoll's locks).
+    // Only the sockets the pump changed hear of it (their blocked threads
+    // and their pollers), once each, with no lock held (poll hooks take
+    // epoll's locks).
     touched.sort_unstable_by_key(|e| Arc::as_ptr(e) as usize);
     touched.dedup_by(|a, b| Arc::ptr_eq(a, b));
     for events in touched {
-        events.queue.notify(0);
+        events.wake();
     }
     r
 }
@@ -951,12 +956,6 @@ pub fn look_at_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
         st
     });
     f(stack)
-}
-
-/// Wakes the threads blocked on AF_INET sockets (after a change made
-/// outside a pump); the caller notifies the changed socket's queue.
-pub fn wake() {
-    WAITERS.wake_all();
 }
 
 /// Polls the stack when smoltcp asked for a time that has come

@@ -155,7 +155,7 @@ impl TcpSocket {
     fn push(&self, data: &[u8], nonblocking: bool, timeout: Option<u64>) -> Result<usize> {
         let mut done = 0;
         while done < data.len() {
-            let step = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+            let step = wait_for(&self.events.waiters, nonblocking, timeout, || {
                 with_stack(|st| {
                     let s = self.inner.lock();
                     let h = match s.phase {
@@ -270,7 +270,7 @@ impl Socket for TcpSocket {
         };
         let events = SockEvents::new();
         let nodelay = self.inner.lock().nodelay;
-        let socket = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+        let socket = wait_for(&self.events.waiters, nonblocking, timeout, || {
             with_stack(|st| {
                 if !matches!(self.inner.lock().phase, Phase::Listening(id) if id == lid) {
                     return Err(Errno::EINVAL);
@@ -333,7 +333,7 @@ impl Socket for TcpSocket {
             // loopback: the outcome is for poll and SO_ERROR.
             return Err(Errno::EINPROGRESS);
         }
-        let r = wait_for(&stack::WAITERS, false, sndtimeo, || {
+        let r = wait_for(&self.events.waiters, false, sndtimeo, || {
             with_stack(|st| {
                 let mut s = self.inner.lock();
                 if s.phase != Phase::Connecting(handle) {
@@ -451,7 +451,7 @@ impl Socket for TcpSocket {
         let want = sink.room();
         loop {
             let room = want - got;
-            let step = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+            let step = wait_for(&self.events.waiters, nonblocking, timeout, || {
                 with_stack(|st| {
                     let s = self.inner.lock();
                     let h = match s.phase {
@@ -545,8 +545,7 @@ impl Socket for TcpSocket {
                 }
             }
         });
-        stack::wake();
-        self.events.queue.notify(0);
+        self.events.wake();
         r
     }
 
@@ -725,8 +724,7 @@ impl Socket for TcpSocket {
             s.phase = Phase::Closed;
             s.bound = None;
         });
-        stack::wake();
-        self.events.queue.notify(0);
+        self.events.wake();
     }
 }
 

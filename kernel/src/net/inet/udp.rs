@@ -200,7 +200,7 @@ impl Socket for UdpSocket {
         // Stage the datagram before taking the stack's lock.
         let data = msg.data.take(len)?;
         let (_, timeout) = (self.options.get().rcvtimeo_ns, self.options.get().sndtimeo_ns);
-        wait_for(&stack::WAITERS, msg.nonblocking, timeout, || {
+        wait_for(&self.events.waiters, msg.nonblocking, timeout, || {
             with_stack(|st| {
                 let mut s = self.inner.lock();
                 if s.shutdown & SEND_SHUTDOWN != 0 {
@@ -238,7 +238,7 @@ impl Socket for UdpSocket {
         let timeout = self.options.get().rcvtimeo_ns;
         let peek = flags & netabi::MSG_PEEK != 0;
         let room = sink.room();
-        let (data, full, from) = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+        let (data, full, from) = wait_for(&self.events.waiters, nonblocking, timeout, || {
             with_stack(|st| {
                 let mut s = self.inner.lock();
                 if let Some(e) = s.error.take() {
@@ -290,8 +290,7 @@ impl Socket for UdpSocket {
             }
         };
         self.events.fetch_add(1, Ordering::Relaxed);
-        stack::wake();
-        self.events.queue.notify(0);
+        self.events.wake();
         r
     }
 
