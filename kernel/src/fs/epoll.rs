@@ -1,22 +1,59 @@
 //! epoll instances: an interest list of (fd, open file) entries, each with
-//! the events it wants, level- or edge-triggered, maybe one-shot.
+//! the events it wants, level- or edge-triggered, maybe one-shot or
+//! exclusive, and a ready list: epoll_wait costs O(ready), not
+//! O(registered).
 //!
-//! Readiness comes from the same place poll and select read it: each
-//! file's `poll()`, rechecked whenever `notify_pollers` wakes the waiters.
-//! Edge-triggered entries also compare the file's `poll_counts` (how many
-//! wake-ups it has had) with the count when they last reported, so an
-//! entry reports again only after a new wake-up, as on Linux. Entries hold
-//! their open file weakly: when the last fd of an open file description
-//! closes, its entries go away (Linux removes them at that point too).
+//! Each entry registers a hook on its file's readiness queue
+//! (`poll_queue`; the global fallback queue for files without one). A
+//! wake-up of the file runs the hook, which puts the entry on the ready
+//! list (once) and wakes one thread in epoll_wait (they wait exclusively,
+//! as on Linux) and whoever polls the epoll file itself (nested epoll,
+//! poll/select on it). epoll_wait takes the ready list, polls only those
+//! files, reports the ones ready and puts level-triggered ones back at the
+//! tail (so the next call looks at them again, and drops them once they
+//! are no longer ready). Edge-triggered entries also compare the file's
+//! `poll_counts` (how many wake-ups it has had) with the count when they
+//! last reported, so an entry reports again only after a new wake-up.
+//! One-shot entries are disabled once reported until EPOLL_CTL_MOD.
+//! EPOLLEXCLUSIVE entries are exclusive hooks: one wake-up of the file
+//! stops at the first exclusive entry whose instance had a thread waiting
+//! (Linux's `ep_poll_callback` return value).
+//!
+//! Entries hold their open file weakly: once the last fd of an open file
+//! description closes, its entry never reports again and is dropped at the
+//! next look (Linux removes it at that point).
+//!
+//! Locking (the order is what keeps wake-up callbacks SMP-safe):
+//! - a file's queue lock (`PollQueue`) is a leaf: the queue copies its hooks
+//!   and calls them with no lock held, and files notify after releasing
+//!   their own state lock;
+//! - an entry's `state` lock is taken alone, or before the instance's
+//!   `ready` lock (in the hook), never after it;
+//! - the instance's `ready` lock is a leaf: nothing is called under it (no
+//!   file's poll, no wake-up, no queue);
+//! - a file's `poll()` (which takes the file's own locks, the network
+//!   stack's for sockets) is only ever called with none of these held, so
+//!   the file lock -> queue -> entry -> ready-list chain a wake-up follows
+//!   can never meet a ready-list -> file edge: no inversion, whatever CPU
+//!   runs the wake-up and whatever CPU is in epoll_wait or epoll_ctl;
+//! - the interest list (`items`) is its own leaf lock; epoll_ctl registers
+//!   the hook and polls the file with it released.
+//!   Because hooks run with no lock held, one may run just after its entry
+//!   was deleted: it checks `removed` under the entry's lock. Two threads
+//!   collecting at once take disjoint entries off the ready list.
 
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::general as abi;
 
 use super::file::{FileOps, OpenFile, PollEvents, POLLIN};
+use super::poll_queue::{queue_of, PollHook, PollQueue};
 use crate::error::{Errno, Result};
+use crate::process::wait_queue::WaitQueue;
 
 /// The flag bits of an entry's events: never reported.
 const FLAG_BITS: u32 = abi::EPOLLWAKEUP | abi::EPOLLONESHOT | abi::EPOLLET | abi::EPOLLEXCLUSIVE;
@@ -29,11 +66,8 @@ const WRITE_SIDE: u32 = abi::EPOLLOUT | abi::EPOLLWRNORM | abi::EPOLLWRBAND;
 /// How deep epoll instances may nest (Linux's EP_MAX_NESTS).
 const MAX_NESTS: usize = 4;
 
-struct Entry {
-    fd: i32,
-    file: Weak<OpenFile>,
-    /// What `file` pointed to: the entry's identity with `fd`.
-    file_id: usize,
+/// What an entry's requested events say, and what it did last.
+struct ItemState {
     /// Requested events and flags.
     events: u32,
     data: u64,
@@ -41,34 +75,106 @@ struct Entry {
     disabled: bool,
     /// Edge-triggered: the file's wake-up count when it last reported.
     reported_count: Option<u64>,
+    /// Deleted (EPOLL_CTL_DEL). When the instance itself goes, its entries
+    /// go with it and the queues drop their dead hooks.
+    removed: bool,
 }
 
-impl Entry {
-    /// Returns the events to report now (0: none), without consuming.
-    fn ready(&self, file: &OpenFile) -> u32 {
-        if self.disabled {
-            return 0;
+impl ItemState {
+    /// The events the entry may report (EPOLLERR and EPOLLHUP always).
+    fn wanted(&self) -> u32 {
+        (self.events & !FLAG_BITS) | abi::EPOLLERR | abi::EPOLLHUP
+    }
+}
+
+/// One entry of the interest list.
+struct Item {
+    file: Weak<OpenFile>,
+    /// The instance it belongs to.
+    epoll: Weak<Epoll>,
+    /// Itself, to put on the ready list from the hook.
+    me: Weak<Item>,
+    /// EPOLLEXCLUSIVE (fixed at EPOLL_CTL_ADD: MOD may not change it).
+    exclusive: bool,
+    state: SpinLock<ItemState>,
+    /// On the ready list (changed under the instance's `ready` lock).
+    queued: AtomicBool,
+}
+
+/// The file's wake-up count on the sides `events` watches.
+fn count_for(events: u32, file: &OpenFile) -> u64 {
+    let (reads, writes) = file.ops.poll_counts();
+    match (events & READ_SIDE != 0, events & WRITE_SIDE != 0) {
+        (true, false) => reads,
+        (false, true) => writes,
+        _ => reads.wrapping_add(writes),
+    }
+}
+
+impl Item {
+    /// The events to report now (0: none) and the edge count they go with,
+    /// without consuming anything. Polls the file: call with no lock held.
+    fn check(&self, file: &OpenFile) -> (u32, Option<u64>) {
+        let (wanted, events, disabled, reported) = {
+            let st = self.state.lock();
+            (st.wanted(), st.events, st.disabled || st.removed, st.reported_count)
+        };
+        if disabled {
+            return (0, None);
         }
-        let wanted = (self.events & !FLAG_BITS) | abi::EPOLLERR | abi::EPOLLHUP;
         let ready = file.ops.poll() as u32 & wanted;
         if ready == 0 {
-            return 0;
+            return (0, None);
         }
-        if self.events & abi::EPOLLET != 0 && self.reported_count == Some(self.count(file)) {
-            return 0;
+        if events & abi::EPOLLET != 0 {
+            let count = count_for(events, file);
+            if reported == Some(count) {
+                return (0, None);
+            }
+            return (ready, Some(count));
         }
-        ready
+        (ready, None)
+    }
+}
+
+impl PollHook for Item {
+    /// `ep_poll_callback`: queue the entry and wake one waiter of its
+    /// instance. Returns whether it counts as having woken someone (it
+    /// always does unless exclusive; an exclusive one only when a thread
+    /// waited and the change is one it watches).
+    fn notify(&self, hint: u32) -> bool {
+        let Some(epoll) = self.epoll.upgrade() else { return false };
+        if self.file.strong_count() == 0 {
+            return false;
+        }
+        let events = {
+            let st = self.state.lock();
+            if st.removed || st.disabled || st.events & !FLAG_BITS == 0 {
+                return false;
+            }
+            if hint != 0 && hint & st.wanted() == 0 {
+                return false;
+            }
+            st.events
+        };
+        if let Some(me) = self.me.upgrade() {
+            epoll.enqueue(&me);
+        }
+        let woke = epoll.waiters.wake_one();
+        epoll.queue.notify(abi::EPOLLIN);
+        if !self.exclusive {
+            return true;
+        }
+        woke && match hint & (abi::EPOLLIN | abi::EPOLLOUT) {
+            abi::EPOLLIN => events & abi::EPOLLIN != 0,
+            abi::EPOLLOUT => events & abi::EPOLLOUT != 0,
+            0 => true,
+            _ => false,
+        }
     }
 
-    /// The file's wake-up count on the sides this entry watches.
-    fn count(&self, file: &OpenFile) -> u64 {
-        let (reads, writes) = file.ops.poll_counts();
-        let (in_side, out_side) = (self.events & READ_SIDE != 0, self.events & WRITE_SIDE != 0);
-        match (in_side, out_side) {
-            (true, false) => reads,
-            (false, true) => writes,
-            _ => reads.wrapping_add(writes),
-        }
+    fn exclusive(&self) -> bool {
+        self.exclusive
     }
 }
 
@@ -83,10 +189,19 @@ pub struct ReadyEvent {
 
 /// An epoll instance.
 pub struct Epoll {
-    /// The entries, roughly in the order they last became ready: new
-    /// entries and entries just reported go to the back, so busy files
-    /// take turns.
-    entries: SpinLock<Vec<Entry>>,
+    /// Itself, for the entries' back references.
+    me: Weak<Epoll>,
+    /// The interest list by (fd, open file address).
+    items: SpinLock<BTreeMap<(i32, usize), Arc<Item>>>,
+    /// Entries that may be ready, in the order they became so.
+    ready: SpinLock<VecDeque<Arc<Item>>>,
+    /// Threads in epoll_wait (woken one at a time).
+    waiters: WaitQueue,
+    /// Whoever polls this epoll file (nested instances, poll, select).
+    queue: PollQueue,
+    /// Wake-ups that put an entry on the ready list (the count edge-
+    /// triggered watchers of this epoll file compare).
+    wakeups: AtomicU64,
 }
 
 /// Held while an epoll file is added to another: the loop and depth
@@ -97,7 +212,26 @@ static NESTING: SpinLock<()> = SpinLock::new(());
 impl Epoll {
     /// Creates an empty instance.
     pub fn new() -> Arc<Epoll> {
-        Arc::new(Epoll { entries: SpinLock::new(Vec::new()) })
+        Arc::new_cyclic(|me| Epoll { me: me.clone(), items: SpinLock::new(BTreeMap::new()), ready: SpinLock::new(VecDeque::new()), waiters: WaitQueue::new(), queue: PollQueue::new(), wakeups: AtomicU64::new(0) })
+    }
+
+    /// Puts `item` on the ready list unless it is there already.
+    fn enqueue(&self, item: &Arc<Item>) {
+        self.wakeups.fetch_add(1, Ordering::Relaxed);
+        let mut ready = self.ready.lock();
+        if !item.queued.swap(true, Ordering::AcqRel) {
+            ready.push_back(item.clone());
+        }
+    }
+
+    /// Queues `item` if its file is ready now (after ADD and MOD), waking
+    /// a waiter and the pollers of this instance.
+    fn queue_if_ready(&self, item: &Arc<Item>, file: &OpenFile) {
+        if item.check(file).0 != 0 {
+            self.enqueue(item);
+            self.waiters.wake_one();
+            self.queue.notify(abi::EPOLLIN);
+        }
     }
 
     /// Applies EPOLL_CTL_ADD, _MOD or _DEL for `fd` (open as `target`);
@@ -132,76 +266,154 @@ impl Epoll {
                 return Err(Errno::ELOOP);
             }
         }
-        let target_id = Arc::as_ptr(target) as usize;
-        let mut entries = self.entries.lock();
+        let key = (fd, Arc::as_ptr(target) as usize);
+        let mut items = self.items.lock();
         // Entries of closed files are gone already on Linux; drop them now
         // so a new file at the same address cannot match them.
-        entries.retain(|e| e.file.strong_count() > 0);
-        let found = entries.iter().position(|e| e.fd == fd && e.file_id == target_id);
+        items.retain(|_, item| item.file.strong_count() > 0);
         match op {
             abi::EPOLL_CTL_ADD => {
-                if found.is_some() {
+                if items.contains_key(&key) {
                     return Err(Errno::EEXIST);
                 }
                 let (events, data) = event.unwrap();
-                entries.push(Entry { fd, file: Arc::downgrade(target), file_id: target_id, events, data, disabled: false, reported_count: None });
+                let item = Arc::new_cyclic(|me| Item {
+                    file: Arc::downgrade(target),
+                    epoll: self.me.clone(),
+                    me: me.clone(),
+                    exclusive: events & abi::EPOLLEXCLUSIVE != 0,
+                    state: SpinLock::new(ItemState { events, data, disabled: false, reported_count: None, removed: false }),
+                    queued: AtomicBool::new(false),
+                });
+                items.insert(key, item.clone());
+                drop(items);
+                // Registered first, then polled: a wake-up in between is
+                // not lost.
+                let hook: Arc<dyn PollHook> = item.clone();
+                queue_of(target).add(&hook);
+                self.queue_if_ready(&item, target);
             }
             abi::EPOLL_CTL_DEL => {
-                entries.remove(found.ok_or(Errno::ENOENT)?);
+                let item = items.remove(&key).ok_or(Errno::ENOENT)?;
+                drop(items);
+                item.state.lock().removed = true;
+                let hook: Arc<dyn PollHook> = item;
+                queue_of(target).remove(&hook);
             }
             abi::EPOLL_CTL_MOD => {
-                let index = found.ok_or(Errno::ENOENT)?;
-                if entries[index].events & abi::EPOLLEXCLUSIVE != 0 {
-                    return Err(Errno::EINVAL);
+                let item = items.get(&key).ok_or(Errno::ENOENT)?.clone();
+                drop(items);
+                {
+                    let mut st = item.state.lock();
+                    if st.events & abi::EPOLLEXCLUSIVE != 0 {
+                        return Err(Errno::EINVAL);
+                    }
+                    let (events, data) = event.unwrap();
+                    // A modified entry starts afresh: ready now means an event.
+                    st.events = events;
+                    st.data = data;
+                    st.disabled = false;
+                    st.reported_count = None;
                 }
-                let (events, data) = event.unwrap();
-                // A modified entry starts afresh: ready now means an event.
-                let mut entry = entries.remove(index);
-                entry.events = events;
-                entry.data = data;
-                entry.disabled = false;
-                entry.reported_count = None;
-                entries.push(entry);
+                self.queue_if_ready(&item, target);
             }
             _ => return Err(Errno::EINVAL),
         }
-        drop(entries);
-        // The change may make this instance ready (for those polling it).
-        super::file::notify_pollers();
         Ok(())
     }
 
     /// Takes up to `max` ready events: one-shot entries are disabled, and
-    /// edge-triggered ones remember the count they reported.
+    /// edge-triggered ones remember the count they reported. Looks only at
+    /// the entries on the ready list.
     pub fn collect(&self, max: usize) -> Vec<ReadyEvent> {
+        let batch: Vec<Arc<Item>> = {
+            let mut ready = self.ready.lock();
+            let batch: Vec<Arc<Item>> = ready.drain(..).collect();
+            for item in &batch {
+                item.queued.store(false, Ordering::Release);
+            }
+            batch
+        };
+        if batch.is_empty() {
+            return Vec::new();
+        }
         let mut out = Vec::new();
-        let mut entries = self.entries.lock();
-        entries.retain(|e| e.file.strong_count() > 0);
-        let mut reported = Vec::new();
-        for (index, entry) in entries.iter_mut().enumerate() {
+        let mut again = Vec::new();
+        let mut dead = false;
+        let mut rest = batch.len();
+        for (k, item) in batch.iter().enumerate() {
             if out.len() >= max {
+                rest = k;
                 break;
             }
-            let Some(file) = entry.file.upgrade() else { continue };
-            let ready = entry.ready(&file);
-            if ready == 0 {
+            let Some(file) = item.file.upgrade() else {
+                dead = true;
+                continue;
+            };
+            let (events, count) = item.check(&file);
+            if events == 0 {
                 continue;
             }
-            out.push(ReadyEvent { events: ready, data: entry.data });
-            if entry.events & abi::EPOLLET != 0 {
-                entry.reported_count = Some(entry.count(&file));
+            // Claim the report: another collector or an EPOLL_CTL_MOD may
+            // have moved the entry on since the check.
+            let mut st = item.state.lock();
+            if st.removed || st.disabled || (count.is_some() && st.reported_count == count) {
+                continue;
             }
-            if entry.events & abi::EPOLLONESHOT != 0 {
-                entry.disabled = true;
+            out.push(ReadyEvent { events, data: st.data });
+            if st.events & abi::EPOLLET != 0 {
+                st.reported_count = count;
             }
-            reported.push(index);
+            if st.events & abi::EPOLLONESHOT != 0 {
+                st.disabled = true;
+            } else if st.events & abi::EPOLLET == 0 {
+                // Level-triggered: looked at again next time.
+                again.push(item.clone());
+            }
         }
-        // Reported entries go to the back, in the order reported.
-        for (moved, index) in reported.into_iter().enumerate() {
-            let entry = entries.remove(index - moved);
-            entries.push(entry);
+        {
+            let mut ready = self.ready.lock();
+            // Entries not looked at go back to the front, in order.
+            for item in batch[rest..].iter().rev() {
+                if !item.queued.swap(true, Ordering::AcqRel) {
+                    ready.push_front(item.clone());
+                }
+            }
+            for item in again {
+                if !item.queued.swap(true, Ordering::AcqRel) {
+                    ready.push_back(item);
+                }
+            }
+        }
+        if dead {
+            self.items.lock().retain(|_, item| item.file.strong_count() > 0);
         }
         out
+    }
+
+    /// Whether the ready list holds something (it may not be ready any
+    /// more: collect decides).
+    fn has_ready(&self) -> bool {
+        !self.ready.lock().is_empty()
+    }
+
+    /// epoll_wait: waits until events are ready (up to `max`), the
+    /// monotonic `deadline` passes (None: never) or a signal arrives.
+    pub fn wait(&self, max: usize, deadline: Option<u64>) -> Result<Vec<ReadyEvent>> {
+        let result = self.waiters.wait_until(|| {
+            let ready = self.collect(max);
+            if !ready.is_empty() || deadline.is_some_and(|d| kevlar_platform::time::monotonic_ns() >= d) {
+                return Ok(Some(ready));
+            }
+            Ok(None)
+        });
+        // Waiters are woken one at a time: if entries are left (level-
+        // triggered ones put back, or a wake-up that came while this
+        // thread was leaving), pass the turn on (Linux's ep_done_scan).
+        if self.has_ready() {
+            self.waiters.wake_one();
+        }
+        result
     }
 
     /// Returns whether `target` is reachable through the epoll files this
@@ -247,7 +459,7 @@ impl Epoll {
     }
 
     fn watched_epolls(&self) -> Vec<Arc<OpenFile>> {
-        self.entries.lock().iter().filter_map(|e| e.file.upgrade()).filter(|f| f.ops.as_epoll().is_some()).collect()
+        self.items.lock().values().filter_map(|e| e.file.upgrade()).filter(|f| f.ops.as_epoll().is_some()).collect()
     }
 }
 
@@ -277,17 +489,19 @@ impl FileOps for Epoll {
         Err(Errno::EINVAL)
     }
 
-    /// Readable when some entry would report an event now.
+    /// Readable when an entry on the ready list would report an event now.
     fn poll(&self) -> PollEvents {
-        let entries = self.entries.lock();
-        let any = entries.iter().any(|e| e.file.upgrade().is_some_and(|f| e.ready(&f) != 0));
+        let batch: Vec<Arc<Item>> = self.ready.lock().iter().cloned().collect();
+        let any = batch.iter().any(|item| item.file.upgrade().is_some_and(|f| item.check(&f).0 != 0));
         if any { POLLIN } else { 0 }
     }
 
+    fn poll_queue(&self) -> Option<&PollQueue> {
+        Some(&self.queue)
+    }
+
     fn poll_counts(&self) -> (u64, u64) {
-        let entries = self.entries.lock();
-        let total = entries.iter().filter_map(|e| e.file.upgrade().map(|f| e.count(&f))).fold(0u64, u64::wrapping_add);
-        (total, 0)
+        (self.wakeups.load(Ordering::Relaxed), 0)
     }
 
     fn as_epoll(&self) -> Option<&Epoll> {

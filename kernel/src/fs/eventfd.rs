@@ -26,18 +26,22 @@ pub struct EventFd {
     state: SpinLock<State>,
     semaphore: bool,
     waiters: WaitQueue,
+    /// Pollers and epoll entries.
+    queue: super::poll_queue::PollQueue,
 }
 
 impl EventFd {
     /// Creates a counter holding `initial`; `semaphore` makes reads take one
     /// unit at a time (EFD_SEMAPHORE).
     pub fn new(initial: u64, semaphore: bool) -> Arc<EventFd> {
-        Arc::new(EventFd { state: SpinLock::new(State { count: initial, read_events: 0, write_events: 0 }), semaphore, waiters: WaitQueue::new() })
+        Arc::new(EventFd { state: SpinLock::new(State { count: initial, read_events: 0, write_events: 0 }), semaphore, waiters: WaitQueue::new(), queue: super::poll_queue::PollQueue::new() })
     }
 
-    fn notify(&self) {
+    /// Wakes blocked readers and writers, and the pollers of the side
+    /// `events` names.
+    fn notify(&self, events: u32) {
         self.waiters.wake_all();
-        super::file::notify_pollers();
+        self.queue.notify(events);
     }
 }
 
@@ -59,7 +63,7 @@ impl FileOps for EventFd {
             Ok(Some(taken))
         })?;
         buf[..8].copy_from_slice(&value.to_le_bytes());
-        self.notify();
+        self.notify(linux_raw_sys::general::EPOLLOUT);
         Ok(8)
     }
 
@@ -81,7 +85,7 @@ impl FileOps for EventFd {
             state.read_events += 1;
             Ok(Some(()))
         })?;
-        self.notify();
+        self.notify(linux_raw_sys::general::EPOLLIN);
         Ok(8)
     }
 
@@ -98,6 +102,10 @@ impl FileOps for EventFd {
             events |= POLLOUT;
         }
         events
+    }
+
+    fn poll_queue(&self) -> Option<&super::poll_queue::PollQueue> {
+        Some(&self.queue)
     }
 
     fn poll_counts(&self) -> (u64, u64) {

@@ -31,14 +31,11 @@ pub const POLLWRBAND: PollEvents = linux_raw_sys::general::POLLWRBAND as PollEve
 /// The peer shut down its sending side (stream sockets).
 pub const POLLRDHUP: PollEvents = linux_raw_sys::general::POLLRDHUP as PollEvents;
 
-/// Everyone in poll or select sleeps here; any pipe or terminal event
-/// wakes them to rescan.
-pub static POLLERS: crate::process::wait_queue::WaitQueue = crate::process::wait_queue::WaitQueue::new();
-
-/// Wakes pollers after a readiness change.
+/// Wakes the pollers of files without a readiness queue of their own
+/// (the fallback queue, `poll_queue::GLOBAL`) after a readiness change.
+/// Files with a queue notify it instead (`FileOps::poll_queue`).
 pub fn notify_pollers() {
-    POLLERS.wake_all();
-    super::fasync::note_wakeup();
+    super::poll_queue::GLOBAL.notify(0);
 }
 
 /// What a kind of open file can do. Offsets are managed by [`OpenFile`];
@@ -76,6 +73,11 @@ pub trait FileOps: Send + Sync {
     /// Returns the current readiness.
     fn poll(&self) -> PollEvents {
         POLLIN | POLLOUT
+    }
+    /// The queue this file notifies after each change of its readiness
+    /// (None: it wakes the global fallback queue, `notify_pollers`).
+    fn poll_queue(&self) -> Option<&super::poll_queue::PollQueue> {
+        None
     }
     /// The inode behind the file, for fstat/fchdir/getdents/ftruncate.
     fn inode(&self) -> Option<Arc<dyn Inode>> {

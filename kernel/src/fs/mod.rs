@@ -17,6 +17,7 @@ pub mod mount;
 pub mod pages;
 pub mod pidfd;
 pub mod pipe;
+pub mod poll_queue;
 pub mod procfs;
 pub mod signalfd;
 pub mod splice;

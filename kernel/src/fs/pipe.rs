@@ -10,7 +10,9 @@ use kevlar_vfs::{FileType, Stat};
 
 use super::file::{FileOps, OpenFile, PollEvents, POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM};
 use crate::error::{Errno, Result};
+use super::poll_queue::PollQueue;
 use crate::process::wait_queue::WaitQueue;
+use linux_raw_sys::general as abi;
 
 /// Writes up to this size are atomic.
 pub const PIPE_BUF: usize = 4096;
@@ -36,8 +38,10 @@ struct State {
 /// The shared part of a pipe.
 pub struct Pipe {
     state: SpinLock<State>,
-    /// Readers and writers (and pollers) sleep here.
+    /// Readers and writers sleep here.
     pub waiters: WaitQueue,
+    /// Pollers and epoll entries of both ends register here.
+    queue: PollQueue,
     ino: u64,
 }
 
@@ -49,6 +53,7 @@ impl Pipe {
         Arc::new(Pipe {
             state: SpinLock::new(State { data: VecDeque::new(), capacity: DEFAULT_CAPACITY, readers: 0, writers: 0, reader_opens: 0, writer_opens: 0, read_events: 0, write_events: 0 }),
             waiters: WaitQueue::new(),
+            queue: PollQueue::new(),
             ino: NEXT_PIPE_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
         })
     }
@@ -78,7 +83,7 @@ impl Pipe {
             }
         };
         self.waiters.wake_all();
-        super::file::notify_pollers();
+        self.queue.notify(0);
         (Arc::new(PipeEnd { pipe: self.clone(), write, read: !write }), peer_present, peer_opens)
     }
 
@@ -94,7 +99,7 @@ impl Pipe {
             state.write_events += 1;
         }
         self.waiters.wake_all();
-        super::file::notify_pollers();
+        self.queue.notify(0);
         Arc::new(PipeEnd { pipe: self.clone(), write: true, read: true })
     }
 
@@ -158,7 +163,7 @@ impl FileOps for PipeEnd {
             let mut state = self.pipe.state.lock();
             if state.data.is_empty() {
                 if state.writers == 0 {
-                    return Ok(Some(0));
+                    return Ok(Some((0, false)));
                 }
                 if file.nonblocking() {
                     return Err(Errno::EAGAIN);
@@ -166,16 +171,21 @@ impl FileOps for PipeEnd {
                 return Ok(None);
             }
             let n = buf.len().min(state.data.len());
-            if state.capacity - state.data.len() < PIPE_BUF.min(state.capacity) {
+            // Writers hear of it only when there was too little room.
+            let was_full = state.capacity - state.data.len() < PIPE_BUF.min(state.capacity);
+            if was_full {
                 state.write_events += 1;
             }
             for (dst, src) in buf.iter_mut().zip(state.data.drain(..n)) {
                 *dst = src;
             }
-            Ok(Some(n))
+            Ok(Some((n, was_full)))
         })?;
+        let (n, was_full) = n;
         self.pipe.waiters.wake_all();
-        super::file::notify_pollers();
+        if was_full {
+            self.pipe.queue.notify(abi::EPOLLOUT | abi::EPOLLWRNORM);
+        }
         Ok(n)
     }
 
@@ -209,7 +219,7 @@ impl FileOps for PipeEnd {
                 Ok(n) => {
                     written += n;
                     self.pipe.waiters.wake_all();
-                    super::file::notify_pollers();
+                    self.pipe.queue.notify(abi::EPOLLIN | abi::EPOLLRDNORM);
                     if buf.is_empty() {
                         break;
                     }
@@ -269,7 +279,7 @@ impl FileOps for PipeEnd {
             }
         }
         self.pipe.waiters.wake_all();
-        super::file::notify_pollers();
+        self.pipe.queue.notify(0);
     }
 
 
@@ -279,6 +289,10 @@ impl FileOps for PipeEnd {
 
     fn is_pollable(&self) -> bool {
         true
+    }
+
+    fn poll_queue(&self) -> Option<&PollQueue> {
+        Some(&self.pipe.queue)
     }
 
     fn poll_counts(&self) -> (u64, u64) {

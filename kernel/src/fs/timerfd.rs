@@ -25,6 +25,11 @@ static CLOCK_SETS: AtomicU64 = AtomicU64::new(0);
 /// Notes that the realtime clock was set (clock_settime).
 pub fn clock_was_set() {
     CLOCK_SETS.fetch_add(1, Ordering::SeqCst);
+    // Armed timers may be cancelled now (TFD_TIMER_CANCEL_ON_SET).
+    let armed: Vec<Arc<Inner>> = ARMED.lock().iter().filter_map(|(_, t, _)| t.upgrade()).collect();
+    for timer in armed {
+        timer.queue.notify(0);
+    }
     super::file::notify_pollers();
 }
 
@@ -71,6 +76,8 @@ struct Inner {
     realtime: bool,
     state: SpinLock<State>,
     waiters: WaitQueue,
+    /// Pollers and epoll entries.
+    queue: super::poll_queue::PollQueue,
 }
 
 /// Armed timers to wake at their deadlines: (monotonic deadline, timer,
@@ -99,7 +106,6 @@ pub fn run_expired(now: u64) {
         EARLIEST.store(armed.iter().map(|(d, _, _)| *d).min().unwrap_or(u64::MAX), Ordering::Release);
         due.into_iter().map(|(_, t, g)| (t, g)).collect()
     };
-    let mut any = false;
     for (timer, generation) in due {
         let Some(timer) = timer.upgrade() else { continue };
         let next = {
@@ -114,10 +120,7 @@ pub fn run_expired(now: u64) {
             arm_wakeup(next, &timer, generation);
         }
         timer.waiters.wake_all();
-        any = true;
-    }
-    if any {
-        super::file::notify_pollers();
+        timer.queue.notify(linux_raw_sys::general::EPOLLIN);
     }
 }
 
@@ -130,7 +133,7 @@ impl TimerFd {
     /// monotonic clock.
     pub fn new(realtime: bool) -> Arc<TimerFd> {
         let state = State { next: None, interval: 0, ticks: 0, expired_total: 0, generation: 0, cancel_on_set: None };
-        Arc::new(TimerFd { inner: Arc::new(Inner { realtime, state: SpinLock::new(state), waiters: WaitQueue::new() }) })
+        Arc::new(TimerFd { inner: Arc::new(Inner { realtime, state: SpinLock::new(state), waiters: WaitQueue::new(), queue: super::poll_queue::PollQueue::new() }) })
     }
 
     /// Returns the current setting (timerfd_gettime).
@@ -169,7 +172,7 @@ impl TimerFd {
         if let Some(deadline) = deadline {
             arm_wakeup(deadline, &self.inner, generation);
         }
-        super::file::notify_pollers();
+        self.inner.queue.notify(0);
         old
     }
 }
@@ -206,6 +209,10 @@ impl FileOps for TimerFd {
         let mut state = self.inner.state.lock();
         state.advance(time::monotonic_ns());
         if state.ticks > 0 || state.cancelled() { POLLIN } else { 0 }
+    }
+
+    fn poll_queue(&self) -> Option<&super::poll_queue::PollQueue> {
+        Some(&self.inner.queue)
     }
 
     fn poll_counts(&self) -> (u64, u64) {

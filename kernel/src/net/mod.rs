@@ -312,6 +312,11 @@ pub trait Socket: Send + Sync {
     fn poll(&self) -> PollEvents;
     /// Counts of wake-ups on the read and write sides (edge-triggered epoll).
     fn poll_counts(&self) -> (u64, u64);
+    /// The queue notified when the readiness changes (None: the global
+    /// fallback, `fs::file::notify_pollers`).
+    fn poll_queue(&self) -> Option<&crate::fs::poll_queue::PollQueue> {
+        None
+    }
     /// Takes the pending error (SO_ERROR), clearing it.
     fn take_error(&self) -> Option<Errno>;
     /// Sets the pending error (recvmmsg keeps an error that came after
@@ -689,6 +694,10 @@ impl FileOps for SocketFile {
 
     fn poll_counts(&self) -> (u64, u64) {
         self.socket.poll_counts()
+    }
+
+    fn poll_queue(&self) -> Option<&crate::fs::poll_queue::PollQueue> {
+        self.socket.poll_queue()
     }
 
     fn release(&self, _file: &OpenFile) {

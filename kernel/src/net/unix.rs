@@ -126,6 +126,8 @@ pub struct UnixSocket {
     /// Readers, writers, acceptors and connectors of this socket sleep
     /// here; any change to its queue, charge or state wakes them.
     waiters: WaitQueue,
+    /// Pollers and epoll entries of this socket.
+    pollers: crate::fs::poll_queue::PollQueue,
     /// Bytes charged for messages this socket has queued elsewhere.
     wmem: AtomicUsize,
     read_events: AtomicU64,
@@ -149,6 +151,7 @@ impl UnixSocket {
             me: me.clone(),
             inner: SpinLock::new(inner),
             waiters: WaitQueue::new(),
+            pollers: crate::fs::poll_queue::PollQueue::new(),
             wmem: AtomicUsize::new(0),
             read_events: AtomicU64::new(0),
             write_events: AtomicU64::new(0),
@@ -233,7 +236,7 @@ impl UnixSocket {
         self.wmem.fetch_sub(bytes, Ordering::AcqRel);
         self.write_events.fetch_add(1, Ordering::Relaxed);
         self.waiters.wake_all();
-        crate::fs::file::notify_pollers();
+        self.pollers.notify(linux_raw_sys::general::EPOLLOUT);
     }
 
     /// Wakes everyone waiting on this socket after a change that may make
@@ -242,7 +245,7 @@ impl UnixSocket {
         self.read_events.fetch_add(1, Ordering::Relaxed);
         self.write_events.fetch_add(1, Ordering::Relaxed);
         self.waiters.wake_all();
-        crate::fs::file::notify_pollers();
+        self.pollers.notify(0);
     }
 
     fn name(&self) -> Option<Arc<Vec<u8>>> {
@@ -1088,6 +1091,10 @@ impl Socket for UnixSocket {
             events |= POLLOUT | POLLWRNORM | POLLWRBAND;
         }
         events
+    }
+
+    fn poll_queue(&self) -> Option<&crate::fs::poll_queue::PollQueue> {
+        Some(&self.pollers)
     }
 
     fn poll_counts(&self) -> (u64, u64) {

@@ -792,6 +792,11 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
     for thread in to_wake {
         thread.wake();
     }
+    if queued {
+        // A signalfd may be readable now (Linux's signalfd_notify); it
+        // has no queue of its own and sits on the fallback queue.
+        crate::fs::file::notify_pollers();
+    }
     Ok(())
 }
 

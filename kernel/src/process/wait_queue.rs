@@ -68,6 +68,19 @@ impl WaitQueue {
         self.waiters.lock().retain(|t| !Arc::ptr_eq(t, thread));
     }
 
+    /// Wakes the longest-waiting thread only (an exclusive wake-up);
+    /// returns whether there was one.
+    pub fn wake_one(&self) -> bool {
+        let thread = self.waiters.lock().pop_front();
+        match thread {
+            Some(thread) => {
+                thread.wake();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Wakes every waiter.
     pub fn wake_all(&self) {
         let waiters: VecDeque<Arc<Thread>> = core::mem::take(&mut *self.waiters.lock());

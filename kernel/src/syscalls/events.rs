@@ -101,13 +101,7 @@ fn epoll_wait_ns(thread: &Arc<Thread>, epfd: i32, events: usize, max: i32, timeo
         if let Some(d) = deadline {
             crate::timer::arm(d, thread.clone());
         }
-        let result = crate::fs::file::POLLERS.wait_until(|| {
-            let ready = epoll.collect(max);
-            if !ready.is_empty() || deadline.is_some_and(|d| time::monotonic_ns() >= d) {
-                return Ok(Some(ready));
-            }
-            Ok(None)
-        });
+        let result = epoll.wait(max, deadline);
         if deadline.is_some() {
             crate::timer::disarm(thread);
         }

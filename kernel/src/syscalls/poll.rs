@@ -1,7 +1,8 @@
 //! poll, ppoll, select, pselect6.
 //!
-//! Pollers sleep on one global queue that every pipe and terminal event
-//! wakes (see `fs::file::notify_pollers`), then rescan their fds.
+//! A poller registers one waiter on the readiness queue of each of its
+//! files (`fs::poll_queue`; the global fallback queue for files without
+//! one), sleeps until one of them is notified, then rescans its fds.
 
 use alloc::vec::Vec;
 
@@ -34,13 +35,20 @@ fn scan(thread: &Thread, fds: &mut [(i32, u16, u16)]) -> usize {
 }
 
 /// Waits until `check` finds something ready, the timeout passes (None:
-/// forever) or a signal arrives.
-fn wait_ready(thread: &alloc::sync::Arc<Thread>, timeout_ns: Option<u64>, mut check: impl FnMut() -> usize) -> Result<usize> {
+/// forever) or a signal arrives; the files open at `fds` are the ones
+/// whose queues wake the thread.
+fn wait_ready(thread: &alloc::sync::Arc<Thread>, fds: &[(i32, u16, u16)], timeout_ns: Option<u64>, mut check: impl FnMut() -> usize) -> Result<usize> {
+    let files: Vec<_> = {
+        let table = thread.process.files.lock().clone();
+        let table = table.lock();
+        fds.iter().filter(|(fd, _, _)| *fd >= 0).filter_map(|(fd, _, _)| table.get(*fd).ok()).collect()
+    };
+    let registration = crate::fs::poll_queue::PollRegistration::new(files);
     let deadline = timeout_ns.map(|t| time::monotonic_ns().saturating_add(t));
     if let Some(d) = deadline {
         crate::timer::arm(d, thread.clone());
     }
-    let result = crate::fs::file::POLLERS.wait_until(|| {
+    let result = registration.queue().wait_until(|| {
         let n = check();
         if n > 0 || deadline.is_some_and(|d| time::monotonic_ns() >= d) {
             return Ok(Some(n));
@@ -64,7 +72,10 @@ pub fn poll(thread: &alloc::sync::Arc<Thread>, fds_ptr: usize, nfds: usize, time
         fds.push((i32::from_le_bytes(raw[..4].try_into().unwrap()), u16::from_le_bytes(raw[4..6].try_into().unwrap()), 0u16));
     }
     let timeout = (timeout_ns >= 0).then_some(timeout_ns as u64);
-    let ready = if timeout == Some(0) { scan(thread, &mut fds) } else { wait_ready(thread, timeout, || scan(thread, &mut fds))? };
+    let ready = if timeout == Some(0) { scan(thread, &mut fds) } else { {
+        let snapshot = fds.clone();
+        wait_ready(thread, &snapshot, timeout, || scan(thread, &mut fds))?
+    } };
     for (i, (_, _, revents)) in fds.iter().enumerate() {
         copy_to_user(fds_ptr + i * 8 + 6, &revents.to_le_bytes())?;
     }
@@ -135,7 +146,10 @@ pub fn select(thread: &alloc::sync::Arc<Thread>, nfds: i32, sets: [usize; 3], ti
         }
     }
     let run = |fds: &mut Vec<(i32, u16, u16)>| -> Result<usize> {
-        let ready = if timeout_ns == Some(0) { scan(thread, fds) } else { wait_ready(thread, timeout_ns, || scan(thread, fds))? };
+        let ready = if timeout_ns == Some(0) { scan(thread, fds) } else { {
+            let snapshot = fds.clone();
+            wait_ready(thread, &snapshot, timeout_ns, || scan(thread, fds))?
+        } };
         Ok(ready)
     };
     let started = time::monotonic_ns();

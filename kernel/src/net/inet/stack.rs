@@ -7,7 +7,7 @@
 //! may be taken while holding it, never the other way round, and neither
 //! is held across a user copy: data is staged in kernel buffers.
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -37,9 +37,43 @@ pub const EPHEMERAL_LAST: u16 = 60999;
 
 /// The network stack, created on first use.
 pub static STACK: SpinLock<Option<Stack>> = SpinLock::new(None);
-/// Every thread blocked on an AF_INET socket sleeps here; any progress of
-/// the stack wakes them all (they recheck their own socket).
-pub static WAITERS: WaitQueue = WaitQueue::new();
+/// A socket's wake-up count (edge-triggered epoll, O_ASYNC) and its
+/// readiness queue, shared between the socket and the stack's record of
+/// it: the stack bumps the count of the sockets a pump changed and
+/// notifies only their queues.
+pub struct SockEvents {
+    count: AtomicU64,
+    /// Pollers and epoll entries of the socket.
+    pub queue: crate::fs::poll_queue::PollQueue,
+    /// Threads blocked in a call on the socket (recv, send, accept,
+    /// connect).
+    pub waiters: WaitQueue,
+}
+
+impl SockEvents {
+    /// A count at 0, an empty queue.
+    pub fn new() -> Arc<SockEvents> {
+        Arc::new(SockEvents { count: AtomicU64::new(0), queue: crate::fs::poll_queue::PollQueue::new(), waiters: WaitQueue::new() })
+    }
+
+    /// Wakes the socket's blocked threads and its pollers (after a change
+    /// a call made outside a pump: shutdown, close).
+    pub fn wake(&self) {
+        self.waiters.wake_all();
+        self.queue.notify(0);
+    }
+
+    /// Adds to the count (as `AtomicU64::fetch_add`).
+    pub fn fetch_add(&self, n: u64, order: Ordering) -> u64 {
+        self.count.fetch_add(n, order)
+    }
+
+    /// Reads the count.
+    pub fn load(&self, order: Ordering) -> u64 {
+        self.count.load(order)
+    }
+}
+
 /// When smoltcp next wants to be polled (monotonic ns; u64::MAX: never).
 static NEXT_POLL_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 
@@ -168,6 +202,16 @@ fn syn_port(packet: &[u8]) -> Option<u16> {
     (flags & 0x02 != 0 && flags & 0x10 == 0).then(|| u16::from_be_bytes([tcp[2], tcp[3]]))
 }
 
+/// The (destination, source) ports of a TCP segment.
+fn tcp_ports(packet: &[u8]) -> Option<(u16, u16)> {
+    let header = (*packet.first()? as usize & 0xf) * 4;
+    if packet.len() < header + 4 || packet[9] != 6 {
+        return None;
+    }
+    let tcp = &packet[header..];
+    Some((u16::from_be_bytes([tcp[2], tcp[3]]), u16::from_be_bytes([tcp[0], tcp[1]])))
+}
+
 /// Decodes an ICMP port-unreachable about a UDP datagram: (the
 /// datagram's source port, its destination).
 fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (Ipv4Address, u16))> {
@@ -202,6 +246,9 @@ pub struct Links {
     /// ICMP port-unreachable messages seen since the last sweep: (our UDP
     /// port, the peer that refused).
     port_unreachable: Vec<(u16, (Ipv4Address, u16))>,
+    /// (destination port, source port) of the TCP segments received since
+    /// the last sweep: the connections the sweep must look at.
+    seen: Vec<(u16, u16)>,
     /// eth0, when a virtio network card was found.
     pub eth: Option<EthPort>,
 }
@@ -248,6 +295,9 @@ impl Device for Links {
             }
             if let Some(note) = udp_port_unreachable(&packet) {
                 self.port_unreachable.push(note);
+            }
+            if let Some(ports) = tcp_ports(&packet) {
+                self.seen.push(ports);
             }
             return Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut())));
         }
@@ -311,7 +361,9 @@ pub struct Conn {
     /// SO_REUSEADDR of its socket (a TIME-WAIT hold is shareable only then).
     reuse: bool,
     /// The owning socket's event counter (edge-triggered epoll).
-    pub events: Arc<AtomicU64>,
+    pub events: Arc<SockEvents>,
+    /// (local port, remote port), once known: its key in `by_ports`.
+    ports: Option<(u16, u16)>,
 }
 
 /// What the stack knows of a UDP socket besides smoltcp's state.
@@ -319,7 +371,7 @@ struct UdpWatch {
     /// (bytes queued to read, to send) at the last sweep.
     signature: (usize, usize),
     /// The owner's event counter.
-    events: Arc<AtomicU64>,
+    events: Arc<SockEvents>,
     /// The local port and the connected peer: an ICMP port-unreachable for
     /// a datagram from that port to that peer sets `refused`.
     port: u16,
@@ -340,7 +392,7 @@ pub struct Listener {
     /// Connections completed, in order, for accept.
     pub ready: VecDeque<SocketHandle>,
     /// The listening socket's event counter.
-    events: Arc<AtomicU64>,
+    events: Arc<SockEvents>,
     /// TCP_NODELAY to give new connections.
     pub nodelay: bool,
 }
@@ -367,6 +419,21 @@ pub struct Stack {
     next_listener_id: u64,
     /// lo is up (SIOCSIFFLAGS).
     pub lo_up: bool,
+    /// Sockets whose count a sweep bumped since the last wake-up: their
+    /// queues are notified once the stack's lock is released.
+    touched: Vec<Arc<SockEvents>>,
+    /// Connections by (local port, remote port): a received segment names
+    /// the ones to look at.
+    by_ports: BTreeMap<(u16, u16), Vec<SocketHandle>>,
+    /// Connections the next sweeps must look at (segments received for
+    /// them, calls that changed them, ports not known yet); cleared by the
+    /// sweep after egress.
+    dirty: BTreeSet<SocketHandle>,
+    /// Connections whose ports smoltcp did not know yet when tracked.
+    unindexed: BTreeSet<SocketHandle>,
+    /// The next sweep looks at every connection (timer-driven pumps:
+    /// smoltcp's timers change connections without a segment).
+    full_sweep: bool,
 }
 
 impl Stack {
@@ -377,7 +444,7 @@ impl Stack {
             EthPort { card, mac, neighbours: BTreeMap::new(), unresolved: VecDeque::new(), up: true }
         });
         let has_eth = eth.is_some();
-        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), eth };
+        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), seen: Vec::new(), eth };
         let mut seed = [0u8; 8];
         crate::fs::devices::fill_random(&mut seed);
         let mut config = Config::new(HardwareAddress::Ip);
@@ -407,6 +474,11 @@ impl Stack {
             listeners: BTreeMap::new(),
             next_listener_id: 1,
             lo_up: true,
+            touched: Vec::new(),
+            by_ports: BTreeMap::new(),
+            dirty: BTreeSet::new(),
+            unindexed: BTreeSet::new(),
+            full_sweep: false,
         }
     }
 
@@ -487,13 +559,66 @@ impl Stack {
 
     /// Tracks a connection's state for `events`' owner (a connection
     /// tracked already just changes owner).
-    pub fn track(&mut self, handle: SocketHandle, events: Arc<AtomicU64>) {
+    pub fn track(&mut self, handle: SocketHandle, events: Arc<SockEvents>) {
         if let Some(c) = self.conns.get_mut(&handle) {
             c.events = events;
             return;
         }
         let state = self.sockets.get::<tcp::Socket>(handle).state();
-        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events });
+        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events, ports: None });
+        self.dirty.insert(handle);
+        if !self.index(handle) {
+            self.unindexed.insert(handle);
+        }
+    }
+
+    /// Files a connection under its ports once smoltcp knows them;
+    /// returns whether it is filed.
+    fn index(&mut self, handle: SocketHandle) -> bool {
+        let Some(c) = self.conns.get_mut(&handle) else { return true };
+        if c.ports.is_some() {
+            return true;
+        }
+        let s = self.sockets.get::<tcp::Socket>(handle);
+        if let (Some(local), Some(remote)) = (s.local_endpoint(), s.remote_endpoint()) {
+            let ports = (local.port, remote.port);
+            c.ports = Some(ports);
+            self.by_ports.entry(ports).or_default().push(handle);
+            return true;
+        }
+        false
+    }
+
+    /// Stops tracking a connection (its smoltcp socket is removed next).
+    pub fn forget_conn(&mut self, handle: SocketHandle) -> Option<Conn> {
+        let c = self.conns.remove(&handle)?;
+        self.dirty.remove(&handle);
+        self.unindexed.remove(&handle);
+        if let Some(ports) = c.ports {
+            if let Some(list) = self.by_ports.get_mut(&ports) {
+                list.retain(|h| *h != handle);
+                if list.is_empty() {
+                    self.by_ports.remove(&ports);
+                }
+            }
+        }
+        Some(c)
+    }
+
+    /// Makes the next sweep look at a connection a call changed.
+    pub fn mark(&mut self, handle: SocketHandle) {
+        if self.conns.contains_key(&handle) {
+            self.dirty.insert(handle);
+        }
+    }
+
+    /// Records a connection's queues after its own socket read from or
+    /// wrote to them, so the next sweep does not take that for an event.
+    pub fn note_local(&mut self, handle: SocketHandle) {
+        if let Some(c) = self.conns.get_mut(&handle) {
+            let s = self.sockets.get::<tcp::Socket>(handle);
+            c.signature = (c.signature.0, s.recv_queue(), s.send_queue());
+        }
     }
 
     /// Gives up a connection whose last fd closed: a FIN (or a reset when
@@ -511,11 +636,12 @@ impl Stack {
             c.port_id = port_id;
             c.reuse = reuse;
         }
+        self.mark(handle);
     }
 
     /// Adds a UDP socket bound to `port` whose queue changes bump
     /// `events`, and whose connected peer's refusals set `refused`.
-    pub fn add_udp(&mut self, socket: udp::Socket<'static>, port: u16, events: Arc<AtomicU64>, refused: Arc<core::sync::atomic::AtomicBool>) -> SocketHandle {
+    pub fn add_udp(&mut self, socket: udp::Socket<'static>, port: u16, events: Arc<SockEvents>, refused: Arc<core::sync::atomic::AtomicBool>) -> SocketHandle {
         let h = self.sockets.add(socket);
         self.udp_watch.insert(h, UdpWatch { signature: (0, 0), events, port, peer: None, refused });
         h
@@ -535,7 +661,7 @@ impl Stack {
     }
 
     /// Starts a listener on `endpoint`; returns its id.
-    pub fn add_listener(&mut self, endpoint: IpListenEndpoint, backlog: usize, events: Arc<AtomicU64>, nodelay: bool) -> u64 {
+    pub fn add_listener(&mut self, endpoint: IpListenEndpoint, backlog: usize, events: Arc<SockEvents>, nodelay: bool) -> u64 {
         let id = self.next_listener_id;
         self.next_listener_id += 1;
         self.listeners.insert(id, Listener { endpoint, backlog, listen: None, embryos: Vec::new(), ready: VecDeque::new(), events, nodelay });
@@ -553,10 +679,11 @@ impl Stack {
             for h in l.listen.into_iter().chain(l.embryos).chain(l.ready) {
                 // Reaped by the sweep once the reset has gone out.
                 self.sockets.get_mut::<tcp::Socket>(h).abort();
-                self.track(h, Arc::new(AtomicU64::new(0)));
+                self.track(h, SockEvents::new());
                 if let Some(c) = self.conns.get_mut(&h) {
                     c.orphan = true;
                 }
+                self.mark(h);
             }
         }
     }
@@ -630,6 +757,7 @@ impl Stack {
                             l.ready.push_back(h);
                             completed.push((h, l.events.clone()));
                             l.events.fetch_add(1, Ordering::Relaxed);
+                            self.touched.push(l.events.clone());
                             changed = true;
                         }
                     }
@@ -652,6 +780,7 @@ impl Stack {
             if now != w.signature {
                 w.signature = now;
                 w.events.fetch_add(1, Ordering::Relaxed);
+                self.touched.push(w.events.clone());
                 changed = true;
             }
             // Only a connected socket hears of refusals (Linux reports ICMP
@@ -659,11 +788,31 @@ impl Stack {
             if unreachable.iter().any(|&(port, peer)| port == w.port && Some(peer) == w.peer) {
                 w.refused.store(true, Ordering::Release);
                 w.events.fetch_add(1, Ordering::Relaxed);
+                self.touched.push(w.events.clone());
                 changed = true;
             }
         }
+        // The connections to look at: those segments arrived for and those
+        // marked (O(touched)); all of them after a timer.
+        for ports in core::mem::take(&mut self.device.seen) {
+            if let Some(list) = self.by_ports.get(&ports) {
+                self.dirty.extend(list.iter().copied());
+            }
+        }
+        for h in core::mem::take(&mut self.unindexed) {
+            if !self.index(h) {
+                self.unindexed.insert(h);
+            }
+            self.dirty.insert(h);
+        }
+        let look: Vec<SocketHandle> = if self.full_sweep { self.conns.keys().copied().collect() } else { self.dirty.iter().copied().collect() };
+        if reap_closed {
+            self.dirty.clear();
+            self.full_sweep = false;
+        }
         let mut reap = Vec::new();
-        for (h, c) in self.conns.iter_mut() {
+        for h in look.iter() {
+            let Some(c) = self.conns.get_mut(h) else { continue };
             let s = self.sockets.get_mut::<tcp::Socket>(*h);
             let state = s.state();
             if state != c.last {
@@ -684,8 +833,16 @@ impl Stack {
             }
             let signature = (state, s.recv_queue(), s.send_queue());
             if signature != c.signature {
+                // An event for the socket's pollers: a new state, data
+                // arriving, room to send (the socket's own reads and
+                // writes are recorded by `note_local` and are none, as on
+                // Linux, where a read does not wake the reader).
+                let (state0, recv0, send0) = c.signature;
                 c.signature = signature;
-                c.events.fetch_add(1, Ordering::Relaxed);
+                if state != state0 || signature.1 > recv0 || signature.2 < send0 {
+                    c.events.fetch_add(1, Ordering::Relaxed);
+                    self.touched.push(c.events.clone());
+                }
                 changed = true;
             }
             if c.orphan {
@@ -705,7 +862,7 @@ impl Stack {
         // new socket have SO_REUSEADDR, as Linux's bind-conflict check.
         let expires = kevlar_platform::time::monotonic_ns().saturating_add(TIME_WAIT_NS);
         for (h, time_wait) in reap {
-            if let Some(c) = self.conns.remove(&h) {
+            if let Some(c) = self.forget_conn(h) {
                 if let Some(id) = c.port_id {
                     self.release_port(id);
                 }
@@ -739,7 +896,10 @@ impl Stack {
                     }
                 }
             }
-            while self.iface.poll_egress(ts, &mut self.device, &mut self.sockets) == PollResult::SocketStateChanged {
+            // One egress pass per round: each pass visits every socket, so
+            // the pass that finds nothing more to send is left to the next
+            // round (which runs because this one moved something).
+            if self.iface.poll_egress(ts, &mut self.device, &mut self.sockets) == PollResult::SocketStateChanged {
                 moved = true;
             }
             changed |= self.sweep(true);
@@ -771,18 +931,31 @@ pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
         st
     });
     let r = f(stack);
-    let changed = stack.pump();
+    stack.pump();
+    let mut touched = core::mem::take(&mut stack.touched);
     drop(guard);
-    if changed {
-        wake();
+    // Only the sockets the pump changed hear of it (their blocked threads
+    // and their pollers), once each, with no lock held (poll hooks take
+    // epoll's locks).
+    touched.sort_unstable_by_key(|e| Arc::as_ptr(e) as usize);
+    touched.dedup_by(|a, b| Arc::ptr_eq(a, b));
+    for events in touched {
+        events.wake();
     }
     r
 }
 
-/// Wakes every waiter and poller (after a change made outside a pump).
-pub fn wake() {
-    WAITERS.wake_all();
-    crate::fs::file::notify_pollers();
+/// Runs `f` on the stack without pumping: for looking only (poll), since
+/// every call that changes the stack pumps and smoltcp's timers pump from
+/// the timer check, what `f` sees is current.
+pub fn look_at_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
+    let mut guard = STACK.lock();
+    let stack = guard.get_or_insert_with(|| {
+        let st = Stack::new();
+        HAS_CARD.store(st.device.eth.is_some(), Ordering::Relaxed);
+        st
+    });
+    f(stack)
 }
 
 /// Polls the stack when smoltcp asked for a time that has come
@@ -790,7 +963,7 @@ pub fn wake() {
 pub fn run_timers(now_ns: u64) {
     if now_ns >= NEXT_POLL_NS.load(Ordering::Acquire) || has_card() {
         NEXT_POLL_NS.store(u64::MAX, Ordering::Release);
-        with_stack(|_| ());
+        with_stack(|st| st.full_sweep = true);
     }
 }
 

@@ -7,10 +7,11 @@
 //! Data is staged through kernel buffers: the stack's lock is never held
 //! while user memory is read or written.
 
+use super::stack::SockEvents;
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::Ordering;
 
 use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::net as netabi;
@@ -73,13 +74,13 @@ pub struct TcpSocket {
     inner: SpinLock<Inner>,
     options: SocketOptions,
     /// Bumped by the stack when this socket's state or queues change.
-    events: Arc<AtomicU64>,
+    events: Arc<SockEvents>,
 }
 
 impl TcpSocket {
     /// Creates an unbound, unconnected socket.
     pub fn new() -> Arc<TcpSocket> {
-        let socket = Self::with(Phase::Closed, None, Arc::new(AtomicU64::new(0)));
+        let socket = Self::with(Phase::Closed, None, SockEvents::new());
         // tcp_init_sock starts from net.ipv4.tcp_wmem[1] and tcp_rmem[1].
         let mut o = socket.options.get();
         o.sndbuf = DEFAULT_SNDBUF;
@@ -88,7 +89,7 @@ impl TcpSocket {
         socket
     }
 
-    fn with(phase: Phase, bound: Option<(Ipv4Address, u16, Option<u64>)>, events: Arc<AtomicU64>) -> Arc<TcpSocket> {
+    fn with(phase: Phase, bound: Option<(Ipv4Address, u16, Option<u64>)>, events: Arc<SockEvents>) -> Arc<TcpSocket> {
         Arc::new(TcpSocket {
             inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, cork: false, ip: IpOptions::default() }),
             options: SocketOptions::default(),
@@ -115,7 +116,7 @@ impl TcpSocket {
     /// Forgets a connection that failed to connect; gives back an
     /// autobound port.
     fn drop_connection(st: &mut Stack, s: &mut Inner, handle: SocketHandle) {
-        st.conns.remove(&handle);
+        st.forget_conn(handle);
         st.sockets.remove(handle);
         s.phase = Phase::Closed;
         if s.autobound {
@@ -154,7 +155,7 @@ impl TcpSocket {
     fn push(&self, data: &[u8], nonblocking: bool, timeout: Option<u64>) -> Result<usize> {
         let mut done = 0;
         while done < data.len() {
-            let step = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+            let step = wait_for(&self.events.waiters, nonblocking, timeout, || {
                 with_stack(|st| {
                     let s = self.inner.lock();
                     let h = match s.phase {
@@ -175,7 +176,10 @@ impl TcpSocket {
                     }
                     match sock.send_slice(&data[done..]) {
                         Ok(0) => Ok(None),
-                        Ok(n) => Ok(Some(n)),
+                        Ok(n) => {
+                            st.note_local(h);
+                            Ok(Some(n))
+                        }
                         Err(_) => Err(Errno::EPIPE),
                     }
                 })
@@ -264,9 +268,9 @@ impl Socket for TcpSocket {
             Phase::Listening(id) => id,
             _ => return Err(Errno::EINVAL),
         };
-        let events = Arc::new(AtomicU64::new(0));
+        let events = SockEvents::new();
         let nodelay = self.inner.lock().nodelay;
-        let socket = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+        let socket = wait_for(&self.events.waiters, nonblocking, timeout, || {
             with_stack(|st| {
                 if !matches!(self.inner.lock().phase, Phase::Listening(id) if id == lid) {
                     return Err(Errno::EINVAL);
@@ -329,7 +333,7 @@ impl Socket for TcpSocket {
             // loopback: the outcome is for poll and SO_ERROR.
             return Err(Errno::EINPROGRESS);
         }
-        let r = wait_for(&stack::WAITERS, false, sndtimeo, || {
+        let r = wait_for(&self.events.waiters, false, sndtimeo, || {
             with_stack(|st| {
                 let mut s = self.inner.lock();
                 if s.phase != Phase::Connecting(handle) {
@@ -447,7 +451,7 @@ impl Socket for TcpSocket {
         let want = sink.room();
         loop {
             let room = want - got;
-            let step = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+            let step = wait_for(&self.events.waiters, nonblocking, timeout, || {
                 with_stack(|st| {
                     let s = self.inner.lock();
                     let h = match s.phase {
@@ -460,6 +464,7 @@ impl Socket for TcpSocket {
                         let mut buf = vec![0u8; n];
                         let n = if peek { sock.peek_slice(&mut buf) } else { sock.recv_slice(&mut buf) }.unwrap_or(0);
                         buf.truncate(n);
+                        st.note_local(h);
                         return Ok(Some(buf));
                     }
                     if room == 0 {
@@ -503,10 +508,8 @@ impl Socket for TcpSocket {
                 break;
             }
         }
-        // Reading may open the window: let the update go out.
-        if !peek && got > 0 {
-            with_stack(|_| ());
-        }
+        // A read that opens the window lets the update go out in the pump
+        // that follows it (`with_stack` above): no second pump.
         Ok(Incoming { len: got, ..Default::default() })
     }
 
@@ -522,6 +525,7 @@ impl Socket for TcpSocket {
                     s.shutdown |= mode;
                     if mode & SEND_SHUTDOWN != 0 {
                         st.sockets.get_mut::<stcp::Socket>(h).close();
+                        st.mark(h);
                     }
                     self.events.fetch_add(1, Ordering::Relaxed);
                     Ok(())
@@ -541,12 +545,12 @@ impl Socket for TcpSocket {
                 }
             }
         });
-        stack::wake();
+        self.events.wake();
         r
     }
 
     fn poll(&self) -> PollEvents {
-        with_stack(|st| {
+        stack::look_at_stack(|st| {
             let s = self.inner.lock();
             let h = match s.phase {
                 Phase::Listening(id) => {
@@ -596,6 +600,10 @@ impl Socket for TcpSocket {
             }
             events
         })
+    }
+
+    fn poll_queue(&self) -> Option<&crate::fs::poll_queue::PollQueue> {
+        Some(&self.events.queue)
     }
 
     fn poll_counts(&self) -> (u64, u64) {
@@ -716,7 +724,7 @@ impl Socket for TcpSocket {
             s.phase = Phase::Closed;
             s.bound = None;
         });
-        stack::wake();
+        self.events.wake();
     }
 }
 

@@ -3,10 +3,11 @@
 //! connect (and datagrams from others filtered out, as Linux does),
 //! autobinding on first send, and datagram_poll's readiness bits.
 
+use super::stack::SockEvents;
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::general as abi;
@@ -55,7 +56,7 @@ pub struct UdpSocket {
     /// unreachable: the next receive (or SO_ERROR) reports ECONNREFUSED.
     refused: Arc<AtomicBool>,
     options: SocketOptions,
-    events: Arc<AtomicU64>,
+    events: Arc<SockEvents>,
 }
 
 impl UdpSocket {
@@ -64,7 +65,7 @@ impl UdpSocket {
         Arc::new(UdpSocket {
             inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, source: None, shutdown: 0, error: None, ip: IpOptions::default() }),
             options: SocketOptions::default(),
-            events: Arc::new(AtomicU64::new(0)),
+            events: SockEvents::new(),
             refused: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -199,7 +200,7 @@ impl Socket for UdpSocket {
         // Stage the datagram before taking the stack's lock.
         let data = msg.data.take(len)?;
         let (_, timeout) = (self.options.get().rcvtimeo_ns, self.options.get().sndtimeo_ns);
-        wait_for(&stack::WAITERS, msg.nonblocking, timeout, || {
+        wait_for(&self.events.waiters, msg.nonblocking, timeout, || {
             with_stack(|st| {
                 let mut s = self.inner.lock();
                 if s.shutdown & SEND_SHUTDOWN != 0 {
@@ -237,7 +238,7 @@ impl Socket for UdpSocket {
         let timeout = self.options.get().rcvtimeo_ns;
         let peek = flags & netabi::MSG_PEEK != 0;
         let room = sink.room();
-        let (data, full, from) = wait_for(&stack::WAITERS, nonblocking, timeout, || {
+        let (data, full, from) = wait_for(&self.events.waiters, nonblocking, timeout, || {
             with_stack(|st| {
                 let mut s = self.inner.lock();
                 if let Some(e) = s.error.take() {
@@ -289,12 +290,12 @@ impl Socket for UdpSocket {
             }
         };
         self.events.fetch_add(1, Ordering::Relaxed);
-        stack::wake();
+        self.events.wake();
         r
     }
 
     fn poll(&self) -> PollEvents {
-        with_stack(|st| {
+        stack::look_at_stack(|st| {
             let s = self.inner.lock();
             let peer = s.peer;
             let readable = s.handle.is_some_and(|h| {
@@ -321,6 +322,10 @@ impl Socket for UdpSocket {
             }
             events
         })
+    }
+
+    fn poll_queue(&self) -> Option<&crate::fs::poll_queue::PollQueue> {
+        Some(&self.events.queue)
     }
 
     fn poll_counts(&self) -> (u64, u64) {
