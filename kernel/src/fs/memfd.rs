@@ -178,6 +178,13 @@ pub fn check_resize(inode: &dyn Inode, old: u64, new: u64) -> Result<()> {
     Ok(())
 }
 
+/// Whether a shared mapping of `inode` may never become writable (Linux
+/// clears VM_MAYWRITE under F_SEAL_WRITE and F_SEAL_FUTURE_WRITE, so
+/// mprotect adding PROT_WRITE fails with EACCES).
+pub fn denies_shared_write(inode: &dyn Inode) -> bool {
+    active_seals(inode) & (abi::F_SEAL_WRITE | abi::F_SEAL_FUTURE_WRITE) != 0
+}
+
 /// Refuses a mapping the seals forbid (EPERM): a shared writable one
 /// under F_SEAL_WRITE or F_SEAL_FUTURE_WRITE (shared read-only and private
 /// mappings stay allowed, as in Linux 6.1).

@@ -88,12 +88,17 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
     let shared = kind != abi::MAP_PRIVATE;
     let file = if flags & abi::MAP_ANONYMOUS != 0 { None } else { Some(thread.process.files.lock().lock().get(fd)?) };
     let anonymous = || if shared { Backing::Shared(Arc::new(SharedPages::default())) } else { Backing::Anonymous };
+    // A shared mapping of a file opened without write access (or sealed
+    // against writes) can never be made writable: Linux clears VM_MAYWRITE
+    // and mprotect(PROT_WRITE) fails with EACCES.
+    let mut write_denied = false;
     let backing = match file {
         None => anonymous(),
         Some(file) if file.ops.maps_as_anonymous() => {
             if !file.readable() || (shared && prot.write && !file.writable()) {
                 return Err(Errno::EACCES);
             }
+            write_denied = shared && !file.writable();
             anonymous()
         }
         Some(file) => {
@@ -105,6 +110,7 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
                 return Err(Errno::EACCES);
             }
             crate::fs::memfd::check_mmap(&*inode, shared, prot.write)?;
+            write_denied = shared && (!file.writable() || crate::fs::memfd::denies_shared_write(&*inode));
             if shared && !crate::fs::pages::can_map_shared(&*inode) {
                 // The file's data is not in frames (generated files): there
                 // is nothing a shared mapping could write to.
@@ -146,7 +152,7 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
             vm.find_free(len).ok_or(Errno::ENOMEM)?
         }
     };
-    vm.map(Vma { start, end: start + len, prot, backing, shared_page_base: 0, write_denied: false });
+    vm.map(Vma { start, end: start + len, prot, backing, shared_page_base: 0, write_denied });
     Ok(start as isize)
 }
 
