@@ -188,7 +188,12 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     if matches!(file_type, FileType::Regular | FileType::Directory) && (want.contains(kevlar_vfs::Access::WRITE) || flags & abi::O_TRUNC != 0) {
         mount::check_writable(&*node)?;
     }
-    kevlar_vfs::check_access(&stat, cred, want)?;
+    // A file this open created is opened whatever its new mode says (Linux
+    // skips the check: `open(name, O_CREAT | O_WRONLY, 0444)` gives a
+    // writable descriptor).
+    if !created {
+        kevlar_vfs::check_access(&stat, cred, want)?;
+    }
     // A regular file opened for writing (or truncated) must not be a
     // running program's: ETXTBSY (writecount).
     let write_access = if file_type == FileType::Regular && want.contains(kevlar_vfs::Access::WRITE) {
