@@ -98,7 +98,24 @@ fn before_user_return(frame: &mut TrapFrame) {
 /// Runs deferred work, preempts, and delivers signals before `thread`
 /// goes back to user mode. An exited thread leaves the CPU here, once the
 /// last reference on this stack is dropped.
+#[inline(always)]
 fn return_to_user(thread: alloc::sync::Arc<crate::process::Thread>, frame: &mut TrapFrame) {
+    // The common case, nothing to do, is decided by a few loads; the
+    // slow path below does each step as before.
+    if !scheduler::cpu_needs_attention(&thread)
+        && !kevlar_platform::arch::serial::events_pending()
+        && !crate::fs::fasync::is_pending()
+        && !crate::mm::oom::needs_attention()
+        && thread.state() == crate::process::ThreadState::Runnable
+        && !thread.has_return_work()
+    {
+        return;
+    }
+    return_to_user_slow(thread, frame);
+}
+
+#[inline(never)]
+fn return_to_user_slow(thread: alloc::sync::Arc<crate::process::Thread>, frame: &mut TrapFrame) {
     scheduler::after_switch();
     crate::timer::run_expired_if_due();
     crate::fs::fasync::run_pending();

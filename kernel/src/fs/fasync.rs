@@ -87,6 +87,12 @@ pub fn set_async(file: &Arc<OpenFile>, fd: i32, on: bool) {
 /// Sends the signals that wake-ups since the last look call for. Every
 /// return to user mode asks: the check is inline, the work out of line.
 #[inline]
+pub fn is_pending() -> bool {
+    PENDING.load(Ordering::Relaxed)
+}
+
+/// Sends the signals due (see [`run_pending`]'s caller).
+#[inline]
 pub fn run_pending() {
     if PENDING.load(Ordering::Acquire) {
         run_pending_slow();

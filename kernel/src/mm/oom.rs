@@ -298,8 +298,14 @@ pub fn request() {
 /// kernel allocation dipped into the reserve and memory is still short;
 /// frees what waits to be freed (kernel stacks beyond the cache).
 #[inline]
+pub fn needs_attention() -> bool {
+    kevlar_platform::mm::stacks::has_excess() || REQUESTED.load(Ordering::Relaxed) || kevlar_platform::mm::pmm::has_pressure()
+}
+
+/// On the way back to user mode (see [`before_user_return_slow`]).
+#[inline]
 pub fn before_user_return(thread: &Arc<Thread>) {
-    if kevlar_platform::mm::stacks::has_excess() || REQUESTED.load(Ordering::Relaxed) || kevlar_platform::mm::pmm::has_pressure() {
+    if needs_attention() {
         before_user_return_slow(thread);
     }
 }

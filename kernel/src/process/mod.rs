@@ -479,6 +479,16 @@ impl Thread {
         self.interrupted_syscall.store(number, Ordering::Relaxed);
     }
 
+    /// Whether the way back to user mode has work for this thread: an
+    /// interrupted call, a mask to restore, or a signal that may be
+    /// deliverable.
+    #[inline]
+    pub fn has_return_work(&self) -> bool {
+        self.interrupted_syscall.load(Ordering::Relaxed) != u64::MAX
+            || self.saved_sigmask.load(Ordering::Relaxed) != NO_SAVED_MASK
+            || self.signal_hint.load(Ordering::Acquire)
+    }
+
     /// Takes the interrupted system call number, if any.
     pub fn take_interrupted_syscall(&self) -> Option<u64> {
         if self.interrupted_syscall.load(Ordering::Relaxed) == u64::MAX {

@@ -218,6 +218,20 @@ pub fn after_switch() {
     }
 }
 
+/// Whether this CPU has work for the way back to user mode: a finished
+/// thread to drop, a tick seen, a reschedule asked for, or `thread` (the
+/// one returning) no longer allowed here. One look at the CPU's state, so
+/// that the common return costs a few loads.
+#[inline]
+pub fn cpu_needs_attention(thread: &Thread) -> bool {
+    let index = smp::cpu_index();
+    let cpu = &CPUS[index];
+    cpu.has_finished.load(Ordering::Relaxed)
+        || cpu.tick_seen.load(Ordering::Relaxed)
+        || cpu.need_resched.load(Ordering::Relaxed)
+        || !thread.allowed_on(index)
+}
+
 /// The idle loop of a CPU: runs threads while there are any, halts
 /// otherwise. The boot CPU enters it after starting init; the others from
 /// the platform's idle hook.
