@@ -25,6 +25,7 @@ mod signal;
 mod socket;
 mod syslog;
 mod time;
+mod timer;
 mod xattr;
 
 use alloc::string::String;
@@ -371,9 +372,13 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         // partial(getrusage): CPU times only (system time 0); no fault or I/O counters
         nr::__NR_getrusage => time::getrusage(thread, a.i32(0), a.usize(1)),
         nr::__NR_alarm => itimer::alarm(thread, a.u32(0)),
-        // partial(setitimer): ITIMER_VIRTUAL and ITIMER_PROF are kept but never fire (no per-process CPU time yet)
         nr::__NR_setitimer => itimer::setitimer(thread, a.u32(0), a.usize(1), a.usize(2)),
         nr::__NR_getitimer => itimer::getitimer(thread, a.u32(0), a.usize(1)),
+        nr::__NR_timer_create => timer::timer_create(thread, a.u32(0), a.usize(1), a.usize(2)),
+        nr::__NR_timer_settime => timer::timer_settime(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
+        nr::__NR_timer_gettime => timer::timer_gettime(thread, a.i32(0), a.usize(1)),
+        nr::__NR_timer_getoverrun => timer::timer_getoverrun(thread, a.i32(0)),
+        nr::__NR_timer_delete => timer::timer_delete(thread, a.i32(0)),
 
         // System information.
         nr::__NR_uname => info::uname(a.usize(0)),
