@@ -12,11 +12,14 @@
 //! measure (`cputimer`): a CPU-time clock only moves while that runs. Both
 //! run at the tick's resolution.
 //!
-//! Overruns as on Linux: a timer's signal is queued once; expirations while
-//! it is still queued add to the queued siginfo's si_overrun instead
-//! (`signal::send_timer_signal`), and when the signal is taken the count
-//! becomes what timer_getoverrun reports (`delivered`, for periodic timers).
-//! A timer's signal stays queued when the timer is deleted, as on Linux.
+//! Overruns as Linux 6.1 counts them: a periodic timer whose signal was
+//! queued stops until the signal is taken; then (`delivered`) it moves on
+//! past now, and the periods it skipped are the signal's si_overrun and
+//! what timer_getoverrun reports. A timer set again meanwhile (its
+//! generation changed) is not moved on by the old signal, whose si_overrun
+//! then counts the expirations that found it still queued
+//! (`signal::send_timer_signal`). A timer whose signal is ignored keeps
+//! running. A timer's signal stays queued when the timer is deleted.
 //!
 //! Lock order: a process's signal lock, then TIMERS, then a process's
 //! thread list (the CPU-time clocks). Signals are sent with TIMERS released.
@@ -90,6 +93,14 @@ struct Timer {
     /// What timer_getoverrun reports: the overrun count of the last signal
     /// taken.
     overrun_last: i32,
+    /// Counts timer_settime calls: a queued signal of an older setting
+    /// does not restart the timer.
+    generation: i32,
+    /// A periodic timer whose signal is queued: stopped until it is taken.
+    waiting: bool,
+    /// SIGEV_NONE: the expiry of the last setting, which Linux's
+    /// timer_gettime still reports after the timer is disarmed.
+    stale_deadline: u64,
 }
 
 impl Timer {
@@ -174,6 +185,9 @@ pub fn create(
         deadline: 0,
         interval: 0,
         overrun_last: 0,
+        generation: 0,
+        waiting: false,
+        stale_deadline: 0,
     };
     TIMERS.lock().timers.push(timer);
     Ok(id)
@@ -181,12 +195,15 @@ pub fn create(
 
 /// The setting of `timer` at `now`.
 fn current_setting(timer: &Timer) -> Setting {
-    if timer.deadline == 0 {
-        return (0, timer.interval);
-    }
     let Some(now) = timer.clock.now() else {
         return (0, timer.interval);
     };
+    if timer.deadline == 0 {
+        if matches!(timer.notify, Notify::None) && timer.stale_deadline > now {
+            return (timer.stale_deadline - now, timer.interval);
+        }
+        return (0, timer.interval);
+    }
     if timer.deadline > now {
         return (timer.deadline - now, timer.interval);
     }
@@ -226,8 +243,19 @@ pub fn set(process: &Process, id: i32, value: u64, interval: u64, absolute: bool
     with_timer(process, id, |timer| {
         let old = current_setting(timer);
         timer.overrun_last = 0;
+        if matches!(timer.notify, Notify::None) && timer.deadline != 0 {
+            timer.stale_deadline = timer.deadline;
+            if timer.interval != 0 {
+                if let Some(now) = timer.clock.now().filter(|now| *now >= timer.deadline) {
+                    let periods = (now - timer.deadline) / timer.interval + 1;
+                    timer.stale_deadline = timer.deadline.saturating_add(periods.saturating_mul(timer.interval));
+                }
+            }
+        }
         timer.deadline = 0;
         timer.interval = 0;
+        timer.waiting = false;
+        timer.generation = timer.generation.wrapping_add(1);
         if value == 0 {
             return old;
         }
@@ -266,21 +294,15 @@ type Due = (Arc<Process>, Option<Arc<Thread>>, SigInfo);
 
 /// Checks the timers `pick` selects against their clocks and collects the
 /// signals of the expired ones; re-arms periodic ones past now.
-fn collect_due(registry: &mut Registry, pick: impl Fn(&Timer) -> bool) -> Vec<(Due, u64)> {
+fn collect_due(registry: &mut Registry, pick: impl Fn(&Timer) -> bool) -> Vec<(Due, i32)> {
     let mut due = Vec::new();
     for timer in registry.timers.iter_mut() {
-        if timer.deadline == 0 || matches!(timer.notify, Notify::None) || !pick(timer) {
+        if timer.deadline == 0 || timer.waiting || matches!(timer.notify, Notify::None) || !pick(timer) {
             continue;
         }
         let Some(now) = timer.clock.now() else { continue };
         if now < timer.deadline {
             continue;
-        }
-        let expirations = if timer.interval == 0 { 1 } else { (now - timer.deadline) / timer.interval + 1 };
-        if timer.interval == 0 {
-            timer.deadline = 0;
-        } else {
-            timer.deadline = timer.deadline.saturating_add(expirations.saturating_mul(timer.interval));
         }
         let Some(owner) = timer.owner.upgrade() else { continue };
         let (signo, target) = match &timer.notify {
@@ -291,17 +313,46 @@ fn collect_due(registry: &mut Registry, pick: impl Fn(&Timer) -> bool) -> Vec<(D
                 None => continue, // the thread is gone: the signal is lost
             },
         };
-        let info = signal::timer_info(signo, timer.id, timer.value, timer.owner_pid);
-        due.push(((owner, target, info), expirations));
+        let info = signal::timer_info(signo, timer.id, timer.value, timer.owner_pid, timer.generation);
+        due.push(((owner, target, info), timer.id));
+        // A periodic timer waits for its signal to be taken (or found
+        // ignored, below); a one-shot one is done.
+        if timer.interval == 0 {
+            timer.deadline = 0;
+        } else {
+            timer.waiting = true;
+        }
     }
     update_counts(&registry.timers);
     due
 }
 
-fn send_all(due: Vec<(Due, u64)>) {
-    for ((process, target, info), expirations) in due {
-        signal::send_timer_signal(&process, target.as_ref(), info, expirations);
+fn send_all(due: Vec<(Due, i32)>) {
+    for ((process, target, info), id) in due {
+        if !signal::send_timer_signal(&process, target.as_ref(), info) {
+            // Not queued (ignored, or the old one still is): a periodic
+            // timer runs on, counting the periods it skips.
+            let mut registry = TIMERS.lock();
+            if let Some(timer) = registry.timers.iter_mut().find(|t| t.id == id && t.is_of(&process)) {
+                if timer.waiting {
+                    timer.waiting = false;
+                    forward(timer);
+                }
+            }
+        }
     }
+}
+
+/// Moves a periodic timer's expiry past now; returns the periods skipped
+/// after the first (Linux's overrun).
+fn forward(timer: &mut Timer) -> u64 {
+    let Some(now) = timer.clock.now() else { return 0 };
+    if timer.interval == 0 || now < timer.deadline {
+        return 0;
+    }
+    let periods = (now - timer.deadline) / timer.interval + 1;
+    timer.deadline = timer.deadline.saturating_add(periods.saturating_mul(timer.interval));
+    periods - 1
 }
 
 /// The timer check for wall-clock timers (process context, every tick).
@@ -331,14 +382,23 @@ pub fn run_cpu_timers(thread: &Arc<Thread>) {
     send_all(due);
 }
 
-/// A timer's signal was taken with `overrun` in its siginfo: that is what
-/// timer_getoverrun reports now (periodic timers; a one-shot timer reports
-/// 0, as on Linux). Called with the owner's signal lock held.
-pub fn delivered(owner_pid: Pid, id: i32, overrun: i32) {
+/// A timer's signal was taken, carrying `overrun` and the setting
+/// `generation` it was sent for: a periodic timer of that setting moves on
+/// past now, and the periods it skipped are the signal's si_overrun and
+/// what timer_getoverrun reports from now on. Returns the si_overrun to
+/// deliver. Called with the owner's signal lock held.
+pub fn delivered(owner_pid: Pid, id: i32, generation: i32, overrun: i32) -> i32 {
     let mut registry = TIMERS.lock();
-    if let Some(timer) = registry.timers.iter_mut().find(|t| t.id == id && t.owner_pid == owner_pid && t.owner.strong_count() > 0) {
-        if timer.interval != 0 {
-            timer.overrun_last = overrun;
-        }
+    let Some(timer) = registry.timers.iter_mut().find(|t| t.id == id && t.owner_pid == owner_pid && t.owner.strong_count() > 0) else {
+        return overrun;
+    };
+    if timer.generation != generation || timer.interval == 0 || !timer.waiting {
+        return overrun;
     }
+    timer.waiting = false;
+    let skipped = forward(timer);
+    let total = (overrun as u64).saturating_add(skipped).min(i32::MAX as u64) as i32;
+    timer.overrun_last = total;
+    update_counts(&registry.timers);
+    total
 }

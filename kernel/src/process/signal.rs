@@ -234,11 +234,16 @@ impl SigInfo {
     }
 
     /// A POSIX timer's signal (SI_TIMER): `_timer` holds the timer id,
-    /// the overrun count and the sigevent's value; bytes 24..28 of the
-    /// union (past what Linux fills) carry the owner's pid until the signal
-    /// is taken, so its overrun count reaches the timer.
-    pub fn timer(signo: u32, id: i32, value: u64, owner: Pid) -> Self {
-        Self::new(signo, SI_TIMER).with(0, &id.to_le_bytes()).with(8, &value.to_le_bytes()).with(24, &owner.to_le_bytes())
+    /// the overrun count and the sigevent's value; bytes 24..32 of the
+    /// union (past what Linux fills) carry the owner's pid and the timer's
+    /// setting generation until the signal is taken, so the timer learns
+    /// of it.
+    pub fn timer(signo: u32, id: i32, value: u64, owner: Pid, generation: i32) -> Self {
+        Self::new(signo, SI_TIMER)
+            .with(0, &id.to_le_bytes())
+            .with(8, &value.to_le_bytes())
+            .with(24, &owner.to_le_bytes())
+            .with(28, &generation.to_le_bytes())
     }
 
     fn field_i32(&self, at: usize) -> i32 {
@@ -262,8 +267,10 @@ impl SigInfo {
         if self.code == SI_TIMER {
             let owner = self.field_i32(24);
             if owner != 0 {
-                self.fields[24..28].fill(0);
-                super::posix_timer::delivered(owner, self.field_i32(0), self.field_i32(4));
+                let generation = self.field_i32(28);
+                self.fields[24..32].fill(0);
+                let overrun = super::posix_timer::delivered(owner, self.field_i32(0), generation, self.field_i32(4));
+                self.fields[4..8].copy_from_slice(&overrun.to_le_bytes());
             }
         }
         self
@@ -820,25 +827,25 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
 }
 
 /// A POSIX timer's siginfo (see `SigInfo::timer`).
-pub fn timer_info(signo: u32, id: i32, value: u64, owner: Pid) -> SigInfo {
-    SigInfo::timer(signo, id, value, owner)
+pub fn timer_info(signo: u32, id: i32, value: u64, owner: Pid, generation: i32) -> SigInfo {
+    SigInfo::timer(signo, id, value, owner, generation)
 }
 
-/// Sends a POSIX timer's signal for `expirations` expirations: if the
-/// timer's last signal is still queued, they only add to its si_overrun
-/// (Linux queues a timer's signal once); otherwise the signal is queued
-/// with the expirations after the first as its overrun.
-pub fn send_timer_signal(process: &Arc<Process>, target: Option<&Arc<Thread>>, mut info: SigInfo, expirations: u64) {
+/// Sends a POSIX timer's signal: if the timer's last signal is still
+/// queued, the expiry only adds one to its si_overrun (Linux queues a
+/// timer's signal once). Returns whether the expiry is accounted for by a
+/// queued signal (false when the signal is ignored: the timer runs on).
+pub fn send_timer_signal(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> bool {
     let (id, owner) = (info.field_i32(0), info.field_i32(24));
     {
         let mut signals = process.signals.lock();
         if let Some(queued) = signals.queued_timer_signal(id, owner) {
-            queued.add_overrun(expirations);
-            return;
+            queued.add_overrun(1);
+            return true;
         }
     }
-    info.add_overrun(expirations.saturating_sub(1));
     let _ = send(process, target, info);
+    process.signals.lock().queued_timer_signal(id, owner).is_some()
 }
 
 /// Makes every thread of `process` but `except` look at its signals soon:

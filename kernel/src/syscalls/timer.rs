@@ -103,13 +103,8 @@ pub fn timer_create(thread: &Arc<Thread>, clock: u32, sevp: usize, id_addr: usiz
         },
         None => None,
     };
-    let id = posix_timer::create(
-        process,
-        notify,
-        |id| copy_to_user(id_addr, &id.to_le_bytes()),
-        || timer_clock(thread, clock),
-    )?;
-    Ok(id as isize)
+    posix_timer::create(process, notify, |id| copy_to_user(id_addr, &id.to_le_bytes()), || timer_clock(thread, clock))?;
+    Ok(0)
 }
 
 /// Reads a timespec's fields (EINVAL unless 0 <= sec and 0 <= nsec < 1e9).
