@@ -18,6 +18,7 @@ mod ktest;
 mod mm;
 mod monitor;
 mod net;
+mod ntp;
 mod process;
 mod syscalls;
 mod timer;

@@ -73,6 +73,7 @@ pub fn run_expired() {
     let now = time::monotonic_ns();
     fire_real_timers(now);
     crate::process::posix_timer::run_wall_timers();
+    crate::ntp::run(now);
     crate::fs::timerfd::run_expired(now);
     crate::net::inet::stack::run_timers(now);
     if now < EARLIEST_TIMER.load(Ordering::Acquire) {

@@ -5,6 +5,7 @@
 //! Each family lives in its own file. An unknown number returns ENOSYS and
 //! is logged once, by name.
 
+mod adjtime;
 mod caps;
 mod events;
 mod fs;
@@ -15,6 +16,7 @@ mod ioport;
 mod itimer;
 pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
+mod mlock;
 mod mount;
 pub mod names;
 mod poll;
@@ -374,6 +376,17 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_alarm => itimer::alarm(thread, a.u32(0)),
         nr::__NR_setitimer => itimer::setitimer(thread, a.u32(0), a.usize(1), a.usize(2)),
         nr::__NR_getitimer => itimer::getitimer(thread, a.u32(0), a.usize(1)),
+        nr::__NR_mlock => mlock::mlock(thread, a.usize(0), a.usize(1)),
+        nr::__NR_mlock2 => mlock::mlock2(thread, a.usize(0), a.usize(1), a.u32(2)),
+        nr::__NR_munlock => mlock::munlock(thread, a.usize(0), a.usize(1)),
+        nr::__NR_mlockall => mlock::mlockall(thread, a.u32(0)),
+        nr::__NR_munlockall => mlock::munlockall(thread),
+        nr::__NR_mincore => mlock::mincore(thread, a.usize(0), a.usize(1), a.usize(2)),
+        nr::__NR_membarrier => mlock::membarrier(thread, a.i32(0), a.u32(1), a.i32(2)),
+        nr::__NR_fadvise64 => mlock::fadvise64(thread, a.i32(0), a.0[1] as i64, a.0[2] as i64, a.i32(3)),
+        nr::__NR_readahead => mlock::readahead(thread, a.i32(0), a.0[1] as i64, a.usize(2)),
+        nr::__NR_adjtimex => adjtime::adjtimex(thread, a.usize(0)),
+        nr::__NR_clock_adjtime => adjtime::clock_adjtime(thread, a.u32(0), a.usize(1)),
         nr::__NR_timer_create => timer::timer_create(thread, a.u32(0), a.usize(1), a.usize(2)),
         nr::__NR_timer_settime => timer::timer_settime(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
         nr::__NR_timer_gettime => timer::timer_gettime(thread, a.i32(0), a.usize(1)),

@@ -128,11 +128,18 @@ pub fn clock_nanosleep(clock: u32, flags: u32, req: usize, rem: usize) -> Result
     sleep_for(ns, rem)
 }
 
-/// clock_settime: only CLOCK_REALTIME can be set (EINVAL before the
-/// time is read); a valid time (EINVAL), then CAP_SYS_TIME (EPERM).
+/// clock_settime: only CLOCK_REALTIME can be set: other clocks without a
+/// setter are EINVAL before the time is read; a CPU-time clock reads the
+/// time (EFAULT), checks its task (EINVAL) and refuses (EPERM), as Linux.
+/// For CLOCK_REALTIME: a valid time (EINVAL), then CAP_SYS_TIME (EPERM).
 pub fn clock_settime(thread: &Thread, clock: u32, tp: usize) -> Result<isize> {
-    if clock != abi::CLOCK_REALTIME {
+    let cpu_clock = ((clock as i32) < 0 && clock & 7 != 3) || clock == abi::CLOCK_PROCESS_CPUTIME_ID || clock == abi::CLOCK_THREAD_CPUTIME_ID;
+    if cpu_clock {
+        read_bytes::<16>(tp)?;
         clock_now(clock)?;
+        return Err(Errno::EPERM);
+    }
+    if clock != abi::CLOCK_REALTIME {
         return Err(Errno::EINVAL);
     }
     let ns = read_timespec(tp)?;
