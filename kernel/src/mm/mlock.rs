@@ -62,12 +62,6 @@ impl Locks {
         self.ranges.iter().map(|(&s, &(e, _))| e - s).sum()
     }
 
-    /// A new mapping of `[start, end)`: locked under MCL_FUTURE.
-    pub fn on_map(&mut self, start: usize, end: usize) {
-        if let Some(onfault) = self.future {
-            self.add(start, end, onfault);
-        }
-    }
 }
 
 impl Vm {
@@ -80,6 +74,27 @@ impl Vm {
             cursor = vma.end;
         }
         Ok(())
+    }
+
+    /// A new mapping of `[start, end)`: locked (and made present unless on
+    /// fault) under MCL_FUTURE.
+    pub(super) fn lock_if_future(&mut self, start: usize, end: usize) {
+        if let Some(onfault) = self.locks.future {
+            self.locks.add(start, end, onfault);
+            if !onfault {
+                self.fault_in(start, end);
+            }
+        }
+    }
+
+    /// mremap moved `[old, old_end)` to `[new, new_end)`: its lock moves
+    /// with it.
+    pub(super) fn move_locks(&mut self, old: usize, old_end: usize, new: usize, new_end: usize) {
+        let Some(onfault) = self.locks.ranges.range(..old_end).next_back().filter(|(_, (e, _))| *e > old).map(|(_, (_, f))| *f) else {
+            return;
+        };
+        self.locks.remove(old, old_end);
+        self.locks.add(new, new_end, onfault);
     }
 
     /// Bytes mlock of `[start, end)` would add to the locked size.

@@ -211,8 +211,8 @@ pub struct Vm {
     /// mlock's ranges (mlock.rs).
     locks: mlock::Locks,
     /// membarrier's registrations (MEMBARRIER_CMD_REGISTER_* bits), which
-    /// belong to the address space as on Linux (fork and exec start
-    /// without).
+    /// belong to the address space as on Linux (a fork copy keeps them, an
+    /// exec starts without).
     pub membarrier: u32,
 }
 
@@ -271,8 +271,9 @@ impl Vm {
     /// Adds a mapping of `[start, end)`, replacing whatever was there.
     pub fn map(&mut self, vma: Vma) {
         self.unmap(vma.start, vma.end);
-        self.locks.on_map(vma.start, vma.end);
+        let (start, end) = (vma.start, vma.end);
         self.vmas.insert(vma.start, vma);
+        self.lock_if_future(start, end);
     }
 
     /// Returns whether `[start, end)` is free of mappings.
@@ -558,7 +559,7 @@ impl Vm {
     pub fn fork(&mut self) -> Result<Vm> {
         let space = self.space.fork_copy().map_err(|_| Errno::ENOMEM)?;
         // Locks are not inherited (fork), as on Linux.
-        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone(), locks: mlock::Locks::default(), membarrier: 0 })
+        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone(), locks: mlock::Locks::default(), membarrier: self.membarrier })
     }
 
     /// Moves the program break; returns the new break (the old one when
@@ -621,6 +622,7 @@ impl Vm {
         }
         self.space.unmap_range(old, old + old_len);
         self.vmas.insert(new, moved);
+        self.move_locks(old, old + old_len, new, new + new_len);
         Ok(())
     }
 

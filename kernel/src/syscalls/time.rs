@@ -129,12 +129,13 @@ pub fn clock_nanosleep(clock: u32, flags: u32, req: usize, rem: usize) -> Result
 }
 
 /// clock_settime: only CLOCK_REALTIME can be set: other clocks without a
-/// setter are EINVAL before the time is read; a CPU-time clock reads the
-/// time (EFAULT), checks its task (EINVAL) and refuses (EPERM), as Linux.
-/// For CLOCK_REALTIME: a valid time (EINVAL), then CAP_SYS_TIME (EPERM).
+/// setter (CLOCK_PROCESS_CPUTIME_ID and CLOCK_THREAD_CPUTIME_ID among them)
+/// are EINVAL before the time is read; a CPU-time clock by id
+/// (clock_getcpuclockid) reads the time (EFAULT), checks its task (EINVAL)
+/// and refuses (EPERM), as Linux 6.1. For CLOCK_REALTIME: a valid time
+/// (EINVAL), then CAP_SYS_TIME (EPERM).
 pub fn clock_settime(thread: &Thread, clock: u32, tp: usize) -> Result<isize> {
-    let cpu_clock = ((clock as i32) < 0 && clock & 7 != 3) || clock == abi::CLOCK_PROCESS_CPUTIME_ID || clock == abi::CLOCK_THREAD_CPUTIME_ID;
-    if cpu_clock {
+    if (clock as i32) < 0 && clock & 7 != 3 {
         read_bytes::<16>(tp)?;
         clock_now(clock)?;
         return Err(Errno::EPERM);

@@ -173,6 +173,9 @@ int main(void)
     check("clock_settime(PROCESS_CPUTIME_ID)", clock_settime(CLOCK_PROCESS_CPUTIME_ID, &ts));
     check("clock_settime(THREAD_CPUTIME_ID)", clock_settime(CLOCK_THREAD_CPUTIME_ID, &ts));
     rcheck("clock_settime(PROCESS_CPUTIME_ID, bad pointer)", rawsys(SYS_clock_settime, CLOCK_PROCESS_CPUTIME_ID, 8, 0, 0, 0, 0));
+    rcheck("clock_settime(own process clock by id)", rawsys(SYS_clock_settime, (long)(int)((~(unsigned)getpid()) << 3 | 2), (long)&ts, 0, 0, 0, 0));
+    rcheck("clock_settime(own process clock by id, bad pointer)", rawsys(SYS_clock_settime, (long)(int)((~(unsigned)getpid()) << 3 | 2), 8, 0, 0, 0, 0));
+    rcheck("clock_settime(own thread clock by id)", rawsys(SYS_clock_settime, (long)(int)((~(unsigned)gettid()) << 3 | 6), (long)&ts, 0, 0, 0, 0));
     rcheck("clock_settime(cpu clock of no process)", rawsys(SYS_clock_settime, (long)(int)((~(unsigned)0x3ffffff) << 3 | 2), (long)&ts, 0, 0, 0, 0));
     check("clock_settime(MONOTONIC)", clock_settime(CLOCK_MONOTONIC, &ts));
     rcheck("clock_settime(MONOTONIC, bad pointer)", rawsys(SYS_clock_settime, CLOCK_MONOTONIC, 8, 0, 0, 0, 0));
