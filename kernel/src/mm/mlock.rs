@@ -76,15 +76,28 @@ impl Vm {
         Ok(())
     }
 
-    /// A new mapping of `[start, end)`: locked (and made present unless on
-    /// fault) under MCL_FUTURE.
+    /// A new mapping of `[start, end)`: locked under MCL_FUTURE (the
+    /// caller makes it present: `populates_new_mappings`).
     pub(super) fn lock_if_future(&mut self, start: usize, end: usize) {
         if let Some(onfault) = self.locks.future {
             self.locks.add(start, end, onfault);
-            if !onfault {
-                self.fault_in(start, end);
-            }
         }
+    }
+
+    /// Whether new mappings are locked (MCL_FUTURE), and made present
+    /// (without MCL_ONFAULT).
+    pub fn future_locks(&self) -> (bool, bool) {
+        (self.locks.future.is_some(), self.locks.future == Some(false))
+    }
+
+    /// mmap(MAP_LOCKED): locks the new mapping `[start, end)`.
+    pub fn lock_new_mapping(&mut self, start: usize, end: usize) {
+        self.locks.add(start, end, false);
+    }
+
+    /// The mapped ranges (mlockall(MCL_CURRENT) makes them present).
+    pub fn mapped_ranges(&self) -> alloc::vec::Vec<(usize, usize)> {
+        self.vmas.values().map(|v| (v.start, v.end)).collect()
     }
 
     /// mremap moved `[old, old_end)` to `[new, new_end)`: its lock moves
@@ -113,13 +126,11 @@ impl Vm {
     }
 
     /// mlock/mlock2: locks `[start, end)` (page aligned), which must be
-    /// mapped (ENOMEM), and makes its pages present unless `onfault`.
+    /// mapped (ENOMEM). The caller makes the pages present unless on fault
+    /// (`populate_step`, a bounded step at a time).
     pub fn lock_range(&mut self, start: usize, end: usize, onfault: bool) -> Result<()> {
         self.covered(start, end)?;
         self.locks.add(start, end, onfault);
-        if !onfault {
-            self.fault_in(start, end);
-        }
         Ok(())
     }
 
@@ -135,12 +146,8 @@ impl Vm {
     pub fn lock_all(&mut self, current: bool, future: bool, onfault: bool) {
         self.locks.future = future.then_some(onfault);
         if current {
-            let ranges: alloc::vec::Vec<(usize, usize)> = self.vmas.values().map(|v| (v.start, v.end)).collect();
-            for (start, end) in ranges {
+            for (start, end) in self.mapped_ranges() {
                 self.locks.add(start, end, onfault);
-                if !onfault {
-                    self.fault_in(start, end);
-                }
             }
         }
     }
@@ -150,27 +157,29 @@ impl Vm {
         self.locks = Locks::default();
     }
 
-    /// Faults in the accessible pages of `[start, end)` (writable private
-    /// ones as for a write, so they are the process's own).
-    fn fault_in(&mut self, start: usize, end: usize) {
-        let mut va = start;
-        while va < end {
-            let Some(vma) = self.find(va) else { break };
-            let (prot, shared, vma_end) = (vma.prot, vma.is_shared(), vma.end);
-            let stop = vma_end.min(end);
-            if prot.any() {
-                while va < stop {
-                    if self.space.page_at(va).is_none() {
-                        let outcome = self.handle_fault(va, prot.write && !shared, false);
-                        if outcome != FaultOutcome::Fixed {
-                            break;
-                        }
-                    }
-                    va += PAGE_SIZE;
-                }
+    /// Faults in up to 64 accessible pages of `[va, end)` (writable private
+    /// ones as for a write, so they are the process's own); returns where
+    /// to go on from (`end` when done, or when memory ran out).
+    pub fn populate_step(&mut self, mut va: usize, end: usize) -> usize {
+        let mut budget = 64;
+        while va < end && budget > 0 {
+            let Some(vma) = self.find(va) else { return end };
+            let (prot, shared, stop) = (vma.prot, vma.is_shared(), vma.end.min(end));
+            if !prot.any() {
+                va = stop;
+                continue;
             }
-            va = stop;
+            while va < stop && budget > 0 {
+                if self.space.page_at(va).is_none() {
+                    budget -= 1;
+                    if self.handle_fault(va, prot.write && !shared, false) != FaultOutcome::Fixed {
+                        return end;
+                    }
+                }
+                va += PAGE_SIZE;
+            }
         }
+        va.min(end)
     }
 
     /// mincore: one byte per page of `[start, start + pages * PAGE_SIZE)`

@@ -62,7 +62,36 @@ fn do_mlock(thread: &Thread, start: usize, len: usize, onfault: bool) -> Result<
         return Ok(0);
     }
     vm.lock_range(start, end, onfault)?;
+    drop(vm);
+    if !onfault {
+        populate(thread, start, end);
+    }
     Ok(0)
+}
+
+/// Makes the pages of `[start, end)` present, a bounded step at a time
+/// with the address space unlocked in between; stops for a fatal signal.
+pub fn populate(thread: &Thread, start: usize, end: usize) {
+    let vm = thread.process.vm.lock().clone();
+    let mut va = start;
+    while va < end && !thread.fatal_signal_pending() {
+        va = vm.lock().populate_step(va, end);
+        crate::process::scheduler::cond_resched();
+    }
+}
+
+/// mmap of a mapping that will be locked (MAP_LOCKED, or MCL_FUTURE in
+/// force): RLIMIT_MEMLOCK counts it (EAGAIN past it without
+/// CAP_IPC_LOCK, as Linux's mlock_future_check).
+pub fn check_locked_mmap(thread: &Thread, vm: &Vm, len: usize, map_locked: bool) -> Result<()> {
+    if !map_locked && !vm.future_locks().0 {
+        return Ok(());
+    }
+    let pages = ((len + vm.locked_bytes()) / PAGE_SIZE) as u64;
+    if pages > lock_limit_pages(thread) && !capable(&thread.process, abi::CAP_IPC_LOCK) {
+        return Err(Errno::EAGAIN);
+    }
+    Ok(())
 }
 
 pub fn mlock(thread: &Thread, start: usize, len: usize) -> Result<isize> {
@@ -101,7 +130,13 @@ pub fn mlockall(thread: &Thread, flags: u32) -> Result<isize> {
     if current && (vm.mapped_bytes() / PAGE_SIZE) as u64 > limit && !privileged {
         return Err(Errno::ENOMEM);
     }
-    vm.lock_all(current, flags & abi::MCL_FUTURE != 0, flags & abi::MCL_ONFAULT != 0);
+    let onfault = flags & abi::MCL_ONFAULT != 0;
+    vm.lock_all(current, flags & abi::MCL_FUTURE != 0, onfault);
+    let ranges = if current && !onfault { vm.mapped_ranges() } else { alloc::vec::Vec::new() };
+    drop(vm);
+    for (start, end) in ranges {
+        populate(thread, start, end);
+    }
     Ok(0)
 }
 
@@ -130,6 +165,9 @@ pub fn mincore(thread: &Thread, start: usize, len: usize, vec_addr: usize) -> Re
     let (mut start, mut vec_addr) = (start, vec_addr);
     let mut chunk = vec![0u8; pages.min(PAGE_SIZE)];
     while pages > 0 {
+        if thread.fatal_signal_pending() {
+            return Err(Errno::EINTR);
+        }
         let n = pages.min(PAGE_SIZE);
         vm.lock().residency(start, &mut chunk[..n])?;
         copy_to_user(vec_addr, &chunk[..n])?;

@@ -87,6 +87,10 @@ int main(void)
     reap("child", pid);
     check("munlockall", munlockall());
     out("VmLck +%ld kB", vmlck() - base);
+    char *ml = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
+    out("MAP_LOCKED: VmLck +%ld kB, resident %d", vmlck() - base, resident(ml, 3));
+    munmap(ml, 3 * 4096);
+    out("unmapped: VmLck +%ld kB", vmlck() - base);
     check("mlockall(MCL_CURRENT | MCL_ONFAULT)", mlockall(MCL_CURRENT | MCL_ONFAULT));
     out("everything locked: %s", yesno(vmlck() > 0));
     munlockall();
@@ -105,7 +109,13 @@ int main(void)
         check("nobody: mlock 3 overlapping", mlock(r + 4096, 3 * 4096));
         check("nobody: mlockall(MCL_CURRENT)", mlockall(MCL_CURRENT));
         check("nobody: mlockall(MCL_FUTURE)", mlockall(MCL_FUTURE));
+        void *big = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        out("nobody: mmap of 12 KiB under MCL_FUTURE: %s", big == MAP_FAILED ? errname(errno) : "ok");
+        void *small = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        out("nobody: mmap of 4 KiB under MCL_FUTURE: %s", small == MAP_FAILED ? errname(errno) : "ok");
         munlockall();
+        big = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
+        out("nobody: MAP_LOCKED 12 KiB: %s", big == MAP_FAILED ? errname(errno) : "ok");
         check("nobody: munlock", munlock(r, 2 * 4096));
         rl.rlim_cur = rl.rlim_max = 0;
         setrlimit(RLIMIT_MEMLOCK, &rl);
