@@ -381,11 +381,15 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_munlock => mlock::munlock(thread, a.usize(0), a.usize(1)),
         nr::__NR_mlockall => mlock::mlockall(thread, a.u32(0)),
         nr::__NR_munlockall => mlock::munlockall(thread),
+        // partial(mincore): an unfaulted page of a file mapping counts as resident when it lies within the file (file data is kept in memory once read)
         nr::__NR_mincore => mlock::mincore(thread, a.usize(0), a.usize(1), a.usize(2)),
+        // partial(membarrier): the other CPUs are interrupted (which serializes them) but not waited for
         nr::__NR_membarrier => mlock::membarrier(thread, a.i32(0), a.u32(1), a.i32(2)),
         nr::__NR_fadvise64 => mlock::fadvise64(thread, a.i32(0), a.0[1] as i64, a.0[2] as i64, a.i32(3)),
         nr::__NR_readahead => mlock::readahead(thread, a.i32(0), a.0[1] as i64, a.usize(2)),
+        // partial(adjtimex): ADJ_FREQUENCY and ADJ_OFFSET steer the wall clock only (Linux steers CLOCK_MONOTONIC too)
         nr::__NR_adjtimex => adjtime::adjtimex(thread, a.usize(0)),
+        // partial(clock_adjtime): as adjtimex, for CLOCK_REALTIME
         nr::__NR_clock_adjtime => adjtime::clock_adjtime(thread, a.u32(0), a.usize(1)),
         nr::__NR_timer_create => timer::timer_create(thread, a.u32(0), a.usize(1), a.usize(2)),
         nr::__NR_timer_settime => timer::timer_settime(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
