@@ -349,6 +349,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     }
     process.files.lock().lock().close_on_exec();
     process.signals.lock().reset_for_exec(thread.tid());
+    crate::process::posix_timer::delete_all(&process);
     *process.comm.lock() = loaded.comm;
     kevlar_platform::x86::user::reset_fpu();
     thread.task.set_fs_base(0, true);

@@ -19,6 +19,7 @@ mod ktest;
 mod mm;
 mod monitor;
 mod net;
+mod ntp;
 mod process;
 mod syscalls;
 mod timer;

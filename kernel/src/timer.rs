@@ -30,7 +30,11 @@ static SLEEPERS: WaitQueue = WaitQueue::new();
 /// this CPU took a timer tick or console input arrived since the last
 /// look (deadlines have the tick's resolution anyway).
 pub fn run_expired_if_due() {
-    if scheduler::take_tick() || kevlar_platform::arch::serial::events_pending() {
+    let ticked = scheduler::take_tick();
+    if ticked {
+        crate::process::cputimer::charge_tick();
+    }
+    if ticked || kevlar_platform::arch::serial::events_pending() {
         run_expired();
     }
 }
@@ -68,6 +72,8 @@ pub fn run_expired() {
     crate::fs::fasync::run_pending();
     let now = time::monotonic_ns();
     fire_real_timers(now);
+    crate::process::posix_timer::run_wall_timers();
+    crate::ntp::run(now);
     crate::fs::timerfd::run_expired(now);
     crate::net::inet::stack::run_timers(now);
     if now < EARLIEST_TIMER.load(Ordering::Acquire) {

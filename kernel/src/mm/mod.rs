@@ -12,6 +12,7 @@ use kevlar_platform::sync::SpinLock;
 
 use crate::error::{Errno, Result};
 
+mod mlock;
 pub mod oom;
 pub mod overcommit;
 mod remote;
@@ -225,12 +226,18 @@ pub struct Vm {
     /// The program loaded by exec (None for an address space being built
     /// and after exit).
     pub program: Option<Arc<ProgramInfo>>,
+    /// mlock's ranges (mlock.rs).
+    locks: mlock::Locks,
+    /// membarrier's registrations (MEMBARRIER_CMD_REGISTER_* bits), which
+    /// belong to the address space as on Linux (a fork copy keeps them, an
+    /// exec starts without).
+    pub membarrier: u32,
 }
 
 impl Vm {
     /// Creates an empty address space.
     pub fn new() -> Result<Vm> {
-        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None })
+        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None, locks: mlock::Locks::default(), membarrier: 0 })
     }
 
     /// The address space every exited process holds: empty, made once, so
@@ -282,7 +289,9 @@ impl Vm {
     /// Adds a mapping of `[start, end)`, replacing whatever was there.
     pub fn map(&mut self, vma: Vma) {
         self.unmap(vma.start, vma.end);
+        let (start, end) = (vma.start, vma.end);
         self.vmas.insert(vma.start, vma);
+        self.lock_if_future(start, end);
     }
 
     /// Returns whether `[start, end)` is free of mappings.
@@ -301,6 +310,7 @@ impl Vm {
         for s in doomed {
             self.vmas.remove(&s);
         }
+        self.locks.remove(start, end);
         self.space.unmap_range(start, end);
     }
 
@@ -577,7 +587,8 @@ impl Vm {
     /// Makes a copy-on-write copy for fork.
     pub fn fork(&mut self) -> Result<Vm> {
         let space = self.space.fork_copy().map_err(|_| Errno::ENOMEM)?;
-        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone() })
+        // Locks are not inherited (fork), as on Linux.
+        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone(), locks: mlock::Locks::default(), membarrier: self.membarrier })
     }
 
     /// Moves the program break; returns the new break (the old one when
@@ -640,6 +651,7 @@ impl Vm {
         }
         self.space.unmap_range(old, old + old_len);
         self.vmas.insert(new, moved);
+        self.move_locks(old, old + old_len, new, new + new_len);
         Ok(())
     }
 

@@ -2,6 +2,8 @@
 //! groups and sessions, credentials, and the per-thread execution state.
 
 pub mod access;
+pub mod cputimer;
+pub mod posix_timer;
 pub mod nproc;
 pub mod pid;
 pub mod ptrace;
@@ -1056,6 +1058,7 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
     ptrace::on_tracer_exit(&process);
     crate::fs::locks::release_records(process.pid, None);
     crate::ipc::sem::exit(process.pid);
+    posix_timer::delete_all(&process);
     // Drop the resources now, not when the parent reaps: a zombie keeps
     // only its status. What it holds instead is shared by every zombie,
     // so exit needs no memory (an OOM victim's must not).

@@ -293,7 +293,8 @@ pub fn take_tick() -> bool {
 
 /// Timer tick (interrupt context): asks for a reschedule when the slice is
 /// used up. Only atomics here: no locks in interrupt context.
-pub fn on_tick() {
+pub fn on_tick(from_user: bool) {
+    super::cputimer::count_tick(from_user);
     let cpu = this();
     cpu.tick_seen.store(true, Ordering::Relaxed);
     if cpu.ticks_in_slice.fetch_add(1, Ordering::Relaxed) + 1 >= TIME_SLICE_TICKS {

@@ -83,6 +83,8 @@ pub const SI_USER: i32 = abi::SI_USER as i32;
 pub const SI_KERNEL: i32 = abi::SI_KERNEL as i32;
 /// Sent by tkill/tgkill.
 pub const SI_TKILL: i32 = abi::SI_TKILL;
+/// Sent by a POSIX timer.
+pub const SI_TIMER: i32 = abi::SI_TIMER;
 
 /// sigaltstack flags.
 pub const SS_ONSTACK: u32 = abi::SS_ONSTACK;
@@ -235,6 +237,49 @@ impl SigInfo {
         raw[8..12].copy_from_slice(&self.code.to_le_bytes());
         raw[16..48].copy_from_slice(&self.fields);
         raw
+    }
+
+    /// A POSIX timer's signal (SI_TIMER): `_timer` holds the timer id,
+    /// the overrun count and the sigevent's value; bytes 24..32 of the
+    /// union (past what Linux fills) carry the owner's pid and the timer's
+    /// setting generation until the signal is taken, so the timer learns
+    /// of it.
+    pub fn timer(signo: u32, id: i32, value: u64, owner: Pid, generation: i32) -> Self {
+        Self::new(signo, SI_TIMER)
+            .with(0, &id.to_le_bytes())
+            .with(8, &value.to_le_bytes())
+            .with(24, &owner.to_le_bytes())
+            .with(28, &generation.to_le_bytes())
+    }
+
+    fn field_i32(&self, at: usize) -> i32 {
+        i32::from_le_bytes(self.fields[at..at + 4].try_into().unwrap())
+    }
+
+    /// Whether this is the queued signal of timer `id` of process `owner`.
+    fn is_timer(&self, id: i32, owner: Pid) -> bool {
+        self.code == SI_TIMER && self.field_i32(0) == id && self.field_i32(24) == owner
+    }
+
+    /// Adds `n` to si_overrun (saturating at INT_MAX, Linux's DELAYTIMER_MAX).
+    fn add_overrun(&mut self, n: u64) {
+        let total = (self.field_i32(4) as u64).saturating_add(n).min(i32::MAX as u64) as i32;
+        self.fields[4..8].copy_from_slice(&total.to_le_bytes());
+    }
+
+    /// A timer signal being taken: reports its overrun count to the timer
+    /// and drops the owner mark.
+    fn taken(mut self) -> Self {
+        if self.code == SI_TIMER {
+            let owner = self.field_i32(24);
+            if owner != 0 {
+                let generation = self.field_i32(28);
+                self.fields[24..32].fill(0);
+                let overrun = super::posix_timer::delivered(owner, self.field_i32(0), generation, self.field_i32(4));
+                self.fields[4..8].copy_from_slice(&overrun.to_le_bytes());
+            }
+        }
+        self
     }
 
     fn fault_addr(&self) -> u64 {
@@ -676,9 +721,22 @@ impl SignalState {
     /// then the process's (as Linux).
     pub fn dequeue(&mut self, tid: Pid, allowed: u64) -> Option<SigInfo> {
         if let Some(info) = self.thread_mut(tid).pending.take(allowed) {
-            return Some(info);
+            return Some(info.taken());
         }
-        self.shared.take(allowed)
+        self.shared.take(allowed).map(SigInfo::taken)
+    }
+
+    /// The queued signal of timer `id` of process `owner`, if any.
+    fn queued_timer_signal(&mut self, id: i32, owner: Pid) -> Option<&mut SigInfo> {
+        let queues = core::iter::once(&mut self.shared).chain(self.threads.iter_mut().map(|t| &mut t.pending));
+        for pending in queues {
+            let set = pending.set;
+            let standard = pending.standard_info.iter_mut().enumerate().filter(move |(sig, _)| set & bit(*sig as u32) != 0).map(|(_, i)| i);
+            if let Some(info) = standard.chain(pending.realtime.iter_mut()).find(|i| i.is_timer(id, owner)) {
+                return Some(info);
+            }
+        }
+        None
     }
 
     /// The status the process ends with when it is ending as a whole.
@@ -728,7 +786,9 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
     if sig == 0 || sig as usize > NSIG || process.exit_status().is_some() {
         return Ok(());
     }
-    let limit = process.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0];
+    // A timer's signal is allocated with the timer (Linux preallocates it):
+    // RLIMIT_SIGPENDING limited the timers instead.
+    let limit = if info.code == SI_TIMER { u64::MAX } else { process.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0] };
     // A tracee ignores nothing: its tracer sees every signal (Linux's
     // sig_ignored).
     let traced = super::ptrace::process_traced(process);
@@ -798,6 +858,28 @@ fn send(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> 
         crate::fs::file::notify_pollers();
     }
     Ok(())
+}
+
+/// A POSIX timer's siginfo (see `SigInfo::timer`).
+pub fn timer_info(signo: u32, id: i32, value: u64, owner: Pid, generation: i32) -> SigInfo {
+    SigInfo::timer(signo, id, value, owner, generation)
+}
+
+/// Sends a POSIX timer's signal: if the timer's last signal is still
+/// queued, the expiry only adds one to its si_overrun (Linux queues a
+/// timer's signal once). Returns whether the expiry is accounted for by a
+/// queued signal (false when the signal is ignored: the timer runs on).
+pub fn send_timer_signal(process: &Arc<Process>, target: Option<&Arc<Thread>>, info: SigInfo) -> bool {
+    let (id, owner) = (info.field_i32(0), info.field_i32(24));
+    {
+        let mut signals = process.signals.lock();
+        if let Some(queued) = signals.queued_timer_signal(id, owner) {
+            queued.add_overrun(1);
+            return true;
+        }
+    }
+    let _ = send(process, target, info);
+    process.signals.lock().queued_timer_signal(id, owner).is_some()
 }
 
 /// Makes every thread of `process` but `except` look at its signals soon:

@@ -1246,13 +1246,21 @@ pub fn record_lock(thread: &Thread, f: &Arc<OpenFile>, cmd: u32, arg: usize) -> 
     }
 }
 
+/// sync_file_range in Linux's order: the fd (EBADF), the flags and the
+/// range (EINVAL: unknown flags, a negative offset or end, an end that
+/// wraps), then the file type (ESPIPE unless a regular file, directory,
+/// symbolic link or block device).
 pub fn sync_file_range(thread: &Thread, fd: i32, offset: i64, nbytes: i64, flags: u32) -> Result<isize> {
-    // SYNC_FILE_RANGE_WAIT_BEFORE | WRITE | WAIT_AFTER (include/uapi/linux/fs.h).
-    if flags & !0x7 != 0 || offset < 0 || nbytes < 0 {
+    let f = file(thread, fd)?;
+    if flags & !abi::SYNC_FILE_RANGE_WRITE_AND_WAIT != 0 || offset < 0 {
         return Err(Errno::EINVAL);
     }
-    let f = file(thread, fd)?;
-    if f.ops.inode().is_none_or(|i| i.file_type() != FileType::Regular) {
+    let end = (offset as u64).wrapping_add(nbytes as u64);
+    if (end as i64) < 0 || end < offset as u64 {
+        return Err(Errno::EINVAL);
+    }
+    let allowed = [FileType::Regular, FileType::Directory, FileType::Symlink, FileType::BlockDevice];
+    if f.ops.inode().is_none_or(|i| !allowed.contains(&i.file_type())) {
         return Err(Errno::ESPIPE);
     }
     // tmpfs data is in memory: there is nothing to write back.

@@ -1,14 +1,11 @@
 //! Interval timers: alarm, setitimer, getitimer.
 //!
 //! ITIMER_REAL counts wall-clock time and sends SIGALRM (the timer list in
-//! timer.rs fires it). ITIMER_VIRTUAL and ITIMER_PROF count CPU time, which
-//! is not accounted per process yet: their settings are kept and read back
-//! but never expire.
+//! timer.rs fires it). ITIMER_VIRTUAL and ITIMER_PROF count the process's
+//! user and CPU time and send SIGVTALRM and SIGPROF (process/cputimer.rs).
 
-use alloc::sync::{Arc, Weak};
-use alloc::vec::Vec;
+use alloc::sync::Arc;
 
-use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::general as abi;
 
 use super::read_bytes;
@@ -18,16 +15,6 @@ use crate::uaccess::copy_to_user;
 
 const NS_PER_SEC: u64 = 1_000_000_000;
 const NS_PER_USEC: u64 = 1_000;
-
-/// An ITIMER_VIRTUAL or ITIMER_PROF setting: (value, interval) in ns.
-struct CpuTimer {
-    process: Weak<Process>,
-    which: u32,
-    value: u64,
-    interval: u64,
-}
-
-static CPU_TIMERS: SpinLock<Vec<CpuTimer>> = SpinLock::new(Vec::new());
 
 /// A timer's setting: (value, interval) in ns.
 type Setting = (u64, u64);
@@ -65,21 +52,7 @@ fn exchange(process: &Arc<Process>, which: u32, new: Option<Setting>) -> Result<
             Some((value, interval)) => crate::timer::set_real_timer(process, value, if value == 0 { 0 } else { interval }),
             None => crate::timer::real_timer(process),
         }),
-        abi::ITIMER_VIRTUAL | abi::ITIMER_PROF => {
-            let mut timers = CPU_TIMERS.lock();
-            timers.retain(|t| t.process.strong_count() > 0);
-            let index = timers.iter().position(|t| t.which == which && core::ptr::eq(t.process.as_ptr(), Arc::as_ptr(process)));
-            let old = index.map_or((0, 0), |i| (timers[i].value, timers[i].interval));
-            if let Some((value, interval)) = new {
-                if let Some(i) = index {
-                    timers.swap_remove(i);
-                }
-                if value != 0 {
-                    timers.push(CpuTimer { process: Arc::downgrade(process), which, value, interval });
-                }
-            }
-            Ok(old)
-        }
+        abi::ITIMER_VIRTUAL | abi::ITIMER_PROF => Ok(crate::process::cputimer::exchange(process, which, new)),
         _ => Err(Errno::EINVAL),
     }
 }

@@ -132,6 +132,8 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
         overcommit::enough_memory((len / PAGE_SIZE) as u64, total_vm, flags & abi::MAP_NORESERVE != 0)?;
     }
     let mut vm = vm.lock();
+    let map_locked = flags & abi::MAP_LOCKED != 0;
+    super::mlock::check_locked_mmap(thread, &vm, len, map_locked)?;
     let start = if flags & (abi::MAP_FIXED | abi::MAP_FIXED_NOREPLACE) != 0 {
         if addr % PAGE_SIZE != 0 {
             return Err(Errno::EINVAL);
@@ -153,6 +155,16 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
         }
     };
     vm.map(Vma { start, end: start + len, prot, backing, shared_page_base: 0, write_denied });
+    // A locked mapping (MAP_LOCKED, MCL_FUTURE) is made present, as on
+    // Linux (MAP_POPULATE is not).
+    if map_locked {
+        vm.lock_new_mapping(start, start + len);
+    }
+    let populate = map_locked || vm.future_locks().1;
+    drop(vm);
+    if populate {
+        super::mlock::populate(thread, start, start + len);
+    }
     Ok(start as isize)
 }
 

@@ -5,6 +5,7 @@
 //! Each family lives in its own file. An unknown number returns ENOSYS and
 //! is logged once, by name.
 
+mod adjtime;
 mod caps;
 mod events;
 mod fs;
@@ -18,6 +19,7 @@ mod itimer;
 pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
 mod memfd;
+mod mlock;
 mod mount;
 pub mod names;
 mod notify;
@@ -31,6 +33,7 @@ mod splice;
 mod socket;
 mod syslog;
 mod time;
+mod timer;
 mod xattr;
 
 use alloc::string::String;
@@ -389,9 +392,28 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         // partial(getrusage): CPU times only (system time 0); no fault or I/O counters
         nr::__NR_getrusage => time::getrusage(thread, a.i32(0), a.usize(1)),
         nr::__NR_alarm => itimer::alarm(thread, a.u32(0)),
-        // partial(setitimer): ITIMER_VIRTUAL and ITIMER_PROF are kept but never fire (no per-process CPU time yet)
         nr::__NR_setitimer => itimer::setitimer(thread, a.u32(0), a.usize(1), a.usize(2)),
         nr::__NR_getitimer => itimer::getitimer(thread, a.u32(0), a.usize(1)),
+        nr::__NR_mlock => mlock::mlock(thread, a.usize(0), a.usize(1)),
+        nr::__NR_mlock2 => mlock::mlock2(thread, a.usize(0), a.usize(1), a.u32(2)),
+        nr::__NR_munlock => mlock::munlock(thread, a.usize(0), a.usize(1)),
+        nr::__NR_mlockall => mlock::mlockall(thread, a.u32(0)),
+        nr::__NR_munlockall => mlock::munlockall(thread),
+        // partial(mincore): an unfaulted page of a file mapping counts as resident when it lies within the file (file data is kept in memory once read)
+        nr::__NR_mincore => mlock::mincore(thread, a.usize(0), a.usize(1), a.usize(2)),
+        // partial(membarrier): the other CPUs are interrupted (which serializes them) but not waited for
+        nr::__NR_membarrier => mlock::membarrier(thread, a.i32(0), a.u32(1), a.i32(2)),
+        nr::__NR_fadvise64 => mlock::fadvise64(thread, a.i32(0), a.0[1] as i64, a.0[2] as i64, a.i32(3)),
+        nr::__NR_readahead => mlock::readahead(thread, a.i32(0), a.0[1] as i64, a.usize(2)),
+        // partial(adjtimex): ADJ_FREQUENCY and ADJ_OFFSET steer the wall clock only (Linux steers CLOCK_MONOTONIC too)
+        nr::__NR_adjtimex => adjtime::adjtimex(thread, a.usize(0)),
+        // partial(clock_adjtime): as adjtimex, for CLOCK_REALTIME
+        nr::__NR_clock_adjtime => adjtime::clock_adjtime(thread, a.u32(0), a.usize(1)),
+        nr::__NR_timer_create => timer::timer_create(thread, a.u32(0), a.usize(1), a.usize(2)),
+        nr::__NR_timer_settime => timer::timer_settime(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
+        nr::__NR_timer_gettime => timer::timer_gettime(thread, a.i32(0), a.usize(1)),
+        nr::__NR_timer_getoverrun => timer::timer_getoverrun(thread, a.i32(0)),
+        nr::__NR_timer_delete => timer::timer_delete(thread, a.i32(0)),
 
         // System information.
         nr::__NR_uname => info::uname(a.usize(0)),

@@ -128,11 +128,19 @@ pub fn clock_nanosleep(clock: u32, flags: u32, req: usize, rem: usize) -> Result
     sleep_for(ns, rem)
 }
 
-/// clock_settime: only CLOCK_REALTIME can be set (EINVAL before the
-/// time is read); a valid time (EINVAL), then CAP_SYS_TIME (EPERM).
+/// clock_settime: only CLOCK_REALTIME can be set: other clocks without a
+/// setter (CLOCK_PROCESS_CPUTIME_ID and CLOCK_THREAD_CPUTIME_ID among them)
+/// are EINVAL before the time is read; a CPU-time clock by id
+/// (clock_getcpuclockid) reads the time (EFAULT), checks its task (EINVAL)
+/// and refuses (EPERM), as Linux 6.1. For CLOCK_REALTIME: a valid time
+/// (EINVAL), then CAP_SYS_TIME (EPERM).
 pub fn clock_settime(thread: &Thread, clock: u32, tp: usize) -> Result<isize> {
-    if clock != abi::CLOCK_REALTIME {
+    if (clock as i32) < 0 && clock & 7 != 3 {
+        read_bytes::<16>(tp)?;
         clock_now(clock)?;
+        return Err(Errno::EPERM);
+    }
+    if clock != abi::CLOCK_REALTIME {
         return Err(Errno::EINVAL);
     }
     let ns = read_timespec(tp)?;

@@ -811,10 +811,10 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "NSpid:\t{}", p.pid);
     let _ = writeln!(out, "NSpgid:\t{}", p.pgid.load(Ordering::Relaxed));
     let _ = writeln!(out, "NSsid:\t{}", p.sid.load(Ordering::Relaxed));
-    let (program, usage) = {
+    let (program, usage, locked) = {
         let vm = p.vm.lock().clone();
         let vm = vm.lock();
-        (vm.program.clone(), vm.usage())
+        (vm.program.clone(), vm.usage(), vm.locked_bytes() as u64)
     };
     if let Some(program) = &program {
         let kb = |bytes: u64| bytes / 1024;
@@ -823,7 +823,7 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
         let rows: [(&str, u64); 16] = [
             ("VmPeak:", kb(usage.size)),
             ("VmSize:", kb(usage.size)),
-            ("VmLck:", 0),
+            ("VmLck:", kb(locked)),
             ("VmPin:", 0),
             ("VmHWM:", rss),
             ("VmRSS:", rss),

@@ -203,7 +203,7 @@ extern "C" fn trap_entry(frame: &mut TrapFrame) {
             apic::end_of_interrupt();
             crate::time::on_timer_interrupt();
             if let Some(hooks) = super::user::hooks() {
-                (hooks.timer_tick)();
+                (hooks.timer_tick)(from_user);
             }
         }
         vectors::SERIAL => {

@@ -92,8 +92,9 @@ pub struct UserHooks {
     pub resolve_user_fault: fn(addr: usize, write: bool) -> bool,
     /// Runs before every return to user mode (signals, preemption).
     pub before_user_return: fn(&mut TrapFrame),
-    /// The periodic timer tick, in interrupt context.
-    pub timer_tick: fn(),
+    /// The periodic timer tick, in interrupt context; the argument tells
+    /// whether it interrupted user mode (CPU-time accounting).
+    pub timer_tick: fn(from_user: bool),
     /// Runs on an idle application processor each time it wakes, with
     /// interrupts on: the kernel's scheduler picks up work here.
     pub idle: fn(),
