@@ -12,6 +12,7 @@ pub mod file;
 pub mod initramfs;
 pub mod locks;
 pub mod mount;
+pub mod pagecache;
 pub mod pages;
 pub mod pidfd;
 pub mod pipe;

@@ -43,11 +43,18 @@ pub struct CachedPage {
     /// Mapped shared and writable since it was last written back while
     /// unmapped: user stores may have changed it.
     pub mapped_writable: bool,
+    /// When it became dirty (seconds of the file system's clock).
+    pub dirty_since: u32,
 }
 
 impl CachedPage {
     fn needs_write_back(&self) -> bool {
         self.dirty || self.mapped_writable
+    }
+
+    /// Dirty, and since `cutoff` or before (`None`: any dirty page).
+    fn expired(&self, cutoff: Option<u32>) -> bool {
+        self.needs_write_back() && cutoff.is_none_or(|c| self.dirty_since <= c)
     }
 
     fn droppable(&self) -> bool {
@@ -103,7 +110,7 @@ impl State {
 
     fn insert_page(&mut self, ino: u32, index: u64, page: Arc<dyn DataPage>) -> Result<Arc<dyn DataPage>> {
         self.make_room(1);
-        self.pages.insert((ino, index), CachedPage { page: page.clone(), dirty: false, mapped_writable: false });
+        self.pages.insert((ino, index), CachedPage { page: page.clone(), dirty: false, mapped_writable: false, dirty_since: 0 });
         Ok(page)
     }
 
@@ -166,7 +173,7 @@ impl State {
             if tail != 0 && index == size / PAGE_SIZE as u64 {
                 page.zero(tail, PAGE_SIZE - tail);
             }
-            self.pages.insert((ino, index), CachedPage { page, dirty: false, mapped_writable: false });
+            self.pages.insert((ino, index), CachedPage { page, dirty: false, mapped_writable: false, dirty_since: 0 });
         }
         Ok(())
     }
@@ -302,7 +309,11 @@ impl State {
     }
 
     fn mark_dirty(&mut self, ino: u32, index: u64) {
+        let now = self.now;
         if let Some(e) = self.pages.get_mut(&(ino, index)) {
+            if !e.needs_write_back() {
+                e.dirty_since = now;
+            }
             e.dirty = true;
         }
     }
@@ -310,7 +321,11 @@ impl State {
     /// Records that cached page `index` of `ino` is mapped shared and
     /// writable.
     pub fn page_mapped_writable(&mut self, ino: u32, index: u64) {
+        let now = self.now;
         if let Some(e) = self.pages.get_mut(&(ino, index)) {
+            if !e.needs_write_back() {
+                e.dirty_since = now;
+            }
             e.mapped_writable = true;
         }
     }
@@ -340,13 +355,14 @@ impl State {
         }
     }
 
-    /// Writes back the changed pages (of `only`, or of every file): the
-    /// blocks within each file's size; a page mapped writable gets blocks
-    /// for its holes now (user stores may have filled them).
-    pub fn write_back(&mut self, only: Option<u32>) -> Result<()> {
+    /// Writes back the changed pages (of `only`, or of every file; only
+    /// those dirty since `cutoff` or before, if given): the blocks within
+    /// each file's size; a page mapped writable gets blocks for its holes
+    /// now (user stores may have filled them).
+    pub fn write_back(&mut self, only: Option<u32>, cutoff: Option<u32>) -> Result<()> {
         let keys: Vec<(u32, u64)> = match only {
-            Some(ino) => self.pages.range((ino, 0)..=(ino, u64::MAX)).filter(|(_, e)| e.needs_write_back()).map(|(&k, _)| k).collect(),
-            None => self.pages.iter().filter(|(_, e)| e.needs_write_back()).map(|(&k, _)| k).collect(),
+            Some(ino) => self.pages.range((ino, 0)..=(ino, u64::MAX)).filter(|(_, e)| e.expired(cutoff)).map(|(&k, _)| k).collect(),
+            None => self.pages.iter().filter(|(_, e)| e.expired(cutoff)).map(|(&k, _)| k).collect(),
         };
         if keys.is_empty() {
             return Ok(());
@@ -410,9 +426,11 @@ impl State {
             self.write_inode(prev, &inode)?;
         }
         self.transfer(&mut pieces, true)?;
+        let now = self.now;
         for key in done_keys {
             if let Some(e) = self.pages.get_mut(&key) {
                 e.dirty = false;
+                e.dirty_since = now;
                 if e.mapped_writable && !e.page.is_mapped() {
                     e.mapped_writable = false;
                 }
@@ -429,9 +447,10 @@ impl State {
         before - self.pages.len()
     }
 
-    /// Tells whether pages wait to be written back.
-    pub fn has_dirty_pages(&self) -> bool {
-        self.pages.values().any(CachedPage::needs_write_back)
+    /// Tells whether pages dirty since `cutoff` or before wait to be
+    /// written back.
+    pub fn has_expired_pages(&self, cutoff: Option<u32>) -> bool {
+        self.pages.values().any(|e| e.expired(cutoff))
     }
 
     /// Returns the cache's counts.

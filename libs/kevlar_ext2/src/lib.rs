@@ -67,6 +67,10 @@ use state::State;
 /// Most blocks the cache keeps after an operation.
 pub const CACHE_BLOCKS: usize = 512;
 
+/// How old a dirty page gets before the periodic flusher writes it
+/// (Linux's dirty_expire_centisecs is 30 s).
+pub const DIRTY_EXPIRE_SECS: u32 = 30;
+
 /// Cached pages a mount keeps by default before dropping clean ones.
 pub const DEFAULT_PAGE_LIMIT: usize = 4096;
 
@@ -190,23 +194,26 @@ impl Ext2Fs {
     /// Writes out everything and flushes the device's cache.
     pub fn sync(&self) -> kevlar_vfs::Result<()> {
         let mut st = self.state.lock();
-        let pages = st.write_back(None);
+        let pages = st.write_back(None, None);
         st.commit()?;
         pages?;
         st.dev.flush()
     }
 
-    /// Writes back changed pages and metadata, if any (the periodic
-    /// flusher); does not flush the device's cache.
+    /// The periodic flusher's work: writes back the pages dirty for
+    /// [`DIRTY_EXPIRE_SECS`] or more, and changed metadata; does not flush
+    /// the device's cache.
     pub fn write_back(&self) -> kevlar_vfs::Result<()> {
         if self.read_only {
             return Ok(());
         }
         let mut st = self.state.lock();
-        if !st.has_dirty_metadata() && !st.has_dirty_pages() {
+        st.now = self.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+        let cutoff = Some(st.now.saturating_sub(DIRTY_EXPIRE_SECS));
+        if !st.has_dirty_metadata() && !st.has_expired_pages(cutoff) {
             return Ok(());
         }
-        let pages = st.write_back(None);
+        let pages = st.write_back(None, cutoff);
         st.commit()?;
         pages
     }
@@ -229,7 +236,7 @@ impl Ext2Fs {
     /// as mounted again.
     pub fn unmount(&self) -> kevlar_vfs::Result<()> {
         let mut st = self.state.lock();
-        let pages = st.write_back(None);
+        let pages = st.write_back(None, None);
         if !self.read_only && pages.is_ok() {
             st.mark_clean()?;
         }

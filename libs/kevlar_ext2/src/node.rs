@@ -286,7 +286,9 @@ impl Inode for Ext2Node {
 
     fn page_dirtied(&self, index: u64) {
         if !self.fs.read_only {
-            self.fs.state.lock().page_mapped_writable(self.ino, index);
+            let mut st = self.fs.state.lock();
+            st.now = self.fs.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+            st.page_mapped_writable(self.ino, index);
         }
     }
 

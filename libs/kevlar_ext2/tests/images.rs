@@ -539,6 +539,11 @@ fn changes_stay_in_memory_until_written_back() {
         assert_eq!(snapshot(&disk, &c).root().lookup(b"late").err(), Some(Errno::ENOENT), "nothing written yet");
         fs.write_back().unwrap();
         let seen = walk(&snapshot(&disk, &c).root(), "late").unwrap();
+        assert_eq!(seen.stat().unwrap().size, 20_000, "the metadata is written at once");
+        assert_ne!(read_all(&seen), pattern(20_000, 9), "the data only when it is old enough");
+        c.advance(i64::from(kevlar_ext2::DIRTY_EXPIRE_SECS), 0);
+        fs.write_back().unwrap();
+        let seen = walk(&snapshot(&disk, &c).root(), "late").unwrap();
         assert_eq!(read_all(&seen), pattern(20_000, 9), "written back");
         f.write_at(5, b"again").unwrap();
         assert_eq!(read_all(&walk(&snapshot(&disk, &c).root(), "late").unwrap()), pattern(20_000, 9));
