@@ -100,11 +100,20 @@ impl State {
         self.fill_pages(ino, inode, index, ahead.max(1))?;
         match self.pages.get(&(ino, index)) {
             Some(e) => Ok(e.page.clone()),
-            None => self.insert_page(ino, index, self.new_page()?),
+            None => {
+                let page = self.new_page()?;
+                self.insert_page(ino, index, page)
+            }
         }
     }
 
-    fn new_page(&self) -> Result<Arc<dyn DataPage>> {
+    /// Returns a zero-filled page; when memory is short, clean pages of
+    /// this cache make room first.
+    fn new_page(&mut self) -> Result<Arc<dyn DataPage>> {
+        if let Some(page) = self.page_source.alloc_zeroed() {
+            return Ok(page);
+        }
+        self.drop_clean_pages();
         self.page_source.alloc_zeroed().ok_or(Errno::ENOMEM)
     }
 

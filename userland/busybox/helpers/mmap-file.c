@@ -68,7 +68,8 @@ static int shared(const char *path) {
     printf("child exit: %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     printf("msync MS_SYNC: %d\n", msync(p, 12288, MS_SYNC));
     printf("msync MS_ASYNC: %d\n", msync(p, 12288, MS_ASYNC));
-    printf("msync both: %d %s\n", msync(p, 12288, MS_SYNC | MS_ASYNC), err(errno));
+    int r = msync(p, 12288, MS_SYNC | MS_ASYNC);
+    printf("msync both: %d %s\n", r, err(errno));
     printf("fsync: %d\n", fsync(fd));
     printf("fdatasync: %d\n", fdatasync(fd));
     printf("munmap: %d\n", munmap(p, 12288));
@@ -104,8 +105,9 @@ static int sigbus(const char *path) {
     } else {
         printf("SIGBUS past the new end: %s\n", sig == SIGBUS ? "yes" : "no");
     }
-    char c;
-    printf("pread: %zd %c\n", pread(fd, &c, 1, 4096), c);
+    char c = '?';
+    ssize_t n = pread(fd, &c, 1, 4096);
+    printf("pread: %zd %c\n", n, c);
     munmap((void *)p, 3 * 4096);
     close(fd);
     return 0;
@@ -123,7 +125,8 @@ static int private_map(const char *path) {
     printf("pwrite: %zd\n", pwrite(fd, "AGAIN...", 8, 0));
     printf("private after its own store: %.8s\n", p);
     char buf[9] = {0};
-    printf("pread: %zd %s\n", pread(fd, buf, 8, 0), buf);
+    ssize_t n = pread(fd, buf, 8, 0);
+    printf("pread: %zd %s\n", n, buf);
     munmap(p, 4096);
     close(fd);
     return 0;
