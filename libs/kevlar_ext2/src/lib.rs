@@ -56,6 +56,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::{Arc, Weak};
 use core::fmt;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use kevlar_vfs::{BlockDevice, Clock, Errno, FileType, HeapPages, Inode, PageSource};
 use spin::Mutex;
@@ -128,6 +129,9 @@ pub struct Ext2Fs {
     read_only: bool,
     /// Why the mount is read-only though not asked to be, if it is.
     forced_read_only: Option<String>,
+    /// Unmounted: no flusher looks at it any more, so changes through
+    /// nodes still held are written at once.
+    detached: AtomicBool,
     self_ref: Weak<Ext2Fs>,
 }
 
@@ -161,6 +165,7 @@ impl Ext2Fs {
             dev: options.dev,
             read_only,
             forced_read_only: forced,
+            detached: AtomicBool::new(false),
             self_ref: self_ref.clone(),
         }))
     }
@@ -232,10 +237,12 @@ impl Ext2Fs {
     }
 
     /// Marks the file system cleanly unmounted and flushes it; later
-    /// changes through nodes still held are written but leave it marked
-    /// as mounted again.
+    /// changes through nodes still held are written at once (no flusher
+    /// sees an unmounted file system) but leave it marked as mounted
+    /// again.
     pub fn unmount(&self) -> kevlar_vfs::Result<()> {
         let mut st = self.state.lock();
+        self.detached.store(true, Ordering::Relaxed);
         let pages = st.write_back(None, None);
         if !self.read_only && pages.is_ok() {
             st.mark_clean()?;
@@ -243,6 +250,12 @@ impl Ext2Fs {
         st.commit()?;
         pages?;
         st.dev.flush()
+    }
+
+    /// Tells whether the file system was unmounted (changes are then
+    /// written through).
+    fn is_detached(&self) -> bool {
+        self.detached.load(Ordering::Relaxed)
     }
 
     /// Returns the node for inode `ino`, the one already in use if any, so

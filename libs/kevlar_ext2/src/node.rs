@@ -45,12 +45,13 @@ impl Ext2Node {
 
     /// Runs a changing operation under the lock. What it changed is
     /// written back later (the flusher, sync), at once only when many
-    /// metadata blocks wait.
+    /// metadata blocks wait or the file system is unmounted.
     fn change<T>(&self, f: impl FnOnce(&mut State) -> Result<T>) -> Result<T> {
         let mut st = self.fs.lock_for_write()?;
         let result = f(&mut st);
-        if st.many_dirty_blocks() {
-            let committed = st.commit();
+        if st.many_dirty_blocks() || self.fs.is_detached() {
+            let pages = if self.fs.is_detached() { st.write_back(Some(self.ino), None) } else { Ok(()) };
+            let committed = st.commit().and(pages);
             drop(st);
             let value = result?;
             committed?;
@@ -620,6 +621,9 @@ impl Drop for Ext2Node {
         if inode.links() == 0 && inode.mode() != 0 && inode.get(ino::DTIME) == 0 {
             st.now = self.fs.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
             let _ = st.destroy_inode(self.ino);
+            if self.fs.is_detached() {
+                let _ = st.commit();
+            }
         }
     }
 }

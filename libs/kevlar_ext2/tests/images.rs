@@ -660,3 +660,20 @@ fn clean_pages_go_and_dirty_ones_stay() {
     fs.unmount().unwrap();
     fsck_clean(&disk, &image);
 }
+
+#[test]
+fn changes_after_unmount_are_written_at_once() {
+    let scratch = Scratch::new("detached");
+    let image = mkfs(&scratch, 4096, &[], None);
+    let disk = disk_of(&image);
+    let c = clock();
+    let fs = mount(&disk, &c);
+    let root = fs.root();
+    let f = root.create(b"held", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+    fs.unmount().unwrap();
+    f.write_at(0, b"after unmount").unwrap();
+    let mut got = [0u8; 13];
+    walk(&snapshot(&disk, &c).root(), "held").unwrap().read_at(0, &mut got).unwrap();
+    assert_eq!(&got, b"after unmount");
+    drop((f, root));
+}
