@@ -313,7 +313,7 @@ impl State {
     pub fn forget_block(&mut self, b: u32) {
         if let Some(old) = self.cache.remove(&b) {
             if old.dirty {
-                self.dirty_blocks -= 1;
+                self.dirty_blocks = self.dirty_blocks.saturating_sub(1);
             }
         }
     }
@@ -352,6 +352,7 @@ impl State {
     /// trims the cache. On a failed write the rest stays dirty for the
     /// next commit.
     pub fn commit(&mut self) -> Result<()> {
+        debug_assert_eq!(self.dirty_blocks, self.cache.values().filter(|c| c.dirty).count(), "dirty block count");
         let sector = self.dev.sector_size();
         let per = self.geo.sectors(sector);
         let mut result = Ok(());
@@ -359,7 +360,7 @@ impl State {
             match self.dev.write_sectors(u64::from(b) * per, &block.data) {
                 Ok(()) => {
                     block.dirty = false;
-                    self.dirty_blocks -= 1;
+                    self.dirty_blocks = self.dirty_blocks.saturating_sub(1);
                 }
                 Err(e) => result = Err(e),
             }
@@ -445,7 +446,7 @@ impl State {
         self.group_changed(group);
         self.adjust_sb(sb::FREE_BLOCKS, 1);
         // A freed block's cached copy must not be written over its next use.
-        self.cache.remove(&b);
+        self.forget_block(b);
         Ok(())
     }
 
