@@ -536,6 +536,18 @@ def build_busybox(quiet: bool = False) -> list:
     entries += bi.busybox_entries()
     for t in tests:
         entries.append(bi.File(t.guest, t.exe, 0o755))
+    # C programs for what BusyBox has no applet for (mmap):
+    # userland/busybox/helpers/<name>.c -> /bin/<name>.
+    helper_dir = os.path.join(BUSYBOX_SRC_DIR, "helpers")
+    for f in sorted(os.listdir(helper_dir)) if os.path.isdir(helper_dir) else []:
+        if f.endswith(".c"):
+            exe = os.path.join(BUSYBOX_OUT_DIR, "helpers", f[:-2])
+            os.makedirs(os.path.dirname(exe), exist_ok=True)
+            err = _compile(os.path.join(helper_dir, f), exe, [])
+            if err:
+                sys.stderr.write(err)
+                sys.exit(f"contracts: busybox helper {f} failed to build")
+            entries.append(bi.File(f"/bin/{f[:-2]}", exe, 0o755))
     # The modules Linux needs for ext2-disk.sh (Kevlar has it built in).
     # Without the kernel package (no apt) the image is built without them:
     # Linux's ext2-disk.sh then fails, and says why in its output.

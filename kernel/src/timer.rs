@@ -58,6 +58,7 @@ fn housekeeping(now: u64) {
     NEXT_HOUSEKEEPING_NS.store(now + crate::fs::procfs::LOAD_INTERVAL_NS, Ordering::Relaxed);
     crate::klog::wake_readers();
     crate::fs::procfs::sample_load(now);
+    crate::fs::pagecache::flush_if_due(now);
 }
 
 /// Wakes threads whose deadline passed, and feeds console input to its

@@ -14,6 +14,7 @@ pub mod locks;
 pub mod memfd;
 pub mod notify;
 pub mod mount;
+pub mod pagecache;
 pub mod pages;
 pub mod pidfd;
 pub mod pipe;
@@ -133,26 +134,38 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         walk_flags = walk_flags | WalkFlags::DIRECTORY;
     }
     let mut created = false;
-    let node = match fs.lookup_open(cred, start, path, walk_flags)? {
-        OpenLookup::Found(node) => {
-            if flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0 {
-                return Err(Errno::EEXIST);
+    let mut tries = 0;
+    let node = loop {
+        match fs.lookup_open(cred, start, path, walk_flags)? {
+            OpenLookup::Found(node) => {
+                if flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0 {
+                    return Err(Errno::EEXIST);
+                }
+                break node;
             }
-            node
-        }
-        OpenLookup::Missing { dir, name, trailing_slash } => {
-            if flags & abi::O_CREAT == 0 {
-                return Err(Errno::ENOENT);
+            OpenLookup::Missing { dir, name, trailing_slash } => {
+                if flags & abi::O_CREAT == 0 {
+                    return Err(Errno::ENOENT);
+                }
+                if trailing_slash {
+                    return Err(Errno::EISDIR);
+                }
+                kevlar_vfs::check_access(&dir.stat()?, cred, kevlar_vfs::Access::WRITE | kevlar_vfs::Access::EXEC)?;
+                mount::check_writable(&*dir)?;
+                match dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0) {
+                    Ok(node) => {
+                        notify::created(&*dir, &name, false);
+                        created = true;
+                        break node;
+                    }
+                    // Another process created it between the lookup and
+                    // the create: without O_EXCL that file is opened, as
+                    // Linux's O_CREAT is atomic (a few tries: a name that
+                    // stays missing yet exists is an error).
+                    Err(Errno::EEXIST) if flags & abi::O_EXCL == 0 && tries < 3 => tries += 1,
+                    Err(e) => return Err(e),
+                }
             }
-            if trailing_slash {
-                return Err(Errno::EISDIR);
-            }
-            kevlar_vfs::check_access(&dir.stat()?, cred, kevlar_vfs::Access::WRITE | kevlar_vfs::Access::EXEC)?;
-            mount::check_writable(&*dir)?;
-            let node = dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0)?;
-            notify::created(&*dir, &name, false);
-            created = true;
-            node
         }
     };
     if let Some(target) = node.as_any().downcast_ref::<procfs::FdTarget>() {

@@ -350,7 +350,8 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
             let read_only = flags & abi::MS_RDONLY != 0 || kevlar_vfs::BlockDevice::is_read_only(&*disk);
             let options = kevlar_ext2::MountOptions { dev: rdev, read_only };
             let device: Arc<dyn kevlar_vfs::BlockDevice> = disk.clone();
-            let fs = Ext2Fs::mount(device, Arc::new(crate::clock::KernelClock), options).map_err(|e| {
+            let pages: Arc<dyn kevlar_vfs::PageSource> = Arc::new(super::pages::FramePages);
+            let fs = Ext2Fs::mount_with_pages(device, Arc::new(crate::clock::KernelClock), options, pages, super::pagecache::page_limit()).map_err(|e| {
                 log::warn!("{}: {}", disk.name, e);
                 e.errno
             })?;

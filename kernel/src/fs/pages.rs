@@ -1,7 +1,8 @@
 //! File data in physical frames: the page source the kernel gives its
 //! in-memory file systems, so that a page of a file is one frame shared by
 //! `read`/`write`, `MAP_SHARED` mappings, and private mappings until they
-//! are written (this is Kevlar's page cache for tmpfs and the initramfs).
+//! are written (this is Kevlar's page cache for tmpfs and the initramfs,
+//! and the frames of ext2's page cache: see [`super::pagecache`]).
 
 use alloc::sync::Arc;
 use core::any::Any;
@@ -31,6 +32,12 @@ impl DataPage for FramePage {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn is_mapped(&self) -> bool {
+        // One reference is this page's own; any other is a mapping's (or
+        // a fault in progress).
+        self.0.ref_count() > 1
+    }
 }
 
 /// Hands out zero-filled frames.
@@ -56,6 +63,12 @@ pub fn frame_of(inode: &dyn Inode, index: u64) -> Result<Option<PageRef>> {
         Err(kevlar_vfs::Errno::ENODEV) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// Returns the frame of page `index` of `inode` if its page cache holds
+/// it already (nothing is read or allocated).
+pub fn cached_frame_of(inode: &dyn Inode, index: u64) -> Option<PageRef> {
+    inode.cached_page(index)?.as_any().downcast_ref::<FramePage>().map(|p| p.0.clone())
 }
 
 /// Tells whether `inode` keeps its data in frames that can be mapped

@@ -69,6 +69,10 @@ impl Prot {
     }
 }
 
+/// Pages one read fault on a file mapping may map (Linux's
+/// fault_around_bytes is 64 KiB).
+pub const FAULT_AROUND_PAGES: usize = 16;
+
 /// Where a file-backed mapping gets its pages.
 pub trait FileBacking: Send + Sync {
     /// Reads bytes at `offset`; returns how many (short at end of file).
@@ -79,6 +83,21 @@ pub trait FileBacking: Send + Sync {
     /// hole), `Ok(None)` if the file has no frames to share (its data can
     /// only be copied), ENXIO past the end of the file.
     fn page(&self, index: u64) -> Result<Option<PageRef>>;
+    /// Returns the frame of file page `index` if the page cache holds it
+    /// already (no I/O, no allocation): what fault-around maps.
+    fn cached_page(&self, index: u64) -> Option<PageRef> {
+        let _ = index;
+        None
+    }
+    /// Tells the file that page `index` is mapped shared and writable (user
+    /// stores may change it: a disk file system writes it back).
+    fn dirtied(&self, index: u64) {
+        let _ = index;
+    }
+    /// Writes the file's changed pages to its disk (msync MS_SYNC).
+    fn sync(&self) -> Result<()> {
+        Ok(())
+    }
 
     /// Returns the mapped file's device and inode numbers and the absolute
     /// path it was opened by, for /proc/PID/maps.
@@ -343,8 +362,17 @@ impl Vm {
             vma.prot = prot;
             let shared = vma.is_shared();
             let (vs, ve) = (vma.start, vma.end);
+            let shared_file = match &vma.backing {
+                Backing::File { file, offset, shared: true, .. } if prot.write => Some((file.clone(), *offset)),
+                _ => None,
+            };
             for va in (vs..ve).step_by(PAGE_SIZE) {
                 if let Some((page, flags)) = self.space.page_at(va) {
+                    if let Some((file, offset)) = &shared_file {
+                        // Writable from now on without a fault: the file
+                        // must treat the page as changed.
+                        file.dirtied((offset + (va - vs) as u64) / PAGE_SIZE as u64);
+                    }
                     // A private page shared with another process stays
                     // read-only: the next write copies it.
                     let writable_now = shared || page.ref_count() == 2;
@@ -375,6 +403,9 @@ impl Vm {
                     // Shared memory, or the last private user (our
                     // reference plus the mapping's): write in place.
                     drop(page);
+                    if let Backing::File { file, offset, shared: true, .. } = &vma.backing {
+                        file.dirtied((offset + (page_va - vma.start) as u64) / PAGE_SIZE as u64);
+                    }
                     let _ = self.space.protect(page_va, kevlar_platform::arch::paging::PageSize::Size4K, flags);
                 } else {
                     let Some(copy) = PageRef::alloc_copy_of(&page) else { return FaultOutcome::OutOfMemory };
@@ -430,11 +461,25 @@ impl Vm {
                     let whole_page = *file_len - within >= PAGE_SIZE;
                     let frame = if *shared || whole_page { file.page(file_offset / PAGE_SIZE as u64)? } else { None };
                     match frame {
-                        Some(frame) if *shared => frame,
+                        Some(frame) if *shared => {
+                            if vma.prot.write && write {
+                                file.dirtied(file_offset / PAGE_SIZE as u64);
+                            }
+                            if !write {
+                                // Read-only until the first store, which
+                                // tells the file (the present-page path).
+                                self.space.map_page(page_va, frame, vma.prot.page_flags(false)).map_err(|_| Errno::ENOMEM)?;
+                                self.fault_around(vma, page_va);
+                                return Ok(());
+                            }
+                            frame
+                        }
                         // Private: map the cached frame read-only; the
                         // first write copies it (the copy-on-write path).
                         Some(frame) if !write => {
-                            return self.space.map_page(page_va, frame, vma.prot.page_flags(false)).map_err(|_| Errno::ENOMEM);
+                            self.space.map_page(page_va, frame, vma.prot.page_flags(false)).map_err(|_| Errno::ENOMEM)?;
+                            self.fault_around(vma, page_va);
+                            return Ok(());
                         }
                         Some(frame) => PageRef::alloc_copy_of(&frame).ok_or(Errno::ENOMEM)?,
                         None if *shared => return Err(Errno::ENODEV),
@@ -452,6 +497,31 @@ impl Vm {
         };
         let writable_now = write || vma.is_shared();
         self.space.map_page(page_va, page, vma.prot.page_flags(writable_now)).map_err(|_| Errno::ENOMEM)
+    }
+
+    /// After a read fault on a file mapping: maps, read-only, up to
+    /// [`FAULT_AROUND_PAGES`] - 1 following pages of the mapping that the
+    /// page cache holds already and nothing maps here yet, as Linux's
+    /// fault-around does (a store to one of them faults: copy-on-write,
+    /// or the shared-write notice).
+    fn fault_around(&mut self, vma: &Vma, page_va: usize) {
+        let Backing::File { file, offset, file_len, .. } = &vma.backing else { return };
+        let file_part_end = vma.start + (file_len / PAGE_SIZE) * PAGE_SIZE;
+        let end = vma.end.min(file_part_end).min(page_va + FAULT_AROUND_PAGES * PAGE_SIZE);
+        let size_pages = file.size().div_ceil(PAGE_SIZE as u64);
+        let flags = vma.prot.page_flags(false);
+        let mut va = page_va + PAGE_SIZE;
+        while va < end {
+            let index = (offset + (va - vma.start) as u64) / PAGE_SIZE as u64;
+            if index >= size_pages || self.space.page_at(va).is_some() {
+                break;
+            }
+            let Some(frame) = file.cached_page(index) else { break };
+            if self.space.map_page(va, frame, flags).is_err() {
+                break;
+            }
+            va += PAGE_SIZE;
+        }
     }
 
     /// Returns the physical frame behind user address `addr` when it lies

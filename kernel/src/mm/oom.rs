@@ -224,6 +224,10 @@ pub fn out_of_memory(trigger: Option<&Arc<Thread>>) {
     if dying_victim().is_some() {
         return;
     }
+    // Clean page-cache pages go before any process does.
+    if crate::fs::pagecache::reclaim() && !kevlar_platform::mm::pmm::below_reserve() {
+        return;
+    }
     let total = total_pages().max(1);
     let processes = crate::process::all_processes();
     let mut best: Option<(i64, Arc<Process>, Footprint)> = None;

@@ -207,6 +207,11 @@ pub fn reboot(thread: &Thread, magic1: u32, magic2: u32, cmd: u32) -> Result<isi
     if magic1 != abi::LINUX_REBOOT_MAGIC1 || ![abi::LINUX_REBOOT_MAGIC2, abi::LINUX_REBOOT_MAGIC2A, abi::LINUX_REBOOT_MAGIC2B, abi::LINUX_REBOOT_MAGIC2C].contains(&magic2) {
         return Err(Errno::EINVAL);
     }
+    if matches!(cmd, abi::LINUX_REBOOT_CMD_POWER_OFF | abi::LINUX_REBOOT_CMD_RESTART | abi::LINUX_REBOOT_CMD_HALT) {
+        // Disk file systems write back in memory: what changed reaches
+        // the disk before the machine stops.
+        crate::fs::mount::sync_all();
+    }
     match cmd {
         abi::LINUX_REBOOT_CMD_POWER_OFF => {
             kevlar_platform::println!("reboot: Power down");

@@ -59,6 +59,18 @@ impl crate::mm::FileBacking for InodeBacking {
         crate::fs::pages::frame_of(&*self.0, index)
     }
 
+    fn cached_page(&self, index: u64) -> Option<kevlar_platform::mm::pmm::PageRef> {
+        crate::fs::pages::cached_frame_of(&*self.0, index)
+    }
+
+    fn dirtied(&self, index: u64) {
+        self.0.page_dirtied(index);
+    }
+
+    fn sync(&self) -> Result<()> {
+        crate::fs::mount::sync_node(&*self.0)
+    }
+
     fn identity(&self) -> (u64, u64, &[u8]) {
         (self.0.fs_id(), self.0.ino(), &self.1)
     }
@@ -303,8 +315,9 @@ pub fn madvise(thread: &Thread, addr: usize, len: usize, advice: u32) -> Result<
 }
 
 /// msync: file data lives in page-cache frames that `read` and `write`
-/// use too, so there is nothing to write back; the call still checks its
-/// arguments and that the range is mapped, as Linux does.
+/// use too, so only MS_SYNC has work: writing the shared file mappings of
+/// the range to their disk. The call checks its arguments and that the
+/// range is mapped, as Linux does (ENOMEM for a gap).
 pub fn msync(thread: &Thread, addr: usize, len: usize, flags: u32) -> Result<isize> {
     if addr % PAGE_SIZE != 0
         || flags & !(abi::MS_ASYNC | abi::MS_SYNC | abi::MS_INVALIDATE) != 0
@@ -317,8 +330,19 @@ pub fn msync(thread: &Thread, addr: usize, len: usize, flags: u32) -> Result<isi
     let vm = thread.process.vm.lock().clone();
     let vm = vm.lock();
     let mut cursor = addr;
+    let mut files: alloc::vec::Vec<Arc<dyn crate::mm::FileBacking>> = alloc::vec::Vec::new();
     while cursor < end {
-        cursor = vm.find(cursor).ok_or(Errno::ENOMEM)?.end;
+        let vma = vm.find(cursor).ok_or(Errno::ENOMEM)?;
+        if let Backing::File { file, shared: true, .. } = &vma.backing {
+            if flags & abi::MS_SYNC != 0 && !files.iter().any(|f| Arc::ptr_eq(f, file)) {
+                files.push(file.clone());
+            }
+        }
+        cursor = vma.end;
+    }
+    drop(vm);
+    for file in files {
+        file.sync()?;
     }
     Ok(0)
 }

@@ -25,13 +25,15 @@
 //!   and directory counts and the superblock's totals consistent, so
 //!   `e2fsck -fn` finds nothing to fix after any sequence of operations.
 //! - **Caching and durability**: every operation runs under one lock per
-//!   file system and works on a cache of blocks; the blocks it changed (and
-//!   the superblock and group descriptors, if changed) are written to the
-//!   device before it returns. File data does not go through the kernel's
-//!   page cache: reads and writes copy between the caller and cached
-//!   blocks, so the cache is bounded ([`CACHE_BLOCKS`]) and clean blocks are
-//!   dropped past it. [`Ext2Fs::sync`] flushes the device's own cache;
-//!   [`Ext2Fs::unmount`] also marks the file system clean.
+//!   file system. Metadata lives in a cache of blocks (clean ones dropped
+//!   past [`CACHE_BLOCKS`]); regular files' data lives in a page cache of
+//!   pages from a [`PageSource`] (the kernel's are frames it maps, so
+//!   `read`, `write`, shared and private mappings and exec share them),
+//!   filled with read-ahead. Changes stay in memory (write-back): they
+//!   reach the device by [`Ext2Fs::write_back`] (the kernel's periodic
+//!   flusher), [`Ext2Fs::sync`] (which also flushes the device's own
+//!   cache) and [`Ext2Fs::unmount`] (which also marks the file system
+//!   clean), or when too many metadata blocks are changed.
 //! - **Lifetime**: a node unlinked while something holds it keeps its
 //!   inode and blocks until the last holder drops it.
 //!
@@ -45,6 +47,7 @@
 
 extern crate alloc;
 
+mod cache;
 mod layout;
 mod node;
 mod state;
@@ -53,15 +56,24 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::{Arc, Weak};
 use core::fmt;
+use core::sync::atomic::{AtomicBool, Ordering};
 
-use kevlar_vfs::{BlockDevice, Clock, Errno, FileType, Inode};
+use kevlar_vfs::{BlockDevice, Clock, Errno, FileType, HeapPages, Inode, PageSource};
 use spin::Mutex;
 
+pub use cache::{CacheStats, FAULT_AHEAD_PAGES};
 pub use node::Ext2Node;
 use state::State;
 
 /// Most blocks the cache keeps after an operation.
 pub const CACHE_BLOCKS: usize = 512;
+
+/// How old a dirty page gets before the periodic flusher writes it
+/// (Linux's dirty_expire_centisecs is 30 s).
+pub const DIRTY_EXPIRE_SECS: u32 = 30;
+
+/// Cached pages a mount keeps by default before dropping clean ones.
+pub const DEFAULT_PAGE_LIMIT: usize = 4096;
 
 /// The ext2 superblock magic, for statfs's `f_type`.
 pub const EXT2_SUPER_MAGIC: u32 = layout::EXT2_MAGIC as u32;
@@ -117,13 +129,30 @@ pub struct Ext2Fs {
     read_only: bool,
     /// Why the mount is read-only though not asked to be, if it is.
     forced_read_only: Option<String>,
+    /// Unmounted: no flusher looks at it any more, so changes through
+    /// nodes still held are written at once.
+    detached: AtomicBool,
     self_ref: Weak<Ext2Fs>,
 }
 
 impl Ext2Fs {
-    /// Mounts the ext2 file system on `device`.
+    /// Mounts the ext2 file system on `device`, caching file data in heap
+    /// pages (at most [`DEFAULT_PAGE_LIMIT`] clean ones).
     pub fn mount(device: Arc<dyn BlockDevice>, clock: Arc<dyn Clock>, options: MountOptions) -> core::result::Result<Arc<Ext2Fs>, MountError> {
-        let (mut state, forced) = State::load(device, options.read_only)?;
+        Ext2Fs::mount_with_pages(device, clock, options, Arc::new(HeapPages), DEFAULT_PAGE_LIMIT)
+    }
+
+    /// Mounts the ext2 file system on `device`, caching file data in pages
+    /// from `pages`; past `page_limit` cached pages, clean ones no one maps
+    /// are dropped as new ones come in.
+    pub fn mount_with_pages(
+        device: Arc<dyn BlockDevice>,
+        clock: Arc<dyn Clock>,
+        options: MountOptions,
+        pages: Arc<dyn PageSource>,
+        page_limit: usize,
+    ) -> core::result::Result<Arc<Ext2Fs>, MountError> {
+        let (mut state, forced) = State::load(device, options.read_only, pages, page_limit)?;
         let read_only = options.read_only || forced.is_some();
         if !read_only {
             let now = clock.now().sec as u32;
@@ -136,6 +165,7 @@ impl Ext2Fs {
             dev: options.dev,
             read_only,
             forced_read_only: forced,
+            detached: AtomicBool::new(false),
             self_ref: self_ref.clone(),
         }))
     }
@@ -169,20 +199,63 @@ impl Ext2Fs {
     /// Writes out everything and flushes the device's cache.
     pub fn sync(&self) -> kevlar_vfs::Result<()> {
         let mut st = self.state.lock();
+        let pages = st.write_back(None, None);
         st.commit()?;
+        pages?;
         st.dev.flush()
     }
 
+    /// The periodic flusher's work: writes back the pages dirty for
+    /// [`DIRTY_EXPIRE_SECS`] or more, and changed metadata; does not flush
+    /// the device's cache.
+    pub fn write_back(&self) -> kevlar_vfs::Result<()> {
+        if self.read_only {
+            return Ok(());
+        }
+        let mut st = self.state.lock();
+        st.now = self.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+        let cutoff = Some(st.now.saturating_sub(DIRTY_EXPIRE_SECS));
+        if !st.has_dirty_metadata() && !st.has_expired_pages(cutoff) {
+            return Ok(());
+        }
+        let pages = st.write_back(None, cutoff);
+        st.commit()?;
+        pages
+    }
+
+    /// Drops the cached pages that are clean and not mapped (drop_caches,
+    /// memory pressure); returns how many went.
+    pub fn drop_clean_pages(&self) -> usize {
+        let mut st = self.state.lock();
+        st.trim_cache();
+        st.drop_clean_pages()
+    }
+
+    /// Returns the page cache's counts.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.state.lock().cache_stats()
+    }
+
     /// Marks the file system cleanly unmounted and flushes it; later
-    /// changes through nodes still held are written but leave it marked
-    /// as mounted again.
+    /// changes through nodes still held are written at once (no flusher
+    /// sees an unmounted file system) but leave it marked as mounted
+    /// again.
     pub fn unmount(&self) -> kevlar_vfs::Result<()> {
         let mut st = self.state.lock();
-        if !self.read_only {
+        self.detached.store(true, Ordering::Relaxed);
+        let pages = st.write_back(None, None);
+        if !self.read_only && pages.is_ok() {
             st.mark_clean()?;
         }
         st.commit()?;
+        pages?;
         st.dev.flush()
+    }
+
+    /// Tells whether the file system was unmounted (changes are then
+    /// written through).
+    fn is_detached(&self) -> bool {
+        self.detached.load(Ordering::Relaxed)
     }
 
     /// Returns the node for inode `ino`, the one already in use if any, so

@@ -43,19 +43,22 @@ impl Ext2Node {
         }
     }
 
-    /// Runs a changing operation under the lock and commits it (even when
-    /// it failed halfway, so what it did is not lost). Nodes to drop are
-    /// returned by `f` and dropped after the lock is released: dropping
-    /// the last reference to an unlinked node frees it, which takes the
-    /// lock.
+    /// Runs a changing operation under the lock. What it changed is
+    /// written back later (the flusher, sync), at once only when many
+    /// metadata blocks wait or the file system is unmounted.
     fn change<T>(&self, f: impl FnOnce(&mut State) -> Result<T>) -> Result<T> {
         let mut st = self.fs.lock_for_write()?;
         let result = f(&mut st);
-        let committed = st.commit();
+        if st.many_dirty_blocks() || self.fs.is_detached() {
+            let pages = if self.fs.is_detached() { st.write_back(Some(self.ino), None) } else { Ok(()) };
+            let committed = st.commit().and(pages);
+            drop(st);
+            let value = result?;
+            committed?;
+            return Ok(value);
+        }
         drop(st);
-        let value = result?;
-        committed?;
-        Ok(value)
+        result
     }
 
     /// Checks a new entry's name.
@@ -261,6 +264,33 @@ impl Inode for Ext2Node {
         }
         let me = self.ino;
         self.change(|st| st.write_data(me, offset, buf))
+    }
+
+    fn data_page(&self, index: u64) -> Result<Arc<dyn kevlar_vfs::DataPage>> {
+        if self.file_type != FileType::Regular {
+            return Err(Errno::ENODEV);
+        }
+        let mut st = self.fs.state.lock();
+        let mut inode = st.read_inode(self.ino)?;
+        if index >= inode.size().div_ceil(kevlar_vfs::PAGE_SIZE as u64) {
+            return Err(Errno::ENXIO);
+        }
+        st.file_page(self.ino, &mut inode, index, crate::cache::FAULT_AHEAD_PAGES)
+    }
+
+    fn cached_page(&self, index: u64) -> Option<Arc<dyn kevlar_vfs::DataPage>> {
+        if self.file_type != FileType::Regular {
+            return None;
+        }
+        self.fs.state.lock().cached_page(self.ino, index)
+    }
+
+    fn page_dirtied(&self, index: u64) {
+        if !self.fs.read_only {
+            let mut st = self.fs.state.lock();
+            st.now = self.fs.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+            st.page_mapped_writable(self.ino, index);
+        }
     }
 
     fn truncate(&self, len: u64) -> Result<()> {
@@ -591,7 +621,9 @@ impl Drop for Ext2Node {
         if inode.links() == 0 && inode.mode() != 0 && inode.get(ino::DTIME) == 0 {
             st.now = self.fs.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
             let _ = st.destroy_inode(self.ino);
-            let _ = st.commit();
+            if self.fs.is_detached() {
+                let _ = st.commit();
+            }
         }
     }
 }

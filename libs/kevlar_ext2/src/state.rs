@@ -9,7 +9,9 @@ use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use kevlar_vfs::{BlockDevice, Errno, FileType, Result};
+use kevlar_vfs::{BlockDevice, Errno, FileType, PageSource, Result};
+
+use crate::cache::CachedPage;
 use linux_raw_sys::general as g;
 
 use crate::layout::*;
@@ -80,6 +82,16 @@ pub struct State {
     gdt_raw: Vec<u8>,
     gdt_dirty: BTreeSet<u32>,
     cache: BTreeMap<u32, CachedBlock>,
+    /// Blocks in `cache` changed since the last commit.
+    dirty_blocks: usize,
+    /// The page cache of regular files' data, by (inode, page index).
+    pub pages: BTreeMap<(u32, u64), CachedPage>,
+    /// Where cached pages come from.
+    pub page_source: Arc<dyn PageSource>,
+    /// Pages past which clean ones are dropped as new ones come in.
+    pub page_limit: usize,
+    /// Where dropping clean pages goes on from.
+    pub evict_cursor: (u32, u64),
     /// The time of the running operation, in seconds.
     pub now: u32,
 }
@@ -92,7 +104,7 @@ impl State {
     /// Reads and checks the superblock and group descriptors. Returns the
     /// state and, when unknown read-only-compatible features force a
     /// read-only mount, why.
-    pub fn load(dev: Arc<dyn BlockDevice>, read_only: bool) -> core::result::Result<(State, Option<String>), MountError> {
+    pub fn load(dev: Arc<dyn BlockDevice>, read_only: bool, page_source: Arc<dyn PageSource>, page_limit: usize) -> core::result::Result<(State, Option<String>), MountError> {
         let sector = dev.sector_size();
         if sector == 0 || SUPERBLOCK_OFFSET as usize % sector != 0 || SUPERBLOCK_SIZE % sector != 0 {
             return Err(mount_error(Errno::EINVAL, format!("unsupported sector size {}", sector)));
@@ -200,6 +212,11 @@ impl State {
             gdt_raw,
             gdt_dirty: BTreeSet::new(),
             cache: BTreeMap::new(),
+            dirty_blocks: 0,
+            pages: BTreeMap::new(),
+            page_source,
+            page_limit: page_limit.max(16),
+            evict_cursor: (0, 0),
             now: 0,
         };
         Ok((state, forced))
@@ -264,6 +281,9 @@ impl State {
             return Err(Errno::EIO);
         }
         if !self.cache.contains_key(&b) {
+            if self.cache.len() >= 2 * CACHE_BLOCKS {
+                self.trim_cache();
+            }
             let mut data = vec![0u8; self.geo.block_size];
             let sector = self.dev.sector_size();
             self.dev.read_sectors(u64::from(b) * self.geo.sectors(sector), &mut data)?;
@@ -280,26 +300,68 @@ impl State {
     /// Returns block `b`'s bytes for changing; it is written at commit.
     pub fn block_mut(&mut self, b: u32) -> Result<&mut [u8]> {
         let entry = self.cached(b)?;
+        let newly = !entry.dirty;
         entry.dirty = true;
-        Ok(&mut entry.data)
+        if newly {
+            self.dirty_blocks += 1;
+        }
+        Ok(&mut self.cache.get_mut(&b).expect("cached above").data)
+    }
+
+    /// Forgets block `b` in the block cache, changed or not: it holds file
+    /// data now, which the page cache writes.
+    pub fn forget_block(&mut self, b: u32) {
+        if let Some(old) = self.cache.remove(&b) {
+            if old.dirty {
+                self.dirty_blocks = self.dirty_blocks.saturating_sub(1);
+            }
+        }
+    }
+
+    /// Tells whether so many blocks are changed that they should be
+    /// written now rather than by the next flush.
+    pub fn many_dirty_blocks(&self) -> bool {
+        self.dirty_blocks > CACHE_BLOCKS
+    }
+
+    /// Tells whether metadata waits to be written.
+    pub fn has_dirty_metadata(&self) -> bool {
+        self.dirty_blocks > 0 || !self.gdt_dirty.is_empty() || self.sb_dirty
+    }
+
+    /// Drops clean blocks past [`CACHE_BLOCKS`].
+    pub fn trim_cache(&mut self) {
+        if self.cache.len() > CACHE_BLOCKS {
+            let excess = self.cache.len() - CACHE_BLOCKS;
+            let victims: Vec<u32> = self.cache.iter().filter(|(_, c)| !c.dirty).map(|(&b, _)| b).take(excess).collect();
+            for b in victims {
+                self.cache.remove(&b);
+            }
+        }
     }
 
     /// Puts a block of zeros in the cache for `b` without reading it.
     fn zero_block(&mut self, b: u32) {
         let data = vec![0u8; self.geo.block_size];
-        self.cache.insert(b, CachedBlock { data, dirty: true });
+        if !self.cache.insert(b, CachedBlock { data, dirty: true }).is_some_and(|old| old.dirty) {
+            self.dirty_blocks += 1;
+        }
     }
 
     /// Writes every changed block, descriptor and the superblock, then
     /// trims the cache. On a failed write the rest stays dirty for the
     /// next commit.
     pub fn commit(&mut self) -> Result<()> {
+        debug_assert_eq!(self.dirty_blocks, self.cache.values().filter(|c| c.dirty).count(), "dirty block count");
         let sector = self.dev.sector_size();
         let per = self.geo.sectors(sector);
         let mut result = Ok(());
         for (&b, block) in self.cache.iter_mut().filter(|(_, c)| c.dirty) {
             match self.dev.write_sectors(u64::from(b) * per, &block.data) {
-                Ok(()) => block.dirty = false,
+                Ok(()) => {
+                    block.dirty = false;
+                    self.dirty_blocks = self.dirty_blocks.saturating_sub(1);
+                }
                 Err(e) => result = Err(e),
             }
         }
@@ -322,13 +384,7 @@ impl State {
                 Err(e) => result = Err(e),
             }
         }
-        if self.cache.len() > CACHE_BLOCKS {
-            let excess = self.cache.len() - CACHE_BLOCKS;
-            let victims: Vec<u32> = self.cache.iter().filter(|(_, c)| !c.dirty).map(|(&b, _)| b).take(excess).collect();
-            for b in victims {
-                self.cache.remove(&b);
-            }
-        }
+        self.trim_cache();
         result
     }
 
@@ -390,7 +446,7 @@ impl State {
         self.group_changed(group);
         self.adjust_sb(sb::FREE_BLOCKS, 1);
         // A freed block's cached copy must not be written over its next use.
-        self.cache.remove(&b);
+        self.forget_block(b);
         Ok(())
     }
 
@@ -507,6 +563,7 @@ impl State {
             return Ok(());
         }
         let is_dir = u32::from(inode.mode()) & g::S_IFMT == g::S_IFDIR;
+        self.drop_file_pages(ino, 0);
         if self.has_data_blocks(&inode) {
             self.free_blocks_from(&mut inode, 0)?;
         }
@@ -677,74 +734,7 @@ impl State {
         Ok(true)
     }
 
-    // ----- file data -----
-
-    /// Reads file bytes at `offset` into `buf`; returns the count.
-    pub fn read_data(&mut self, ino: u32, offset: u64, buf: &mut [u8]) -> Result<usize> {
-        let mut inode = self.read_inode(ino)?;
-        let size = inode.size();
-        if offset >= size {
-            return Ok(0);
-        }
-        let len = (buf.len() as u64).min(size - offset) as usize;
-        let bs = self.geo.block_size as u64;
-        let mut done = 0;
-        while done < len {
-            let pos = offset + done as u64;
-            let in_block = (pos % bs) as usize;
-            let n = (bs as usize - in_block).min(len - done);
-            let b = self.bmap(&mut inode, ino, pos / bs, false)?;
-            if b == 0 {
-                buf[done..done + n].fill(0);
-            } else {
-                buf[done..done + n].copy_from_slice(&self.block(b)?[in_block..in_block + n]);
-            }
-            done += n;
-        }
-        Ok(len)
-    }
-
-    /// Writes `data` at `offset`, allocating blocks and growing the file.
-    /// Stops early (returning the count) when the disk fills up after some
-    /// bytes were written.
-    pub fn write_data(&mut self, ino: u32, offset: u64, data: &[u8]) -> Result<usize> {
-        let mut inode = self.read_inode(ino)?;
-        let max = self.geo.max_file_size();
-        if offset >= max {
-            return Err(Errno::EFBIG);
-        }
-        let len = (data.len() as u64).min(max - offset) as usize;
-        let bs = self.geo.block_size as u64;
-        let mut done = 0;
-        let mut error = None;
-        while done < len {
-            let pos = offset + done as u64;
-            let in_block = (pos % bs) as usize;
-            let n = (bs as usize - in_block).min(len - done);
-            let b = match self.bmap(&mut inode, ino, pos / bs, true) {
-                Ok(b) => b,
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
-            };
-            self.block_mut(b)?[in_block..in_block + n].copy_from_slice(&data[done..done + n]);
-            done += n;
-        }
-        if done > 0 {
-            let end = offset + done as u64;
-            if end > inode.size() {
-                inode.set_size(end);
-            }
-            inode.set(ino::MTIME, self.now);
-            inode.set(ino::CTIME, self.now);
-        }
-        self.write_inode(ino, &inode)?;
-        match error {
-            Some(e) if done == 0 => Err(e),
-            _ => Ok(done),
-        }
-    }
+    // ----- file data (the pages themselves: cache.rs) -----
 
     /// Sets a regular file's size: frees blocks past it and zeroes the
     /// tail of the last block, so growing it again shows zeros.
@@ -755,13 +745,8 @@ impl State {
         let bs = self.geo.block_size as u64;
         let old = inode.size();
         if len < old {
+            self.shrink_pages(ino, inode, len)?;
             self.free_blocks_from(inode, len.div_ceil(bs))?;
-            if len % bs != 0 {
-                let b = self.bmap(inode, ino, len / bs, false)?;
-                if b != 0 {
-                    self.block_mut(b)?[(len % bs) as usize..].fill(0);
-                }
-            }
         }
         inode.set_size(len);
         Ok(())

@@ -514,3 +514,166 @@ fn names_and_links_follow_linux() {
     fs.unmount().unwrap();
     fsck_clean(&disk, &image);
 }
+
+/// Mounts a copy of what `disk` holds now, read-only: what a crash would
+/// leave.
+fn snapshot(disk: &MemDisk, c: &Arc<ManualClock>) -> Arc<Ext2Fs> {
+    let copy = Arc::new(MemDisk::from_image(512, disk.image()).unwrap());
+    let dev: Arc<dyn BlockDevice> = copy;
+    let clock: Arc<dyn Clock> = c.clone();
+    Ext2Fs::mount(dev, clock, MountOptions { dev: 78, read_only: true }).unwrap()
+}
+
+#[test]
+fn changes_stay_in_memory_until_written_back() {
+    for block_size in ["1024", "4096"] {
+        let scratch = Scratch::new("writeback");
+        let image = mkfs(&scratch, 8192, &["-b", block_size], None);
+        let disk = disk_of(&image);
+        let c = clock();
+        let fs = mount(&disk, &c);
+        let root = fs.root();
+        let f = root.create(b"late", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+        f.write_at(0, &pattern(20_000, 9)).unwrap();
+        assert_eq!(read_all(&f), pattern(20_000, 9), "the page cache holds the bytes");
+        assert_eq!(snapshot(&disk, &c).root().lookup(b"late").err(), Some(Errno::ENOENT), "nothing written yet");
+        fs.write_back().unwrap();
+        let seen = walk(&snapshot(&disk, &c).root(), "late").unwrap();
+        assert_eq!(seen.stat().unwrap().size, 20_000, "the metadata is written at once");
+        assert_ne!(read_all(&seen), pattern(20_000, 9), "the data only when it is old enough");
+        c.advance(i64::from(kevlar_ext2::DIRTY_EXPIRE_SECS), 0);
+        fs.write_back().unwrap();
+        let seen = walk(&snapshot(&disk, &c).root(), "late").unwrap();
+        assert_eq!(read_all(&seen), pattern(20_000, 9), "written back");
+        f.write_at(5, b"again").unwrap();
+        assert_eq!(read_all(&walk(&snapshot(&disk, &c).root(), "late").unwrap()), pattern(20_000, 9));
+        fs.sync().unwrap();
+        let mut want = pattern(20_000, 9);
+        want[5..10].copy_from_slice(b"again");
+        assert_eq!(read_all(&walk(&snapshot(&disk, &c).root(), "late").unwrap()), want);
+        drop((f, root));
+        fs.unmount().unwrap();
+        fsck_clean(&disk, &image);
+    }
+}
+
+#[test]
+fn data_pages_are_shared_with_read_and_write() {
+    for block_size in ["1024", "4096"] {
+        let scratch = Scratch::new("pages");
+        let image = mkfs(&scratch, 8192, &["-b", block_size], None);
+        let disk = disk_of(&image);
+        let c = clock();
+        let fs = mount(&disk, &c);
+        let root = fs.root();
+        let f = root.create(b"m", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+        f.write_at(0, &pattern(6000, 1)).unwrap();
+        let page = f.data_page(1).unwrap();
+        let mut out = [0u8; 4];
+        page.read(0, &mut out);
+        assert_eq!(&out, &pattern(6000, 1)[4096..4100], "the page is the file's bytes");
+        assert_eq!(f.data_page(2).err(), Some(Errno::ENXIO), "past the end");
+        assert!(f.cached_page(1).is_some());
+        // A store through a shared writable mapping.
+        page.write(10, b"mapped");
+        f.page_dirtied(1);
+        let mut buf = [0u8; 6];
+        f.read_at(4106, &mut buf).unwrap();
+        assert_eq!(&buf, b"mapped", "read sees the mapping's store");
+        // The tail past the end of the file reads as zeros in the page.
+        let mut tail = [0xffu8; 8];
+        page.read(6000 - 4096, &mut tail);
+        assert_eq!(tail, [0; 8]);
+        fs.sync().unwrap();
+        let seen = walk(&snapshot(&disk, &c).root(), "m").unwrap();
+        let mut got = [0u8; 6];
+        seen.read_at(4106, &mut got).unwrap();
+        assert_eq!(&got, b"mapped", "written back");
+        // A hole filled through a mapping gets its blocks at write-back.
+        let h = root.create(b"hole", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+        h.truncate(8192).unwrap();
+        assert_eq!(h.stat().unwrap().blocks, 0);
+        let hp = h.data_page(1).unwrap();
+        hp.write(0, b"filled");
+        h.page_dirtied(1);
+        fs.sync().unwrap();
+        assert!(h.stat().unwrap().blocks > 0, "blocks allocated for the stored page");
+        let mut got = [0u8; 6];
+        walk(&snapshot(&disk, &c).root(), "hole").unwrap().read_at(4096, &mut got).unwrap();
+        assert_eq!(&got, b"filled");
+        drop((f, h, root, page, hp));
+        fs.unmount().unwrap();
+        fsck_clean(&disk, &image);
+    }
+}
+
+#[test]
+fn shrinking_zeroes_the_tail_on_disk() {
+    for block_size in ["1024", "4096"] {
+        let scratch = Scratch::new("tail");
+        let image = mkfs(&scratch, 4096, &["-b", block_size], None);
+        let disk = disk_of(&image);
+        let c = clock();
+        let fs = mount(&disk, &c);
+        let root = fs.root();
+        let f = root.create(b"t", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+        f.write_at(0, &[0xff; 12000]).unwrap();
+        fs.sync().unwrap();
+        f.truncate(100).unwrap();
+        fs.sync().unwrap();
+        // Forget the cached pages: the bytes come from the disk again.
+        assert!(fs.drop_clean_pages() > 0);
+        f.truncate(12000).unwrap();
+        let all = read_all(&f);
+        assert_eq!(&all[..100], &[0xff; 100][..]);
+        assert!(all[100..].iter().all(|&b| b == 0), "zeros past the old end");
+        drop((f, root));
+        fs.unmount().unwrap();
+        fsck_clean(&disk, &image);
+    }
+}
+
+#[test]
+fn clean_pages_go_and_dirty_ones_stay() {
+    let scratch = Scratch::new("evict");
+    let image = mkfs(&scratch, 8192, &[], None);
+    let disk = disk_of(&image);
+    let c = clock();
+    let dev: Arc<dyn BlockDevice> = disk.clone();
+    let fs = Ext2Fs::mount_with_pages(dev, c.clone(), MountOptions { dev: 77, read_only: false }, Arc::new(kevlar_vfs::HeapPages), 32).unwrap();
+    let root = fs.root();
+    let f = root.create(b"big", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+    f.write_at(0, &pattern(400_000, 4)).unwrap();
+    let stats = fs.cache_stats();
+    assert!(stats.dirty > 32, "dirty pages are never dropped: {:?}", stats);
+    fs.sync().unwrap();
+    assert_eq!(fs.cache_stats().dirty, 0);
+    assert!(fs.drop_clean_pages() > 0);
+    assert_eq!(fs.cache_stats().pages, 0);
+    assert_eq!(read_all(&f), pattern(400_000, 4), "read again from the disk");
+    assert!(fs.cache_stats().pages <= 32, "clean pages are dropped past the limit: {:?}", fs.cache_stats());
+    let page = f.data_page(0).unwrap();
+    let _held = f.data_page(0).unwrap();
+    assert_eq!(read_all(&f), pattern(400_000, 4));
+    drop(page);
+    drop((f, root));
+    fs.unmount().unwrap();
+    fsck_clean(&disk, &image);
+}
+
+#[test]
+fn changes_after_unmount_are_written_at_once() {
+    let scratch = Scratch::new("detached");
+    let image = mkfs(&scratch, 4096, &[], None);
+    let disk = disk_of(&image);
+    let c = clock();
+    let fs = mount(&disk, &c);
+    let root = fs.root();
+    let f = root.create(b"held", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+    fs.unmount().unwrap();
+    f.write_at(0, b"after unmount").unwrap();
+    let mut got = [0u8; 13];
+    walk(&snapshot(&disk, &c).root(), "held").unwrap().read_at(0, &mut got).unwrap();
+    assert_eq!(&got, b"after unmount");
+    drop((f, root));
+}

@@ -135,6 +135,20 @@ pub trait Inode: Send + Sync + Any {
         Err(Errno::ENODEV)
     }
 
+    /// Returns page `index` if it is in memory already, without reading
+    /// the disk or allocating (fault-around maps only such pages).
+    fn cached_page(&self, index: u64) -> Option<Arc<dyn crate::DataPage>> {
+        let _ = index;
+        None
+    }
+
+    /// Tells the file system that page `index` (from [`Inode::data_page`])
+    /// is mapped shared and writable, so user stores may change it behind
+    /// its back: a disk file system writes it back while it stays mapped.
+    fn page_dirtied(&self, index: u64) {
+        let _ = index;
+    }
+
     /// Sets the file's size, dropping data past `len` or adding a hole.
     fn truncate(&self, len: u64) -> Result<()> {
         let _ = len;

@@ -25,6 +25,12 @@ pub trait DataPage: Send + Sync + Any {
     fn zero(&self, offset: usize, len: usize);
     /// Returns `self` as `Any`, so the kernel can reach its frame.
     fn as_any(&self) -> &dyn Any;
+    /// Tells whether something besides the file's cache holds the page (a
+    /// user mapping): such a page must not be dropped from the cache, or
+    /// the mapping and the file would part ways.
+    fn is_mapped(&self) -> bool {
+        false
+    }
 }
 
 /// Where a file system gets zero-filled pages.

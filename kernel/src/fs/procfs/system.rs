@@ -169,6 +169,9 @@ fn meminfo() -> Result<String> {
     let total = stats.total_bytes as u64;
     let free = stats.free_bytes as u64;
     let shmem = tmpfs_pages() * 4096;
+    let disk_cache = crate::fs::pagecache::stats();
+    let file_cache = disk_cache.pages * 4096;
+    let dirty = disk_cache.dirty * 4096;
     // Resident user memory and address-space sizes, each address space
     // counted once (a vfork child shares its parent's).
     let mut seen: Vec<usize> = Vec::new();
@@ -197,23 +200,23 @@ fn meminfo() -> Result<String> {
     let rows: [(&str, u64); 53] = [
         ("MemTotal:", kb(total)),
         ("MemFree:", kb(free)),
-        ("MemAvailable:", kb(free)),
+        ("MemAvailable:", kb(free + file_cache.saturating_sub(dirty))),
         ("Buffers:", 0),
-        ("Cached:", kb(shmem)),
+        ("Cached:", kb(shmem + file_cache)),
         ("SwapCached:", 0),
         ("Active:", kb(anon + shmem)),
-        ("Inactive:", 0),
+        ("Inactive:", kb(file_cache)),
         ("Active(anon):", kb(anon + shmem)),
         ("Inactive(anon):", 0),
         ("Active(file):", 0),
-        ("Inactive(file):", 0),
+        ("Inactive(file):", kb(file_cache)),
         ("Unevictable:", 0),
         ("Mlocked:", 0),
         ("SwapTotal:", 0),
         ("SwapFree:", 0),
         ("Zswap:", 0),
         ("Zswapped:", 0),
-        ("Dirty:", 0),
+        ("Dirty:", kb(dirty)),
         ("Writeback:", 0),
         ("AnonPages:", kb(anon)),
         ("Mapped:", kb(mapped)),
@@ -423,6 +426,9 @@ fn sys_vm_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
         let n = ino + 1 + i as u64;
         table.add(name, FileType::Regular, n, move |_| Ok(setting_file(n, 0o644, move || Ok(read()), write)));
     }
+    // Write-only, as on Linux (mode 0200).
+    let n = ino + 4;
+    table.add(b"drop_caches", FileType::Regular, n, move |_| Ok(setting_file(n, 0o200, || Ok(String::from("0\n")), crate::fs::pagecache::write_drop_caches)));
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
