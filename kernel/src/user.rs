@@ -30,6 +30,7 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
     let (sig, code, addr) = match exception {
         Exception::PageFault { addr, write, exec, .. } => {
             thread.fault_count.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+            crate::mm::vmstat::count(crate::mm::vmstat::Event::PageFault, 1);
             thread.last_fault.store(addr as u64 | (write as u64) << 63 | (exec as u64) << 62, core::sync::atomic::Ordering::Relaxed);
             let vm = process.vm.lock().clone();
             let outcome = vm.lock().handle_fault(addr, write, exec);

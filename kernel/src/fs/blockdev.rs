@@ -49,11 +49,15 @@ impl BlockDevice for Disk {
     }
 
     fn read_sectors(&self, sector: u64, buf: &mut [u8]) -> Result<()> {
-        self.device.read(sector, buf).map_err(errno)
+        self.device.read(sector, buf).map_err(errno)?;
+        crate::mm::vmstat::count(crate::mm::vmstat::Event::KibIn, buf.len() as u64 / 1024);
+        Ok(())
     }
 
     fn write_sectors(&self, sector: u64, buf: &[u8]) -> Result<()> {
-        self.device.write(sector, buf).map_err(errno)
+        self.device.write(sector, buf).map_err(errno)?;
+        crate::mm::vmstat::count(crate::mm::vmstat::Event::KibOut, buf.len() as u64 / 1024);
+        Ok(())
     }
 
     fn flush(&self) -> Result<()> {

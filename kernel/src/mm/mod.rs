@@ -16,6 +16,7 @@ mod mlock;
 pub mod oom;
 pub mod overcommit;
 mod remote;
+pub mod vmstat;
 
 /// The lowest address a mapping may use (Linux's default mmap_min_addr).
 pub const MMAP_MIN_ADDR: usize = 0x10000;

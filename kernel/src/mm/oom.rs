@@ -267,6 +267,7 @@ pub fn out_of_memory(trigger: Option<&Arc<Thread>>) {
     );
     *VICTIM.lock() = Some((Arc::downgrade(&victim), kevlar_platform::time::monotonic_ns()));
     signal::send_signal(&victim, signal::SIGKILL);
+    super::vmstat::count(super::vmstat::Event::OomKill, 1);
 }
 
 /// Whether `thread` is being killed (SIGKILL pending, or its process is

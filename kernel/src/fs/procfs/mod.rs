@@ -11,6 +11,7 @@
 mod ipc;
 mod pid;
 mod system;
+mod vmstat;
 
 use alloc::boxed::Box;
 use alloc::format;

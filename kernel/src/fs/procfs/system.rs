@@ -22,7 +22,7 @@ const TICKS_PER_SEC: u64 = 100;
 const NS_PER_TICK: u64 = 1_000_000_000 / TICKS_PER_SEC;
 
 /// The root's files: name and maker (from the inode number).
-pub(super) const FILES: [(&[u8], fn(u64) -> Arc<dyn Inode>); 8] = [
+pub(super) const FILES: [(&[u8], fn(u64) -> Arc<dyn Inode>); 9] = [
     (b"cmdline", |ino| text_file(ino, cmdline)),
     (b"cpuinfo", |ino| text_file(ino, cpuinfo)),
     (b"filesystems", |ino| text_file(ino, filesystems)),
@@ -31,6 +31,7 @@ pub(super) const FILES: [(&[u8], fn(u64) -> Arc<dyn Inode>); 8] = [
     (b"stat", |ino| text_file(ino, stat)),
     (b"uptime", |ino| text_file(ino, uptime)),
     (b"version", |ino| text_file(ino, version)),
+    (b"vmstat", |ino| text_file(ino, super::vmstat::vmstat)),
 ];
 
 fn cmdline() -> Result<String> {
@@ -147,7 +148,7 @@ fn loadavg() -> Result<String> {
 
 /// Pages of file data all tmpfs instances hold (Linux counts them as both
 /// Cached and Shmem).
-fn tmpfs_pages() -> u64 {
+pub(super) fn tmpfs_pages() -> u64 {
     let mut seen: Vec<u64> = Vec::new();
     let mut pages = 0;
     for mount in crate::fs::mount::mounts() {
@@ -163,19 +164,18 @@ fn tmpfs_pages() -> u64 {
     pages
 }
 
-fn meminfo() -> Result<String> {
-    let stats = kevlar_platform::mm::pmm::stats();
-    let kb = |bytes: u64| bytes / 1024;
-    let total = stats.total_bytes as u64;
-    let free = stats.free_bytes as u64;
-    let shmem = tmpfs_pages() * 4096;
-    let disk_cache = crate::fs::pagecache::stats();
-    let file_cache = disk_cache.pages * 4096;
-    let dirty = disk_cache.dirty * 4096;
-    // Resident user memory and address-space sizes, each address space
-    // counted once (a vfork child shares its parent's).
+/// Resident user memory and address-space sizes in bytes, each address
+/// space counted once (a vfork child shares its parent's).
+pub(super) struct UserMemory {
+    pub anon: u64,
+    pub mapped: u64,
+    pub committed: u64,
+    pub page_tables: u64,
+}
+
+pub(super) fn user_memory() -> UserMemory {
     let mut seen: Vec<usize> = Vec::new();
-    let (mut anon, mut mapped, mut committed, mut page_tables) = (0u64, 0u64, 0u64, 0u64);
+    let mut m = UserMemory { anon: 0, mapped: 0, committed: 0, page_tables: 0 };
     for process in all_processes() {
         let vm = process.vm.lock().clone();
         let key = Arc::as_ptr(&vm) as usize;
@@ -185,11 +185,24 @@ fn meminfo() -> Result<String> {
         seen.push(key);
         let vm = vm.lock();
         let usage = vm.usage();
-        anon += usage.resident_anon * 4096;
-        mapped += usage.resident_file * 4096;
-        committed += crate::mm::overcommit::accountable_pages(&vm) * 4096;
-        page_tables += vm.table_pages() as u64 * 4096;
+        m.anon += usage.resident_anon * 4096;
+        m.mapped += usage.resident_file * 4096;
+        m.committed += crate::mm::overcommit::accountable_pages(&vm) * 4096;
+        m.page_tables += vm.table_pages() as u64 * 4096;
     }
+    m
+}
+
+fn meminfo() -> Result<String> {
+    let stats = kevlar_platform::mm::pmm::stats();
+    let kb = |bytes: u64| bytes / 1024;
+    let total = stats.total_bytes as u64;
+    let free = stats.free_bytes as u64;
+    let shmem = tmpfs_pages() * 4096;
+    let disk_cache = crate::fs::pagecache::stats();
+    let file_cache = disk_cache.pages * 4096;
+    let dirty = disk_cache.dirty * 4096;
+    let UserMemory { anon, mapped, committed, page_tables } = user_memory();
     // The heap's pages, free objects of its size classes included.
     let slab = kevlar_platform::mm::heap::bytes_held() as u64;
     // Stacks of live tasks and the ones kept mapped for reuse.
@@ -432,6 +445,10 @@ fn sys_vm_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
+/// The kernel's taint flags (/proc/sys/kernel/tainted): Kevlar sets none
+/// of its own; root may add some, as on Linux.
+static TAINTED: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
 fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     let id = fs_id();
     let mut table = Table::new();
@@ -474,6 +491,21 @@ fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
                 Ok(buf.len())
             },
         ))
+    });
+    let n = ino + 8;
+    table.add(b"tainted", FileType::Regular, n, move |_| {
+        Ok(setting_file(n, 0o644, || Ok(format!("{}\n", TAINTED.load(Ordering::Relaxed))), |buf| {
+            // Root may add taint flags (Linux's proc_taint), never clear
+            // them; the value is an unsigned long.
+            let me = crate::process::current().ok_or(Errno::EPERM)?;
+            crate::process::access::require(&me.process, linux_raw_sys::general::CAP_SYS_ADMIN)?;
+            let text = core::str::from_utf8(setting_text(buf)).map_err(|_| Errno::EINVAL)?;
+            let bits: u64 = text.trim().parse().map_err(|_| Errno::EINVAL)?;
+            // Bits past the last flag Linux 6.1 knows (TAINT_FLAGS_COUNT,
+            // 19) are dropped.
+            TAINTED.fetch_or(bits & ((1 << 19) - 1), Ordering::Relaxed);
+            Ok(buf.len())
+        }))
     });
     // msgmax, msgmnb, msgmni, shmall, shmmax, shmmni, sem.
     super::ipc::add_kernel_limits(&mut table, ino + 20);
