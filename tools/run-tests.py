@@ -136,6 +136,17 @@ KERNEL_RUNS: list[dict] = [
     {"name": "oom-procs-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- procs",
      "patterns": [r"^OOM-CHECK procs ok"]},
+    # uid 1000 filling pipes (kernel heap) and a tmpfs: ENOMEM/ENOSPC or
+    # the OOM killer ends the filler, never init or the kernel.
+    {"name": "oom-pipes-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- pipes",
+     "patterns": [r"^OOM-CHECK pipes ok"]},
+    {"name": "oom-pipes-smp1", "layer": "kernel", "check": "expect", "smp": 1, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- pipes",
+     "patterns": [r"^OOM-CHECK pipes ok"]},
+    {"name": "oom-tmpfs-smp2", "layer": "kernel", "check": "expect", "smp": 2, "mem": "256M", "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- tmpfs",
+     "patterns": [r"^OOM-CHECK tmpfs ok"]},
     {"name": "oom-forkexec-smp1", "layer": "kernel", "check": "expect", "smp": 1, "mem": "256M", "timeout": 400,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- forkexec",
      "patterns": [r"^OOM-CHECK forkexec ok"]},

@@ -115,6 +115,12 @@ impl Pipe {
         self.ino
     }
 
+    /// Returns the heap bytes the pipe's buffer holds (what the OOM killer
+    /// charges to the processes that have it open).
+    pub fn held_bytes(&self) -> usize {
+        self.state.lock().data.capacity()
+    }
+
     /// Returns the capacity (F_GETPIPE_SZ).
     pub fn capacity(&self) -> usize {
         self.state.lock().capacity
@@ -201,6 +207,8 @@ impl FileOps for PipeEnd {
                     return Ok(None);
                 }
                 let n = rest.len().min(room);
+                // Pipe data is heap memory a user chooses the size of.
+                crate::mm::kbuf::reserve_deque(&mut state.data, n)?;
                 state.data.extend(&rest[..n]);
                 state.read_events += 1;
                 Ok(Some(n))
@@ -220,7 +228,7 @@ impl FileOps for PipeEnd {
                     }
                     return Err(Errno::EPIPE);
                 }
-                Err(err) if written > 0 && (err == Errno::EAGAIN || err == Errno::EINTR) => return Ok(written),
+                Err(err) if written > 0 && matches!(err, Errno::EAGAIN | Errno::EINTR | Errno::ENOMEM) => return Ok(written),
                 Err(err) => return Err(err),
             }
         }

@@ -12,6 +12,7 @@ use kevlar_platform::sync::SpinLock;
 
 use crate::error::{Errno, Result};
 
+pub mod kbuf;
 pub mod oom;
 pub mod overcommit;
 mod remote;
