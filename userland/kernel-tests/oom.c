@@ -15,8 +15,9 @@
  *   forkexec  10,000 fork+exec cycles, 50 children at a time, give every
  *             page back (kernel stacks and heap pages of the peak too).
  *   procs     200 processes of 1 MiB each, alive together, then gone.
- *   pipes     six processes as uid 1000 fill pipes of 1 MiB each (3 GiB
- *             asked for): the kernel heap runs out, writes fail with
+ *   pipes     six processes of six users (uid 1000 to 1005, each under
+ *             pipe-user-pages-soft's 64 MiB) fill pipes of up to 1 MiB
+ *             (over 400 MiB asked for): the kernel heap runs out, writes fail with
  *             ENOMEM or the OOM killer ends fillers (their pipe buffers
  *             count in their badness), never init and never the kernel;
  *             root can still fork and read; free memory comes back.
@@ -373,24 +374,29 @@ static void run_procs(void)
 
 #define FILLERS 6
 
-static void drop_to_user(void)
+static void drop_to_uid(uid_t id)
 {
     setgroups(0, NULL);
-    if (setgid(1000) != 0 || setuid(1000) != 0)
+    if (setgid(id) != 0 || setuid(id) != 0)
         _exit(9);
+}
+
+static void drop_to_user(void)
+{
+    drop_to_uid(1000);
 }
 
 /* Fills pipes of 1 MiB until out of descriptors or memory; reports 'M'
  * when a write failed with ENOMEM, 'F' when it ran out of descriptors
  * first, 'X' on another error; then waits to be killed. */
-static void pipe_filler(int report)
+static void pipe_filler(int report, uid_t id)
 {
     static char chunk[65536];
     memset(chunk, 'p', sizeof chunk);
     int fd = open("/proc/self/comm", O_WRONLY);
     write(fd, "pipe-filler", 11);
     close(fd);
-    drop_to_user();
+    drop_to_uid(id);
     char verdict = 'F';
     for (;;) {
         int p[2];
@@ -444,7 +450,7 @@ static void run_pipes(void)
         kids[i] = fork();
         if (kids[i] == 0) {
             close(report[0]);
-            pipe_filler(report[1]);
+            pipe_filler(report[1], 1000 + i);
         }
     }
     close(report[1]);
