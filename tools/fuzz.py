@@ -248,13 +248,67 @@ class Run:
         self.log = None
 
 
+def _monitor(sock_path: str, command: str) -> str:
+    """One command on QEMU's human monitor socket; its answer."""
+    import socket
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(5)
+    out = b""
+    try:
+        s.connect(sock_path)
+        while b"(qemu)" not in out:
+            out += s.recv(65536)
+        s.sendall(command.encode() + b"\n")
+        out = b""
+        while not out.rstrip().endswith(b"(qemu)"):
+            data = s.recv(65536)
+            if not data:
+                break
+            out += data
+    except OSError:
+        pass
+    finally:
+        s.close()
+    return out.decode("utf-8", "replace")
+
+
+def cpu_states(sock_path: str, kernel: str) -> str:
+    """Where each CPU is, sampled three times a second apart, as
+    `qemu: cpu N rip ... (symbol)` lines (for a hang)."""
+    lines = []
+    for sample in range(3):
+        text = _monitor(sock_path, "info registers -a")
+        cpu = 0
+        for line in text.splitlines():
+            m = re.match(r"CPU#(\d+)", line.strip())
+            if m:
+                cpu = int(m.group(1))
+            m = re.search(r"RIP=([0-9a-f]{16})", line)
+            if m:
+                rip = m.group(1)
+                sym = ""
+                if rip.startswith("ffffffff"):
+                    r = subprocess.run(["addr2line", "-f", "-C", "-e", kernel, "0x" + rip],
+                                       capture_output=True, text=True)
+                    sym = (r.stdout.splitlines() or [""])[0][:120]
+                lines.append(f"qemu: sample {sample} cpu {cpu} rip {rip} {sym}".rstrip())
+        time.sleep(1)
+    return "\n".join(lines) + "\n" if lines else ""
+
+
 def boot(kernel: str, initrd: str, smp: int, args: list, total_timeout: float,
          log: str, echo: bool, mem: str = "512M", progress_timeout: float = PROGRESS_TIMEOUT) -> Run:
     """Boot with init=/kfuzz and these arguments; watch the console."""
     run_qemu = _load("run_qemu", "run-qemu.py")
     append = "init=/kfuzz -- " + " ".join(args)
+    # A monitor socket, so that a hang can be looked at before QEMU is
+    # killed: where every CPU is (`info registers -a`), with symbols.
+    monitor = log + ".mon.sock"
+    if os.path.exists(monitor):
+        os.unlink(monitor)
     opts = run_qemu.Options(kernel=kernel, initrd=initrd, append=append, smp=smp, mem=mem,
-                            timeout=total_timeout, echo=echo)
+                            timeout=total_timeout, echo=echo,
+                            extra=["-monitor", f"unix:{monitor},server,nowait"])
     cmd = run_qemu.build_command(opts)
     run = Run()
     run.log = log
@@ -328,8 +382,15 @@ def boot(kernel: str, initrd: str, smp: int, args: list, total_timeout: float,
                             calls_moved = time.monotonic()  # trinity: no count
                 if PANIC_RE.match(line) and death_at is None:
                     death_at = time.monotonic() + 5.0  # let the backtrace out
+    if why and proc.poll() is None:
+        where = cpu_states(monitor, kernel)
+        if where:
+            out += ("\n" + where).encode()
+            logf.write(("\n" + where).encode())
     if proc.poll() is None:
         proc.kill()
+    if os.path.exists(monitor):
+        os.unlink(monitor)
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:

@@ -15,6 +15,15 @@
  *   forkexec  10,000 fork+exec cycles, 50 children at a time, give every
  *             page back (kernel stacks and heap pages of the peak too).
  *   procs     200 processes of 1 MiB each, alive together, then gone.
+ *   pipes     six processes of six users (uid 1000 to 1005, each under
+ *             pipe-user-pages-soft's 64 MiB) fill pipes of up to 1 MiB
+ *             (over 400 MiB asked for): the kernel heap runs out, writes fail with
+ *             ENOMEM or the OOM killer ends fillers (their pipe buffers
+ *             count in their badness), never init and never the kernel;
+ *             root can still fork and read; free memory comes back.
+ *   tmpfs     uid 1000 fills a tmpfs mounted without size=: it stops at
+ *             ENOSPC with half of RAM still free (Linux's default size);
+ *             a memory hog after it is the one the OOM killer ends.
  *
  * "Comes back" means within 0.5% of RAM of where it was before (after a
  * small warm-up, so bounded caches have their size). Prints
@@ -35,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <grp.h>
 
 /* Memory the compiler cannot optimise away: mapped and touched through a
  * volatile pointer. */
@@ -360,6 +370,190 @@ static void run_procs(void)
     check_back("procs", before);
 }
 
+/* ---- pipes ---- */
+
+#define FILLERS 6
+
+static void drop_to_uid(uid_t id)
+{
+    setgroups(0, NULL);
+    if (setgid(id) != 0 || setuid(id) != 0)
+        _exit(9);
+}
+
+static void drop_to_user(void)
+{
+    drop_to_uid(1000);
+}
+
+/* Fills pipes of 1 MiB until out of descriptors or memory; reports 'M'
+ * when a write failed with ENOMEM, 'F' when it ran out of descriptors
+ * first, 'X' on another error; then waits to be killed. */
+static void pipe_filler(int report, uid_t id)
+{
+    static char chunk[65536];
+    memset(chunk, 'p', sizeof chunk);
+    int fd = open("/proc/self/comm", O_WRONLY);
+    write(fd, "pipe-filler", 11);
+    close(fd);
+    drop_to_uid(id);
+    char verdict = 'F';
+    for (;;) {
+        int p[2];
+        if (pipe(p) != 0) {
+            verdict = errno == EMFILE || errno == ENFILE ? 'F' : errno == ENOMEM ? 'M' : 'X';
+            break;
+        }
+        fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+        fcntl(p[1], F_SETFL, O_NONBLOCK);
+        ssize_t n;
+        while ((n = write(p[1], chunk, sizeof chunk)) > 0)
+            ;
+        if (errno == ENOMEM) {
+            verdict = 'M';
+            break;
+        }
+        if (errno != EAGAIN) {
+            verdict = 'X';
+            break;
+        }
+    }
+    write(report, &verdict, 1);
+    for (;;)
+        pause();
+}
+
+/* Whether root can still fork, and read a file through a 64 KiB buffer. */
+static void check_alive(const char *mode)
+{
+    pid_t p = fork();
+    if (p == 0)
+        _exit(0);
+    if (p < 0)
+        fail(mode, "root cannot fork (errno)", errno, 0);
+    else
+        waitpid(p, NULL, 0);
+    static char big[65536];
+    int fd = open("/proc/self/maps", O_RDONLY);
+    if (fd < 0 || read(fd, big, sizeof big) <= 0)
+        fail(mode, "root cannot read /proc/self/maps (errno)", errno, 0);
+    close(fd);
+}
+
+static void run_pipes(void)
+{
+    unsigned long before = free_ram();
+    int report[2];
+    pipe(report);
+    pid_t kids[FILLERS];
+    for (int i = 0; i < FILLERS; i++) {
+        kids[i] = fork();
+        if (kids[i] == 0) {
+            close(report[0]);
+            pipe_filler(report[1], 1000 + i);
+        }
+    }
+    close(report[1]);
+    fcntl(report[0], F_SETFL, O_NONBLOCK);
+    int enomem = 0, nofds = 0, other = 0, killed = 0, done = 0;
+    for (int tick = 0; tick < 1200 && done < FILLERS; tick++) {
+        char buf[16];
+        int n = read(report[0], buf, sizeof buf);
+        for (int i = 0; i < n; i++) {
+            buf[i] == 'M' ? enomem++ : buf[i] == 'F' ? nofds++ : other++;
+            done++;
+        }
+        int status;
+        pid_t p;
+        while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+            if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+                killed++;
+            else
+                other++;
+            done++;
+        }
+        usleep(50000);
+    }
+    printf("pipes: %d fillers saw ENOMEM, %d ran out of fds, %d killed by the OOM killer, %d other\n",
+           enomem, nofds, killed, other);
+    fflush(stdout);
+    if (done < FILLERS)
+        fail("pipes", "fillers neither finished nor died in 60 s (done, of)", done, FILLERS);
+    if (other)
+        fail("pipes", "a filler failed otherwise (count)", other, 0);
+    if (enomem + killed == 0)
+        fail("pipes", "memory never ran out (3 GiB of pipes fit?)", nofds, 0);
+    if (killed && !log_has("Killed process"))
+        fail("pipes", "no OOM killer line in the log", killed, 0);
+    check_alive("pipes");
+    for (int i = 0; i < FILLERS; i++)
+        kill(kids[i], SIGKILL);
+    reap_all();
+    close(report[0]);
+    check_back("pipes", before);
+}
+
+/* ---- tmpfs ---- */
+
+static void run_tmpfs(void)
+{
+    mkdir("/fill", 0777);
+    if (mount("tmpfs", "/fill", "tmpfs", 0, NULL) != 0) {
+        fail("tmpfs", "mount (errno)", errno, 0);
+        return;
+    }
+    chmod("/fill", 01777);
+    unsigned long before = free_ram();
+    int report[2];
+    pipe(report);
+    pid_t filler = fork();
+    if (filler == 0) {
+        static char chunk[1 << 20];
+        memset(chunk, 't', sizeof chunk);
+        drop_to_user();
+        int fd = open("/fill/big", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        long mib = 0;
+        int err = 0;
+        for (;;) {
+            ssize_t n = write(fd, chunk, sizeof chunk);
+            if (n < 0) {
+                err = errno;
+                break;
+            }
+            mib++;
+        }
+        long out[2] = {mib, err};
+        write(report[1], out, sizeof out);
+        _exit(0);
+    }
+    long got[2] = {0, 0};
+    int status = 0;
+    read(report[0], got, sizeof got);
+    waitpid(filler, &status, 0);
+    printf("tmpfs: uid 1000 wrote %ld MiB, then errno %ld\n", got[0], got[1]);
+    fflush(stdout);
+    if (WIFSIGNALED(status))
+        fail("tmpfs", "the filler was killed (signal)", WTERMSIG(status), 0);
+    if (got[1] != ENOSPC)
+        fail("tmpfs", "filling tmpfs did not end with ENOSPC (errno, MiB)", got[1], got[0]);
+    if (free_ram() < total_ram() / 3)
+        fail("tmpfs", "a full tmpfs left less than a third of RAM free (KiB free, KiB total)",
+             (long)(free_ram() / 1024), (long)(total_ram() / 1024));
+    /* Then a hog as uid 1000: the OOM killer ends it, not init. */
+    pid_t hog = fork();
+    if (hog == 0) {
+        drop_to_user();
+        hog_child();
+    }
+    waitpid(hog, &status, 0);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+        fail("tmpfs", "the hog was not killed by SIGKILL (status)", status, 0);
+    check_alive("tmpfs");
+    unlink("/fill/big");
+    check_back("tmpfs", before);
+    umount("/fill");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "child") == 0)
@@ -377,6 +571,10 @@ int main(int argc, char **argv)
         run_forkexec(argv[0]);
     else if (strcmp(mode, "procs") == 0)
         run_procs();
+    else if (strcmp(mode, "pipes") == 0)
+        run_pipes();
+    else if (strcmp(mode, "tmpfs") == 0)
+        run_tmpfs();
     else
         fail(mode, "unknown mode", 0, 0);
     if (!failures)

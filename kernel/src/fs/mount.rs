@@ -280,6 +280,16 @@ fn parse_tmpfs_options(data: &[u8]) -> Result<TmpfsSettings> {
     Ok(settings)
 }
 
+/// A tmpfs limit as Linux applies it: half of RAM's pages when not
+/// given, none when given as 0.
+fn default_half_ram(limit: Option<u64>) -> Option<u64> {
+    match limit {
+        None => Some((kevlar_platform::mm::pmm::stats().total_bytes / 4096 / 2) as u64),
+        Some(0) => None,
+        Some(n) => Some(n),
+    }
+}
+
 /// Parses a number with an optional k, m or g suffix.
 fn parse_size(text: &str) -> Result<u64> {
     let (digits, shift) = match text.as_bytes().last() {
@@ -308,8 +318,11 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
                 root_mode: settings.mode,
                 root_uid: settings.uid,
                 root_gid: settings.gid,
-                max_pages: settings.max_pages,
-                max_inodes: settings.max_inodes,
+                // Linux's default limits: half of RAM in pages and in
+                // nodes (so a user filling /tmp gets ENOSPC long before
+                // memory runs out); 0 means unlimited.
+                max_pages: default_half_ram(settings.max_pages),
+                max_inodes: default_half_ram(settings.max_inodes),
                 ..TmpFsOptions::default()
             };
             let fs = super::pages::new_tmpfs(options);

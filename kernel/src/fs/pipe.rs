@@ -2,7 +2,7 @@
 //! writes up to PIPE_BUF, EPIPE with SIGPIPE when no reader is left, end of
 //! file when no writer is left, O_NONBLOCK).
 
-use alloc::collections::VecDeque;
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::sync::Arc;
 
 use kevlar_platform::sync::SpinLock;
@@ -18,10 +18,49 @@ use linux_raw_sys::general as abi;
 pub const PIPE_BUF: usize = 4096;
 /// Default capacity (16 pages, as Linux).
 pub const DEFAULT_CAPACITY: usize = 65536;
+/// Linux's /proc/sys/fs/pipe-user-pages-soft default (16 pages for each of
+/// 1024 descriptors): pages of pipe capacity a user may hold before new
+/// pipes get [`MIN_DEF_PAGES`] and pipes cannot grow, unless privileged.
+const PIPE_USER_PAGES_SOFT: usize = 16384;
+/// Pages of a pipe made by a user over the soft limit (PIPE_MIN_DEF_BUFFERS).
+const MIN_DEF_PAGES: usize = 2;
+const PAGE: usize = 4096;
+
+/// Pipe pages accounted to each user (real uid), as Linux's
+/// user_struct.pipe_bufs.
+static USER_PAGES: SpinLock<BTreeMap<u32, usize>> = SpinLock::new(BTreeMap::new());
+
+/// Moves `uid`'s account from `old` to `new` pages; returns the new total.
+fn account(uid: u32, old: usize, new: usize) -> usize {
+    let mut users = USER_PAGES.lock();
+    let pages = users.entry(uid).or_insert(0);
+    *pages = (*pages + new).saturating_sub(old);
+    let total = *pages;
+    if total == 0 {
+        users.remove(&uid);
+    }
+    total
+}
+
+/// The current user's real uid, and whether it is exempt from the limit
+/// (CAP_SYS_RESOURCE or CAP_SYS_ADMIN, Linux's pipe_is_unprivileged_user).
+fn current_user() -> (u32, bool) {
+    match crate::process::current() {
+        Some(t) => {
+            let creds = t.process.creds.lock();
+            let privileged = creds.has_cap(linux_raw_sys::general::CAP_SYS_RESOURCE)
+                || creds.has_cap(linux_raw_sys::general::CAP_SYS_ADMIN);
+            (creds.uid, privileged)
+        }
+        None => (0, true),
+    }
+}
 
 struct State {
     data: VecDeque<u8>,
     capacity: usize,
+    /// Pages accounted to the pipe's user (its capacity, in pages).
+    accounted: usize,
     readers: usize,
     writers: usize,
     /// Opens of each side so far (FIFO opens wait for the other's count to
@@ -43,18 +82,36 @@ pub struct Pipe {
     /// Pollers and epoll entries of both ends register here.
     queue: PollQueue,
     ino: u64,
+    /// The user the pipe's pages are accounted to (its creator).
+    user: u32,
+}
+
+impl Drop for Pipe {
+    fn drop(&mut self) {
+        account(self.user, self.state.lock().accounted, 0);
+    }
 }
 
 static NEXT_PIPE_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
 
 impl Pipe {
     /// Creates a pipe with no ends open yet.
+    /// Its pages are accounted to the calling user; one over
+    /// pipe-user-pages-soft gets a pipe of two pages (Linux's
+    /// alloc_pipe_info).
     pub fn new() -> Arc<Pipe> {
+        let (user, privileged) = current_user();
+        let mut pages = DEFAULT_CAPACITY / PAGE;
+        if account(user, 0, pages) > PIPE_USER_PAGES_SOFT && !privileged {
+            account(user, pages, MIN_DEF_PAGES);
+            pages = MIN_DEF_PAGES;
+        }
         Arc::new(Pipe {
-            state: SpinLock::new(State { data: VecDeque::new(), capacity: DEFAULT_CAPACITY, readers: 0, writers: 0, reader_opens: 0, writer_opens: 0, read_events: 0, write_events: 0 }),
+            state: SpinLock::new(State { data: VecDeque::new(), capacity: pages * PAGE, accounted: pages, readers: 0, writers: 0, reader_opens: 0, writer_opens: 0, read_events: 0, write_events: 0 }),
             waiters: WaitQueue::new(),
             queue: PollQueue::new(),
             ino: NEXT_PIPE_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
+            user,
         })
     }
 
@@ -120,6 +177,12 @@ impl Pipe {
         self.ino
     }
 
+    /// Returns the heap bytes the pipe's buffer holds (what the OOM killer
+    /// charges to the processes that have it open).
+    pub fn held_bytes(&self) -> usize {
+        self.state.lock().data.capacity()
+    }
+
     /// Returns the capacity (F_GETPIPE_SZ).
     pub fn capacity(&self) -> usize {
         self.state.lock().capacity
@@ -135,11 +198,22 @@ impl Pipe {
             return Err(Errno::EPERM);
         }
         let size = size.max(4096).next_power_of_two();
+        let pages = size / PAGE;
+        let (_, privileged) = current_user();
         let mut state = self.state.lock();
+        // Growing past what is accounted needs the user to be under
+        // pipe-user-pages-soft afterwards, unless privileged (EPERM).
+        let total = account(self.user, state.accounted, pages);
+        if pages > state.accounted && total > PIPE_USER_PAGES_SOFT && !privileged {
+            account(self.user, pages, state.accounted);
+            return Err(Errno::EPERM);
+        }
         if size < state.data.len() {
+            account(self.user, pages, state.accounted);
             return Err(Errno::EBUSY);
         }
         state.capacity = size;
+        state.accounted = pages;
         Ok(size)
     }
 }
@@ -211,6 +285,8 @@ impl FileOps for PipeEnd {
                     return Ok(None);
                 }
                 let n = rest.len().min(room);
+                // Pipe data is heap memory a user chooses the size of.
+                crate::mm::kbuf::reserve_deque(&mut state.data, n)?;
                 state.data.extend(&rest[..n]);
                 state.read_events += 1;
                 Ok(Some(n))
@@ -230,7 +306,7 @@ impl FileOps for PipeEnd {
                     }
                     return Err(Errno::EPIPE);
                 }
-                Err(err) if written > 0 && (err == Errno::EAGAIN || err == Errno::EINTR) => return Ok(written),
+                Err(err) if written > 0 && matches!(err, Errno::EAGAIN | Errno::EINTR | Errno::ENOMEM) => return Ok(written),
                 Err(err) => return Err(err),
             }
         }

@@ -13,6 +13,7 @@ use kevlar_platform::sync::SpinLock;
 use crate::error::{Errno, Result};
 
 mod mlock;
+pub mod kbuf;
 pub mod oom;
 pub mod overcommit;
 mod remote;

@@ -156,6 +156,19 @@ struct Footprint {
     file: u64,
     shmem: u64,
     tables: u64,
+    /// Kernel memory the process holds through its descriptors (pipe
+    /// buffers): not in Linux's RSS, but charged here so that a process
+    /// filling pipes is the one the killer picks, not init.
+    held: u64,
+}
+
+/// Pages of kernel memory held through `p`'s open files: each pipe's
+/// buffer, counted for every process that has one of its ends open.
+fn held_pages(p: &Process) -> u64 {
+    let files = p.files.lock().clone();
+    let table = files.lock();
+    let bytes: usize = table.iter().filter_map(|(_, f, _)| f.ops.pipe()).map(|pipe| pipe.held_bytes()).sum();
+    bytes.div_ceil(kevlar_platform::mm::PAGE_SIZE) as u64
 }
 
 fn footprint(p: &Process) -> Footprint {
@@ -168,12 +181,14 @@ fn footprint(p: &Process) -> Footprint {
         file: usage.resident_file,
         shmem: usage.resident_shared,
         tables: vm.table_pages() as u64,
+        held: held_pages(p),
     }
 }
 
 /// Linux's oom_badness: None for a process that is never killed (init,
 /// an exited one, oom_score_adj -1000), else its resident and page-table
-/// pages plus oom_score_adj thousandths of RAM.
+/// pages (and the pipe buffers it holds) plus oom_score_adj thousandths
+/// of RAM.
 fn badness(p: &Process, total: u64, allow_init: bool) -> Option<(i64, Footprint)> {
     if (p.pid == 1 && !allow_init) || p.exit_status().is_some() || p.thread_count() == 0 {
         return None;
@@ -183,7 +198,7 @@ fn badness(p: &Process, total: u64, allow_init: bool) -> Option<(i64, Footprint)
         return None;
     }
     let f = footprint(p);
-    let points = (f.anon + f.file + f.shmem + f.tables) as i64;
+    let points = (f.anon + f.file + f.shmem + f.tables + f.held) as i64;
     Some((points + adj as i64 * (total / 1000) as i64, f))
 }
 

@@ -13,7 +13,6 @@ pub mod inet;
 pub mod unix;
 
 use alloc::sync::Arc;
-use alloc::vec;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -153,7 +152,7 @@ impl<'a> Source<'a> {
                 Ok(out)
             }
             Source::User { segments, index, offset, remaining } => {
-                let mut out = vec![0u8; n];
+                let mut out = crate::mm::kbuf::zeroed(n)?;
                 let (mut i, mut off, mut done) = (*index, *offset, 0);
                 while done < n {
                     let (base, len) = segments[i];

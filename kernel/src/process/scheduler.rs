@@ -320,6 +320,11 @@ pub fn preempt_if_needed(thread: &Arc<Thread>) {
 /// copies, sendfile, reads of /dev/zero) call this between steps, holding
 /// no lock.
 pub fn cond_resched() {
+    // Expired timers are otherwise looked at only on the way to user mode
+    // and when idle: a long kernel loop must look too, or at -smp 1 a
+    // sleeper whose deadline passed (and whoever would end the loop with
+    // a signal) never runs again.
+    crate::timer::run_expired_if_due();
     if this().need_resched.load(Ordering::Relaxed) {
         if let Some(thread) = current() {
             preempt_if_needed(&thread);

@@ -16,6 +16,7 @@ use crate::fs::fasync::{self, OwnerKind};
 use crate::fs::file::OpenFile;
 use crate::fs::pipe::Pipe;
 use crate::fs::{open_path, FsContext};
+use crate::mm::kbuf;
 use crate::process::Thread;
 
 /// The "current directory" dirfd.
@@ -62,12 +63,12 @@ const SMALL_IO: usize = 128;
 
 /// Runs `f` on a zeroed kernel buffer of `len` bytes: on the stack when
 /// small, on the heap otherwise.
-fn with_bounce<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+fn with_bounce<R>(len: usize, f: impl FnOnce(&mut [u8]) -> Result<R>) -> Result<R> {
     if len <= SMALL_IO {
         let mut small = [0u8; SMALL_IO];
         f(&mut small[..len])
     } else {
-        f(&mut vec![0u8; len])
+        f(&mut kbuf::zeroed(len)?)
     }
 }
 
@@ -156,7 +157,11 @@ pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> 
             break;
         }
         let step = (len - done).min(CHUNK);
-        let mut kbuf = vec![0u8; step];
+        let mut kbuf = match kbuf::zeroed(step) {
+            Ok(b) => b,
+            Err(_) if done > 0 => break,
+            Err(e) => return Err(e),
+        };
         copy_from_user(&mut kbuf, buf + done)?;
         let n = match f.write(&kbuf) {
             Ok(n) => n,
@@ -182,9 +187,9 @@ pub(super) fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)
         return Err(Errno::EINVAL);
     }
     // One copy for the whole array.
-    let mut raw = vec![0u8; count * 16];
+    let mut raw = kbuf::zeroed(count * 16)?;
     copy_from_user(&mut raw, iov)?;
-    let mut out = Vec::with_capacity(count);
+    let mut out = kbuf::with_capacity(count)?;
     let mut total: usize = 0;
     for entry in raw.chunks_exact(16) {
         let base = u64::from_le_bytes(entry[..8].try_into().unwrap()) as usize;
@@ -241,7 +246,7 @@ fn readv_small(f: &Arc<OpenFile>, vecs: &[(usize, usize)], wanted: usize, offset
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
-    let mut kbuf = vec![0u8; wanted];
+    let mut kbuf = kbuf::zeroed(wanted)?;
     let n = match offset {
         Some(p) => {
             if p < 0 {
@@ -282,7 +287,7 @@ pub fn writev(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option
     // pipes up to PIPE_BUF, as Linux).
     let total: usize = vecs.iter().map(|v| v.1).sum();
     if total <= CHUNK {
-        let mut kbuf = vec![0u8; total];
+        let mut kbuf = kbuf::zeroed(total)?;
         let mut at = 0;
         for (base, len) in vecs {
             copy_from_user(&mut kbuf[at..at + len], base)?;
@@ -707,8 +712,9 @@ pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<is
     if inode.file_type() != FileType::Directory {
         return Err(Errno::ENOTDIR);
     }
-    let mut out: Vec<u8> = Vec::with_capacity(len.min(64 * 1024));
+    let mut out: Vec<u8> = kbuf::with_capacity(len.min(64 * 1024))?;
     let mut pos = f.offset.lock();
+    let mut nomem = false;
     let next_pos = inode.read_dir_with(*pos as usize, &mut |entry, next| {
         let name = entry.name;
         let reclen = (19 + name.len() + 1).next_multiple_of(8);
@@ -716,6 +722,10 @@ pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<is
             return false;
         }
         let start = out.len();
+        if kbuf::reserve(&mut out, reclen).is_err() {
+            nomem = true; // what fits is returned; ENOMEM if nothing does
+            return false;
+        }
         out.resize(start + reclen, 0);
         let record = &mut out[start..];
         record[..8].copy_from_slice(&entry.ino.to_le_bytes());
@@ -725,6 +735,9 @@ pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<is
         record[19..19 + name.len()].copy_from_slice(name);
         true
     })?;
+    if out.is_empty() && nomem {
+        return Err(Errno::ENOMEM);
+    }
     // EINVAL when the buffer cannot hold even one entry.
     let result = if out.is_empty() && inode.read_dir(next_pos)?.is_some() {
         Err(Errno::EINVAL)
@@ -1303,7 +1316,7 @@ pub fn sendfile(thread: &Thread, out_fd: i32, in_fd: i32, offset_ptr: usize, cou
     if !pair_ok {
         return Err(Errno::EINVAL);
     }
-    let mut buf = vec![0u8; count.min(CHUNK)];
+    let mut buf = kbuf::zeroed(count.min(CHUNK))?;
     let mut done = 0usize;
     let mut failure = None;
     while done < count {

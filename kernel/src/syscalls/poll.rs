@@ -66,7 +66,7 @@ pub fn poll(thread: &alloc::sync::Arc<Thread>, fds_ptr: usize, nfds: usize, time
     if nfds as u64 > thread.process.limits.lock()[linux_raw_sys::general::RLIMIT_NOFILE as usize][0] {
         return Err(Errno::EINVAL);
     }
-    let mut fds = Vec::with_capacity(nfds);
+    let mut fds = crate::mm::kbuf::with_capacity(nfds)?;
     for i in 0..nfds {
         let raw = read_bytes::<8>(fds_ptr + i * 8)?;
         fds.push((i32::from_le_bytes(raw[..4].try_into().unwrap()), u16::from_le_bytes(raw[4..6].try_into().unwrap()), 0u16));

@@ -217,6 +217,19 @@ pub fn below_reserve() -> bool {
     free < RESERVE_FRAMES.load(Ordering::Relaxed) + 64
 }
 
+/// Returns whether the heap can take `bytes` more and still leave half
+/// of the reserve free (the check the kernel makes before a buffer whose
+/// size a user chose). Raises the pressure flag when it cannot.
+pub fn heap_headroom(bytes: usize) -> bool {
+    let free = ALLOCATOR.lock().as_ref().map_or(0, |b| b.free_frames());
+    let wanted = bytes.div_ceil(PAGE_SIZE).saturating_add(RESERVE_FRAMES.load(Ordering::Relaxed) / 2);
+    let ok = free >= wanted;
+    if !ok {
+        PRESSURE.store(true, Ordering::Relaxed);
+    }
+    ok
+}
+
 /// The reserve, in bytes.
 pub fn reserve_bytes() -> usize {
     RESERVE_FRAMES.load(Ordering::Relaxed) * PAGE_SIZE
