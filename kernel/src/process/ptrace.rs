@@ -1028,7 +1028,14 @@ pub fn on_thread_exit(thread: &Arc<Thread>, status: Option<ExitStatus>) {
             }
             tracer.child_event.wake_all();
         }
-        _ => unlink(thread, 0),
+        _ => {
+            unlink(thread, 0);
+            // The exit status was published (and the parent woken) before
+            // this: a wait of the tracer that still saw the link sleeps
+            // on it, so it must look again (it finds ECHILD once the
+            // child is reaped).
+            tracer.child_event.wake_all();
+        }
     }
 }
 
