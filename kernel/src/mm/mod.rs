@@ -751,14 +751,7 @@ impl Vm {
 /// next touch of such a page raises SIGBUS.
 pub fn file_shrunk(id: (u64, u64), new_size: u64) {
     let end_of_data = new_size.next_multiple_of(PAGE_SIZE as u64);
-    let mut seen: Vec<*const SpinLock<Vm>> = Vec::new();
-    for process in crate::process::all_processes() {
-        let vm = process.vm.lock().clone();
-        if seen.contains(&Arc::as_ptr(&vm)) {
-            continue;
-        }
-        seen.push(Arc::as_ptr(&vm));
-        let mut vm = vm.lock();
+    any_address_space(|vm| {
         let mut doomed = Vec::new();
         for vma in vm.vmas.values() {
             let Backing::File { file, offset, file_len, .. } = &vma.backing else { continue };
@@ -776,13 +769,29 @@ pub fn file_shrunk(id: (u64, u64), new_size: u64) {
         for (start, end) in doomed {
             vm.space.unmap_range(start, end);
         }
-    }
+        false
+    });
 }
 
 /// Returns whether any address space maps file `id` (file-system id,
 /// inode number) MAP_SHARED: Linux's i_mmap_writable, which F_SEAL_WRITE
 /// waits to be zero (EBUSY).
 pub fn file_mapped_shared(id: (u64, u64)) -> bool {
+    any_address_space(|vm| {
+        vm.vmas.values().any(|vma| match &vma.backing {
+            Backing::File { file, shared: true, .. } => {
+                let (fs_id, ino, _) = file.identity();
+                (fs_id, ino) == id
+            }
+            _ => false,
+        })
+    })
+}
+
+/// Calls `visit` once for each address space in use (threads and a vfork
+/// child share their process's), locked, until it returns true; returns
+/// whether one did.
+pub fn any_address_space(mut visit: impl FnMut(&mut Vm) -> bool) -> bool {
     let mut seen: Vec<*const SpinLock<Vm>> = Vec::new();
     for process in crate::process::all_processes() {
         let vm = process.vm.lock().clone();
@@ -790,15 +799,7 @@ pub fn file_mapped_shared(id: (u64, u64)) -> bool {
             continue;
         }
         seen.push(Arc::as_ptr(&vm));
-        let vm = vm.lock();
-        let found = vm.vmas.values().any(|vma| match &vma.backing {
-            Backing::File { file, shared: true, .. } => {
-                let (fs_id, ino, _) = file.identity();
-                (fs_id, ino) == id
-            }
-            _ => false,
-        });
-        if found {
+        if visit(&mut vm.lock()) {
             return true;
         }
     }

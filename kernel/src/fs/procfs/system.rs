@@ -174,22 +174,15 @@ pub(super) struct UserMemory {
 }
 
 pub(super) fn user_memory() -> UserMemory {
-    let mut seen: Vec<usize> = Vec::new();
     let mut m = UserMemory { anon: 0, mapped: 0, committed: 0, page_tables: 0 };
-    for process in all_processes() {
-        let vm = process.vm.lock().clone();
-        let key = Arc::as_ptr(&vm) as usize;
-        if seen.contains(&key) {
-            continue;
-        }
-        seen.push(key);
-        let vm = vm.lock();
+    crate::mm::any_address_space(|vm| {
         let usage = vm.usage();
         m.anon += usage.resident_anon * 4096;
         m.mapped += usage.resident_file * 4096;
-        m.committed += crate::mm::overcommit::accountable_pages(&vm) * 4096;
+        m.committed += crate::mm::overcommit::accountable_pages(vm) * 4096;
         m.page_tables += vm.table_pages() as u64 * 4096;
-    }
+        false
+    });
     m
 }
 
