@@ -1025,15 +1025,16 @@ fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr:
     if attr.mode.is_some() {
         kevlar_vfs::check_owner(&st, cred)?;
     }
-    // Another owner or group needs CAP_CHOWN (Linux's chown_ok, chgrp_ok).
+    // Linux's chown_ok and chgrp_ok: without CAP_CHOWN only the owner may
+    // name an owner (its own) or a group (the file's, or one of its own);
+    // naming the current ones is a change like any other for a non-owner.
     let chown_cap = cred.has_cap(abi::CAP_CHOWN);
-    if attr.uid.is_some_and(|u| u != st.uid) && !chown_cap {
+    let owner = cred.uid == st.uid;
+    if attr.uid.is_some_and(|u| !(owner && u == st.uid)) && !chown_cap {
         return Err(Errno::EPERM);
     }
-    if let Some(g) = attr.gid {
-        if !chown_cap && (cred.uid != st.uid || !cred.in_group(g)) && g != st.gid {
-            return Err(Errno::EPERM);
-        }
+    if attr.gid.is_some_and(|g| !(owner && (g == st.gid || cred.in_group(g)))) && !chown_cap {
+        return Err(Errno::EPERM);
     }
     let mut attr = attr;
     if (attr.uid.is_some() || attr.gid.is_some()) && attr.mode.is_none() && st.file_type() != Some(FileType::Directory) {

@@ -60,7 +60,7 @@ int main(void)
     out("pgfault grew by 200 or more: %s", yesno(after - before >= 200));
 
     unsigned long long t0 = tainted();
-    write_tainted("root adds flag 4 (TAINT_FORCED_RMMOD, value 8)", "8\n");
+    write_tainted("root adds flag 3 (TAINT_FORCED_RMMOD, value 8)", "8\n");
     unsigned long long t1 = tainted();
     out("flag 3 set: %s, earlier flags kept: %s", yesno(t1 & 8), yesno((t1 & t0) == t0));
     write_tainted("root writes 0", "0\n");
