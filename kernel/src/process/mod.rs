@@ -252,6 +252,9 @@ pub struct Process {
     pub limits: SpinLock<crate::syscalls::Limits>,
     /// Scheduling policy and static priority.
     pub sched_policy: SpinLock<(u32, i32)>,
+    /// SCHED_RESET_ON_FORK: children start with the default policy and no
+    /// negative nice value.
+    pub sched_reset_on_fork: AtomicBool,
     /// The nice value (-20..=19).
     pub nice: SpinLock<i32>,
     /// Whether the process has called execve (setpgid on such a child
@@ -701,6 +704,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         exited_threads_ns: AtomicU64::new(0),
         limits: SpinLock::new(crate::syscalls::DEFAULT_LIMITS),
         sched_policy: SpinLock::new((0, 0)),
+        sched_reset_on_fork: AtomicBool::new(false),
         nice: SpinLock::new(0),
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
@@ -837,6 +841,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         Arc::new(SpinLock::new(table))
     };
     let pid = pid::alloc()?;
+    let scheduling = inherited_scheduling(parent);
     let parent_of_child = if options.sibling { parent.parent().ok_or(Errno::EINVAL)? } else { parent.clone() };
     let child = Arc::new(Process {
         pid,
@@ -855,8 +860,9 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         thread_left: WaitQueue::new(),
         exited_threads_ns: AtomicU64::new(0),
         limits: SpinLock::new(*parent.limits.lock()),
-        sched_policy: SpinLock::new(*parent.sched_policy.lock()),
-        nice: SpinLock::new(*parent.nice.lock()),
+        sched_policy: SpinLock::new(scheduling.0),
+        sched_reset_on_fork: AtomicBool::new(false),
+        nice: SpinLock::new(scheduling.1),
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
         no_new_privs: AtomicBool::new(parent.no_new_privs.load(Ordering::Relaxed)),
@@ -922,6 +928,24 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         parent.vm.lock().lock().activate();
     }
     Ok(pid)
+}
+
+/// The policy, priority and nice value a child of `parent` starts with:
+/// the parent's, unless it set SCHED_RESET_ON_FORK (Linux's sched_fork: a
+/// real-time policy becomes SCHED_NORMAL with nice 0, and a negative nice
+/// value becomes 0; the child does not keep the flag).
+fn inherited_scheduling(parent: &Process) -> ((u32, i32), i32) {
+    let (policy, priority) = *parent.sched_policy.lock();
+    let nice = *parent.nice.lock();
+    if !parent.sched_reset_on_fork.load(Ordering::Relaxed) {
+        return ((policy, priority), nice);
+    }
+    use linux_raw_sys::general::{SCHED_FIFO, SCHED_NORMAL, SCHED_RR};
+    if policy == SCHED_FIFO || policy == SCHED_RR {
+        ((SCHED_NORMAL, 0), 0)
+    } else {
+        ((policy, priority), nice.max(0))
+    }
 }
 
 /// Creates a thread in the creator's process (clone with CLONE_THREAD): it

@@ -70,7 +70,8 @@ pub fn sched_setaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> 
 pub fn sched_getscheduler(thread: &Thread, pid: i32) -> Result<isize> {
     let process = target(thread, pid)?;
     let policy = process.sched_policy.lock().0;
-    Ok(policy as isize)
+    let reset = if process.sched_reset_on_fork.load(Ordering::Relaxed) { abi::SCHED_RESET_ON_FORK } else { 0 };
+    Ok((policy | reset) as isize)
 }
 
 pub fn sched_setscheduler(thread: &Thread, pid: i32, policy: u32, param: usize) -> Result<isize> {
@@ -79,6 +80,7 @@ pub fn sched_setscheduler(thread: &Thread, pid: i32, policy: u32, param: usize) 
     }
     let priority = i32::from_le_bytes(super::read_bytes::<4>(param)?);
     let process = target(thread, pid)?;
+    let reset_on_fork = policy & abi::SCHED_RESET_ON_FORK != 0;
     let policy = policy & !abi::SCHED_RESET_ON_FORK;
     let valid = match policy {
         abi::SCHED_NORMAL | abi::SCHED_BATCH | abi::SCHED_IDLE => priority == 0,
@@ -89,7 +91,12 @@ pub fn sched_setscheduler(thread: &Thread, pid: i32, policy: u32, param: usize) 
         return Err(Errno::EINVAL);
     }
     check_set_scheduler(thread, &process, policy, priority)?;
+    // Dropping the flag needs CAP_SYS_NICE (Linux's __sched_setscheduler).
+    if process.sched_reset_on_fork.load(Ordering::Relaxed) && !reset_on_fork && !access::capable(&thread.process, abi::CAP_SYS_NICE) {
+        return Err(Errno::EPERM);
+    }
     *process.sched_policy.lock() = (policy, priority);
+    process.sched_reset_on_fork.store(reset_on_fork, Ordering::Relaxed);
     Ok(0)
 }
 
