@@ -38,6 +38,16 @@ pub fn can_splice_read(file: &OpenFile) -> bool {
     file.ops.as_socket().is_some() || matches!(file_type(file), Some(FileType::Regular | FileType::BlockDevice))
 }
 
+/// Whether data can be spliced into `file` (Linux's files with a
+/// splice_write method): pipes, sockets, regular files, block and
+/// character devices; not the anonymous-inode files (eventfd, timerfd,
+/// signalfd, epoll, inotify, pidfd), which have none (EINVAL).
+pub fn can_splice_write(file: &OpenFile) -> bool {
+    pipe_of(file).is_some()
+        || file.ops.as_socket().is_some()
+        || matches!(file_type(file), Some(FileType::Regular | FileType::BlockDevice | FileType::CharDevice))
+}
+
 /// Whether `file` may be sendfile's input when the output is not a pipe
 /// (Linux's splice_direct_to_actor: a regular file or a block device).
 pub fn can_send_directly(file: &OpenFile) -> bool {

@@ -1317,6 +1317,14 @@ pub fn sendfile(thread: &Thread, out_fd: i32, in_fd: i32, offset_ptr: usize, cou
     if !pair_ok {
         return Err(Errno::EINVAL);
     }
+    if count > 0 && crate::fs::splice::pipe_of(&output).is_none() && !crate::fs::splice::can_splice_write(&output) {
+        // An output that takes no spliced data (an eventfd) fails when
+        // Linux first has data for it: at the end of a regular input the
+        // call returns 0.
+        let pos = offset.map_or_else(|| *input.offset.lock(), |off| off as u64);
+        let at_end = input.ops.stat().is_ok_and(|st| st.file_type() == Some(kevlar_vfs::FileType::Regular) && pos >= st.size);
+        return if at_end { Ok(0) } else { Err(Errno::EINVAL) };
+    }
     let mut buf = kbuf::zeroed(count.min(CHUNK))?;
     let mut done = 0usize;
     let mut failure = None;

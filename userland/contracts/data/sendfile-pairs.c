@@ -1,7 +1,10 @@
 /* sendfile's allowed pairs in Linux 6.1: a regular file into a regular
- * file, a pipe or a socket; a pipe as input is EINVAL (the input must be a
- * regular file or block device), an offset on a pipe input is ESPIPE. */
+ * file, a pipe, a socket or /dev/null; a pipe as input is EINVAL (the
+ * input must be a regular file or block device), an offset on a pipe
+ * input is ESPIPE; an eventfd takes no spliced data either way (EINVAL),
+ * and the file's position does not move. */
 #include "common.h"
+#include <sys/eventfd.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 
@@ -37,5 +40,19 @@ int main(void)
     write(s[1], "sock", 4);
     show("socket to file", sendfile(o, s[0], NULL, 4));
     show("write-only input", sendfile(o, o == 0 ? 0 : open("src", O_WRONLY), NULL, 4));
+    int e = eventfd(1, 0);
+    show("file at its end to eventfd", sendfile(e, in, NULL, 8));
+    lseek(in, 2, SEEK_SET);
+    show("file to eventfd", sendfile(e, in, NULL, 8));
+    out("position: %ld", (long)lseek(in, 0, SEEK_CUR));
+    off_t from = 1;
+    show("file at offset 1 to eventfd", sendfile(e, in, &from, 8));
+    out("offset: %ld", (long)from);
+    show("nothing to eventfd", sendfile(e, in, NULL, 0));
+    show("eventfd to file", sendfile(o, e, NULL, 8));
+    show("eventfd to eventfd", sendfile(e, e, NULL, 8));
+    int null = open("/dev/null", O_WRONLY);
+    show("file to /dev/null", sendfile(null, in, NULL, 2));
+    out("position: %ld", (long)lseek(in, 0, SEEK_CUR));
     return 0;
 }
