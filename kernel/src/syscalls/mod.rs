@@ -475,6 +475,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_reboot => info::reboot(thread, a.u32(0), a.u32(1), a.u32(2)),
         // partial(mount): proc, sysfs, devtmpfs, devpts, tmpfs, bind mounts and MS_MOVE; no propagation between namespaces
         nr::__NR_mount => mount::mount(thread, a.usize(0), a.usize(1), a.usize(2), a.0[3], a.usize(4)),
+        nr::__NR_sysfs => mount::sysfs_call(a.u32(0), a.usize(1), a.usize(2)),
         nr::__NR_umount2 => mount::umount2(thread, a.usize(0), a.u32(1)),
         nr::__NR_statfs => mount::statfs(thread, a.usize(0), a.usize(1)),
         nr::__NR_fstatfs => mount::fstatfs(thread, a.i32(0), a.usize(1)),

@@ -171,3 +171,28 @@ pub fn fstatfs(thread: &Thread, fd: i32, buf: usize) -> Result<isize> {
 
 /// PIPEFS_MAGIC (include/uapi/linux/magic.h).
 const PIPEFS_MAGIC: u64 = abi::PIPEFS_MAGIC as u64;
+
+/// sysfs(2), the old way to list file system types: 1 gives the index of
+/// the type named by the string at `arg1`, 2 copies the name of type
+/// `arg1` to `arg2`, 3 counts the types; the order and the list are
+/// /proc/filesystems'. EINVAL for another option or an unknown name or
+/// index.
+pub fn sysfs_call(option: u32, arg1: usize, arg2: usize) -> Result<isize> {
+    let types = || mount::FILESYSTEMS.iter().map(|(name, _)| *name).filter(|name| *name != "rootfs");
+    match option {
+        1 => {
+            let name = read_path(arg1)?;
+            types().position(|t| t.as_bytes() == name.as_slice()).map(|i| i as isize).ok_or(Errno::EINVAL)
+        }
+        2 => {
+            let name = types().nth(arg1 as u32 as usize).ok_or(Errno::EINVAL)?;
+            let mut bytes = Vec::with_capacity(name.len() + 1);
+            bytes.extend_from_slice(name.as_bytes());
+            bytes.push(0);
+            copy_to_user(arg2, &bytes)?;
+            Ok(0)
+        }
+        3 => Ok(types().count() as isize),
+        _ => Err(Errno::EINVAL),
+    }
+}
