@@ -331,6 +331,13 @@ pub trait Socket: Send + Sync {
     fn unsent_bytes(&self) -> usize {
         0
     }
+    /// Whether the protocol has options at `level` (other than SOL_SOCKET):
+    /// setsockopt refuses an unknown level before it reads the value, as
+    /// Linux does (ENOPROTOOPT, or EOPNOTSUPP for a family without
+    /// protocol options), and reads it first for a known one (EFAULT).
+    fn knows_option_level(&self, _level: i32) -> bool {
+        false
+    }
     /// Sets an option at a protocol level (SOL_TCP, SOL_IP...; never
     /// SOL_SOCKET). Families without such options refuse with EOPNOTSUPP.
     fn set_protocol_option(&self, _level: i32, _name: u32, _raw: &[u8]) -> Result<()> {

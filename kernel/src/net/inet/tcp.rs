@@ -655,6 +655,10 @@ impl Socket for TcpSocket {
         self.handle().map_or(0, |h| with_stack(|st| st.sockets.get::<stcp::Socket>(h).send_queue()))
     }
 
+    fn knows_option_level(&self, level: i32) -> bool {
+        level as u32 == netabi::SOL_TCP || level as u32 == netabi::SOL_IP
+    }
+
     fn set_protocol_option(&self, level: i32, name: u32, raw: &[u8]) -> Result<()> {
         match level as u32 {
             netabi::SOL_TCP => match name {
