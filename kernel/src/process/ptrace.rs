@@ -706,7 +706,13 @@ fn stop(thread: &Arc<Thread>, frame: Option<&mut TrapFrame>, code: u32, info: Si
                 return None;
             }
             match t.resume.take() {
-                Some(r) => Some(Wake::Resumed(r)),
+                // Out of the stop under the same lock that takes the
+                // resume: a request in between must find it running
+                // (DETACH then fails with ESRCH, as on Linux).
+                Some(r) => {
+                    t.stop = None;
+                    Some(Wake::Resumed(r))
+                }
                 None if t.tracer.strong_count() == 0 => Some(Wake::Gone),
                 None => None,
             }
