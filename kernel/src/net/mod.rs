@@ -331,12 +331,12 @@ pub trait Socket: Send + Sync {
     fn unsent_bytes(&self) -> usize {
         0
     }
-    /// Whether the protocol has options at `level` (other than SOL_SOCKET):
-    /// setsockopt refuses an unknown level before it reads the value, as
-    /// Linux does (ENOPROTOOPT, or EOPNOTSUPP for a family without
-    /// protocol options), and reads it first for a known one (EFAULT).
-    fn knows_option_level(&self, _level: i32) -> bool {
-        false
+    /// Refuses a `level` (other than SOL_SOCKET) the protocol has no
+    /// options at: ENOPROTOOPT, or EOPNOTSUPP for a family without
+    /// protocol options. setsockopt asks before it reads the value, as
+    /// Linux does, and reads it first for a known level (EFAULT).
+    fn check_option_level(&self, _level: i32) -> Result<()> {
+        Err(Errno::EOPNOTSUPP)
     }
     /// Sets an option at a protocol level (SOL_TCP, SOL_IP...; never
     /// SOL_SOCKET). Families without such options refuse with EOPNOTSUPP.

@@ -641,9 +641,8 @@ pub fn setsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
         return Err(Errno::EINVAL);
     }
     let (_, socket) = get_socket(thread, fd)?;
-    if level != netabi::SOL_SOCKET as i32 && !socket.knows_option_level(level) {
-        // The protocol's refusal, before the value is read.
-        socket.set_protocol_option(level, name, &[])?;
+    if level != netabi::SOL_SOCKET as i32 {
+        socket.check_option_level(level)?;
     }
     // Every option here reads at least an int; none more than a timeval
     // or a linger.

@@ -655,8 +655,8 @@ impl Socket for TcpSocket {
         self.handle().map_or(0, |h| with_stack(|st| st.sockets.get::<stcp::Socket>(h).send_queue()))
     }
 
-    fn knows_option_level(&self, level: i32) -> bool {
-        level as u32 == netabi::SOL_TCP || level as u32 == netabi::SOL_IP
+    fn check_option_level(&self, level: i32) -> Result<()> {
+        if level as u32 == netabi::SOL_TCP || level as u32 == netabi::SOL_IP { Ok(()) } else { Err(Errno::ENOPROTOOPT) }
     }
 
     fn set_protocol_option(&self, level: i32, name: u32, raw: &[u8]) -> Result<()> {
