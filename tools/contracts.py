@@ -234,6 +234,18 @@ class Test:
         return f"{GUEST_ROOT}/{self.area}/{self.name}"
 
 
+# Set by `--only`: the areas or area/name ids a run is limited to (all when empty).
+ONLY: list = []
+
+
+def selected(tests: list) -> list:
+    """The tests `--only` names (all of them without it). A subset makes a
+    smaller image, so Linux's output for it is cached under its own key."""
+    if not ONLY:
+        return tests
+    return [t for t in tests if t.area in ONLY or t.id in ONLY]
+
+
 def discover() -> list:
     """Every userland/contracts/<area>/<name>.c, areas in AREAS order."""
     found = []
@@ -244,7 +256,7 @@ def discover() -> list:
         for f in sorted(os.listdir(os.path.join(SRC_DIR, area))):
             if f.endswith(".c") or (area == GLIBC_AREA and f.endswith(".cc")):
                 found.append(Test(area, f.rsplit(".", 1)[0], os.path.join(SRC_DIR, area, f)))
-    return found
+    return selected(found)
 
 
 def helper_sources() -> list:
@@ -428,7 +440,7 @@ def discover_busybox() -> list:
         if f.endswith(".sh") and not f.startswith("."):
             found.append(Test(BUSYBOX_AREA, f[:-3], os.path.join(BUSYBOX_SRC_DIR, f),
                               out=os.path.join(BUSYBOX_SRC_DIR, f)))
-    return found
+    return selected(found)
 
 
 def _tool_path(name: str) -> str:
@@ -572,9 +584,10 @@ def discover_debian() -> list:
     /contracts/debian/<name>."""
     if not os.path.isdir(DEBIAN_SRC_DIR):
         return []
-    return [Test(DEBIAN_AREA, f[:-3], os.path.join(DEBIAN_SRC_DIR, f),
-                 out=os.path.join(DEBIAN_SRC_DIR, f))
-            for f in sorted(os.listdir(DEBIAN_SRC_DIR)) if f.endswith(".sh") and not f.startswith(".")]
+    return selected([Test(DEBIAN_AREA, f[:-3], os.path.join(DEBIAN_SRC_DIR, f),
+                          out=os.path.join(DEBIAN_SRC_DIR, f))
+                     for f in sorted(os.listdir(DEBIAN_SRC_DIR))
+                     if f.endswith(".sh") and not f.startswith(".")])
 
 
 def debian_disk() -> str:
@@ -984,6 +997,8 @@ def main(argv=None) -> int:
         s.add_argument("--suite", choices=SUITES, default="contracts", help=suite_help)
         s.add_argument("--append", default="", help="extra kernel command-line words (both kernels)")
         s.add_argument("-v", "--verbose", action="store_true", help="echo the serial output")
+        s.add_argument("--only", action="append", default=[], metavar="AREA[/NAME]",
+                       help="run only these tests (repeatable); a quick check, not a suite run")
         if name == "linux":
             s.add_argument("--smp", type=int, default=1)
             s.add_argument("--no-cache", action="store_true")
@@ -1002,6 +1017,7 @@ def main(argv=None) -> int:
     h.add_argument("--suite", choices=SUITES, default="contracts", help=suite_help)
     h.add_argument("only", nargs="*", help="areas or area/name to run (default all)")
     ns = p.parse_args(argv)
+    ONLY[:] = getattr(ns, "only", []) if ns.cmd != "host" else []
     if ns.cmd == "build":
         build(include_busybox=ns.busybox, suite=ns.suite)
         return 0

@@ -134,19 +134,26 @@ int main(void)
     out("  back: %s", yesno(jump >= -100000000LL && jump < 1000000000LL));
 
     /* ADJ_FREQUENCY: +500 ppm makes the wall clock gain 0.5 ms a second
-     * over the raw clock. */
-    t = (struct timex){0};
-    t.modes = ADJ_FREQUENCY;
-    t.freq = 500 << 16;
-    adj(&t);
-    long long r0 = now_ns(CLOCK_REALTIME), m0 = now_ns(CLOCK_MONOTONIC_RAW);
-    msleep(2000);
-    long long r1 = now_ns(CLOCK_REALTIME), m1 = now_ns(CLOCK_MONOTONIC_RAW);
-    t.freq = 0;
-    adj(&t);
-    long long gained = (r1 - r0) - (m1 - m0), span = m1 - m0;
-    long long expect = span / 2000;
-    out("wall clock gained 500 ppm over the raw clock: %s", yesno(gained > expect * 7 / 10 && gained < expect * 13 / 10));
+     * over the raw clock. Up to three tries of 2 s: Linux under TCG on a
+     * busy host can change clock source (the TSC watchdog) inside one, so
+     * a single window sometimes misses on Linux itself; a kernel without
+     * the frequency adjustment misses all three. */
+    int gained_ok = 0;
+    for (int attempt = 0; attempt < 3 && !gained_ok; attempt++) {
+        t = (struct timex){0};
+        t.modes = ADJ_FREQUENCY;
+        t.freq = 500 << 16;
+        adj(&t);
+        long long r0 = now_ns(CLOCK_REALTIME), m0 = now_ns(CLOCK_MONOTONIC_RAW);
+        msleep(2000);
+        long long r1 = now_ns(CLOCK_REALTIME), m1 = now_ns(CLOCK_MONOTONIC_RAW);
+        t.freq = 0;
+        adj(&t);
+        long long gained = (r1 - r0) - (m1 - m0), span = m1 - m0;
+        long long expect = span / 2000;
+        gained_ok = gained > expect * 7 / 10 && gained < expect * 13 / 10;
+    }
+    out("wall clock gained 500 ppm over the raw clock: %s", yesno(gained_ok));
 
     /* As nobody: reading is allowed, setting is not. */
     pid_t pid = fork();
