@@ -15,7 +15,7 @@ use crate::error::{Errno, Result};
 use crate::mm::{Backing, ProgramInfo, Prot, Vm, Vma, STACK_SIZE, STACK_TOP};
 use crate::fs::FsContext;
 use crate::process::{Credentials, ExecCreds, Thread};
-use crate::syscalls::memory::inode_backing;
+use crate::fs::inode_backing::inode_backing;
 
 /// AT_HWCAP2's bit for "user code may use the FS/GS base instructions"
 /// (Linux's uapi asm/hwcap2.h).
@@ -321,7 +321,7 @@ pub fn initial_frame(entry: u64, sp: u64, template: &TrapFrame) -> TrapFrame {
 pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u8], argv: Vec<Vec<u8>>, envp: Vec<Vec<u8>>) -> Result<()> {
     let fs = thread.process.fs.lock().clone();
     let creds = thread.process.creds.lock().clone();
-    let (start, start_path) = if path.starts_with(b"/") || dirfd == crate::syscalls::AT_FDCWD {
+    let (start, start_path) = if path.starts_with(b"/") || dirfd == linux_raw_sys::general::AT_FDCWD {
         (None, Vec::new())
     } else {
         let dir = thread.process.files.lock().lock().get(dirfd)?;

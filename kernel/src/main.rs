@@ -26,6 +26,7 @@ mod timer;
 mod tty;
 mod uaccess;
 mod user;
+mod uts;
 
 use alloc::vec::Vec;
 

@@ -26,3 +26,10 @@ pub fn read_user_u32(addr: usize) -> Result<u32> {
     copy_from_user(&mut raw, addr)?;
     Ok(u32::from_le_bytes(raw))
 }
+
+/// Reads a plain value of `N` bytes from user memory.
+pub fn read_bytes<const N: usize>(addr: usize) -> Result<[u8; N]> {
+    let mut buf = [0u8; N];
+    copy_from_user(&mut buf, addr)?;
+    Ok(buf)
+}

@@ -10,6 +10,7 @@ pub mod fasync;
 pub mod fdtable;
 pub mod file;
 pub mod initramfs;
+pub mod inode_backing;
 pub mod locks;
 pub mod memfd;
 pub mod notify;

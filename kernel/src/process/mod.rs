@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod cputimer;
+pub mod limits;
 pub mod posix_timer;
 pub mod nproc;
 pub mod pid;
@@ -249,7 +250,7 @@ pub struct Process {
     /// CPU time of threads that have exited (ns).
     exited_threads_ns: AtomicU64,
     /// Resource limits.
-    pub limits: SpinLock<crate::syscalls::Limits>,
+    pub limits: SpinLock<limits::Limits>,
     /// Scheduling policy and static priority.
     pub sched_policy: SpinLock<(u32, i32)>,
     /// SCHED_RESET_ON_FORK: children start with the default policy and no
@@ -721,7 +722,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         threads: SpinLock::new(Vec::new()),
         thread_left: WaitQueue::new(),
         exited_threads_ns: AtomicU64::new(0),
-        limits: SpinLock::new(crate::syscalls::DEFAULT_LIMITS),
+        limits: SpinLock::new(limits::DEFAULT_LIMITS),
         sched_policy: SpinLock::new((0, 0)),
         sched_reset_on_fork: AtomicBool::new(false),
         nice: SpinLock::new(0),

@@ -8,62 +8,6 @@ use super::read_bytes;
 use crate::error::{Errno, Result};
 use crate::process::{find_process, Thread};
 
-/// The `struct utsname` uname copies out, kept whole so the call is one
-/// copy: six fields of 65 bytes; the host (1) and domain (5) names change
-/// with sethostname and setdomainname.
-static UTSNAME: kevlar_platform::sync::SpinLock<[u8; UTS_LEN]> = kevlar_platform::sync::SpinLock::new(initial_utsname());
-
-const UTS_FIELD: usize = 65;
-const UTS_LEN: usize = 6 * UTS_FIELD;
-const UTS_HOST: usize = 1;
-const UTS_DOMAIN: usize = 5;
-
-const fn initial_utsname() -> [u8; UTS_LEN] {
-    let fields: [&[u8]; 6] = [SYSNAME.as_bytes(), b"kevlar", RELEASE.as_bytes(), VERSION.as_bytes(), b"x86_64", b"(none)"];
-    let mut out = [0u8; UTS_LEN];
-    let mut f = 0;
-    while f < fields.len() {
-        let mut i = 0;
-        while i < fields[f].len() {
-            out[f * UTS_FIELD + i] = fields[f][i];
-            i += 1;
-        }
-        f += 1;
-    }
-    out
-}
-
-fn name_field(domain: bool) -> core::ops::Range<usize> {
-    let f = if domain { UTS_DOMAIN } else { UTS_HOST };
-    f * UTS_FIELD..(f + 1) * UTS_FIELD
-}
-
-/// The kernel's name, release and version, as uname reports them.
-pub const SYSNAME: &str = "Linux";
-/// The release uname reports.
-pub const RELEASE: &str = "6.1.0-kevlar";
-/// The version uname reports.
-pub const VERSION: &str = "#1 SMP Kevlar";
-
-/// Returns the host name (or, with `domain`, the NIS domain name).
-pub fn host_name(domain: bool) -> alloc::vec::Vec<u8> {
-    let uts = UTSNAME.lock();
-    let field = &uts[name_field(domain)];
-    let len = field.iter().position(|&b| b == 0).unwrap_or(64);
-    field[..len].to_vec()
-}
-
-/// Sets the host name (or the domain name): at most 64 bytes.
-pub fn set_host_name(domain: bool, name: &[u8]) -> Result<()> {
-    if name.len() > 64 {
-        return Err(Errno::EINVAL);
-    }
-    let mut buf = [0u8; UTS_FIELD];
-    buf[..name.len()].copy_from_slice(name);
-    UTSNAME.lock()[name_field(domain)].copy_from_slice(&buf);
-    Ok(())
-}
-
 /// sethostname / setdomainname.
 pub fn set_name(thread: &Thread, domain: bool, name: usize, len: usize) -> Result<isize> {
     crate::process::access::require(&thread.process, abi::CAP_SYS_ADMIN)?;
@@ -72,12 +16,12 @@ pub fn set_name(thread: &Thread, domain: bool, name: usize, len: usize) -> Resul
     }
     let mut buf = [0u8; 64];
     crate::uaccess::copy_from_user(&mut buf[..len], name)?;
-    set_host_name(domain, &buf[..len])?;
+    crate::uts::set_host_name(domain, &buf[..len])?;
     Ok(0)
 }
 
 pub fn uname(buf: usize) -> Result<isize> {
-    let raw = *UTSNAME.lock();
+    let raw = crate::uts::utsname();
     copy_to_user(buf, &raw)?;
     Ok(0)
 }
@@ -128,25 +72,6 @@ pub fn getrandom(thread: &Thread, buf: usize, len: usize, flags: u32) -> Result<
     Ok(done as isize)
 }
 
-/// Per-process resource limits: [current, max] by resource number.
-pub type Limits = [[u64; 2]; 16];
-
-/// Linux's defaults for a root shell (init's RLIMIT_NPROC and
-/// RLIMIT_SIGPENDING are then set from RAM, `process::nproc`).
-pub const DEFAULT_LIMITS: Limits = {
-    let inf = u64::MAX;
-    let mut l = [[inf, inf]; 16];
-    l[abi::RLIMIT_STACK as usize] = [8 << 20, inf];
-    l[abi::RLIMIT_CORE as usize] = [0, inf];
-    l[abi::RLIMIT_NOFILE as usize] = [1024, 4096];
-    l[abi::RLIMIT_NPROC as usize] = [7782, 7782];
-    l[abi::RLIMIT_MEMLOCK as usize] = [8 << 20, 8 << 20];
-    l[abi::RLIMIT_SIGPENDING as usize] = [7782, 7782];
-    l[abi::RLIMIT_MSGQUEUE as usize] = [819200, 819200];
-    l[abi::RLIMIT_NICE as usize] = [0, 0];
-    l[abi::RLIMIT_RTPRIO as usize] = [0, 0];
-    l
-};
 
 /// prlimit64 (and getrlimit/setrlimit with pid 0), in Linux's order: the
 /// new value is read (EFAULT), the target found (a process or thread id,

@@ -42,45 +42,6 @@ fn strict_total_vm(vm: &crate::mm::Vm) -> u64 {
     vm.vmas().map(|v| ((v.end - v.start) / PAGE_SIZE) as u64).sum()
 }
 
-/// A file-backed mapping source: the open file's inode, and the path it
-/// was opened by (for /proc/PID/maps).
-struct InodeBacking(Arc<dyn kevlar_vfs::Inode>, alloc::vec::Vec<u8>);
-
-impl crate::mm::FileBacking for InodeBacking {
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
-        self.0.read_at(offset, buf)
-    }
-
-    fn size(&self) -> u64 {
-        self.0.stat().map(|st| st.size).unwrap_or(0)
-    }
-
-    fn page(&self, index: u64) -> Result<Option<kevlar_platform::mm::pmm::PageRef>> {
-        crate::fs::pages::frame_of(&*self.0, index)
-    }
-
-    fn cached_page(&self, index: u64) -> Option<kevlar_platform::mm::pmm::PageRef> {
-        crate::fs::pages::cached_frame_of(&*self.0, index)
-    }
-
-    fn dirtied(&self, index: u64) {
-        self.0.page_dirtied(index);
-    }
-
-    fn sync(&self) -> Result<()> {
-        crate::fs::mount::sync_node(&*self.0)
-    }
-
-    fn identity(&self) -> (u64, u64, &[u8]) {
-        (self.0.fs_id(), self.0.ino(), &self.1)
-    }
-}
-
-/// Returns a backing that reads `inode`, opened by absolute `path`.
-pub fn inode_backing(inode: Arc<dyn kevlar_vfs::Inode>, path: alloc::vec::Vec<u8>) -> Arc<dyn crate::mm::FileBacking> {
-    Arc::new(InodeBacking(inode, path))
-}
-
 pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd: i32, offset: u64) -> Result<isize> {
     let prot = Prot::from_bits(prot)?;
     let known = abi::MAP_SHARED | abi::MAP_PRIVATE | abi::MAP_SHARED_VALIDATE | abi::MAP_FIXED | abi::MAP_ANONYMOUS
@@ -128,7 +89,7 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
                 // is nothing a shared mapping could write to.
                 return Err(Errno::ENODEV);
             }
-            Backing::File { file: inode_backing(inode, file.path.clone()), offset, file_len: len, shared }
+            Backing::File { file: crate::fs::inode_backing::inode_backing(inode, file.path.clone()), offset, file_len: len, shared }
         }
     };
     let vm = thread.process.vm.lock().clone();

@@ -10,13 +10,11 @@ mod caps;
 mod events;
 mod fs;
 pub mod futex;
-pub use fs::AT_FDCWD;
 mod info;
 mod ioport;
 mod ipc;
 mod mqueue;
 mod itimer;
-pub use info::{host_name, set_host_name, Limits, DEFAULT_LIMITS, RELEASE, SYSNAME, VERSION};
 pub mod memory;
 mod memfd;
 mod mlock;
@@ -577,12 +575,7 @@ pub fn read_string_array(addr: usize) -> Result<Vec<Vec<u8>>> {
     Ok(out)
 }
 
-/// Reads a plain value of `N` bytes from user memory.
-pub fn read_bytes<const N: usize>(addr: usize) -> Result<[u8; N]> {
-    let mut buf = [0u8; N];
-    copy_from_user(&mut buf, addr)?;
-    Ok(buf)
-}
+pub use crate::uaccess::read_bytes;
 
 /// Reads a little-endian u64.
 pub fn read_u64(addr: usize) -> Result<u64> {

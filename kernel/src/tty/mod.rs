@@ -519,7 +519,7 @@ impl Tty {
                     Err(Errno::EIO) => return Err(Errno::ENOTTY),
                     other => other?,
                 }
-                let raw = crate::syscalls::read_bytes::<4>(arg)?;
+                let raw = crate::uaccess::read_bytes::<4>(arg)?;
                 let pgrp = i32::from_le_bytes(raw);
                 if pgrp < 0 {
                     return Err(Errno::EINVAL);
@@ -624,7 +624,7 @@ impl Tty {
                 if !root && !(is_controlling(&process, self) && file.is_some_and(|f| f.readable)) {
                     return Err(Errno::EPERM);
                 }
-                let c = crate::syscalls::read_bytes::<1>(arg)?;
+                let c = crate::uaccess::read_bytes::<1>(arg)?;
                 self.receive_input(&c);
                 Ok(0)
             }

@@ -320,7 +320,7 @@ impl FileOps for MasterFile {
                 Ok(0)
             }
             ioctl::TIOCSPTLCK => {
-                let lock = i32::from_le_bytes(crate::syscalls::read_bytes::<4>(arg)?);
+                let lock = i32::from_le_bytes(crate::uaccess::read_bytes::<4>(arg)?);
                 self.pty.state.lock().locked = lock != 0;
                 Ok(0)
             }

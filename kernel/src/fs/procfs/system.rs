@@ -40,7 +40,7 @@ fn cmdline() -> Result<String> {
 }
 
 fn version() -> Result<String> {
-    Ok(format!("{} version {} (kevlar@kevlar) (rustc) {}\n", crate::syscalls::SYSNAME, crate::syscalls::RELEASE, crate::syscalls::VERSION))
+    Ok(format!("{} version {} (kevlar@kevlar) (rustc) {}\n", crate::uts::SYSNAME, crate::uts::RELEASE, crate::uts::VERSION))
 }
 
 fn filesystems() -> Result<String> {
@@ -452,20 +452,20 @@ fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
             Ok(setting_file(
                 n,
                 0o644,
-                move || Ok(format!("{}\n", String::from_utf8_lossy(&crate::syscalls::host_name(domain)))),
+                move || Ok(format!("{}\n", String::from_utf8_lossy(&crate::uts::host_name(domain)))),
                 move |buf| {
                     // Longer names are cut to the field's 64 bytes.
                     let text = setting_text(buf);
-                    crate::syscalls::set_host_name(domain, &text[..text.len().min(64)])?;
+                    crate::uts::set_host_name(domain, &text[..text.len().min(64)])?;
                     Ok(buf.len())
                 },
             ))
         });
     }
     let fixed: [(&'static [u8], fn() -> String); 4] = [
-        (b"osrelease", || format!("{}\n", crate::syscalls::RELEASE)),
-        (b"ostype", || format!("{}\n", crate::syscalls::SYSNAME)),
-        (b"version", || format!("{}\n", crate::syscalls::VERSION)),
+        (b"osrelease", || format!("{}\n", crate::uts::RELEASE)),
+        (b"ostype", || format!("{}\n", crate::uts::SYSNAME)),
+        (b"version", || format!("{}\n", crate::uts::VERSION)),
         (b"threads-max", || format!("{}\n", crate::process::nproc::max_threads())),
     ];
     for (i, (name, text)) in fixed.into_iter().enumerate() {

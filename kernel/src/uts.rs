@@ -1,0 +1,70 @@
+//! The system's names as uname(2) reports them: the kernel's name, release
+//! and version, and the host and NIS domain names that sethostname and
+//! setdomainname change (/proc/sys/kernel shows the same).
+
+use alloc::vec::Vec;
+
+use kevlar_platform::sync::SpinLock;
+
+use crate::error::{Errno, Result};
+
+/// The `struct utsname` uname copies out, kept whole so the call is one
+/// copy: six fields of 65 bytes; the host (1) and domain (5) names change
+/// with sethostname and setdomainname.
+static UTSNAME: SpinLock<[u8; UTS_LEN]> = SpinLock::new(initial_utsname());
+
+const UTS_FIELD: usize = 65;
+pub const UTS_LEN: usize = 6 * UTS_FIELD;
+const UTS_HOST: usize = 1;
+const UTS_DOMAIN: usize = 5;
+
+const fn initial_utsname() -> [u8; UTS_LEN] {
+    let fields: [&[u8]; 6] = [SYSNAME.as_bytes(), b"kevlar", RELEASE.as_bytes(), VERSION.as_bytes(), b"x86_64", b"(none)"];
+    let mut out = [0u8; UTS_LEN];
+    let mut f = 0;
+    while f < fields.len() {
+        let mut i = 0;
+        while i < fields[f].len() {
+            out[f * UTS_FIELD + i] = fields[f][i];
+            i += 1;
+        }
+        f += 1;
+    }
+    out
+}
+
+fn name_field(domain: bool) -> core::ops::Range<usize> {
+    let f = if domain { UTS_DOMAIN } else { UTS_HOST };
+    f * UTS_FIELD..(f + 1) * UTS_FIELD
+}
+
+/// The kernel's name, release and version, as uname reports them.
+pub const SYSNAME: &str = "Linux";
+/// The release uname reports.
+pub const RELEASE: &str = "6.1.0-kevlar";
+/// The version uname reports.
+pub const VERSION: &str = "#1 SMP Kevlar";
+
+/// Returns the host name (or, with `domain`, the NIS domain name).
+pub fn host_name(domain: bool) -> Vec<u8> {
+    let uts = UTSNAME.lock();
+    let field = &uts[name_field(domain)];
+    let len = field.iter().position(|&b| b == 0).unwrap_or(64);
+    field[..len].to_vec()
+}
+
+/// Sets the host name (or the domain name): at most 64 bytes.
+pub fn set_host_name(domain: bool, name: &[u8]) -> Result<()> {
+    if name.len() > 64 {
+        return Err(Errno::EINVAL);
+    }
+    let mut buf = [0u8; UTS_FIELD];
+    buf[..name.len()].copy_from_slice(name);
+    UTSNAME.lock()[name_field(domain)].copy_from_slice(&buf);
+    Ok(())
+}
+
+/// The whole `struct utsname`, as uname copies it out.
+pub fn utsname() -> [u8; UTS_LEN] {
+    *UTSNAME.lock()
+}
