@@ -602,10 +602,31 @@ pub fn read_user_cstr(addr: usize, max: usize) -> Result<Vec<u8>> {
     if addr == 0 {
         return Err(Errno::EFAULT);
     }
-    let mut out = Vec::new();
+    // Most strings (paths, names) are short: a first small read, with no
+    // result buffer to grow when the string ends in it.
+    let mut head = [0u8; 64];
+    let len = head.len().min(4096 - addr % 4096);
+    copy_from_user(&mut head[..len], addr)?;
+    if let Some(nul) = head[..len].iter().position(|&b| b == 0) {
+        if nul > max {
+            return Err(Errno::ENAMETOOLONG);
+        }
+        return Ok(head[..nul].to_vec());
+    }
+    read_user_cstr_long(addr, max, &head[..len])
+}
+
+/// The rest of `read_user_cstr` once its first `head` bytes held no NUL.
+#[inline(never)]
+fn read_user_cstr_long(addr: usize, max: usize, head: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(head);
+    if out.len() > max {
+        return Err(Errno::ENAMETOOLONG);
+    }
     let mut chunk = [0u8; 256];
     loop {
-        let at = addr + out.len();
+        let at = addr.checked_add(out.len()).ok_or(Errno::EFAULT)?;
         // Never read past a page boundary in one go: the next page may be
         // unmapped even though the string ends before it.
         let to_page_end = 4096 - (at % 4096);

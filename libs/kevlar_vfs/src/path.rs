@@ -421,14 +421,17 @@ impl<'c, 'a> Walker<'c, 'a> {
         } else {
             self.start.clone()
         };
-        let mut frames: Vec<Frame<'_>> = Vec::new();
+        // The path itself, then the targets of the symlinks met, each
+        // spliced in front of the rest (the walk's stack of frames: the
+        // path's frame apart, so a walk without symlinks allocates none).
         let first = Frame {
             buf: Cow::Borrowed(path),
             pos: 0,
             must_dir_at_end: false,
         };
+        let mut base = None;
         if first.has_more() {
-            frames.push(first);
+            base = Some(first);
         } else if mode == Mode::Parent {
             // Only slashes: the root, which is nobody's entry.
             return Ok(Outcome::Parent(ParentLookup {
@@ -437,11 +440,22 @@ impl<'c, 'a> Walker<'c, 'a> {
                 trailing_slash: false,
             }));
         }
+        let mut links: Vec<Frame<'_>> = Vec::new();
         let follow_last = !flags.contains(WalkFlags::NOFOLLOW);
         let mut last_must_dir = false;
-        let mut name_buf = [0u8; NAME_MAX];
+        // A component of a symlink's target is copied out before its frame
+        // goes; the path's own components are borrowed from it.
+        let mut link_name: Vec<u8> = Vec::new();
 
-        while let Some(top) = frames.last_mut() {
+        loop {
+            let from_link = !links.is_empty();
+            let top = match links.last_mut() {
+                Some(top) => top,
+                None => match base.as_mut() {
+                    Some(top) => top,
+                    None => break,
+                },
+            };
             // Invariant: every frame on the stack has a component left.
             let Some((s, e, must_dir)) = top.next_component() else {
                 return Err(Errno::EINVAL);
@@ -450,12 +464,18 @@ impl<'c, 'a> Walker<'c, 'a> {
             if len > NAME_MAX {
                 return Err(Errno::ENAMETOOLONG);
             }
-            name_buf[..len].copy_from_slice(&top.buf[s..e]);
-            if !top.has_more() {
-                frames.pop();
+            let more = top.has_more();
+            if from_link {
+                link_name.clear();
+                link_name.extend_from_slice(&top.buf[s..e]);
+                if !more {
+                    links.pop();
+                }
+            } else if !more {
+                base = None;
             }
-            let name = &name_buf[..len];
-            let is_last = frames.is_empty();
+            let name: &[u8] = if from_link { &link_name } else { &path[s..e] };
+            let is_last = links.is_empty() && base.is_none();
             last_must_dir = must_dir;
 
             if cur.file_type() != FileType::Directory {
@@ -523,7 +543,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                             must_dir_at_end: must_dir,
                         };
                         if frame.has_more() {
-                            frames.push(frame);
+                            links.push(frame);
                         }
                         continue;
                     }
