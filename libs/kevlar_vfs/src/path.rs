@@ -178,6 +178,11 @@ pub struct ParentLookup {
     pub last: LastComponent,
     /// Whether the path ended with a slash after the last component.
     pub trailing_slash: bool,
+    /// Whether reaching `dir` followed a symlink (or a magic link): when
+    /// not, and the path is absolute and plain (no `.`, `..` or empty
+    /// components), the path up to its last component names `dir` from
+    /// the root as written.
+    pub followed_links: bool,
 }
 
 impl ParentLookup {
@@ -308,6 +313,7 @@ pub fn walk_parent(
             dir: root,
             last: LastComponent::Root,
             trailing_slash: false,
+            followed_links: false,
         }),
         Outcome::Missing { .. } => Err(Errno::EINVAL),
     }
@@ -438,6 +444,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 dir: cur,
                 last: LastComponent::Root,
                 trailing_slash: false,
+                followed_links: false,
             }));
         }
         let mut links: Vec<Frame<'_>> = Vec::new();
@@ -493,6 +500,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                     dir: cur,
                     last,
                     trailing_slash: must_dir,
+                    followed_links: self.links_followed > 0,
                 }));
             }
 
