@@ -230,7 +230,9 @@ static TABLE: [Option<Handler>; TABLE_LEN] = {
 /// Writes `const fn dispatch(number) -> Option<Handler>`: each arm
 /// `NUMBER => EXPR` becomes a handler in which `EXPR` sees the calling
 /// thread, the trap frame and the decoded arguments under the names given
-/// first (`thread, frame, a`).
+/// first (`thread, frame, a`). The table is built before any call, so an
+/// arm has no guard: a choice that depends on the arguments goes inside
+/// its expression (`nr::__NR_x => if a.u32(0) == ... { ... } else { ... }`).
 macro_rules! syscall_table {
     ($thread:ident, $frame:ident, $a:ident; $($($number:path)|+ => $body:expr),* $(,)?) => {
         #[allow(unused_variables)]
