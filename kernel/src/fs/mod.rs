@@ -335,7 +335,12 @@ fn canonical_path_walk(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn 
                 return Ok((dir_path(fs, node.clone())?, node));
             }
         };
-        let mut dir = dir_path(fs, parent.dir.clone())?;
+        // The directory's real path: as written when the walk to it took
+        // no symlink (the common case, and no walk up through `..`).
+        let mut dir = match plain_parent(&path) {
+            Some(written) if !parent.followed_links => written.to_vec(),
+            _ => dir_path(fs, parent.dir.clone())?,
+        };
         let node = parent.dir.lookup(&name)?;
         if node.file_type() == FileType::Symlink {
             let target = node.read_link()?;
@@ -358,6 +363,18 @@ fn canonical_path_walk(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn 
         return Ok((dir, node));
     }
     Err(Errno::ELOOP)
+}
+
+/// The part of absolute `path` before its last component, when `path` is
+/// plain: every component a name (no `.`, `..`, empty component or
+/// trailing slash).
+fn plain_parent(path: &[u8]) -> Option<&[u8]> {
+    let rest = path.strip_prefix(b"/")?;
+    if rest.is_empty() || rest.ends_with(b"/") || rest.split(|&b| b == b'/').any(|c| c.is_empty() || c == b"." || c == b"..") {
+        return None;
+    }
+    let cut = path.iter().rposition(|&b| b == b'/')?;
+    Some(if cut == 0 { b"/" } else { &path[..cut] })
 }
 
 /// Returns the real absolute path of the working directory, found by

@@ -51,6 +51,11 @@ use crate::process::Thread;
 pub struct Args(pub [u64; 6]);
 
 impl Args {
+    /// The argument registers of the system call in `frame`.
+    #[inline(always)]
+    fn of(frame: &TrapFrame) -> Args {
+        Args([frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9])
+    }
     fn usize(&self, i: usize) -> usize {
         self.0[i] as usize
     }
@@ -103,29 +108,75 @@ pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
 /// result there.
 #[inline(always)]
 fn run_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize) {
-    let args = Args([frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9]);
-    let trace = TRACE.load(Ordering::Relaxed) && TRACE_COMM.lock().as_deref().is_none_or(|c| *thread.process.comm.lock() == c);
+    if TRACE.load(Ordering::Relaxed) {
+        return run_traced(thread, frame, number);
+    }
+    // The hook point before dispatch: a check that may refuse the call
+    // (seccomp) goes here, as one predictable branch when it has nothing
+    // to do.
+    thread.current_syscall.store(number as u64, Ordering::Relaxed);
+    let result = match TABLE.get(number) {
+        Some(Some(handler)) => handler(thread, frame),
+        _ => unknown(number),
+    };
+    finish(thread, frame, number, result);
+}
+
+/// `run_syscall` with `strace` on: logs the call and its result.
+#[inline(never)]
+#[cold]
+fn run_traced(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize) {
+    let trace = TRACE_COMM.lock().as_deref().is_none_or(|c| *thread.process.comm.lock() == c);
+    let name = names::SYSCALL_NAMES.get(number).copied().unwrap_or("?");
     if trace {
-        let name = names::SYSCALL_NAMES.get(number).copied().unwrap_or("?");
-        log::info!("[{}] {}({:#x}, {:#x}, {:#x}, {:#x}) ...", thread.tid(), name, args.0[0], args.0[1], args.0[2], args.0[3]);
+        let a = Args::of(frame);
+        log::info!("[{}] {}({:#x}, {:#x}, {:#x}, {:#x}) ...", thread.tid(), name, a.0[0], a.0[1], a.0[2], a.0[3]);
     }
     thread.current_syscall.store(number as u64, Ordering::Relaxed);
-    let result = dispatch(thread, frame, number, args);
+    let result = match TABLE.get(number) {
+        Some(Some(handler)) => handler(thread, frame),
+        _ => unknown(number),
+    };
+    if trace {
+        let shown = if result == Err(crate::net::EINTR_NO_RESTART) { Err(Errno::EINTR) } else { result };
+        log::info!("[{}] {} -> {:?}", thread.tid(), name, shown);
+    }
+    finish(thread, frame, number, result);
+}
+
+/// An unimplemented system call: ENOSYS, logged once by number.
+#[inline(never)]
+#[cold]
+fn unknown(number: usize) -> Result<isize> {
+    report_unknown(number);
+    Err(Errno::ENOSYS)
+}
+
+/// Stores the result of system call `number` in `frame` and records an
+/// interrupted call for restarting.
+#[inline(always)]
+fn finish(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, result: Result<isize>) {
+    thread.current_syscall.store(u64::MAX, Ordering::Relaxed);
+    match result {
+        Ok(value) => frame.rax = value as u64,
+        Err(errno) => failed(thread, frame, number, errno),
+    }
+}
+
+/// The error path of `finish`: out of line, so a successful call pays
+/// for none of it.
+#[inline(never)]
+fn failed(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, errno: Errno) {
     // A socket wait with a timeout is never restarted (Linux's EINTR
     // rather than ERESTARTSYS).
-    let no_restart = result == Err(crate::net::EINTR_NO_RESTART);
-    let result = if no_restart { Err(Errno::EINTR) } else { result };
-    thread.current_syscall.store(u64::MAX, Ordering::Relaxed);
-    if trace {
-        let name = names::SYSCALL_NAMES.get(number).copied().unwrap_or("?");
-        log::info!("[{}] {} -> {:?}", thread.tid(), name, result);
-    }
-    frame.rax = match result {
-        Ok(value) => value as u64,
-        Err(errno) => errno.as_negative_isize() as u64,
-    };
-    let interrupted = result == Err(Errno::EINTR) && !no_restart;
-    if interrupted && (is_restartable(number) || (n_is(number, nr::__NR_futex) && futex::restarts_after_handler(args.u32(1), args.usize(3)))) {
+    let no_restart = errno == crate::net::EINTR_NO_RESTART;
+    let errno = if no_restart { Errno::EINTR } else { errno };
+    frame.rax = errno.as_negative_isize() as u64;
+    let interrupted = errno == Errno::EINTR && !no_restart;
+    // The arguments are read again from the frame: no handler that can
+    // fail with EINTR rewrites the argument registers.
+    let a = Args::of(frame);
+    if interrupted && (is_restartable(number) || (n_is(number, nr::__NR_futex) && futex::restarts_after_handler(a.u32(1), a.usize(3)))) {
         thread.set_interrupted_syscall(number as u64);
     } else if interrupted && (restarts_without_handler(number) || n_is(number, nr::__NR_futex)) {
         thread.set_interrupted_syscall(number as u64 | crate::process::signal::RESTART_NO_HANDLER);
@@ -152,16 +203,51 @@ fn is_restartable(number: usize) -> bool {
         | nr::__NR_mq_timedsend | nr::__NR_mq_timedreceive)
 }
 
-// One call site (handle): inlined, so the hot path has no call, frame or
-// result copy for it; left to itself the compiler stopped inlining it once
-// the table grew.
-#[inline(always)]
-fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args) -> Result<isize> {
-    let Ok(n) = u32::try_from(number) else {
-        report_unknown(number);
-        return Err(Errno::ENOSYS);
+/// A system call handler: decodes the arguments from the frame and calls
+/// the subsystem that does the work.
+type Handler = fn(&Arc<Thread>, &mut TrapFrame) -> Result<isize>;
+
+/// One slot per system call number below this (the x86_64 numbers end
+/// before 512); a number past it, or an empty slot, is ENOSYS.
+const TABLE_LEN: usize = 512;
+
+/// The dispatch table, built at compile time from `dispatch` below. An
+/// indirect call through it replaces one function with a `match` over
+/// every call: that function's frame and saved registers (the union of
+/// every arm's) cost each system call about 40 instructions.
+static TABLE: [Option<Handler>; TABLE_LEN] = {
+    let mut table = [None; TABLE_LEN];
+    let mut n = 0;
+    while n < TABLE_LEN {
+        table[n] = dispatch(n as u32);
+        n += 1;
+    }
+    table
+};
+
+/// Writes `const fn dispatch(number) -> Option<Handler>`: each arm
+/// `NUMBER => EXPR` becomes a handler in which `EXPR` sees the calling
+/// thread, the trap frame and the decoded arguments under the names given
+/// first (`thread, frame, a`). The table is built before any call, so an
+/// arm has no guard: a choice that depends on the arguments goes inside
+/// its expression (`nr::__NR_x => if a.u32(0) == ... { ... } else { ... }`).
+macro_rules! syscall_table {
+    ($thread:ident, $frame:ident, $a:ident; $($($number:path)|+ => $body:expr),* $(,)?) => {
+        #[allow(unused_variables)]
+        const fn dispatch(number: u32) -> Option<Handler> {
+            let handler: Handler = match number {
+                $($($number)|+ => |$thread, $frame| {
+                    let $a = Args::of($frame);
+                    $body
+                },)*
+                _ => return None,
+            };
+            Some(handler)
+        }
     };
-    match n {
+}
+
+syscall_table! { thread, frame, a;
         // Files.
         nr::__NR_read => fs::read(thread, a.i32(0), a.usize(1), a.usize(2)),
         nr::__NR_write => fs::write(thread, a.i32(0), a.usize(1), a.usize(2)),
@@ -239,7 +325,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_sync => {
             crate::fs::mount::sync_all();
             Ok(0)
-        }
+        },
         nr::__NR_umask => fs::umask(thread, a.u32(0)),
         nr::__NR_poll => poll::poll(thread, a.usize(0), a.usize(1), a.i32(2) as i64 * 1_000_000),
         nr::__NR_ppoll => poll::ppoll(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4)),
@@ -315,11 +401,11 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_exit => {
             crate::process::exit_thread(a.0[0] as u8);
             Ok(0)
-        }
+        },
         nr::__NR_exit_group => {
             crate::process::exit_current(crate::process::ExitStatus::Exited(a.0[0] as u8));
             Ok(0)
-        }
+        },
         nr::__NR_fork => process::fork(thread, frame, nr::SIGCHLD as u64, 0, 0, 0, 0),
         nr::__NR_vfork => process::fork(thread, frame, (nr::CLONE_VM | nr::CLONE_VFORK | nr::SIGCHLD) as u64, 0, 0, 0, 0),
         // partial(clone): CLONE_SIGHAND and CLONE_FS only with CLONE_THREAD; namespaces, CLONE_PIDFD and CLONE_IO return EINVAL
@@ -333,13 +419,13 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_set_tid_address => {
             thread.clear_child_tid.store(a.usize(0), Ordering::Relaxed);
             Ok(thread.tid() as isize)
-        }
+        },
         nr::__NR_arch_prctl => process::arch_prctl(thread, a.u32(0), a.0[1]),
         nr::__NR_prctl => process::prctl(thread, a.u32(0), a.usize(1)),
         nr::__NR_sched_yield => {
             crate::process::scheduler::schedule();
             Ok(0)
-        }
+        },
         // partial(ptrace): no NT_X86_XSTATE register set (EINVAL), no hardware breakpoints (the debug registers read 0 and take only 0), PTRACE_PEEKSIGINFO, GETSIGMASK/SETSIGMASK, ARCH_PRCTL and the seccomp requests give EIO; POKETEXT needs a writable mapping (no FOLL_FORCE)
         nr::__NR_ptrace => ptrace::ptrace(thread, a),
         nr::__NR_process_vm_readv => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], false),
@@ -425,7 +511,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
                 return Err(Errno::EFAULT);
             }
             info::prlimit64(thread, 0, a.u32(0), 0, a.usize(1))
-        }
+        },
         nr::__NR_setrlimit => {
             if a.u32(0) >= 16 {
                 return Err(Errno::EINVAL);
@@ -434,7 +520,7 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
                 return Err(Errno::EFAULT);
             }
             info::prlimit64(thread, 0, a.u32(0), a.usize(1), 0)
-        }
+        },
         nr::__NR_prlimit64 => info::prlimit64(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3)),
         // partial(getpriority): nice does not weigh scheduling yet
         nr::__NR_getpriority => sched::getpriority(thread, a.u32(0), a.i32(1)),
@@ -504,11 +590,6 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
         nr::__NR_mq_timedreceive => mqueue::mq_timedreceive(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4)),
         nr::__NR_mq_getsetattr => mqueue::mq_getsetattr(thread, a.i32(0), a.usize(1), a.usize(2)),
 
-        _ => {
-            report_unknown(number);
-            Err(Errno::ENOSYS)
-        }
-    }
 }
 
 // --- helpers shared by the families -----------------------------------------
@@ -521,10 +602,31 @@ pub fn read_user_cstr(addr: usize, max: usize) -> Result<Vec<u8>> {
     if addr == 0 {
         return Err(Errno::EFAULT);
     }
-    let mut out = Vec::new();
+    // Most strings (paths, names) are short: a first small read, with no
+    // result buffer to grow when the string ends in it.
+    let mut head = [0u8; 64];
+    let len = head.len().min(4096 - addr % 4096);
+    copy_from_user(&mut head[..len], addr)?;
+    if let Some(nul) = head[..len].iter().position(|&b| b == 0) {
+        if nul > max {
+            return Err(Errno::ENAMETOOLONG);
+        }
+        return Ok(head[..nul].to_vec());
+    }
+    read_user_cstr_long(addr, max, &head[..len])
+}
+
+/// The rest of `read_user_cstr` once its first `head` bytes held no NUL.
+#[inline(never)]
+fn read_user_cstr_long(addr: usize, max: usize, head: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(head);
+    if out.len() > max {
+        return Err(Errno::ENAMETOOLONG);
+    }
     let mut chunk = [0u8; 256];
     loop {
-        let at = addr + out.len();
+        let at = addr.checked_add(out.len()).ok_or(Errno::EFAULT)?;
         // Never read past a page boundary in one go: the next page may be
         // unmapped even though the string ends before it.
         let to_page_end = 4096 - (at % 4096);

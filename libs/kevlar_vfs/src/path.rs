@@ -178,6 +178,11 @@ pub struct ParentLookup {
     pub last: LastComponent,
     /// Whether the path ended with a slash after the last component.
     pub trailing_slash: bool,
+    /// Whether reaching `dir` followed a symlink (or a magic link): when
+    /// not, and the path is absolute and plain (no `.`, `..` or empty
+    /// components), the path up to its last component names `dir` from
+    /// the root as written.
+    pub followed_links: bool,
 }
 
 impl ParentLookup {
@@ -308,6 +313,7 @@ pub fn walk_parent(
             dir: root,
             last: LastComponent::Root,
             trailing_slash: false,
+            followed_links: false,
         }),
         Outcome::Missing { .. } => Err(Errno::EINVAL),
     }
@@ -421,27 +427,42 @@ impl<'c, 'a> Walker<'c, 'a> {
         } else {
             self.start.clone()
         };
-        let mut frames: Vec<Frame<'_>> = Vec::new();
+        // The path itself, then the targets of the symlinks met, each
+        // spliced in front of the rest (the walk's stack of frames: the
+        // path's frame apart, so a walk without symlinks allocates none).
         let first = Frame {
             buf: Cow::Borrowed(path),
             pos: 0,
             must_dir_at_end: false,
         };
+        let mut base = None;
         if first.has_more() {
-            frames.push(first);
+            base = Some(first);
         } else if mode == Mode::Parent {
             // Only slashes: the root, which is nobody's entry.
             return Ok(Outcome::Parent(ParentLookup {
                 dir: cur,
                 last: LastComponent::Root,
                 trailing_slash: false,
+                followed_links: false,
             }));
         }
+        let mut links: Vec<Frame<'_>> = Vec::new();
         let follow_last = !flags.contains(WalkFlags::NOFOLLOW);
         let mut last_must_dir = false;
-        let mut name_buf = [0u8; NAME_MAX];
+        // A component of a symlink's target is copied out before its frame
+        // goes; the path's own components are borrowed from it.
+        let mut link_name: Vec<u8> = Vec::new();
 
-        while let Some(top) = frames.last_mut() {
+        loop {
+            let from_link = !links.is_empty();
+            let top = match links.last_mut() {
+                Some(top) => top,
+                None => match base.as_mut() {
+                    Some(top) => top,
+                    None => break,
+                },
+            };
             // Invariant: every frame on the stack has a component left.
             let Some((s, e, must_dir)) = top.next_component() else {
                 return Err(Errno::EINVAL);
@@ -450,12 +471,18 @@ impl<'c, 'a> Walker<'c, 'a> {
             if len > NAME_MAX {
                 return Err(Errno::ENAMETOOLONG);
             }
-            name_buf[..len].copy_from_slice(&top.buf[s..e]);
-            if !top.has_more() {
-                frames.pop();
+            let more = top.has_more();
+            if from_link {
+                link_name.clear();
+                link_name.extend_from_slice(&top.buf[s..e]);
+                if !more {
+                    links.pop();
+                }
+            } else if !more {
+                base = None;
             }
-            let name = &name_buf[..len];
-            let is_last = frames.is_empty();
+            let name: &[u8] = if from_link { &link_name } else { &path[s..e] };
+            let is_last = links.is_empty() && base.is_none();
             last_must_dir = must_dir;
 
             if cur.file_type() != FileType::Directory {
@@ -473,6 +500,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                     dir: cur,
                     last,
                     trailing_slash: must_dir,
+                    followed_links: self.links_followed > 0,
                 }));
             }
 
@@ -523,7 +551,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                             must_dir_at_end: must_dir,
                         };
                         if frame.has_more() {
-                            frames.push(frame);
+                            links.push(frame);
                         }
                         continue;
                     }

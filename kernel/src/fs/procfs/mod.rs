@@ -9,6 +9,7 @@
 //! and fixed entry numbers, so the same name always has the same number.
 
 mod ipc;
+mod line;
 mod pid;
 mod system;
 mod vmstat;

@@ -13,6 +13,7 @@ use core::sync::atomic::Ordering;
 use kevlar_vfs::{DirEntry, FileType, Inode, Stat};
 use linux_raw_sys::general as abi;
 
+use super::line::{nums, Line};
 use super::{fs_id, parse_number, pid_ino};
 use crate::error::{Errno, Result};
 use crate::fs::file::OpenFile;
@@ -686,13 +687,11 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
     let exit_code = if permitted { p.exit_status().map_or(0, |s| s.wait_status()) } else { 0 };
     let wchan = u8::from(permitted && state == 'S');
     let comm = p.comm.lock().clone();
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "{} ({}) {} {} {} {} {} {} {} {} 0 0 0 {} 0 {} 0 {} {} {} 0 {} {} {} {} {} {} {} 0 0 {} {} {} {} {} 0 0 17 {} {} {} 0 0 0 {} {} {} {} {} {} {} {}\n",
-        p.pid,
-        comm,
-        state,
+    let rt = if policy == abi::SCHED_FIFO || policy == abi::SCHED_RR { rt_priority } else { 0 };
+    let mut out = Line::with_capacity(320);
+    out.num(p.pid as i128).text(b" (").text(comm.as_bytes()).text(b") ");
+    out.text(&[state as u8, b' ']);
+    nums!(out;
         p.ppid(),
         p.pgid.load(Ordering::Relaxed),
         p.sid.load(Ordering::Relaxed),
@@ -700,11 +699,15 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
         crate::tty::tpgid(p),
         flags,
         thread.as_ref().map_or(0, |t| t.fault_count.load(Ordering::Relaxed)),
+        0, 0, 0,
         p.cpu_ns() / NS_PER_TICK,
+        0,
         p.children_cpu_ns.load(Ordering::Relaxed) / NS_PER_TICK,
+        0,
         priority,
         nice,
         p.thread_count().max(1),
+        0,
         p.start_ns / NS_PER_TICK,
         vm_size,
         resident,
@@ -712,14 +715,17 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
         code_field(|m| m.start_code),
         code_field(|m| m.end_code),
         mm(|m| m.start_stack),
+        0, 0,
         pending,
         blocked,
         ignored,
         caught,
         wchan,
+        0, 0, 17,
         thread.as_ref().map_or(0, |t| t.last_cpu()),
-        if policy == abi::SCHED_FIFO || policy == abi::SCHED_RR { rt_priority } else { 0 },
+        rt,
         policy,
+        0, 0, 0,
         mm(|m| m.start_data),
         mm(|m| m.end_data),
         if has_mm && permitted { brk_start } else { 0 },
@@ -727,10 +733,10 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
         mm(|m| m.arg_end),
         mm(|m| m.env_start),
         mm(|m| m.env_end),
-        exit_code,
     );
+    out.num(exit_code as i128).text(b"\n");
     // utime and stime: all CPU time counts as user time for now.
-    Ok(out.into_bytes())
+    Ok(out.0)
 }
 
 fn statm(p: &Arc<Process>) -> Result<Vec<u8>> {

@@ -434,6 +434,10 @@ pub struct Stack {
     /// The next sweep looks at every connection (timer-driven pumps:
     /// smoltcp's timers change connections without a segment).
     full_sweep: bool,
+    /// The sweep's lists of listeners and of connections to look at,
+    /// kept so that their memory is reused.
+    scratch_ids: Vec<u64>,
+    scratch_look: Vec<SocketHandle>,
 }
 
 impl Stack {
@@ -481,6 +485,8 @@ impl Stack {
             dirty: BTreeSet::new(),
             unindexed: BTreeSet::new(),
             full_sweep: false,
+            scratch_ids: Vec::new(),
+            scratch_look: Vec::new(),
         }
     }
 
@@ -710,7 +716,8 @@ impl Stack {
     /// Recomputes which listeners' SYNs are dropped (those whose queue is
     /// full, so they have no socket waiting in LISTEN).
     fn update_syn_filter(&mut self) {
-        self.device.full_listeners = self.listeners.values().filter(|l| l.listen.is_none()).map(|l| l.endpoint.port).collect();
+        self.device.full_listeners.clear();
+        self.device.full_listeners.extend(self.listeners.values().filter(|l| l.listen.is_none()).map(|l| l.endpoint.port));
     }
 
     /// Takes the oldest completed connection of a listener; the caller
@@ -731,9 +738,13 @@ impl Stack {
         let mut changed = false;
         // Listeners first: a SYN moves the listening socket to the embryos
         // (and a new one takes its place before the next packet).
-        let ids: Vec<u64> = self.listeners.keys().copied().collect();
+        // Scratch lists kept between sweeps: a sweep runs after every
+        // packet, and allocating them each time was a good part of its cost.
+        let mut ids = core::mem::take(&mut self.scratch_ids);
+        ids.clear();
+        ids.extend(self.listeners.keys().copied());
         let mut completed = Vec::new();
-        for id in ids {
+        for &id in ids.iter() {
             let mut refill = false;
             {
                 let l = self.listeners.get_mut(&id).unwrap();
@@ -769,6 +780,7 @@ impl Stack {
                 self.refill(id);
             }
         }
+        self.scratch_ids = ids;
         self.update_syn_filter();
         // A completed connection is tracked from now on (a reset before
         // accept must still be seen), for its listener until accepted.
@@ -796,18 +808,26 @@ impl Stack {
         }
         // The connections to look at: those segments arrived for and those
         // marked (O(touched)); all of them after a timer.
-        for ports in core::mem::take(&mut self.device.seen) {
+        for ports in self.device.seen.drain(..) {
             if let Some(list) = self.by_ports.get(&ports) {
                 self.dirty.extend(list.iter().copied());
             }
         }
-        for h in core::mem::take(&mut self.unindexed) {
-            if !self.index(h) {
-                self.unindexed.insert(h);
+        if !self.unindexed.is_empty() {
+            for h in core::mem::take(&mut self.unindexed) {
+                if !self.index(h) {
+                    self.unindexed.insert(h);
+                }
+                self.dirty.insert(h);
             }
-            self.dirty.insert(h);
         }
-        let look: Vec<SocketHandle> = if self.full_sweep { self.conns.keys().copied().collect() } else { self.dirty.iter().copied().collect() };
+        let mut look = core::mem::take(&mut self.scratch_look);
+        look.clear();
+        if self.full_sweep {
+            look.extend(self.conns.keys().copied());
+        } else {
+            look.extend(self.dirty.iter().copied());
+        }
         if reap_closed {
             self.dirty.clear();
             self.full_sweep = false;
@@ -877,6 +897,7 @@ impl Stack {
             }
             self.sockets.remove(h);
         }
+        self.scratch_look = look;
         changed
     }
 
