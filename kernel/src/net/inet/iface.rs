@@ -25,8 +25,6 @@ const IFREQ_LEN: usize = IFR_DATA + core::mem::size_of::<netabi::ifmap>();
 const IFCONF_LEN: usize = core::mem::size_of::<netabi::ifconf>();
 /// ARPHRD_LOOPBACK (include/uapi/linux/if_arp.h).
 const ARPHRD_LOOPBACK: u16 = 772;
-/// lo's MTU on Linux.
-const LO_MTU: i32 = 65536;
 const IFF_UP: u32 = netabi::net_device_flags::IFF_UP as u32;
 const IFF_LOOPBACK: u32 = netabi::net_device_flags::IFF_LOOPBACK as u32;
 const IFF_RUNNING: u32 = netabi::net_device_flags::IFF_RUNNING as u32;
@@ -64,7 +62,7 @@ fn interfaces() -> Vec<Interface> {
             flags: if up { IFF_UP | IFF_LOOPBACK | IFF_RUNNING } else { IFF_LOOPBACK },
             addr: Ipv4Address::new(127, 0, 0, 1),
             netmask: Ipv4Address::new(255, 0, 0, 0),
-            mtu: LO_MTU,
+            mtu: st.lo_mtu as i32,
             hw_family: ARPHRD_LOOPBACK,
             mac: [0; 6],
         });
@@ -74,9 +72,9 @@ fn interfaces() -> Vec<Interface> {
                 name: b"eth0",
                 index: 2,
                 flags: if eth.up { base | IFF_UP | IFF_RUNNING } else { base },
-                addr: super::stack::ETH_ADDR,
-                netmask: Ipv4Address::new(255, 255, 255, 0),
-                mtu: super::stack::ETH_MTU as i32,
+                addr: eth.primary().unwrap_or(Ipv4Address::UNSPECIFIED),
+                netmask: Ipv4Address::from(eth.addrs.first().map_or(0, |a| if a.prefix == 0 { 0 } else { u32::MAX << (32 - u32::from(a.prefix)) })),
+                mtu: eth.mtu as i32,
                 hw_family: ARPHRD_ETHER,
                 mac: eth.mac,
             });
