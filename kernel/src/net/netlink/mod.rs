@@ -736,8 +736,8 @@ impl Socket for NetlinkSocket {
     }
 
     fn unread_bytes(&self) -> Result<usize> {
-        // SIOCINQ on a datagram socket: the next datagram's length.
-        Ok(self.inner.lock().queue.front().map_or(0, |d| d.data.len()))
+        // netlink has no ioctls of its own: FIONREAD is ENOTTY.
+        Err(Errno::ENOTTY)
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {

@@ -453,7 +453,7 @@ fn set_link(body: &[u8], hdr: &Header, new: bool) -> Result<()> {
             return Err(Errno::EINVAL);
         }
     }
-    let before = with_stack(|st| links(st)).iter().find(|l| l.index == index).map_or(0, |l| l.flags);
+    let (before, mtu_before) = with_stack(|st| links(st)).iter().find(|l| l.index == index).map_or((0, 0), |l| (l.flags, l.mtu));
     let up = if ifi_flags != 0 || ifi_change != 0 {
         let flags = if ifi_change != 0 { (ifi_flags & ifi_change) | (before & !ifi_change) } else { ifi_flags };
         Some(flags & IFF_UP != 0)
@@ -482,7 +482,7 @@ fn set_link(body: &[u8], hdr: &Header, new: bool) -> Result<()> {
         }
     });
     let after = with_stack(|st| links(st)).iter().find(|l| l.index == index).map_or(0, |l| l.flags);
-    if after != before || mtu.is_some() {
+    if after != before || mtu.is_some_and(|m| m != mtu_before) {
         notify_link(index, after ^ before);
     }
     Ok(())
@@ -507,11 +507,12 @@ fn dump_addrs(body: &[u8], family: u8, strict: bool, r: &Reply, out: &mut Vec<Ve
 
 /// An address request: (link index, the address, attributes).
 fn parse_addr_request(body: &[u8], family: u8) -> Result<(u32, u8, Vec<(u16, &[u8])>)> {
-    if body.len() < IFADDRMSG_LEN {
-        return Err(Errno::EINVAL);
-    }
+    // Only IPv4 has address handlers here: another family has none.
     if family != AF_INET {
         return Err(Errno::EOPNOTSUPP);
+    }
+    if body.len() < IFADDRMSG_LEN {
+        return Err(Errno::EINVAL);
     }
     let attrs = parse_attrs(&body[align4(IFADDRMSG_LEN)..])?;
     Ok((u32_at(body, 4), body[1], attrs))
@@ -608,7 +609,11 @@ fn del_addr(body: &[u8], family: u8) -> Result<()> {
     let local = attr(&attrs, t!(IFA_LOCAL)).map(addr_of).transpose()?;
     let address = attr(&attrs, t!(IFA_ADDRESS)).map(addr_of).transpose()?;
     if index == 1 {
-        return Err(Errno::EOPNOTSUPP);
+        // lo keeps its one address here: deleting it is not supported,
+        // another one is not there.
+        let lo = IfAddr { addr: Ipv4Address::new(127, 0, 0, 1), prefix: 8, broadcast: None };
+        let matches = local.is_none_or(|l| l == lo.addr) && address.is_none_or(|x| prefix == lo.prefix && lo.contains(x));
+        return Err(if matches { Errno::EOPNOTSUPP } else { Errno::EADDRNOTAVAIL });
     }
     let removed = with_stack(|st| -> Result<Vec<(IfAddr, bool)>> {
         let eth = match st.device.eth.as_mut() {
@@ -699,11 +704,11 @@ struct RouteRequest {
 }
 
 fn parse_route_request(body: &[u8], family: u8) -> Result<RouteRequest> {
-    if body.len() < RTMSG_LEN {
-        return Err(Errno::EINVAL);
-    }
     if family != AF_INET {
         return Err(Errno::EOPNOTSUPP);
+    }
+    if body.len() < RTMSG_LEN {
+        return Err(Errno::EINVAL);
     }
     let attrs = parse_attrs(&body[align4(RTMSG_LEN)..])?;
     let prefix = body[1];
