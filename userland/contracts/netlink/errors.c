@@ -3,7 +3,9 @@
  * prefix past 32, ENODEV for an unknown index, EADDRNOTAVAIL for
  * deleting an address lo does not have, ESRCH for deleting a route not
  * there, ENETUNREACH for a gateway on no link, EOPNOTSUPP for RTM_DELLINK
- * of lo, for an IPv4 RTM_GETADDR without NLM_F_DUMP and for an address
+ * of lo, RTM_NEWLINK naming no link (ENODEV; EOPNOTSUPP with
+ * NLM_F_CREATE: no kind given), EEXIST for RTM_NEWLINK of lo with
+ * NLM_F_EXCL, for an IPv4 RTM_GETADDR without NLM_F_DUMP and for an address
  * or route request of a family without handlers. */
 #include "nl.h"
 
@@ -50,6 +52,12 @@ int main(void)
     req("DELLINK lo", RTM_DELLINK, 0, &ifi, sizeof ifi);
     ifi.ifi_index = 999;
     req("SETLINK index 999", RTM_SETLINK, 0, &ifi, sizeof ifi);
+    ifi.ifi_index = 0;
+    req("SETLINK naming no link", RTM_SETLINK, 0, &ifi, sizeof ifi);
+    req("NEWLINK naming no link", RTM_NEWLINK, 0, &ifi, sizeof ifi);
+    req("NEWLINK naming no link, CREATE", RTM_NEWLINK, NLM_F_CREATE, &ifi, sizeof ifi);
+    ifi.ifi_index = 1;
+    req("NEWLINK lo, EXCL", RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, &ifi, sizeof ifi);
     memset(body, 0, sizeof body);
     struct rtmsg *r = (struct rtmsg *)body;
     req("NEWROUTE family 0", RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, body, 4);

@@ -97,7 +97,7 @@ fn links(st: &Stack) -> Vec<Link> {
             max_mtu: 65535,
             mac: eth.mac,
             broadcast: [0xff; 6],
-            qdisc: b"pfifo_fast",
+            qdisc: b"fq_codel",
             operstate: if eth.up { netabi::IF_OPER_UP as u8 } else { netabi::IF_OPER_DOWN as u8 },
             stats: eth.stats,
             addrs: eth.addrs.clone(),
@@ -234,11 +234,13 @@ fn routes(st: &Stack) -> Vec<RouteEntry> {
                     main.push(RouteEntry { table: nl::rt_class_t::RT_TABLE_MAIN as u8, kind: nl::RTN_UNICAST as u8, scope: nl::rt_scope_t::RT_SCOPE_LINK as u8, ..entry });
                 }
             }
-            local.push(RouteEntry { table: nl::rt_class_t::RT_TABLE_LOCAL as u8, dst: a.addr, prefix: 32, kind: nl::RTN_LOCAL as u8, scope: nl::rt_scope_t::RT_SCOPE_HOST as u8, protocol: kernel, prefsrc: Some(a.addr), gateway: None, oif: l.index, metric: 0 });
+            // A secondary address's routes name its primary as the source.
+            let primary = l.addrs[..i].iter().find(|p| p.prefix == a.prefix && p.contains(a.addr)).map_or(a.addr, |p| p.addr);
+            local.push(RouteEntry { table: nl::rt_class_t::RT_TABLE_LOCAL as u8, dst: a.addr, prefix: 32, kind: nl::RTN_LOCAL as u8, scope: nl::rt_scope_t::RT_SCOPE_HOST as u8, protocol: kernel, prefsrc: Some(primary), gateway: None, oif: l.index, metric: 0 });
             if a.prefix < 31 {
                 let bc = mask_broadcast(a);
                 if !local.iter().any(|r: &RouteEntry| r.dst == bc && r.prefix == 32 && r.oif == l.index) {
-                    local.push(RouteEntry { table: nl::rt_class_t::RT_TABLE_LOCAL as u8, dst: bc, prefix: 32, kind: nl::RTN_BROADCAST as u8, scope: nl::rt_scope_t::RT_SCOPE_LINK as u8, protocol: kernel, prefsrc: Some(a.addr), gateway: None, oif: l.index, metric: 0 });
+                    local.push(RouteEntry { table: nl::rt_class_t::RT_TABLE_LOCAL as u8, dst: bc, prefix: 32, kind: nl::RTN_BROADCAST as u8, scope: nl::rt_scope_t::RT_SCOPE_LINK as u8, protocol: kernel, prefsrc: Some(primary), gateway: None, oif: l.index, metric: 0 });
                 }
             }
         }
@@ -421,6 +423,15 @@ fn notify_link(index: u32, change: u32) {
 
 /// RTM_SETLINK, and RTM_NEWLINK on an existing link: up/down and MTU.
 fn set_link(body: &[u8], hdr: &Header, new: bool) -> Result<()> {
+    // RTM_NEWLINK naming no link (neither index nor name) is a creation
+    // request: ENODEV without NLM_F_CREATE (what iproute2's probe for
+    // RTM_NEWLINK expects), and no link kind can be created here.
+    if new && body.len() >= IFINFOMSG_LEN && u32_at(body, 4) as i32 <= 0 {
+        let attrs = parse_attrs(&body[align4(IFINFOMSG_LEN)..])?;
+        if !attrs.iter().any(|(k, _)| *k == t!(IFLA_IFNAME)) {
+            return Err(if hdr.flags & nl::NLM_F_CREATE as u16 != 0 { Errno::EOPNOTSUPP } else { Errno::ENODEV });
+        }
+    }
     let found = find_link(body);
     let (index, attrs) = match found {
         Ok(v) => v,
