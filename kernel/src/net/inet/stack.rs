@@ -613,6 +613,27 @@ impl Stack {
         }
     }
 
+    /// Makes smoltcp's interface addresses lo's and eth0's again (after
+    /// netlink or an ioctl changed eth0's); ENOMEM past smoltcp's room.
+    pub fn sync_addrs(&mut self) -> Result<()> {
+        let eth: Vec<IfAddr> = self.device.eth.as_ref().map(|e| e.addrs.clone()).unwrap_or_default();
+        let mut full = false;
+        self.iface.update_ip_addrs(|addrs| {
+            addrs.clear();
+            let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1)), 8));
+            for a in &eth {
+                if addrs.push(IpCidr::new(IpAddress::Ipv4(a.addr), a.prefix)).is_err() {
+                    full = true;
+                }
+            }
+        });
+        if full {
+            Err(Errno::ENOMEM)
+        } else {
+            Ok(())
+        }
+    }
+
     // --- ports ---------------------------------------------------------------
 
     fn conflicts(&self, proto: Proto, addr: Ipv4Address, port: u16, reuse: bool, skip: u64) -> bool {

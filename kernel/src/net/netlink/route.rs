@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 
 use linux_raw_sys::net as netabi;
 use linux_raw_sys::netlink as nl;
-use smoltcp::wire::{IpAddress, IpCidr, Ipv4Address};
+use smoltcp::wire::Ipv4Address;
 
 use super::{align4, parse_attrs, Handled, Header, MsgBuilder, NetlinkSocket, NLMSG_HDRLEN};
 use crate::error::{Errno, Result};
@@ -533,26 +533,6 @@ fn attr<'a>(attrs: &[(u16, &'a [u8])], kind: u16) -> Option<&'a [u8]> {
     attrs.iter().find(|(k, _)| *k == kind).map(|(_, v)| *v)
 }
 
-/// Makes smoltcp's addresses those of lo and eth0 again.
-fn sync_stack_addrs(st: &mut Stack) -> Result<()> {
-    let eth: Vec<IfAddr> = st.device.eth.as_ref().map(|e| e.addrs.clone()).unwrap_or_default();
-    let mut full = false;
-    st.iface.update_ip_addrs(|addrs| {
-        addrs.clear();
-        let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1)), 8));
-        for a in &eth {
-            if addrs.push(IpCidr::new(IpAddress::Ipv4(a.addr), a.prefix)).is_err() {
-                full = true;
-            }
-        }
-    });
-    if full {
-        Err(Errno::ENOMEM)
-    } else {
-        Ok(())
-    }
-}
-
 fn notify_addr(kind: u16, index: u32, a: &IfAddr, secondary: bool) {
     let group = nl::rtnetlink_groups::RTNLGRP_IPV4_IFADDR as u32;
     if !super::has_listeners(nl::NETLINK_ROUTE, group) {
@@ -600,11 +580,11 @@ fn new_addr(body: &[u8], family: u8, hdr: &Header) -> Result<()> {
         }
         eth.addrs.push(new);
         let secondary = is_secondary(&eth.addrs, eth.addrs.len() - 1);
-        if let Err(e) = sync_stack_addrs(st) {
+        if let Err(e) = st.sync_addrs() {
             if let Some(eth) = st.device.eth.as_mut() {
                 eth.addrs.pop();
             }
-            let _ = sync_stack_addrs(st);
+            let _ = st.sync_addrs();
             return Err(e);
         }
         Ok(Some(secondary))
@@ -658,7 +638,7 @@ fn del_addr(body: &[u8], family: u8) -> Result<()> {
         // Routes whose gateway is no longer on the link go.
         let addrs = eth.addrs.clone();
         eth.routes.retain(|r| r.gateway.is_none_or(|g| addrs.iter().any(|a| a.contains(g))));
-        sync_stack_addrs(st)?;
+        st.sync_addrs()?;
         Ok(removed)
     })?;
     for (a, secondary) in removed {
