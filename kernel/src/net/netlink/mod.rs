@@ -285,27 +285,47 @@ impl NetlinkSocket {
         self.pollers.notify(abi::EPOLLIN);
     }
 
+    /// Queues a message from the kernel; past SO_RCVBUF it is dropped and
+    /// the socket gets ENOBUFS (netlink_overrun), unless `force`.
+    fn from_kernel_with(&self, data: Vec<u8>, force: bool) {
+        self.deliver(Datagram { data, from: 0, group: 0, creds: Ucred { pid: 0, uid: 0, gid: 0 } }, force);
+    }
+
     fn from_kernel(&self, data: Vec<u8>) {
-        self.deliver(Datagram { data, from: 0, group: 0, creds: Ucred { pid: 0, uid: 0, gid: 0 } }, true);
+        self.from_kernel_with(data, false);
     }
 
     /// Queues a dump's messages packed into datagrams of up to
     /// [`DUMP_CHUNK`] bytes, and its NLMSG_DONE alone after them (the
     /// dump's last call finds nothing more to add), as Linux sends them.
     fn send_dump(&self, mut messages: Vec<Vec<u8>>) {
+        // A dump is queued whole if the queue has room when it starts
+        // (Linux sends its parts as the reader makes room), else it is
+        // lost with ENOBUFS.
+        {
+            let mut st = self.inner.lock();
+            if st.charged > self.options.get().rcvbuf {
+                if st.flags & F_NO_ENOBUFS == 0 {
+                    st.error = Some(Errno::ENOBUFS);
+                }
+                drop(st);
+                self.changed();
+                return;
+            }
+        }
         let done = messages.pop();
         let mut dgram: Vec<u8> = Vec::new();
         for m in messages {
             if !dgram.is_empty() && dgram.len() + m.len() > DUMP_CHUNK {
-                self.from_kernel(core::mem::take(&mut dgram));
+                self.from_kernel_with(core::mem::take(&mut dgram), true);
             }
             dgram.extend_from_slice(&m);
         }
         if !dgram.is_empty() {
-            self.from_kernel(dgram);
+            self.from_kernel_with(dgram, true);
         }
         if let Some(d) = done {
-            self.from_kernel(d);
+            self.from_kernel_with(d, true);
         }
     }
 
