@@ -50,7 +50,7 @@ STAMP = os.path.join(OUT, "root.stamp")
 # picks usrmerge, which pulls in the whole of perl).
 PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianutils", "diffutils",
             "dpkg", "findutils", "grep", "gzip", "libc-bin", "mawk", "mount", "perl-base",
-            "procps", "sed", "strace", "tar", "usr-is-merged", "util-linux", "inotify-tools",
+            "procps", "sed", "strace", "tar", "usr-is-merged", "util-linux", "inotify-tools", "iproute2",
             # Real programs the suite runs on the scratch disk.
             "sqlite3", "python3", "git", "gcc", "make", "libc6-dev"]
 # Top-level directories that are symlinks into /usr on a merged-/usr system.

@@ -678,7 +678,8 @@ def build_debian(quiet: bool = False) -> list:
     entries = [bi.File("/init", os.path.join(DEBIAN_OUT_DIR, "debian-init"), 0o755),
                bi.Dir("/dev"), bi.Dir("/root", 0o700), bi.Dir("/lib/modules/oracle")]
     try:
-        modules = oracle().disk_modules()
+        # The Debian suite boots with a network card (eth0, for `ip`).
+        modules = oracle().disk_modules(with_net=True)
     except Exception as e:
         print(f"contracts: no Linux modules for the Debian disk: {e}", file=sys.stderr)
         modules = []
@@ -785,7 +786,8 @@ def run_linux(smp: int = 1, append: str = "", use_cache: bool = True, echo: bool
     return lo.run_initramfs(suite_cpio(suite), smp=smp, append=append, timeout=RUN_TIMEOUT,
                             use_cache=use_cache, echo=echo, log=_log_name(suite, "linux", smp),
                             disks=tuple(fresh_disks(suite, "linux", smp)),
-                            quiet_timeout=QUIET_TIMEOUT, require="=== ALL DONE")
+                            quiet_timeout=QUIET_TIMEOUT, require="=== ALL DONE",
+                            virtio_net=suite == DEBIAN_AREA)
 
 
 def run_kevlar(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
@@ -795,7 +797,7 @@ def run_kevlar(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
     opts = rq.Options(kernel=kernel, initrd=suite_cpio(suite), append=append, smp=smp,
                       timeout=timeout, quiet_timeout=QUIET_TIMEOUT, echo=echo,
                       log=_log_name(suite, "kevlar", smp),
-                      disks=fresh_disks(suite, "kevlar", smp))
+                      disks=fresh_disks(suite, "kevlar", smp), virtio_net=suite == DEBIAN_AREA)
     return rq.run(opts)
 
 

@@ -197,13 +197,24 @@ DISK_MODULES = [
 ]
 
 
-def disk_modules(quiet: bool = True) -> list:
-    """Paths of DISK_MODULES unpacked under build/linux/modules/ from the
-    kernel package (extracted on first use), in load order."""
+# Modules for a virtio network card (eth0), after DISK_MODULES: the suites
+# that boot with one (the Debian suite, for `ip`) load them too.
+NET_MODULES = [
+    "net/core/failover.ko",
+    "drivers/net/net_failover.ko",
+    "drivers/net/virtio_net.ko",
+]
+
+
+def disk_modules(quiet: bool = True, with_net: bool = False) -> list:
+    """Paths of DISK_MODULES (and NET_MODULES with `with_net`) unpacked
+    under build/linux/modules/ from the kernel package (extracted on first
+    use), in load order."""
     kernel = fetch(quiet=quiet)
     release = os.path.basename(kernel)[len("vmlinuz-"):]
     out_dir = os.path.join(LINUX_DIR, "modules", release)
-    paths = [os.path.join(out_dir, os.path.basename(m)) for m in DISK_MODULES]
+    wanted = DISK_MODULES + (NET_MODULES if with_net else [])
+    paths = [os.path.join(out_dir, os.path.basename(m)) for m in wanted]
     if all(os.path.isfile(p) for p in paths):
         return paths
     debs = sorted(glob.glob(os.path.join(LINUX_DIR, f"linux-image-{release}*.deb")))
@@ -216,7 +227,7 @@ def disk_modules(quiet: bool = True) -> list:
     if r.returncode != 0:
         raise OracleError(f"dpkg-deb -x failed: {r.stderr}")
     os.makedirs(out_dir, exist_ok=True)
-    for m, p in zip(DISK_MODULES, paths):
+    for m, p in zip(wanted, paths):
         src = os.path.join(staging, "lib", "modules", release, "kernel", m)
         if not os.path.isfile(src):
             raise OracleError(f"{debs[-1]} has no {m}")
@@ -248,7 +259,8 @@ def full_append(append: str = "") -> str:
     return f"{BASE_APPEND} {append}".strip()
 
 
-def cache_key(initrd: str, kernel: str, append: str, smp: int, disks: tuple = ()) -> str:
+def cache_key(initrd: str, kernel: str, append: str, smp: int, disks: tuple = (),
+              virtio_net: bool = False) -> str:
     h = hashlib.sha256()
     h.update(f"kevlar-oracle-v{CACHE_VERSION}\0".encode())
     for path in (initrd, kernel, *disks):
@@ -258,31 +270,35 @@ def cache_key(initrd: str, kernel: str, append: str, smp: int, disks: tuple = ()
         h.update(b"\0")
     h.update(full_append(append).encode() + b"\0")
     h.update(str(smp).encode())
+    if virtio_net:
+        h.update(b"\0virtio-net")
     return h.hexdigest()
 
 
 def qemu_options(initrd: str, kernel: str, smp: int = 1, append: str = "",
                  timeout: float = DEFAULT_TIMEOUT, mem: str = "512M", log: Optional[str] = None,
-                 echo: bool = False, disks: tuple = (), quiet_timeout: Optional[float] = None):
+                 echo: bool = False, disks: tuple = (), quiet_timeout: Optional[float] = None,
+                 virtio_net: bool = False):
     return run_qemu.Options(kernel=kernel, initrd=initrd, append=full_append(append),
                             smp=smp, mem=mem, timeout=timeout, quiet_timeout=quiet_timeout,
-                            log=log, echo=echo, disks=list(disks))
+                            log=log, echo=echo, disks=list(disks), virtio_net=virtio_net)
 
 
 def run_initramfs(initrd: str, smp: int = 1, append: str = "", timeout: float = DEFAULT_TIMEOUT,
                   use_cache: bool = True, kernel: Optional[str] = None,
                   echo: bool = False, log: Optional[str] = None,
                   disks: tuple = (), quiet_timeout: Optional[float] = None,
-                  require: Optional[str] = None) -> OracleResult:
+                  require: Optional[str] = None, virtio_net: bool = False) -> OracleResult:
     """Boot `initrd` under Linux and return its serial output (cached).
     `disks` are raw images attached as virtio-blk devices; their contents
-    before the run are part of the cache key."""
+    before the run are part of the cache key. `virtio_net` adds a virtio
+    network card on QEMU's restricted user network."""
     kernel = kernel or fetch(quiet=not echo)
-    key = cache_key(initrd, kernel, append, smp, tuple(disks))
+    key = cache_key(initrd, kernel, append, smp, tuple(disks), virtio_net)
     cache_file = os.path.join(CACHE_DIR, key + ".txt")
     meta_file = os.path.join(CACHE_DIR, key + ".json")
     opts = qemu_options(initrd, kernel, smp, append, timeout, log=log, echo=echo, disks=disks,
-                        quiet_timeout=quiet_timeout)
+                        quiet_timeout=quiet_timeout, virtio_net=virtio_net)
     cmd = run_qemu.build_command(opts)
     if use_cache and os.path.isfile(cache_file) and os.path.isfile(meta_file):
         with open(cache_file, encoding="utf-8") as f:

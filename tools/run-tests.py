@@ -109,9 +109,11 @@ KERNEL_RUNS: list[dict] = [
     # The Debian suite: Debian 12's own bash, coreutils, perl, dpkg, procps
     # and util-linux, chrooted into an ext2 root on a virtio disk.
     {"name": "debian-smp1", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 1, "timeout": 3600, "quiet_timeout": 420},
+     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 1, "timeout": 3600, "quiet_timeout": 420,
+     "virtio_net": True},
     {"name": "debian-smp2", "layer": "contracts", "check": "contracts",
-     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 2, "timeout": 3600, "quiet_timeout": 420},
+     "initrd": os.path.join(REPO_ROOT, "build", "debian-suite.cpio"), "smp": 2, "timeout": 3600, "quiet_timeout": 420,
+     "virtio_net": True},
     # Thousands of fork/vfork/exec/exit cycles give every page back.
     {"name": "leak-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 300,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "patterns": [r"^LEAK-CHECK ok"]},

@@ -10,6 +10,7 @@
 //! fstat and fcntl work on it unchanged.
 
 pub mod inet;
+pub mod netlink;
 pub mod unix;
 
 use alloc::sync::Arc;
@@ -270,6 +271,9 @@ pub struct Incoming {
     pub creds: Option<Ucred>,
     /// Open files received with SCM_RIGHTS.
     pub rights: Vec<Arc<OpenFile>>,
+    /// Other control messages, (level, type, data), put before the
+    /// credentials (NETLINK_PKTINFO).
+    pub control: Vec<(u32, u32, Vec<u8>)>,
 }
 
 // --- the family interface -----------------------------------------------------
@@ -347,6 +351,15 @@ pub trait Socket: Send + Sync {
     fn get_protocol_option(&self, _level: i32, _name: u32) -> Result<Vec<u8>> {
         Err(Errno::EOPNOTSUPP)
     }
+    /// Returns an option at a protocol level for a caller whose buffer
+    /// holds `user_len` bytes: the bytes to copy and the length to report
+    /// (by default the option cut to the buffer).
+    fn get_protocol_option_sized(&self, level: i32, name: u32, user_len: usize) -> Result<(Vec<u8>, usize)> {
+        let mut bytes = self.get_protocol_option(level, name)?;
+        bytes.truncate(user_len);
+        let n = bytes.len();
+        Ok((bytes, n))
+    }
     /// Called when the last fd of the socket closes.
     fn release(&self);
 }
@@ -363,6 +376,7 @@ pub fn create(family: i32, sock_type: u32, protocol: i32) -> Result<Arc<dyn Sock
     match family as u32 {
         netabi::AF_UNIX => Ok(unix::UnixSocket::create(sock_type, protocol)?),
         netabi::AF_INET => inet::create(sock_type, protocol),
+        netabi::AF_NETLINK => netlink::create(sock_type, protocol),
         _ => Err(Errno::EAFNOSUPPORT),
     }
 }
@@ -384,6 +398,10 @@ pub fn create_pair(family: i32, sock_type: u32, protocol: i32) -> Result<(Arc<dy
         // socketpair is refused by the family.
         netabi::AF_INET => {
             inet::create(sock_type, protocol)?;
+            Err(Errno::EOPNOTSUPP)
+        }
+        netabi::AF_NETLINK => {
+            netlink::create(sock_type, protocol)?;
             Err(Errno::EOPNOTSUPP)
         }
         _ => Err(Errno::EAFNOSUPPORT),

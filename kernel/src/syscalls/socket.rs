@@ -617,8 +617,11 @@ fn recv_one(thread: &Thread, file: &OpenFile, socket: &dyn Socket, msg: usize, f
     let mut control = ControlWriter { at: hdr.control, room: hdr.control_len, used: 0, truncated: false };
     if hdr.control == 0 {
         // No buffer: credentials and files are lost (files closed).
-        control.truncated = got.creds.is_some() || !got.rights.is_empty();
+        control.truncated = got.creds.is_some() || !got.rights.is_empty() || !got.control.is_empty();
     } else {
+        for (level, kind, data) in &got.control {
+            control.put(*level, *kind, data)?;
+        }
         if let Some(creds) = got.creds {
             control.put(netabi::SOL_SOCKET, netabi::SCM_CREDENTIALS, &creds.to_bytes())?;
         }
@@ -665,7 +668,13 @@ pub fn getsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
     if len < 0 {
         return Err(Errno::EINVAL);
     }
-    let bytes = if level != netabi::SOL_SOCKET as i32 { socket.get_protocol_option(level, name)? } else { net::get_socket_option(&*socket, name)? };
+    if level != netabi::SOL_SOCKET as i32 {
+        let (bytes, reported) = socket.get_protocol_option_sized(level, name, len as usize)?;
+        copy_to_user(value, &bytes)?;
+        copy_to_user(len_ptr, &(reported as i32).to_le_bytes())?;
+        return Ok(0);
+    }
+    let bytes = net::get_socket_option(&*socket, name)?;
     let n = (len as usize).min(bytes.len());
     copy_to_user(value, &bytes[..n])?;
     copy_to_user(len_ptr, &(n as i32).to_le_bytes())?;

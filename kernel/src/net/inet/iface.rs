@@ -1,6 +1,7 @@
 //! The network interface ioctls that ifconfig and ip use, on any socket
 //! (Linux's dev_ioctl): SIOCGIFCONF, SIOCGIFFLAGS/SIOCSIFFLAGS,
-//! SIOCGIFADDR, SIOCGIFNETMASK, SIOCGIFINDEX, SIOCGIFHWADDR, SIOCGIFMTU.
+//! SIOCGIFADDR/SIOCSIFADDR, SIOCGIFNETMASK, SIOCGIFINDEX, SIOCGIFHWADDR,
+//! SIOCGIFMTU/SIOCSIFMTU. What they set is the state netlink reports.
 //! The interfaces are the loopback `lo` (index 1, 127.0.0.1/8) and,
 //! with a virtio network card, `eth0` (index 2, 10.0.2.15/24).
 
@@ -25,15 +26,13 @@ const IFREQ_LEN: usize = IFR_DATA + core::mem::size_of::<netabi::ifmap>();
 const IFCONF_LEN: usize = core::mem::size_of::<netabi::ifconf>();
 /// ARPHRD_LOOPBACK (include/uapi/linux/if_arp.h).
 const ARPHRD_LOOPBACK: u16 = 772;
-/// lo's MTU on Linux.
-const LO_MTU: i32 = 65536;
 const IFF_UP: u32 = netabi::net_device_flags::IFF_UP as u32;
 const IFF_LOOPBACK: u32 = netabi::net_device_flags::IFF_LOOPBACK as u32;
 const IFF_RUNNING: u32 = netabi::net_device_flags::IFF_RUNNING as u32;
 
 /// Returns whether `request` is an interface ioctl handled here.
 pub fn is_interface_ioctl(request: u32) -> bool {
-    matches!(request, io::SIOCGIFCONF | io::SIOCGIFFLAGS | io::SIOCSIFFLAGS | io::SIOCGIFADDR | io::SIOCGIFNETMASK | io::SIOCGIFINDEX | io::SIOCGIFHWADDR | io::SIOCGIFMTU)
+    matches!(request, io::SIOCGIFCONF | io::SIOCGIFFLAGS | io::SIOCSIFFLAGS | io::SIOCGIFADDR | io::SIOCSIFADDR | io::SIOCGIFNETMASK | io::SIOCGIFINDEX | io::SIOCGIFHWADDR | io::SIOCGIFMTU | io::SIOCSIFMTU)
 }
 
 const IFF_BROADCAST: u32 = netabi::net_device_flags::IFF_BROADCAST as u32;
@@ -64,7 +63,7 @@ fn interfaces() -> Vec<Interface> {
             flags: if up { IFF_UP | IFF_LOOPBACK | IFF_RUNNING } else { IFF_LOOPBACK },
             addr: Ipv4Address::new(127, 0, 0, 1),
             netmask: Ipv4Address::new(255, 0, 0, 0),
-            mtu: LO_MTU,
+            mtu: st.lo_mtu as i32,
             hw_family: ARPHRD_LOOPBACK,
             mac: [0; 6],
         });
@@ -74,9 +73,9 @@ fn interfaces() -> Vec<Interface> {
                 name: b"eth0",
                 index: 2,
                 flags: if eth.up { base | IFF_UP | IFF_RUNNING } else { base },
-                addr: super::stack::ETH_ADDR,
-                netmask: Ipv4Address::new(255, 255, 255, 0),
-                mtu: super::stack::ETH_MTU as i32,
+                addr: eth.primary().unwrap_or(Ipv4Address::UNSPECIFIED),
+                netmask: Ipv4Address::from(eth.addrs.first().map_or(0, |a| if a.prefix == 0 { 0 } else { u32::MAX << (32 - u32::from(a.prefix)) })),
+                mtu: eth.mtu as i32,
                 hw_family: ARPHRD_ETHER,
                 mac: eth.mac,
             });
@@ -110,7 +109,31 @@ pub fn ioctl(request: u32, arg: usize) -> Result<isize> {
                 if index == 1 {
                     st.lo_up = up;
                 } else if let Some(eth) = st.device.eth.as_mut() {
+                    if eth.up && !up {
+                        // Linux flushes the routes through a link going down.
+                        eth.routes.clear();
+                    }
                     eth.up = up;
+                }
+            });
+            return Ok(0);
+        }
+        io::SIOCSIFADDR => return set_addr(iface.index, &req[IFR_DATA..IFR_DATA + 16]),
+        io::SIOCSIFMTU => {
+            if !net_admin() {
+                return Err(Errno::EPERM);
+            }
+            let mtu = i32::from_le_bytes(req[IFR_DATA..IFR_DATA + 4].try_into().unwrap());
+            // lo takes any MTU; eth0 (virtio-net) 68 to 65535.
+            let index = iface.index;
+            if mtu < 0 || (index == 2 && !(68..=65535).contains(&mtu)) {
+                return Err(Errno::EINVAL);
+            }
+            with_stack(|st| {
+                if index == 1 {
+                    st.lo_mtu = mtu as usize;
+                } else if let Some(eth) = st.device.eth.as_mut() {
+                    eth.mtu = mtu as usize;
                 }
             });
             return Ok(0);
@@ -127,6 +150,62 @@ pub fn ioctl(request: u32, arg: usize) -> Result<isize> {
     }
     copy_to_user(arg + IFR_DATA, &data)?;
     Ok(0)
+}
+
+fn net_admin() -> bool {
+    crate::process::current().is_some_and(|t| crate::process::access::capable(&t.process, linux_raw_sys::general::CAP_NET_ADMIN))
+}
+
+/// The classful prefix length of an address (Linux's inet_abc_len): the
+/// prefix SIOCSIFADDR gives; None for a multicast or reserved one.
+fn classful_prefix(a: Ipv4Address) -> Option<u8> {
+    let o = a.octets();
+    if a.is_unspecified() {
+        Some(0)
+    } else if o[0] < 128 {
+        Some(8)
+    } else if o[0] < 192 {
+        Some(16)
+    } else if o[0] < 224 {
+        Some(24)
+    } else {
+        None
+    }
+}
+
+/// SIOCSIFADDR: replaces the interface's primary address with one of the
+/// address's class, and the broadcast address that goes with it.
+fn set_addr(index: i32, raw: &[u8]) -> Result<isize> {
+    if !net_admin() {
+        return Err(Errno::EPERM);
+    }
+    let family = u16::from_le_bytes([raw[0], raw[1]]) as u32;
+    if family != netabi::AF_INET {
+        return Err(Errno::EINVAL);
+    }
+    let addr = Ipv4Address::new(raw[4], raw[5], raw[6], raw[7]);
+    let prefix = classful_prefix(addr).ok_or(Errno::EINVAL)?;
+    with_stack(|st| -> Result<isize> {
+        if index == 1 {
+            // lo keeps 127.0.0.1 here.
+            return if addr == Ipv4Address::new(127, 0, 0, 1) { Ok(0) } else { Err(Errno::EOPNOTSUPP) };
+        }
+        let eth = st.device.eth.as_mut().ok_or(Errno::ENODEV)?;
+        if eth.primary() == Some(addr) {
+            return Ok(0);
+        }
+        let host = if prefix >= 32 { 0 } else { u32::MAX >> prefix };
+        let new = super::stack::IfAddr { addr, prefix, broadcast: (prefix < 31).then(|| Ipv4Address::from(u32::from(addr) | host)) };
+        if eth.addrs.is_empty() {
+            eth.addrs.push(new);
+        } else {
+            eth.addrs[0] = new;
+        }
+        let addrs = eth.addrs.clone();
+        eth.routes.retain(|r| r.gateway.is_none_or(|g| addrs.iter().any(|a| a.contains(g))));
+        st.sync_addrs()?;
+        Ok(0)
+    })
 }
 
 /// SIOCGIFCONF: one ifreq per interface with an IPv4 address; a null

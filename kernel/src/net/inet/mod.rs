@@ -80,7 +80,8 @@ pub fn route(stack: &stack::Stack, addr: Ipv4Address) -> Result<(Ipv4Address, Ip
         return Ok((addr, Ipv4Address::new(127, 0, 0, 1)));
     }
     match &stack.device.eth {
-        Some(eth) if eth.up => Ok((addr, stack::ETH_ADDR)),
+        Some(eth) if eth.has_addr(addr) => Ok((addr, addr)),
+        Some(eth) if eth.up && eth.next_hop(addr).is_some() => Ok((addr, eth.primary().ok_or(Errno::ENETUNREACH)?)),
         _ => Err(Errno::ENETUNREACH),
     }
 }

@@ -82,14 +82,62 @@ pub fn now() -> Instant {
     Instant::from_micros((kevlar_platform::time::monotonic_ns() / 1000) as i64)
 }
 
-/// eth0's address under QEMU's user networking, its prefix length, and
-/// the gateway (QEMU's defaults; there is no DHCP client).
+/// eth0's address at boot under QEMU's user networking, its prefix length,
+/// and the gateway (QEMU's defaults; there is no DHCP client). Netlink
+/// (`net/netlink/route.rs`) and the ioctls change them afterwards: what
+/// the stack uses is [`EthPort::addrs`] and [`EthPort::routes`].
 pub const ETH_ADDR: Ipv4Address = Ipv4Address::new(10, 0, 2, 15);
 const ETH_PREFIX: u8 = 24;
 const ETH_GATEWAY: Ipv4Address = Ipv4Address::new(10, 0, 2, 2);
+
+/// An IPv4 address of an interface with its prefix length.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct IfAddr {
+    /// The address.
+    pub addr: Ipv4Address,
+    /// The prefix length (0-32).
+    pub prefix: u8,
+    /// The broadcast address given with it (IFA_BROADCAST).
+    pub broadcast: Option<Ipv4Address>,
+}
+
+impl IfAddr {
+    /// Returns whether `dst` is in this address's subnet.
+    pub fn contains(&self, dst: Ipv4Address) -> bool {
+        prefix_match(self.addr, dst, self.prefix)
+    }
+}
+
+/// Returns whether `a` and `b` agree in their first `prefix` bits.
+pub fn prefix_match(a: Ipv4Address, b: Ipv4Address, prefix: u8) -> bool {
+    if prefix == 0 {
+        return true;
+    }
+    let shift = 32 - u32::from(prefix.min(32));
+    (u32::from(a) ^ u32::from(b)) >> shift == 0
+}
+
+/// A route of the main table through eth0 that was added (the default
+/// route, or one made with RTM_NEWROUTE); routes to an address's own
+/// subnet are implied by the address.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct EthRoute {
+    /// The destination network.
+    pub dst: Ipv4Address,
+    /// Its prefix length.
+    pub prefix: u8,
+    /// The gateway (None: the destination is on the link).
+    pub gateway: Option<Ipv4Address>,
+    /// rtm_protocol (RTPROT_BOOT, RTPROT_STATIC...).
+    pub protocol: u8,
+    /// RTA_PRIORITY (the metric).
+    pub metric: u32,
+}
 /// eth0's MTU.
 pub const ETH_MTU: usize = 1500;
 const ETHERTYPE_IPV4: u16 = 0x0800;
+/// rtm_protocol of routes made at boot (RTPROT_BOOT).
+pub const RTPROT_BOOT: u8 = 3;
 const ETHERTYPE_ARP: u16 = 0x0806;
 /// IP packets kept while their next hop's address is being resolved.
 const MAX_UNRESOLVED: usize = 32;
@@ -103,6 +151,28 @@ pub struct EthPort {
     unresolved: VecDeque<(Ipv4Address, Vec<u8>)>,
     /// eth0 is up (SIOCSIFFLAGS).
     pub up: bool,
+    /// eth0's IPv4 addresses, the primary one first.
+    pub addrs: Vec<IfAddr>,
+    /// The main table's routes through eth0 besides the subnets of `addrs`.
+    pub routes: Vec<EthRoute>,
+    /// eth0's MTU.
+    pub mtu: usize,
+    /// Frames and bytes sent and received, and frames dropped on the way
+    /// in (interface statistics: rx, tx).
+    pub stats: LinkStats,
+}
+
+/// An interface's counters as /proc/net/dev and IFLA_STATS give them.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct LinkStats {
+    /// Packets received.
+    pub rx_packets: u64,
+    /// Packets sent.
+    pub tx_packets: u64,
+    /// Bytes received.
+    pub rx_bytes: u64,
+    /// Bytes sent.
+    pub tx_bytes: u64,
 }
 
 impl EthPort {
@@ -116,6 +186,9 @@ impl EthPort {
         frame.resize(frame.len().max(60), 0);
         if !self.card.send(&frame) {
             log::debug!("eth0: the card refused a frame");
+        } else {
+            self.stats.tx_packets += 1;
+            self.stats.tx_bytes += frame.len() as u64;
         }
     }
 
@@ -124,10 +197,43 @@ impl EthPort {
         p.extend_from_slice(&[0, 1, 0x08, 0x00, 6, 4]);
         p.extend_from_slice(&op.to_be_bytes());
         p.extend_from_slice(&self.mac);
-        p.extend_from_slice(&ETH_ADDR.octets());
+        p.extend_from_slice(&self.primary().unwrap_or(Ipv4Address::UNSPECIFIED).octets());
         p.extend_from_slice(&target_mac);
         p.extend_from_slice(&target_ip.octets());
         self.frame(dst, ETHERTYPE_ARP, &p);
+    }
+
+    /// eth0's primary address, if it has one.
+    pub fn primary(&self) -> Option<Ipv4Address> {
+        self.addrs.first().map(|a| a.addr)
+    }
+
+    /// The ARP cache: (address, MAC) of each neighbour learnt.
+    pub fn neighbour_list(&self) -> Vec<(Ipv4Address, [u8; 6])> {
+        self.neighbours.iter().map(|(ip, mac)| (*ip, *mac)).collect()
+    }
+
+    /// Returns whether `addr` is one of eth0's.
+    pub fn has_addr(&self, addr: Ipv4Address) -> bool {
+        self.addrs.iter().any(|a| a.addr == addr)
+    }
+
+    /// The next hop for `dst` by longest prefix: the destination itself
+    /// on a subnet of eth0's addresses or an on-link route, a route's
+    /// gateway otherwise; None without a route.
+    pub fn next_hop(&self, dst: Ipv4Address) -> Option<Ipv4Address> {
+        let mut best: Option<(u8, Ipv4Address)> = None;
+        for a in self.addrs.iter().filter(|a| a.contains(dst)) {
+            if best.is_none_or(|(p, _)| a.prefix > p) {
+                best = Some((a.prefix, dst));
+            }
+        }
+        for r in self.routes.iter().filter(|r| prefix_match(r.dst, dst, r.prefix)) {
+            if best.is_none_or(|(p, _)| r.prefix > p) {
+                best = Some((r.prefix, r.gateway.unwrap_or(dst)));
+            }
+        }
+        best.map(|(_, hop)| hop)
     }
 
     /// Sends an IP packet to its next hop, resolving it first if needed.
@@ -136,8 +242,9 @@ impl EthPort {
             return;
         }
         let dst = Ipv4Address::new(packet[16], packet[17], packet[18], packet[19]);
-        let on_link = u32::from(dst) >> (32 - ETH_PREFIX) == u32::from(ETH_ADDR) >> (32 - ETH_PREFIX);
-        let hop = if on_link { dst } else { ETH_GATEWAY };
+        let Some(hop) = self.next_hop(dst) else {
+            return;
+        };
         match self.neighbours.get(&hop) {
             Some(&mac) => self.frame(mac, ETHERTYPE_IPV4, &packet),
             None => {
@@ -161,6 +268,8 @@ impl EthPort {
             let body = &frame[14..];
             match ethertype {
                 ETHERTYPE_IPV4 if body.len() >= 20 => {
+                    self.stats.rx_packets += 1;
+                    self.stats.rx_bytes += frame.len() as u64;
                     // Frames may carry padding past the IP packet.
                     let total = (u16::from_be_bytes([body[2], body[3]]) as usize).min(body.len());
                     rx.push_back(body[..total].to_vec());
@@ -185,7 +294,7 @@ impl EthPort {
         for (_, packet) in ready {
             self.frame(sender_mac, ETHERTYPE_IPV4, &packet);
         }
-        if op == 1 && target_ip == ETH_ADDR {
+        if op == 1 && self.has_addr(target_ip) {
             self.arp(2, sender_mac, sender_ip, sender_mac);
         }
     }
@@ -251,12 +360,15 @@ pub struct Links {
     seen: Vec<(u16, u16)>,
     /// eth0, when a virtio network card was found.
     pub eth: Option<EthPort>,
+    /// lo's counters (packets looped back, counted once sent and once
+    /// received, as Linux's loopback device does).
+    pub lo_stats: LinkStats,
 }
 
 /// A received packet.
 pub struct LinkRx(Vec<u8>);
 /// Room for one packet to send.
-pub struct LinkTx<'a>(&'a mut VecDeque<Vec<u8>>, Option<&'a mut EthPort>);
+pub struct LinkTx<'a>(&'a mut VecDeque<Vec<u8>>, Option<&'a mut EthPort>, &'a mut LinkStats);
 
 impl phy::RxToken for LinkRx {
     fn consume<R, F: FnOnce(&[u8]) -> R>(self, f: F) -> R {
@@ -269,7 +381,11 @@ impl phy::TxToken for LinkTx<'_> {
         let mut buf = vec![0u8; len];
         let r = f(&mut buf);
         let dst = if len >= 20 { Ipv4Address::new(buf[16], buf[17], buf[18], buf[19]) } else { Ipv4Address::UNSPECIFIED };
-        if dst.octets()[0] == 127 || dst == ETH_ADDR {
+        if dst.octets()[0] == 127 || self.1.as_ref().is_some_and(|e| e.has_addr(dst)) {
+            self.2.tx_packets += 1;
+            self.2.rx_packets += 1;
+            self.2.tx_bytes += len as u64;
+            self.2.rx_bytes += len as u64;
             self.0.push_back(buf);
         } else if let Some(eth) = self.1 {
             eth.send_ip(buf);
@@ -299,12 +415,12 @@ impl Device for Links {
             if let Some(ports) = tcp_ports(&packet) {
                 self.seen.push(ports);
             }
-            return Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut())));
+            return Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut(), &mut self.lo_stats)));
         }
     }
 
     fn transmit(&mut self, _timestamp: Instant) -> Option<LinkTx<'_>> {
-        Some(LinkTx(&mut self.queue, self.eth.as_mut()))
+        Some(LinkTx(&mut self.queue, self.eth.as_mut(), &mut self.lo_stats))
     }
 
     fn capabilities(&self) -> DeviceCapabilities {
@@ -312,7 +428,7 @@ impl Device for Links {
         caps.medium = Medium::Ip;
         if self.eth.is_some() {
             // Packets leave the machine: real MTU, real checksums.
-            caps.max_transmission_unit = ETH_MTU;
+            caps.max_transmission_unit = self.eth.as_ref().map_or(ETH_MTU, |e| e.mtu);
         } else {
             caps.max_transmission_unit = LOOPBACK_MTU;
             // Nothing corrupts packets in memory: skip the checksums.
@@ -419,6 +535,10 @@ pub struct Stack {
     next_listener_id: u64,
     /// lo is up (SIOCSIFFLAGS).
     pub lo_up: bool,
+    /// lo's MTU as reported (Linux's 65536; smoltcp's frames stop at
+    /// [`LOOPBACK_MTU`]).
+    pub lo_mtu: usize,
+
     /// Sockets whose count a sweep bumped since the last wake-up: their
     /// queues are notified once the stack's lock is released.
     touched: Vec<Arc<SockEvents>>,
@@ -445,10 +565,20 @@ impl Stack {
         let eth = kevlar_platform::net::NetDevice::probe().map(|card| {
             let mac = card.mac();
             log::info!("eth0: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, {}/{}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], ETH_ADDR, ETH_PREFIX);
-            EthPort { card, mac, neighbours: BTreeMap::new(), unresolved: VecDeque::new(), up: true }
+            EthPort {
+                card,
+                mac,
+                neighbours: BTreeMap::new(),
+                unresolved: VecDeque::new(),
+                up: true,
+                addrs: alloc::vec![IfAddr { addr: ETH_ADDR, prefix: ETH_PREFIX, broadcast: Some(Ipv4Address::new(10, 0, 2, 255)) }],
+                routes: alloc::vec![EthRoute { dst: Ipv4Address::UNSPECIFIED, prefix: 0, gateway: Some(ETH_GATEWAY), protocol: RTPROT_BOOT, metric: 0 }],
+                mtu: ETH_MTU,
+                stats: LinkStats::default(),
+            }
         });
         let has_eth = eth.is_some();
-        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), seen: Vec::new(), eth };
+        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), seen: Vec::new(), eth, lo_stats: LinkStats::default() };
         let mut seed = [0u8; 8];
         crate::fs::devices::fill_random(&mut seed);
         let mut config = Config::new(HardwareAddress::Ip);
@@ -480,6 +610,7 @@ impl Stack {
             // Down until someone brings it up, as on Linux (a distribution's
             // init does; connecting to 127.0.0.1 before that is ENETUNREACH).
             lo_up: false,
+            lo_mtu: 65536,
             touched: Vec::new(),
             by_ports: BTreeMap::new(),
             dirty: BTreeSet::new(),
@@ -487,6 +618,27 @@ impl Stack {
             full_sweep: false,
             scratch_ids: Vec::new(),
             scratch_look: Vec::new(),
+        }
+    }
+
+    /// Makes smoltcp's interface addresses lo's and eth0's again (after
+    /// netlink or an ioctl changed eth0's); ENOMEM past smoltcp's room.
+    pub fn sync_addrs(&mut self) -> Result<()> {
+        let eth: Vec<IfAddr> = self.device.eth.as_ref().map(|e| e.addrs.clone()).unwrap_or_default();
+        let mut full = false;
+        self.iface.update_ip_addrs(|addrs| {
+            addrs.clear();
+            let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1)), 8));
+            for a in &eth {
+                if addrs.push(IpCidr::new(IpAddress::Ipv4(a.addr), a.prefix)).is_err() {
+                    full = true;
+                }
+            }
+        });
+        if full {
+            Err(Errno::ENOMEM)
+        } else {
+            Ok(())
         }
     }
 
@@ -994,7 +1146,7 @@ pub fn run_timers(now_ns: u64) {
 /// takes all of 127.0.0.0/8 as local; smoltcp answers only the
 /// interface's own address, so 127.0.0.1 is the one loopback address here.
 pub fn is_local(addr: Ipv4Address) -> bool {
-    addr.is_unspecified() || addr == Ipv4Address::new(127, 0, 0, 1) || (addr == ETH_ADDR && with_stack(|st| st.device.eth.is_some()))
+    addr.is_unspecified() || addr == Ipv4Address::new(127, 0, 0, 1) || with_stack(|st| st.device.eth.as_ref().is_some_and(|e| e.has_addr(addr)))
 }
 
 /// Returns whether smoltcp must be polled regularly: a network card's
