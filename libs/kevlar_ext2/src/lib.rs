@@ -47,7 +47,12 @@
 
 extern crate alloc;
 
+mod bitmaps;
 mod cache;
+mod csum;
+mod dir;
+mod extent;
+mod inode;
 mod layout;
 mod node;
 mod state;
@@ -90,7 +95,7 @@ pub struct MountError {
 
 impl fmt::Display for MountError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ext2: {} ({})", self.message, self.errno.name())
+        write!(f, "{} ({})", self.message, self.errno.name())
     }
 }
 
@@ -101,6 +106,21 @@ pub struct MountOptions {
     pub dev: u64,
     /// Mount read-only even when the file system allows writing.
     pub read_only: bool,
+    /// Which driver's rules apply: Linux's ext2 or its ext4 (which also
+    /// mounts ext2 and ext3).
+    pub flavour: Flavour,
+}
+
+/// The driver a mount behaves as.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Flavour {
+    /// Linux's ext2: no extents, 64bit, flex_bg or metadata checksums;
+    /// timestamps in seconds.
+    #[default]
+    Ext2,
+    /// Linux's ext4: extents, 64bit group descriptors, flex_bg,
+    /// metadata_csum, huge_file, nanosecond timestamps in large inodes.
+    Ext4,
 }
 
 /// Totals statfs reports.
@@ -152,10 +172,11 @@ impl Ext2Fs {
         pages: Arc<dyn PageSource>,
         page_limit: usize,
     ) -> core::result::Result<Arc<Ext2Fs>, MountError> {
-        let (mut state, forced) = State::load(device, options.read_only, pages, page_limit)?;
+        let (mut state, forced) = State::load(device, options.read_only, options.flavour, pages, page_limit)?;
         let read_only = options.read_only || forced.is_some();
         if !read_only {
             let now = clock.now().sec as u32;
+            state.now = now;
             state.mark_mounted(now).map_err(|errno| MountError { errno, message: String::from("cannot write the superblock") })?;
         }
         Ok(Arc::new_cyclic(|self_ref| Ext2Fs {
@@ -186,6 +207,11 @@ impl Ext2Fs {
         self.forced_read_only.as_deref()
     }
 
+    /// Returns the driver the mount behaves as.
+    pub fn flavour(&self) -> Flavour {
+        self.state.lock().geo.flavour
+    }
+
     /// Returns the block size in bytes.
     pub fn block_size(&self) -> usize {
         self.state.lock().geo.block_size
@@ -213,7 +239,7 @@ impl Ext2Fs {
             return Ok(());
         }
         let mut st = self.state.lock();
-        st.now = self.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+        st.set_now(self.clock.now());
         let cutoff = Some(st.now.saturating_sub(DIRTY_EXPIRE_SECS));
         if !st.has_dirty_metadata() && !st.has_expired_pages(cutoff) {
             return Ok(());
@@ -290,7 +316,7 @@ impl Ext2Fs {
             return Err(Errno::EROFS);
         }
         let mut st = self.state.lock();
-        st.now = self.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+        st.set_now(self.clock.now());
         Ok(st)
     }
 }
