@@ -62,6 +62,10 @@ BUSYBOX_AREA = "busybox"
 DISK_SRC_DIR = os.path.join(REPO_ROOT, "userland", "busybox-disk")
 DISK_IMAGE = os.path.join(REPO_ROOT, "build", "busybox-suite", "disk.img")
 DISK_SIZE = 8 << 20
+# The same files on ext4 with Debian's default features (a second disk,
+# /dev/vdb, for ext4-disk.sh).
+DISK4_IMAGE = os.path.join(REPO_ROOT, "build", "busybox-suite", "disk4.img")
+DISK4_SIZE = 16 << 20
 # The Debian suite (docs/contracts.md, "The Debian suite"): bash scripts run
 # by Debian's own userland, chrooted into an ext2 root on a virtio disk
 # (tools/build-debian-root.py); the initramfs only holds debian-init and
@@ -479,6 +483,16 @@ def build_disk() -> str:
                         "-U", "6b6576c1-6172-4578-b432-000000000001",
                         "-E", "root_owner=0:0,hash_seed=6b6576c1-6172-4578-b432-000000000002",
                         "-d", stage, tmp], capture_output=True, text=True, env=env)
+    if r.returncode == 0:
+        tmp4 = DISK4_IMAGE + ".tmp"
+        with open(tmp4, "wb") as f:
+            f.truncate(DISK4_SIZE)
+        r = subprocess.run([_tool_path("mke2fs"), "-q", "-F", "-t", "ext4",
+                            "-U", "6b6576c1-6172-4578-b432-000000000003",
+                            "-E", "root_owner=0:0,hash_seed=6b6576c1-6172-4578-b432-000000000004",
+                            "-d", stage, tmp4], capture_output=True, text=True, env=env)
+        if r.returncode == 0:
+            os.replace(tmp4, DISK4_IMAGE)
     shutil.rmtree(stage, ignore_errors=True)
     if r.returncode != 0:
         sys.exit(f"contracts: mke2fs failed (apt-get install e2fsprogs): {r.stderr}")
@@ -494,11 +508,13 @@ def fresh_disks(suite: str, who: str, smp: int) -> list:
         return [debian_disk_copy(who, smp)]
     if suite != "busybox":
         return []
-    if not os.path.isfile(DISK_IMAGE):
+    if not os.path.isfile(DISK_IMAGE) or not os.path.isfile(DISK4_IMAGE):
         build_disk()
     copy = os.path.join(BUSYBOX_OUT_DIR, f"disk-{who}-smp{smp}.img")
     shutil.copyfile(DISK_IMAGE, copy)
-    return [copy]
+    copy4 = os.path.join(BUSYBOX_OUT_DIR, f"disk4-{who}-smp{smp}.img")
+    shutil.copyfile(DISK4_IMAGE, copy4)
+    return [copy, copy4]
 
 
 def disk_checks(suite: str, smp: int) -> list:
@@ -506,15 +522,20 @@ def disk_checks(suite: str, smp: int) -> list:
     one more outcome, contract:busybox/ext2-e2fsck[smpN]."""
     if suite != "busybox":
         return []
-    name = f"contract:{BUSYBOX_AREA}/ext2-e2fsck[smp{smp}]"
-    disk = os.path.join(BUSYBOX_OUT_DIR, f"disk-kevlar-smp{smp}.img")
-    if not os.path.isfile(disk):
-        return [(name, False, f"no disk from Kevlar's run at {os.path.relpath(disk, REPO_ROOT)}")]
-    r = subprocess.run([_tool_path("e2fsck"), "-fn", disk], capture_output=True, text=True)
-    if r.returncode != 0:
-        lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
-        return [(name, False, f"e2fsck -fn status {r.returncode}: " + " | ".join(lines[:6]))]
-    return [(name, True, "clean")]
+    out = []
+    for kind, prefix in (("ext2", "disk"), ("ext4", "disk4")):
+        name = f"contract:{BUSYBOX_AREA}/{kind}-e2fsck[smp{smp}]"
+        disk = os.path.join(BUSYBOX_OUT_DIR, f"{prefix}-kevlar-smp{smp}.img")
+        if not os.path.isfile(disk):
+            out.append((name, False, f"no disk from Kevlar's run at {os.path.relpath(disk, REPO_ROOT)}"))
+            continue
+        r = subprocess.run([_tool_path("e2fsck"), "-fn", disk], capture_output=True, text=True)
+        if r.returncode != 0:
+            lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+            out.append((name, False, f"e2fsck -fn status {r.returncode}: " + " | ".join(lines[:6])))
+        else:
+            out.append((name, True, "clean"))
+    return out
 
 
 def build_busybox(quiet: bool = False) -> list:

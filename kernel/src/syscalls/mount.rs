@@ -95,14 +95,14 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
     let source = optional_string(source, 4095)?.unwrap_or_else(|| b"none".to_vec());
     // The options are one page of text at most.
     let data = optional_string(data, 4095)?.unwrap_or_default();
-    if fstype == b"ext2" {
+    if let Some(disk_fs) = mount::disk_fs_type(&fstype) {
         // A disk file system: the source names a block-device node.
         let node = fs.lookup(&cred, None, &source, WalkFlags::EMPTY)?;
         if node.file_type() != FileType::BlockDevice {
             return Err(Errno::ENOTBLK);
         }
         let rdev = node.stat()?.rdev;
-        mount::mount_ext2(on, mount_point, source, rdev, flags, &data)?;
+        mount::mount_ext2(on, mount_point, source, rdev, flags, &data, disk_fs)?;
         return Ok(0);
     }
     mount::mount_new(on, mount_point, source, &fstype, flags, &data)?;
