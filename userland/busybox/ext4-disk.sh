@@ -41,7 +41,9 @@ rmdir $D/newdir 2>/dev/null || echo "rmdir of a full directory fails"
 truncate -s 1000 $D/newdir/big-copy
 dd if=/dev/zero of=$D/sparse bs=1 count=1 seek=5368709120 2>/dev/null
 chmod 640 $D/new.txt
-touch -d '2020-01-02 03:04:05.123456789' $D/new.txt
+touch -d '2020-01-02 03:04:05' $D/new.txt
+echo stamped > $D/stamped
+stat -c %y $D/stamped > /tmp/stamped-mtime
 chown 12:34 $D/new-hardlink
 sync
 cd / && umount $D && echo unmounted
@@ -53,6 +55,7 @@ cat $D/new.txt $D/new-hardlink
 stat -c '%n %s %a %h %u:%g %y' $D/new.txt
 [ "$(md5sum < $D/newdir/seq.txt)" = "$(seq 1 30000 | md5sum)" ] && echo "seq.txt intact"
 tail -1 $D/seq-link
+[ "$(stat -c %y $D/stamped)" = "$(cat /tmp/stamped-mtime)" ] && echo "mtime with nanoseconds kept"
 readlink $D/slow-link
 stat -c '%n %s %b' $D/newdir/big-copy $D/sparse
 head -c 1000 $D/big.bin | cmp - $D/newdir/big-copy && echo "big-copy is the first 1000 bytes"
@@ -60,6 +63,6 @@ cat $D/newdir/hello-moved
 ls $D/newdir | wc -l
 echo "dir: $(ls -a $D/dir | sort | tr '\n' ' ')"
 rm -r $D/newdir $D/seq-link $D/sparse $D/slow-link
-rm $D/new-hardlink
+rm $D/new-hardlink $D/stamped
 echo "root: $(ls -a $D | sort | tr '\n' ' ')"
 umount $D && echo unmounted

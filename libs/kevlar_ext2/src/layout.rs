@@ -60,6 +60,7 @@ pub mod sb {
     pub const DESC_SIZE: usize = 0xfe;
     pub const BLOCKS_COUNT_HI: usize = 0x150;
     pub const CHECKSUM_TYPE: usize = 0x175;
+    pub const OVERHEAD_CLUSTERS: usize = 0x248;
     pub const CHECKSUM_SEED: usize = 0x270;
     pub const CHECKSUM: usize = 0x3fc;
 }

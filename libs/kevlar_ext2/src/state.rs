@@ -371,10 +371,16 @@ impl State {
         }
     }
 
-    /// ext4's count of metadata blocks (Linux's, without bigalloc): the
+    /// ext4's count of metadata blocks: `s_overhead_clusters`, else
+    /// counted as Linux does without bigalloc: the
     /// first data block, each group's superblock and descriptor copies,
     /// bitmaps and inode table, and the journal.
     fn compute_ext4_overhead(&mut self) -> u64 {
+        // mke2fs records it; Linux takes the recorded count when there is one.
+        let recorded = le32(&self.superblock, sb::OVERHEAD_CLUSTERS);
+        if recorded != 0 {
+            return u64::from(recorded);
+        }
         let table = (self.geo.inodes_per_group as usize * self.geo.inode_size).div_ceil(self.geo.block_size) as u64;
         let mut total = u64::from(self.geo.first_data_block);
         for g in 0..self.geo.group_count {
