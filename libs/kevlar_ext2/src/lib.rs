@@ -1,8 +1,13 @@
-//! ext2: the second extended file system, over a [`BlockDevice`].
+//! ext2, ext3 and ext4: the extended file systems, over a [`BlockDevice`].
 //!
 //! [`Ext2Fs::mount`] reads the superblock and group descriptors and gives
 //! a file system whose [`Ext2Fs::root`] and every other node implement
-//! [`kevlar_vfs::Inode`].
+//! [`kevlar_vfs::Inode`]. [`MountOptions::flavour`] picks the driver whose
+//! rules apply: Linux's ext2 (what follows) or its ext4, which adds extent
+//! trees (`extent.rs`), 64-byte group descriptors, flex_bg, uninitialised
+//! groups, metadata_csum (`csum.rs`), huge_file and nanosecond times in
+//! large inodes, and mounts read-only when the journal needs recovery
+//! (the journal is never written or replayed).
 //!
 //! - **Formats**: revision 0 and 1, block sizes of 1, 2 and 4 KiB, the
 //!   `filetype` and `sparse_super` features, `large_file` (sizes above
