@@ -58,6 +58,7 @@ mod csum;
 mod dir;
 mod extent;
 mod inode;
+mod journal;
 mod layout;
 mod node;
 mod state;
@@ -72,6 +73,7 @@ use kevlar_vfs::{BlockDevice, Clock, Errno, FileType, HeapPages, Inode, PageSour
 use spin::Mutex;
 
 pub use cache::{CacheStats, FAULT_AHEAD_PAGES};
+pub use journal::Recovery;
 pub use node::Ext2Node;
 use state::State;
 
@@ -154,6 +156,8 @@ pub struct Ext2Fs {
     read_only: bool,
     /// Why the mount is read-only though not asked to be, if it is.
     forced_read_only: Option<String>,
+    /// What journal recovery did at mount, if it ran.
+    recovered: Option<Recovery>,
     /// Unmounted: no flusher looks at it any more, so changes through
     /// nodes still held are written at once.
     detached: AtomicBool,
@@ -177,7 +181,20 @@ impl Ext2Fs {
         pages: Arc<dyn PageSource>,
         page_limit: usize,
     ) -> core::result::Result<Arc<Ext2Fs>, MountError> {
-        let (mut state, forced) = State::load(device, options.read_only, options.flavour, pages, page_limit)?;
+        let (mut state, mut forced) = State::load(device.clone(), options.read_only, options.flavour, pages.clone(), page_limit)?;
+        // A journal left by a crash: its committed transactions are
+        // written to their places and the file system loaded again (the
+        // replay may change any block, the superblock too). Linux replays
+        // on a read-only mount too; this code only on a writable one.
+        let mut recovered = None;
+        if state.geo.needs_recovery && !options.read_only && !device.is_read_only() {
+            let fail = |errno: Errno| MountError { errno, message: String::from("journal recovery failed") };
+            let done = state.replay_journal().map_err(fail)?;
+            state.clear_recovery_flag().map_err(fail)?;
+            drop(state);
+            (state, forced) = State::load(device, options.read_only, options.flavour, pages, page_limit)?;
+            recovered = Some(done);
+        }
         let read_only = options.read_only || forced.is_some();
         if !read_only {
             let now = clock.now().sec as u32;
@@ -191,6 +208,7 @@ impl Ext2Fs {
             dev: options.dev,
             read_only,
             forced_read_only: forced,
+            recovered,
             detached: AtomicBool::new(false),
             self_ref: self_ref.clone(),
         }))
@@ -215,6 +233,11 @@ impl Ext2Fs {
     /// Returns the driver the mount behaves as.
     pub fn flavour(&self) -> Flavour {
         self.state.lock().geo.flavour
+    }
+
+    /// Returns what journal recovery did at mount, if it ran.
+    pub fn recovered(&self) -> Option<Recovery> {
+        self.recovered
     }
 
     /// Returns the block size in bytes.

@@ -50,6 +50,8 @@ pub struct Geometry {
     pub reserved_gdt: u32,
     /// Superblock copies only in groups 0, 1 and powers of 3, 5, 7.
     pub sparse_super: bool,
+    /// The journal waits to be replayed (ext4).
+    pub needs_recovery: bool,
 }
 
 impl Geometry {
@@ -228,7 +230,7 @@ impl State {
         let forced = if read_only {
             None
         } else if recover {
-            Some(String::from("the journal needs recovery (needs_recovery), which is not implemented: mounting read-only"))
+            Some(String::from("the journal needs recovery (needs_recovery) and cannot be replayed on this device: mounting read-only"))
         } else if unknown_ro != 0 {
             Some(format!("unsupported read-only-compatible features: {}: mounting read-only", feature_names(unknown_ro, &RO_COMPAT_NAMES)))
         } else {
@@ -283,6 +285,7 @@ impl State {
             csum_seed: metadata_csum.then(|| csum::fs_seed(&superblock)),
             reserved_gdt: u32::from(le16(&superblock, sb::RESERVED_GDT_BLOCKS)),
             sparse_super: ro_compat & RO_COMPAT_SPARSE_SUPER != 0,
+            needs_recovery: recover,
         };
         let gdt_bytes = geo.gdt_blocks() as usize * block_size;
         let mut gdt_raw = vec![0u8; gdt_bytes];

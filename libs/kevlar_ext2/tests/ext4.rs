@@ -134,18 +134,30 @@ fn unsupported_features_are_refused_by_name_or_mounted_read_only() {
     assert!(fs.is_read_only());
     assert!(fs.forced_read_only().unwrap().contains("quota"), "{:?}", fs.forced_read_only());
     assert_eq!(fs.root().create(b"x", FileType::Regular, 0o644, 0, 0, 0).err(), Some(Errno::EROFS));
-    // A journal that needs recovery: read-only, nothing written.
+    // A journal that needs recovery, mounted read-only: nothing written.
     let image = mkfs4(&scratch, 8192, &[], None);
     let out = Command::new(tool("debugfs")).args(["-w", "-R", "feature needs_recovery"]).arg(&image).output().unwrap();
     assert!(out.status.success());
     let disk = disk_of(&image);
     let before = disk.image();
-    let fs = Ext2Fs::mount(disk.clone(), dev_clock.clone(), EXT4).unwrap();
+    let fs = Ext2Fs::mount(disk.clone(), dev_clock.clone(), MountOptions { read_only: true, ..EXT4 }).unwrap();
     assert!(fs.is_read_only());
-    assert!(fs.forced_read_only().unwrap().contains("needs_recovery"));
+    assert_eq!(fs.recovered(), None);
     assert_eq!(fs.root().lookup(b"lost+found").unwrap().file_type(), FileType::Directory);
     fs.unmount().unwrap();
     assert!(disk.image() == before);
+    // On a read-only device: read-only, saying why.
+    let ro_disk: Arc<dyn BlockDevice> = Arc::new(ReadOnly(disk.clone()));
+    let fs = Ext2Fs::mount(ro_disk, dev_clock.clone(), EXT4).unwrap();
+    assert!(fs.forced_read_only().unwrap().contains("needs_recovery"));
+    drop(fs);
+    // Read-write: the (empty) journal is recovered, the flag cleared.
+    let fs = Ext2Fs::mount(disk.clone(), dev_clock.clone(), EXT4).unwrap();
+    assert!(!fs.is_read_only());
+    assert_eq!(fs.recovered(), Some(kevlar_ext2::Recovery::default()));
+    fs.unmount().unwrap();
+    drop(fs);
+    fsck_clean(&disk, &image);
     // A damaged superblock checksum: refused (EBADMSG, Linux's EFSBADCRC).
     let image = mkfs4(&scratch, 8192, &[], None);
     let mut bytes = std::fs::read(&image).unwrap();
@@ -161,6 +173,87 @@ fn unsupported_features_are_refused_by_name_or_mounted_read_only() {
     bytes[(block * 4096 + offset + 0x20) as usize] ^= 0x40; // i_flags
     let fs = Ext2Fs::mount(Arc::new(MemDisk::from_image(512, bytes).unwrap()), dev_clock, MountOptions { read_only: true, ..EXT4 }).unwrap();
     assert_eq!(fs.root().stat().err(), Some(Errno::EBADMSG));
+}
+
+/// A device that refuses writes.
+struct ReadOnly(Arc<MemDisk>);
+
+impl BlockDevice for ReadOnly {
+    fn sector_size(&self) -> usize {
+        self.0.sector_size()
+    }
+    fn sector_count(&self) -> u64 {
+        self.0.sector_count()
+    }
+    fn read_sectors(&self, first: u64, buf: &mut [u8]) -> kevlar_vfs::Result<()> {
+        self.0.read_sectors(first, buf)
+    }
+    fn write_sectors(&self, _first: u64, _buf: &[u8]) -> kevlar_vfs::Result<()> {
+        Err(Errno::EROFS)
+    }
+    fn flush(&self) -> kevlar_vfs::Result<()> {
+        Ok(())
+    }
+    fn is_read_only(&self) -> bool {
+        true
+    }
+}
+
+/// Runs debugfs commands (one a line) on a writable image.
+fn debugfs_script(image: &Path, dir: &Path, commands: &str) {
+    let file = dir.join("debugfs-commands");
+    std::fs::write(&file, commands).unwrap();
+    let out = Command::new(tool("debugfs")).arg("-w").arg("-f").arg(&file).arg(image).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn the_journal_is_replayed_at_mount() {
+    // Without and with journal checksums (debugfs' `jo -c`: v3).
+    for checksums in ["", " -c"] {
+        let scratch = Scratch::new("ext4-journal");
+        let src = scratch.0.join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("victim"), pattern(4096, 1)).unwrap();
+        std::fs::write(src.join("kept"), pattern(4096, 2)).unwrap();
+        let image = mkfs4(&scratch, 16384, &["-b", "4096"], Some(&src));
+        let block_of = |name: &str| String::from_utf8(debugfs(&image, &format!("bmap {} 0", name))).unwrap().trim().to_string();
+        let (victim, kept) = (block_of("victim"), block_of("kept"));
+        // The victim's new bytes start with the journal's magic: the log
+        // keeps them escaped.
+        let mut escaped = vec![0xc0, 0x3b, 0x39, 0x98];
+        escaped.extend_from_slice(&pattern(4092, 4));
+        let new_victim = scratch.0.join("new-victim");
+        std::fs::write(&new_victim, &escaped).unwrap();
+        let new_kept = scratch.0.join("new-kept");
+        std::fs::write(&new_kept, pattern(4096, 3)).unwrap();
+        // One transaction per write: the victim, `kept`, then a third
+        // revoking `kept`, so only the victim's new bytes reach the disk.
+        debugfs_script(&image, &scratch.0, &format!(
+            "jo{c}\njw -b {v} {nv}\njw -b {k} {nk}\njc\njo{c}\njw -r {k}\njc\n",
+            c = checksums, v = victim, k = kept, nv = new_victim.display(), nk = new_kept.display()
+        ));
+        let dump = String::from_utf8(debugfs(&image, "logdump")).unwrap();
+        assert!(dump.contains("commit block"), "{}", dump);
+        let reference = scratch.0.join("reference.img");
+        std::fs::copy(&image, &reference).unwrap();
+        e2fsck(&reference, &["-fy"]);
+        let disk = disk_of(&image);
+        let c = clock();
+        let fs = mount4(&disk, &c);
+        let rec = fs.recovered().unwrap();
+        assert_eq!((rec.transactions, rec.replayed, rec.revoked), (3, 1, 1), "{:?}", rec);
+        let root = fs.root();
+        assert_eq!(read_all(&walk(&root, "victim").unwrap()), escaped);
+        assert_eq!(read_all(&walk(&root, "kept").unwrap()), pattern(4096, 2), "revoked: not replayed");
+        drop(root);
+        fs.unmount().unwrap();
+        drop(fs);
+        fsck_clean(&disk, &image);
+        // e2fsck's own recovery gives the same files.
+        assert_eq!(debugfs(&reference, "cat victim"), debugfs(&image, "cat victim"));
+        assert_eq!(debugfs(&reference, "cat kept"), debugfs(&image, "cat kept"));
+    }
 }
 
 #[test]
