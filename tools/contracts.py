@@ -492,12 +492,38 @@ def build_disk() -> str:
                             "-E", "root_owner=0:0,hash_seed=6b6576c1-6172-4578-b432-000000000004",
                             "-d", stage, tmp4], capture_output=True, text=True, env=env)
         if r.returncode == 0:
+            r = journal_pending_write(tmp4, stage, env)
+        if r.returncode == 0:
             os.replace(tmp4, DISK4_IMAGE)
     shutil.rmtree(stage, ignore_errors=True)
     if r.returncode != 0:
         sys.exit(f"contracts: mke2fs failed (apt-get install e2fsprogs): {r.stderr}")
     os.replace(tmp, DISK_IMAGE)
     return DISK_IMAGE
+
+
+def journal_pending_write(image: str, stage: str, env: dict):
+    """Leaves a committed transaction in the ext4 image's journal, as a
+    crash would (debugfs's journal_open/write/close, with checksums): new
+    bytes for hello.txt's block, so the first mount must replay it
+    (ext4-disk.sh reads them)."""
+    def run(*args):
+        return subprocess.run([_tool_path(args[0]), *args[1:]], capture_output=True, text=True, env=env)
+    r = run("dumpe2fs", "-h", image)
+    if r.returncode != 0:
+        return r
+    block_size = int(re.search(r"^Block size:\s+(\d+)", r.stdout, re.M).group(1))
+    r = run("debugfs", "-R", "bmap hello.txt 0", image)
+    if r.returncode != 0:
+        return r
+    block = int(r.stdout.split()[-1])
+    data = os.path.join(stage, ".journal-block")
+    with open(data, "wb") as f:
+        f.write(b"HELLO FROM THE LOG!\n".ljust(block_size, b"\0"))
+    cmds = os.path.join(stage, ".journal-commands")
+    with open(cmds, "w") as f:
+        f.write(f"jo -c\njw -b {block} {data}\njc\n")
+    return run("debugfs", "-w", "-f", cmds, image)
 
 
 def fresh_disks(suite: str, who: str, smp: int) -> list:

@@ -2,7 +2,9 @@
 # ext4 on a virtio-blk disk (/dev/vdb: the files of userland/busybox-disk/
 # on an image tools/contracts.py makes with `mke2fs -t ext4`, Debian's
 # default features: extents, 64bit, flex_bg, metadata_csum, a journal...):
-# mount it, read, write, sync, unmount, mount again and check, clean up.
+# the image's journal holds a committed transaction (new bytes for
+# hello.txt, as a crash would leave them), so the first mount replays it;
+# then read, write, sync, unmount, mount again and check, clean up.
 # After Kevlar's run the host checks the disk with `e2fsck -fn`
 # (contract:busybox/ext4-e2fsck). Linux needs its modules; Kevlar has it
 # built in, so there insmod fails, quietly.

@@ -384,6 +384,9 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
             if let Some(why) = fs.forced_read_only() {
                 log::warn!("{}: {}: {}", disk.name, fstype, why);
             }
+            if let Some(r) = fs.recovered() {
+                log::info!("{}: {}: journal recovered: {} transactions, {} blocks replayed, {} revoked", disk.name, fstype, r.transactions, r.replayed, r.revoked);
+            }
             fs
         }
     };
