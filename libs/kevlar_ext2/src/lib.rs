@@ -6,8 +6,8 @@
 //! rules apply: Linux's ext2 (what follows) or its ext4, which adds extent
 //! trees (`extent.rs`), 64-byte group descriptors, flex_bg, uninitialised
 //! groups, metadata_csum (`csum.rs`), huge_file and nanosecond times in
-//! large inodes, and mounts read-only when the journal needs recovery
-//! (the journal is never written or replayed).
+//! large inodes, and replays a journal that needs recovery at a
+//! read-write mount (`journal.rs`); new changes are not journaled.
 //!
 //! - **Formats**: revision 0 and 1, block sizes of 1, 2 and 4 KiB, the
 //!   `filetype` and `sparse_super` features, `large_file` (sizes above
