@@ -19,7 +19,7 @@ D=/tmp/disk4
 mkdir -p $D
 mount -t ext4 /dev/vdb $D && echo mounted
 awk -v d=$D '$2 == d { split($4, o, ","); print "mounts:", $1, $3, o[1] }' /proc/mounts
-stat -f -c 'statfs: type %t, block size %S, blocks %b, inodes %c, name max %l' $D
+stat -f -c 'statfs: type %t, block size %S, blocks %b, free %f, available %a, inodes %c, free inodes %d, name max %l' $D
 cat $D/hello.txt
 wc -l < $D/dir/lines.txt
 echo "link -> $(readlink $D/dir/link): $(cat $D/dir/link)"

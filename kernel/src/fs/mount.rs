@@ -646,6 +646,8 @@ pub struct StatFs {
     pub blocks: u64,
     /// Free blocks.
     pub blocks_free: u64,
+    /// Free blocks an unprivileged user may use, when not all of them.
+    pub blocks_avail: Option<u64>,
     /// Nodes in all.
     pub files: u64,
     /// Free nodes.
@@ -684,6 +686,7 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
             block_size: 4096,
             blocks,
             blocks_free: blocks.saturating_sub(usage.pages),
+            blocks_avail: None,
             files,
             files_free: files.saturating_sub(usage.inodes),
             name_max: 255,
@@ -703,6 +706,7 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
                 block_size: usage.block_size,
                 blocks: usage.blocks,
                 blocks_free: usage.free_blocks,
+                blocks_avail: Some(usage.available_blocks),
                 files: usage.inodes,
                 files_free: usage.free_inodes,
                 name_max: 255,

@@ -354,6 +354,16 @@ impl State {
         Ok(())
     }
 
+    /// Blocks Linux's ext4 keeps back from everyone (for unwritten
+    /// extents and the like): 2% of the blocks, at most 4096, with extents.
+    fn ext4_reserve(&self) -> u64 {
+        if self.geo.flavour == Flavour::Ext4 && self.geo.extents {
+            (u64::from(self.geo.blocks_count) / 50).min(4096)
+        } else {
+            0
+        }
+    }
+
     /// Returns what statfs reports.
     pub fn usage(&self) -> Usage {
         let free = u64::from(le32(&self.superblock, sb::FREE_BLOCKS));
@@ -368,7 +378,7 @@ impl State {
             block_size: self.geo.block_size as u64,
             blocks: u64::from(self.geo.blocks_count) - overhead,
             free_blocks: free,
-            available_blocks: free.saturating_sub(reserved),
+            available_blocks: free.saturating_sub(reserved + self.ext4_reserve()),
             inodes: u64::from(self.geo.inodes_count),
             free_inodes: u64::from(le32(&self.superblock, sb::FREE_INODES)),
         }
