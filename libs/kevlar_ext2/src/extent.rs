@@ -207,6 +207,9 @@ impl State {
 
     /// Zeroes an unwritten run's blocks on the disk and marks it written.
     fn write_unwritten(&mut self, inode: &mut DiskInode, ino: u32, e: Extent) -> Result<()> {
+        if u64::from(e.pblk) + u64::from(e.len) > u64::from(self.geo.blocks_count) {
+            return Err(Errno::EUCLEAN);
+        }
         let bs = self.geo.block_size;
         let zeros = vec![0u8; bs * 16];
         let per = (bs / self.dev.sector_size()) as u64;
@@ -239,7 +242,7 @@ impl State {
         }
         let prev = if pos > 0 { Some(leaf_entry(&leaf, pos - 1)?) } else { None };
         let goal = match prev {
-            Some(p) => p.pblk.wrapping_add(p.len).wrapping_add(lblk - (p.lblk + p.len).min(lblk)),
+            Some(p) => p.pblk.wrapping_add(p.len).wrapping_add(lblk.saturating_sub(p.lblk.saturating_add(p.len))),
             None => self.geo.first_data_block + self.group_of(ino) * self.geo.blocks_per_group,
         };
         let b = self.alloc_block_near(goal)?;
@@ -438,7 +441,7 @@ impl State {
             changed = true;
             let from = if u64::from(e.lblk) >= keep { 0 } else { (keep - u64::from(e.lblk)) as u32 };
             for k in from..e.len {
-                self.free_block(e.pblk + k)?;
+                self.free_block(e.pblk.checked_add(k).ok_or(Errno::EUCLEAN)?)?;
                 self.add_iblocks(inode, -sectors);
             }
             if from > 0 {

@@ -37,6 +37,10 @@ const INCOMPAT_CSUM_V2: u32 = 0x8;
 const INCOMPAT_CSUM_V3: u32 = 0x10;
 const INCOMPAT_KNOWN: u32 = INCOMPAT_REVOKE | INCOMPAT_64BIT | INCOMPAT_ASYNC_COMMIT | INCOMPAT_CSUM_V2 | INCOMPAT_CSUM_V3;
 
+/// Most journal blocks accepted (far more than any journal mke2fs
+/// makes): a damaged size does not make the mount map billions of blocks.
+const MAX_JOURNAL_BLOCKS: u64 = 1 << 23;
+
 const TAG_ESCAPE: u32 = 1;
 const TAG_SAME_UUID: u32 = 2;
 const TAG_LAST: u32 = 8;
@@ -122,7 +126,7 @@ impl State {
         let mut inode = self.read_inode(jino)?;
         let bs = self.geo.block_size;
         let nblocks = inode.size() / bs as u64;
-        if nblocks < 2 || nblocks > u64::from(u32::MAX) {
+        if !(2..=MAX_JOURNAL_BLOCKS).contains(&nblocks) {
             return Err(Errno::EUCLEAN);
         }
         let mut map = Vec::with_capacity(nblocks as usize);

@@ -405,3 +405,79 @@ fn writes_keep_ext4_clean_for_e2fsck() {
         fsck_clean(&disk, &image);
     }
 }
+
+/// Reads everything under `dir` (at most `budget` nodes), ignoring errors.
+fn visit_all(dir: &Arc<dyn Inode>, budget: &mut u32) {
+    let mut pos = 0;
+    while *budget > 0 {
+        *budget -= 1;
+        let Ok(Some((e, next))) = dir.read_dir(pos) else { break };
+        if next <= pos {
+            break;
+        }
+        pos = next;
+        if e.name == b"." || e.name == b".." {
+            continue;
+        }
+        let Ok(node) = dir.lookup(&e.name) else { continue };
+        let _ = node.stat();
+        match node.file_type() {
+            FileType::Directory => visit_all(&node, budget),
+            FileType::Symlink => {
+                let _ = node.read_link();
+            }
+            FileType::Regular => {
+                let mut buf = vec![0u8; 64 * 1024];
+                for k in 0..4u64 {
+                    let _ = node.read_at(k * (1 << 20), &mut buf);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn damaged_images_give_errors_not_panics() {
+    let scratch = Scratch::new("ext4-damage");
+    let src = scratch.0.join("src");
+    populate4(&src);
+    // Without checksums, damage reaches the parsers.
+    let image = mkfs4(&scratch, 16384, &["-b", "1024", "-O", "^metadata_csum"], Some(&src));
+    e2fsck(&image, &["-fyD"]);
+    let pristine = std::fs::read(&image).unwrap();
+    let c = clock();
+    let mut x = 0x2545_f491_u32;
+    let mut rand = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    for round in 0..40 {
+        let mut bytes = pristine.clone();
+        // Damage the metadata near the start (superblock copies aside:
+        // flex_bg keeps bitmaps and inode tables there) and anywhere.
+        for _ in 0..24 {
+            let limit = if rand() % 4 == 0 { bytes.len() } else { bytes.len() / 8 };
+            let at = 2048 + rand() as usize % (limit - 2048);
+            bytes[at] ^= 1 << (rand() % 8);
+        }
+        let disk = Arc::new(MemDisk::from_image(512, bytes).unwrap());
+        let dev: Arc<dyn BlockDevice> = disk.clone();
+        let Ok(fs) = Ext2Fs::mount(dev, c.clone(), EXT4) else { continue };
+        let root = fs.root();
+        let mut budget = 2000;
+        visit_all(&root, &mut budget);
+        if let Ok(f) = root.create(format!("new-{}", round).as_bytes(), FileType::Regular, 0o644, 0, 0, 0) {
+            let _ = f.write_at(0, &pattern(50_000, round));
+            let _ = f.truncate(10);
+        }
+        let _ = root.unlink(b"hello.txt");
+        if let Ok(sub) = root.lookup(b"sub") {
+            let _ = sub.create(b"another", FileType::Regular, 0o644, 0, 0, 0);
+        }
+        drop(root);
+        let _ = fs.sync();
+    }
+}
