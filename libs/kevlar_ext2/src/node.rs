@@ -9,7 +9,7 @@ use kevlar_vfs::{DirEntry, DirEntryRef, Errno, FileType, Inode, RenameFlags, Res
 use linux_raw_sys::general as g;
 
 use crate::layout::{ft, ino, DiskInode, I_BLOCK_BYTES};
-use crate::state::{type_code, State, LINK_MAX};
+use crate::state::{type_code, State};
 use crate::Ext2Fs;
 
 /// One inode of an ext2 file system. There is at most one node per inode
@@ -92,7 +92,7 @@ impl Ext2Node {
             if st.find_entry(dir, name)?.is_some() {
                 return Err(Errno::EEXIST);
             }
-            if file_type.is_dir() && parent.links() >= LINK_MAX {
+            if file_type.is_dir() && parent.links() >= st.link_max() {
                 return Err(Errno::EMLINK);
             }
             let goal = st.group_of(dir);
@@ -393,7 +393,7 @@ impl Inode for Ext2Node {
             if inode.links() == 0 {
                 return Err(Errno::ENOENT);
             }
-            if inode.links() >= LINK_MAX {
+            if inode.links() >= st.link_max() {
                 return Err(Errno::EMLINK);
             }
             if st.find_entry(dir, name)?.is_some() {
@@ -503,7 +503,7 @@ impl Inode for Ext2Node {
                     }
                     up = parent;
                 }
-                if existing.is_none() && st.read_inode(dst_dir)?.links() >= LINK_MAX {
+                if existing.is_none() && st.read_inode(dst_dir)?.links() >= st.link_max() {
                     return Err(Errno::EMLINK);
                 }
             }

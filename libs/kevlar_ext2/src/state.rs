@@ -19,6 +19,8 @@ use crate::{Flavour, MountError, Usage, CACHE_BLOCKS};
 
 /// Most hard links to one inode (Linux's `EXT2_LINK_MAX`).
 pub const LINK_MAX: u16 = 32000;
+/// Most hard links to one inode on ext4 (Linux's `EXT4_LINK_MAX`).
+pub const EXT4_LINK_MAX: u16 = 65000;
 
 /// Fixed facts about the file system, read from the superblock.
 #[derive(Clone, Debug)]
@@ -352,6 +354,16 @@ impl State {
         put16(&mut self.superblock, sb::STATE, state | STATE_VALID);
         self.sb_dirty = true;
         Ok(())
+    }
+
+    /// Most hard links to one inode (a directory's subdirectories count
+    /// too: directories here are never indexed after a change, and Linux
+    /// gives EMLINK for an unindexed one at the same limit).
+    pub fn link_max(&self) -> u16 {
+        match self.geo.flavour {
+            Flavour::Ext2 => LINK_MAX,
+            Flavour::Ext4 => EXT4_LINK_MAX,
+        }
     }
 
     /// Blocks Linux's ext4 keeps back from everyone (for unwritten

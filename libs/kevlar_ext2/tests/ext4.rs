@@ -481,3 +481,24 @@ fn damaged_images_give_errors_not_panics() {
         let _ = fs.sync();
     }
 }
+
+#[test]
+fn hard_links_reach_ext4s_limit() {
+    for (flavour, limit) in [(Flavour::Ext2, 32000u32), (Flavour::Ext4, 65000)] {
+        let scratch = Scratch::new("ext4-links");
+        let src = scratch.0.join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("f"), b"x").unwrap();
+        let image = mkfs4(&scratch, 8192, &["-O", "^extent,^64bit,^flex_bg,^metadata_csum,^huge_file,^dir_nlink,^extra_isize"], Some(&src));
+        // One link short of the limit (the count is all that matters).
+        let out = Command::new(tool("debugfs")).args(["-w", "-R", &format!("sif f links_count {}", limit - 1)]).arg(&image).output().unwrap();
+        assert!(out.status.success());
+        let dev: Arc<dyn BlockDevice> = disk_of(&image);
+        let fs = Ext2Fs::mount(dev, clock(), MountOptions { flavour, ..EXT4 }).unwrap();
+        let root = fs.root();
+        let f = root.lookup(b"f").unwrap();
+        root.link(b"one-more", &f).unwrap();
+        assert_eq!(f.stat().unwrap().nlink, limit);
+        assert_eq!(root.link(b"too-many", &f), Err(Errno::EMLINK));
+    }
+}
