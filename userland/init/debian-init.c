@@ -4,7 +4,7 @@
  * Loads the kernel modules listed in /modules.list (the Linux oracle needs
  * virtio and ext4 as modules; Kevlar has them built in and has no module
  * loader, so there every load fails and that is ignored), waits for the
- * virtio disk /dev/vda, mounts its ext2 root read-only on /root, mounts
+ * virtio disk /dev/vda, mounts its ext4 root read-only on /root, mounts
  * sysfs on /root/sys, chroots into it and execs /contracts/init there:
  * contract-init, which mounts /dev, /dev/pts, /proc and /tmp itself and
  * runs the suite's scripts with Debian's own bash.
@@ -87,8 +87,8 @@ int main(void)
     load_modules();
     wait_for_disk();
     mkdir(NEWROOT, 0755);
-    if (mount(DISK, NEWROOT, "ext2", MS_RDONLY, NULL) != 0)
-        fail("mount " DISK " (ext2) on " NEWROOT);
+    if (mount(DISK, NEWROOT, "ext4", MS_RDONLY, NULL) != 0)
+        fail("mount " DISK " (ext4) on " NEWROOT);
     if (mount("sysfs", NEWROOT "/sys", "sysfs", 0, NULL) != 0)
         fail("mount sysfs on " NEWROOT "/sys");
     if (chdir(NEWROOT) != 0)
