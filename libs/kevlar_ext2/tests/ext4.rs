@@ -502,3 +502,37 @@ fn hard_links_reach_ext4s_limit() {
         assert_eq!(root.link(b"too-many", &f), Err(Errno::EMLINK));
     }
 }
+
+#[test]
+fn unwritten_extents_read_as_zeros_and_are_written_in_place() {
+    let scratch = Scratch::new("ext4-unwritten");
+    let src = scratch.0.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("f"), b"written part\n").unwrap();
+    let image = mkfs4(&scratch, 16384, &["-b", "4096"], Some(&src));
+    // Blocks 1 to 9 allocated unwritten (past the end), as fallocate
+    // with KEEP_SIZE leaves them.
+    let out = Command::new(tool("debugfs")).args(["-w", "-R", "fallocate /f 0 9"]).arg(&image).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8(debugfs(&image, "ex f")).unwrap().contains("Uninit"));
+    let disk = disk_of(&image);
+    let c = clock();
+    let fs = mount4(&disk, &c);
+    let root = fs.root();
+    let f = root.lookup(b"f").unwrap();
+    assert_eq!(f.stat().unwrap().blocks, 80);
+    f.truncate(40960).unwrap();
+    let mut want = vec![0u8; 40960];
+    want[..13].copy_from_slice(b"written part\n");
+    assert_eq!(read_all(&f), want);
+    f.write_at(5 * 4096, b"hello").unwrap();
+    want[5 * 4096..5 * 4096 + 5].copy_from_slice(b"hello");
+    assert_eq!(read_all(&f), want);
+    assert_eq!(f.stat().unwrap().blocks, 80, "no new blocks: the run was there");
+    drop((f, root));
+    fs.unmount().unwrap();
+    drop(fs);
+    fsck_clean(&disk, &image);
+    assert!(!String::from_utf8(debugfs(&image, "ex f")).unwrap().contains("Uninit"));
+    assert_eq!(debugfs(&image, "cat f"), want);
+}
