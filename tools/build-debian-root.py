@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A minimal Debian 12 (bookworm) root filesystem as an ext2 image, for the
+"""A minimal Debian 12 (bookworm) root filesystem as an ext4 image, for the
 Debian suite (docs/contracts.md, "The Debian suite").
 
     build-debian-root.py root      resolve, download and unpack the packages
@@ -254,7 +254,7 @@ def _tool(name: str) -> str:
 
 def build_image(extra: list, out: str = IMAGE) -> str:
     """Pack the root plus `extra` [(guest path, host file, mode)] into an
-    ext2 image (4 KiB blocks), deterministically."""
+    ext4 image (Debian's mkfs.ext4 defaults, 4 KiB blocks), deterministically."""
     root = build_root()
     # mke2fs -d copies each file's ctime, which cannot be set on the host:
     # packing the same tree again gives different bytes (and the Linux
@@ -288,7 +288,7 @@ def build_image(extra: list, out: str = IMAGE) -> str:
     with open(tmp, "wb") as f:
         f.truncate(IMAGE_SIZE)
     env = dict(os.environ, E2FSPROGS_FAKE_TIME=str(FIXED_TIME))
-    r = subprocess.run([_tool("mke2fs"), "-q", "-F", "-t", "ext2", "-b", "4096", "-L", "debian",
+    r = subprocess.run([_tool("mke2fs"), "-q", "-F", "-t", "ext4", "-b", "4096", "-L", "debian",
                         "-U", UUID, "-E", f"root_owner=0:0,hash_seed={HASH_SEED}",
                         "-d", root, tmp], capture_output=True, text=True, env=env)
     if r.returncode != 0:

@@ -62,6 +62,10 @@ BUSYBOX_AREA = "busybox"
 DISK_SRC_DIR = os.path.join(REPO_ROOT, "userland", "busybox-disk")
 DISK_IMAGE = os.path.join(REPO_ROOT, "build", "busybox-suite", "disk.img")
 DISK_SIZE = 8 << 20
+# The same files on ext4 with Debian's default features (a second disk,
+# /dev/vdb, for ext4-disk.sh).
+DISK4_IMAGE = os.path.join(REPO_ROOT, "build", "busybox-suite", "disk4.img")
+DISK4_SIZE = 16 << 20
 # The Debian suite (docs/contracts.md, "The Debian suite"): bash scripts run
 # by Debian's own userland, chrooted into an ext2 root on a virtio disk
 # (tools/build-debian-root.py); the initramfs only holds debian-init and
@@ -479,11 +483,47 @@ def build_disk() -> str:
                         "-U", "6b6576c1-6172-4578-b432-000000000001",
                         "-E", "root_owner=0:0,hash_seed=6b6576c1-6172-4578-b432-000000000002",
                         "-d", stage, tmp], capture_output=True, text=True, env=env)
+    if r.returncode == 0:
+        tmp4 = DISK4_IMAGE + ".tmp"
+        with open(tmp4, "wb") as f:
+            f.truncate(DISK4_SIZE)
+        r = subprocess.run([_tool_path("mke2fs"), "-q", "-F", "-t", "ext4",
+                            "-U", "6b6576c1-6172-4578-b432-000000000003",
+                            "-E", "root_owner=0:0,hash_seed=6b6576c1-6172-4578-b432-000000000004",
+                            "-d", stage, tmp4], capture_output=True, text=True, env=env)
+        if r.returncode == 0:
+            r = journal_pending_write(tmp4, stage, env)
+        if r.returncode == 0:
+            os.replace(tmp4, DISK4_IMAGE)
     shutil.rmtree(stage, ignore_errors=True)
     if r.returncode != 0:
         sys.exit(f"contracts: mke2fs failed (apt-get install e2fsprogs): {r.stderr}")
     os.replace(tmp, DISK_IMAGE)
     return DISK_IMAGE
+
+
+def journal_pending_write(image: str, stage: str, env: dict):
+    """Leaves a committed transaction in the ext4 image's journal, as a
+    crash would (debugfs's journal_open/write/close, with checksums): new
+    bytes for hello.txt's block, so the first mount must replay it
+    (ext4-disk.sh reads them)."""
+    def run(*args):
+        return subprocess.run([_tool_path(args[0]), *args[1:]], capture_output=True, text=True, env=env)
+    r = run("dumpe2fs", "-h", image)
+    if r.returncode != 0:
+        return r
+    block_size = int(re.search(r"^Block size:\s+(\d+)", r.stdout, re.M).group(1))
+    r = run("debugfs", "-R", "bmap hello.txt 0", image)
+    if r.returncode != 0:
+        return r
+    block = int(r.stdout.split()[-1])
+    data = os.path.join(stage, ".journal-block")
+    with open(data, "wb") as f:
+        f.write(b"HELLO FROM THE LOG!\n".ljust(block_size, b"\0"))
+    cmds = os.path.join(stage, ".journal-commands")
+    with open(cmds, "w") as f:
+        f.write(f"jo -c\njw -b {block} {data}\njc\n")
+    return run("debugfs", "-w", "-f", cmds, image)
 
 
 def fresh_disks(suite: str, who: str, smp: int) -> list:
@@ -494,33 +534,42 @@ def fresh_disks(suite: str, who: str, smp: int) -> list:
         return [debian_disk_copy(who, smp), scratch_copy(who, smp)]
     if suite != "busybox":
         return []
-    if not os.path.isfile(DISK_IMAGE):
+    if not os.path.isfile(DISK_IMAGE) or not os.path.isfile(DISK4_IMAGE):
         build_disk()
     copy = os.path.join(BUSYBOX_OUT_DIR, f"disk-{who}-smp{smp}.img")
     shutil.copyfile(DISK_IMAGE, copy)
-    return [copy]
+    copy4 = os.path.join(BUSYBOX_OUT_DIR, f"disk4-{who}-smp{smp}.img")
+    shutil.copyfile(DISK4_IMAGE, copy4)
+    return [copy, copy4]
 
 
 def disk_checks(suite: str, smp: int) -> list:
     """After Kevlar's run of `suite`: `e2fsck -fn` on the disk it wrote, as
-    one more outcome: contract:busybox/ext2-e2fsck[smpN] for the BusyBox
-    suite's disk, contract:debian/scratch-e2fsck[smpN] for the Debian
-    suite's scratch disk."""
+    one more outcome: contract:busybox/ext2-e2fsck[smpN] and
+    ext4-e2fsck[smpN] for the BusyBox suite's two disks,
+    contract:debian/scratch-e2fsck[smpN] for the Debian suite's scratch
+    disk."""
     if suite == DEBIAN_AREA:
-        name = f"contract:{DEBIAN_AREA}/scratch-e2fsck[smp{smp}]"
-        disk = os.path.join(DEBIAN_OUT_DIR, f"scratch-kevlar-smp{smp}.img")
+        checks = [(f"contract:{DEBIAN_AREA}/scratch-e2fsck[smp{smp}]",
+                   os.path.join(DEBIAN_OUT_DIR, f"scratch-kevlar-smp{smp}.img"))]
     elif suite == "busybox":
-        name = f"contract:{BUSYBOX_AREA}/ext2-e2fsck[smp{smp}]"
-        disk = os.path.join(BUSYBOX_OUT_DIR, f"disk-kevlar-smp{smp}.img")
+        checks = [(f"contract:{BUSYBOX_AREA}/{kind}-e2fsck[smp{smp}]",
+                   os.path.join(BUSYBOX_OUT_DIR, f"{prefix}-kevlar-smp{smp}.img"))
+                  for kind, prefix in (("ext2", "disk"), ("ext4", "disk4"))]
     else:
         return []
-    if not os.path.isfile(disk):
-        return [(name, False, f"no disk from Kevlar's run at {os.path.relpath(disk, REPO_ROOT)}")]
-    r = subprocess.run([_tool_path("e2fsck"), "-fn", disk], capture_output=True, text=True)
-    if r.returncode != 0:
-        lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
-        return [(name, False, f"e2fsck -fn status {r.returncode}: " + " | ".join(lines[:6]))]
-    return [(name, True, "clean")]
+    out = []
+    for name, disk in checks:
+        if not os.path.isfile(disk):
+            out.append((name, False, f"no disk from Kevlar's run at {os.path.relpath(disk, REPO_ROOT)}"))
+            continue
+        r = subprocess.run([_tool_path("e2fsck"), "-fn", disk], capture_output=True, text=True)
+        if r.returncode != 0:
+            lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+            out.append((name, False, f"e2fsck -fn status {r.returncode}: " + " | ".join(lines[:6])))
+        else:
+            out.append((name, True, "clean"))
+    return out
 
 
 def build_busybox(quiet: bool = False) -> list:

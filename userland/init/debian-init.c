@@ -4,7 +4,7 @@
  * Loads the kernel modules listed in /modules.list (the Linux oracle needs
  * virtio and ext4 as modules; Kevlar has them built in and has no module
  * loader, so there every load fails and that is ignored), waits for the
- * virtio disk /dev/vda, mounts its ext2 root read-only on /root, mounts
+ * virtio disk /dev/vda, mounts its ext4 root read-only on /root, mounts
  * sysfs on /root/sys, mounts the second disk /dev/vdb (an empty ext2
  * scratch file system the scripts write to) read-write on /root/mnt,
  * chroots into it and execs /contracts/init there:
@@ -93,8 +93,8 @@ int main(void)
     wait_for_disk(DISK);
     wait_for_disk(SCRATCH);
     mkdir(NEWROOT, 0755);
-    if (mount(DISK, NEWROOT, "ext2", MS_RDONLY, NULL) != 0)
-        fail("mount " DISK " (ext2) on " NEWROOT);
+    if (mount(DISK, NEWROOT, "ext4", MS_RDONLY, NULL) != 0)
+        fail("mount " DISK " (ext4) on " NEWROOT);
     if (mount("sysfs", NEWROOT "/sys", "sysfs", 0, NULL) != 0)
         fail("mount sysfs on " NEWROOT "/sys");
     if (mount(SCRATCH, NEWROOT "/mnt", "ext2", 0, NULL) != 0)

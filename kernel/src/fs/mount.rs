@@ -334,7 +334,18 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
 
 /// The file system types mount(2) knows, for /proc/filesystems: (name,
 /// needs no device).
-pub const FILESYSTEMS: [(&str, bool); 7] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext2", false)];
+pub const FILESYSTEMS: [(&str, bool); 9] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext3", false), ("ext2", false), ("ext4", false)];
+
+/// The disk file system types mount(2) takes, by name: ext2 as Linux's
+/// ext2 driver, ext3 and ext4 as its ext4 driver (which mounts all three).
+pub fn disk_fs_type(name: &[u8]) -> Option<&'static str> {
+    match name {
+        b"ext2" => Some("ext2"),
+        b"ext3" => Some("ext3"),
+        b"ext4" => Some("ext4"),
+        _ => None,
+    }
+}
 
 /// Tells whether a file system on the disk `rdev` is mounted (an O_EXCL
 /// open of the disk then fails with EBUSY).
@@ -342,9 +353,10 @@ pub fn is_disk_mounted(rdev: u64) -> bool {
     MOUNTS.lock().iter().any(|m| matches!(&m.kind, FsKind::Ext2(_)) && m.root.fs_id() == rdev)
 }
 
-/// Mounts the ext2 file system on the disk with device number `rdev`
-/// (the block-device node `source` names) on `on`.
-pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64, flags: u32, data: &[u8]) -> Result<()> {
+/// Mounts the ext2/3/4 file system (`fstype`, from [`disk_fs_type`]) on
+/// the disk with device number `rdev` (the block-device node `source`
+/// names) on `on`.
+pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64, flags: u32, data: &[u8], fstype: &'static str) -> Result<()> {
     // mount(8) turns ro/rw and the generic options into flags; ext2's own
     // options (acl, errors=...) are not implemented, so refuse them.
     if data.split(|&b| b == b',').any(|o| !o.is_empty()) {
@@ -361,15 +373,19 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
         Some(fs) => fs,
         None => {
             let read_only = flags & abi::MS_RDONLY != 0 || kevlar_vfs::BlockDevice::is_read_only(&*disk);
-            let options = kevlar_ext2::MountOptions { dev: rdev, read_only };
+            let flavour = if fstype == "ext2" { kevlar_ext2::Flavour::Ext2 } else { kevlar_ext2::Flavour::Ext4 };
+            let options = kevlar_ext2::MountOptions { dev: rdev, read_only, flavour };
             let device: Arc<dyn kevlar_vfs::BlockDevice> = disk.clone();
             let pages: Arc<dyn kevlar_vfs::PageSource> = Arc::new(super::pages::FramePages);
             let fs = Ext2Fs::mount_with_pages(device, Arc::new(crate::clock::KernelClock), options, pages, super::pagecache::page_limit()).map_err(|e| {
-                log::warn!("{}: {}", disk.name, e);
+                log::warn!("{}: {}: {}", disk.name, fstype, e);
                 e.errno
             })?;
             if let Some(why) = fs.forced_read_only() {
-                log::warn!("{}: ext2: {}", disk.name, why);
+                log::warn!("{}: {}: {}", disk.name, fstype, why);
+            }
+            if let Some(r) = fs.recovered() {
+                log::info!("{}: {}: journal recovered: {} transactions, {} blocks replayed, {} revoked", disk.name, fstype, r.transactions, r.replayed, r.revoked);
             }
             fs
         }
@@ -379,7 +395,7 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
     }
     let parent_id = mount_of(&*on).map_or(0, |m| m.id);
     let root = fs.root();
-    add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype: "ext2", source, flags, kind: FsKind::Ext2(fs), on_key: None, root_key: (0, 0) });
+    add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype, source, flags, kind: FsKind::Ext2(fs), on_key: None, root_key: (0, 0) });
     Ok(())
 }
 
@@ -630,6 +646,8 @@ pub struct StatFs {
     pub blocks: u64,
     /// Free blocks.
     pub blocks_free: u64,
+    /// Free blocks an unprivileged user may use, when not all of them.
+    pub blocks_avail: Option<u64>,
     /// Nodes in all.
     pub files: u64,
     /// Free nodes.
@@ -668,6 +686,7 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
             block_size: 4096,
             blocks,
             blocks_free: blocks.saturating_sub(usage.pages),
+            blocks_avail: None,
             files,
             files_free: files.saturating_sub(usage.inodes),
             name_max: 255,
@@ -687,6 +706,7 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
                 block_size: usage.block_size,
                 blocks: usage.blocks,
                 blocks_free: usage.free_blocks,
+                blocks_avail: Some(usage.available_blocks),
                 files: usage.inodes,
                 files_free: usage.free_inodes,
                 name_max: 255,

@@ -95,14 +95,14 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
     let source = optional_string(source, 4095)?.unwrap_or_else(|| b"none".to_vec());
     // The options are one page of text at most.
     let data = optional_string(data, 4095)?.unwrap_or_default();
-    if fstype == b"ext2" {
+    if let Some(disk_fs) = mount::disk_fs_type(&fstype) {
         // A disk file system: the source names a block-device node.
         let node = fs.lookup(&cred, None, &source, WalkFlags::EMPTY)?;
         if node.file_type() != FileType::BlockDevice {
             return Err(Errno::ENOTBLK);
         }
         let rdev = node.stat()?.rdev;
-        mount::mount_ext2(on, mount_point, source, rdev, flags, &data)?;
+        mount::mount_ext2(on, mount_point, source, rdev, flags, &data, disk_fs)?;
         return Ok(0);
     }
     mount::mount_new(on, mount_point, source, &fstype, flags, &data)?;
@@ -135,7 +135,7 @@ pub fn umount2(thread: &Thread, target: usize, flags: u32) -> Result<isize> {
 /// Encodes `struct statfs` (x86_64): type, bsize, blocks, bfree, bavail,
 /// files, ffree, fsid (two ints), namelen, frsize, flags, 4 spare words.
 fn encode_statfs(st: &mount::StatFs) -> [u8; 120] {
-    let words = [st.fs_type, st.block_size, st.blocks, st.blocks_free, st.blocks_free, st.files, st.files_free, 0, st.name_max, st.block_size, st.flags, 0, 0, 0, 0];
+    let words = [st.fs_type, st.block_size, st.blocks, st.blocks_free, st.blocks_avail.unwrap_or(st.blocks_free), st.files, st.files_free, 0, st.name_max, st.block_size, st.flags, 0, 0, 0, 0];
     let mut out = [0u8; 120];
     for (i, w) in words.iter().enumerate() {
         out[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());

@@ -259,7 +259,7 @@ impl State {
     /// disk fills up after some bytes were written.
     pub fn write_data(&mut self, ino: u32, offset: u64, data: &[u8]) -> Result<usize> {
         let mut inode = self.read_inode(ino)?;
-        let max = self.geo.max_file_size();
+        let max = self.max_size_of(&inode);
         if offset >= max {
             return Err(Errno::EFBIG);
         }
@@ -307,8 +307,7 @@ impl State {
             if end > inode.size() {
                 inode.set_size(end);
             }
-            inode.set(crate::layout::ino::MTIME, self.now);
-            inode.set(crate::layout::ino::CTIME, self.now);
+            self.stamp(&mut inode, &[crate::layout::ino::MTIME, crate::layout::ino::CTIME]);
         }
         self.write_inode(ino, &inode)?;
         match error {
@@ -407,10 +406,10 @@ impl State {
                     break;
                 }
                 let b = if fill_holes {
-                    let before = inode.get(crate::layout::ino::BLOCKS);
+                    let before = self.iblocks(inode);
                     match self.data_block(inode, ino, lblk) {
                         Ok(b) => {
-                            *changed |= inode.get(crate::layout::ino::BLOCKS) != before;
+                            *changed |= self.iblocks(inode) != before;
                             b
                         }
                         Err(e) => {

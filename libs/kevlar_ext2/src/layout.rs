@@ -40,6 +40,7 @@ pub mod sb {
     pub const FREE_INODES: usize = 16;
     pub const FIRST_DATA_BLOCK: usize = 20;
     pub const LOG_BLOCK_SIZE: usize = 24;
+    pub const LOG_CLUSTER_SIZE: usize = 28;
     pub const BLOCKS_PER_GROUP: usize = 32;
     pub const INODES_PER_GROUP: usize = 40;
     pub const MTIME: usize = 44;
@@ -52,6 +53,16 @@ pub mod sb {
     pub const INODE_SIZE: usize = 88;
     pub const FEATURE_INCOMPAT: usize = 96;
     pub const FEATURE_RO_COMPAT: usize = 100;
+    pub const FEATURE_COMPAT: usize = 92;
+    pub const UUID: usize = 0x68;
+    pub const RESERVED_GDT_BLOCKS: usize = 0xce;
+    pub const JOURNAL_INUM: usize = 0xe0;
+    pub const DESC_SIZE: usize = 0xfe;
+    pub const BLOCKS_COUNT_HI: usize = 0x150;
+    pub const CHECKSUM_TYPE: usize = 0x175;
+    pub const OVERHEAD_CLUSTERS: usize = 0x248;
+    pub const CHECKSUM_SEED: usize = 0x270;
+    pub const CHECKSUM: usize = 0x3fc;
 }
 
 /// `s_state` bit: cleanly unmounted.
@@ -78,9 +89,28 @@ pub const RO_COMPAT_LARGE_FILE: u32 = 0x0002;
 /// Read-only-compatible features this implementation keeps consistent.
 pub const RO_COMPAT_SUPPORTED: u32 = RO_COMPAT_SPARSE_SUPER | RO_COMPAT_LARGE_FILE;
 
+/// Compatible feature: the file system has a journal.
+pub const COMPAT_HAS_JOURNAL: u32 = 0x0004;
+/// Incompatible feature: the journal must be replayed before use.
+pub const INCOMPAT_RECOVER: u32 = 0x0004;
+/// Incompatible feature: files map their blocks with extent trees.
+pub const INCOMPAT_EXTENTS: u32 = 0x0040;
+/// Incompatible feature: block numbers up to 64 bits, descriptors of
+/// `s_desc_size` bytes.
+pub const INCOMPAT_64BIT: u32 = 0x0080;
+/// Incompatible feature: a group's bitmaps and inode table may lie in
+/// another group.
+pub const INCOMPAT_FLEX_BG: u32 = 0x0200;
+/// Incompatible feature: the checksum seed is in the superblock.
+pub const INCOMPAT_CSUM_SEED: u32 = 0x2000;
+/// Incompatible features the ext4 flavour understands (the journal's
+/// `needs_recovery` is handled apart: read-only).
+pub const INCOMPAT_SUPPORTED_EXT4: u32 = INCOMPAT_FILETYPE | INCOMPAT_EXTENTS | INCOMPAT_64BIT | INCOMPAT_FLEX_BG | INCOMPAT_CSUM_SEED;
+
 /// Names of the incompatible features, for the refusal message.
-pub const INCOMPAT_NAMES: [(u32, &str); 10] = [
+pub const INCOMPAT_NAMES: [(u32, &str); 16] = [
     (0x0001, "compression"),
+    (0x0002, "filetype"),
     (0x0004, "needs_recovery"),
     (0x0008, "journal_dev"),
     (0x0010, "meta_bg"),
@@ -90,12 +120,80 @@ pub const INCOMPAT_NAMES: [(u32, &str); 10] = [
     (0x0200, "flex_bg"),
     (0x0400, "ea_inode"),
     (0x1000, "dirdata"),
+    (0x2000, "metadata_csum_seed"),
+    (0x4000, "large_dir"),
+    (0x8000, "inline_data"),
+    (0x10000, "encrypt"),
+    (0x20000, "casefold"),
 ];
+
+/// Read-only-compatible feature: `i_blocks` in 48 bits (and in blocks
+/// for inodes flagged so).
+pub const RO_COMPAT_HUGE_FILE: u32 = 0x0008;
+/// Read-only-compatible feature: a directory's link count past the
+/// limit is 1.
+pub const RO_COMPAT_DIR_NLINK: u32 = 0x0020;
+/// Read-only-compatible feature: large inodes keep `s_want_extra_isize`
+/// extra bytes.
+pub const RO_COMPAT_EXTRA_ISIZE: u32 = 0x0040;
+/// Read-only-compatible feature: bitmaps count clusters of blocks.
+pub const RO_COMPAT_BIGALLOC: u32 = 0x0200;
+/// Read-only-compatible feature: crc32c checksums on all metadata.
+pub const RO_COMPAT_METADATA_CSUM: u32 = 0x0400;
+/// Read-only-compatible features the ext4 flavour keeps consistent.
+pub const RO_COMPAT_SUPPORTED_EXT4: u32 =
+    RO_COMPAT_SUPPORTED | RO_COMPAT_HUGE_FILE | RO_COMPAT_DIR_NLINK | RO_COMPAT_EXTRA_ISIZE | RO_COMPAT_METADATA_CSUM;
+
+/// Names of the read-only-compatible features, for the log.
+pub const RO_COMPAT_NAMES: [(u32, &str); 14] = [
+    (0x0001, "sparse_super"),
+    (0x0002, "large_file"),
+    (0x0004, "btree_dir"),
+    (0x0008, "huge_file"),
+    (0x0010, "uninit_bg"),
+    (0x0020, "dir_nlink"),
+    (0x0040, "extra_isize"),
+    (0x0080, "has_snapshot"),
+    (0x0100, "quota"),
+    (0x0200, "bigalloc"),
+    (0x0400, "metadata_csum"),
+    (0x1000, "read-only"),
+    (0x2000, "project"),
+    (0x8000, "verity"),
+];
+
+/// Returns the names of the bits of `bits` (hexadecimal for unnamed ones).
+pub fn feature_names(bits: u32, table: &[(u32, &str)]) -> alloc::string::String {
+    let mut names = alloc::string::String::new();
+    let mut rest = bits;
+    for &(bit, name) in table {
+        if bits & bit != 0 {
+            if !names.is_empty() {
+                names.push_str(", ");
+            }
+            names.push_str(name);
+            rest &= !bit;
+        }
+    }
+    if rest != 0 {
+        if !names.is_empty() {
+            names.push_str(", ");
+        }
+        names.push_str(&alloc::format!("{:#x}", rest));
+    }
+    names
+}
+
+/// Group descriptor flags.
+pub const BG_INODE_UNINIT: u16 = 0x1;
+/// The block bitmap is not initialised (computed from the layout).
+pub const BG_BLOCK_UNINIT: u16 = 0x2;
 
 /// Size of a group descriptor (without the 64bit feature).
 pub const GROUP_DESC_SIZE: usize = 32;
 
-/// Group descriptor field offsets.
+/// Group descriptor field offsets (the `_HI` halves exist in 64-byte
+/// descriptors).
 pub mod gd {
     pub const BLOCK_BITMAP: usize = 0;
     pub const INODE_BITMAP: usize = 4;
@@ -103,7 +201,24 @@ pub mod gd {
     pub const FREE_BLOCKS: usize = 12;
     pub const FREE_INODES: usize = 14;
     pub const USED_DIRS: usize = 16;
+    pub const FLAGS: usize = 0x12;
+    pub const BLOCK_BITMAP_CSUM: usize = 0x18;
+    pub const INODE_BITMAP_CSUM: usize = 0x1a;
+    pub const ITABLE_UNUSED: usize = 0x1c;
+    pub const CHECKSUM: usize = 0x1e;
+    pub const BLOCK_BITMAP_HI: usize = 0x20;
+    pub const INODE_BITMAP_HI: usize = 0x24;
+    pub const INODE_TABLE_HI: usize = 0x28;
+    pub const FREE_BLOCKS_HI: usize = 0x2c;
+    pub const FREE_INODES_HI: usize = 0x2e;
+    pub const USED_DIRS_HI: usize = 0x30;
+    pub const ITABLE_UNUSED_HI: usize = 0x32;
+    pub const BLOCK_BITMAP_CSUM_HI: usize = 0x38;
+    pub const INODE_BITMAP_CSUM_HI: usize = 0x3a;
 }
+
+/// Size of a 64bit-feature descriptor's high halves' end.
+pub const GROUP_DESC_SIZE_64: usize = 64;
 
 /// One block group's descriptor.
 #[derive(Clone, Copy, Debug, Default)]
@@ -115,32 +230,54 @@ pub struct GroupDesc {
     /// First block of the group's inode table.
     pub inode_table: u32,
     /// Free blocks in the group.
-    pub free_blocks: u16,
+    pub free_blocks: u32,
     /// Free inodes in the group.
-    pub free_inodes: u16,
+    pub free_inodes: u32,
     /// Directories in the group.
-    pub used_dirs: u16,
+    pub used_dirs: u32,
+    /// `bg_flags` (uninitialised bitmaps).
+    pub flags: u16,
+    /// Inodes at the end of the table never used.
+    pub itable_unused: u32,
 }
 
 impl GroupDesc {
-    /// Decodes a descriptor from its 32 bytes.
-    pub fn parse(b: &[u8]) -> GroupDesc {
-        GroupDesc {
+    /// Decodes a descriptor of `size` bytes (32, or more with 64bit);
+    /// `None` if a block number needs more than 32 bits.
+    pub fn parse(b: &[u8], size: usize) -> Option<GroupDesc> {
+        let wide = size >= GROUP_DESC_SIZE_64;
+        let hi16 = |off: usize| if wide { u32::from(le16(b, off)) << 16 } else { 0 };
+        if wide && (le32(b, gd::BLOCK_BITMAP_HI) | le32(b, gd::INODE_BITMAP_HI) | le32(b, gd::INODE_TABLE_HI)) != 0 {
+            return None;
+        }
+        Some(GroupDesc {
             block_bitmap: le32(b, gd::BLOCK_BITMAP),
             inode_bitmap: le32(b, gd::INODE_BITMAP),
             inode_table: le32(b, gd::INODE_TABLE),
-            free_blocks: le16(b, gd::FREE_BLOCKS),
-            free_inodes: le16(b, gd::FREE_INODES),
-            used_dirs: le16(b, gd::USED_DIRS),
-        }
+            free_blocks: u32::from(le16(b, gd::FREE_BLOCKS)) | hi16(gd::FREE_BLOCKS_HI),
+            free_inodes: u32::from(le16(b, gd::FREE_INODES)) | hi16(gd::FREE_INODES_HI),
+            used_dirs: u32::from(le16(b, gd::USED_DIRS)) | hi16(gd::USED_DIRS_HI),
+            flags: le16(b, gd::FLAGS),
+            itable_unused: u32::from(le16(b, gd::ITABLE_UNUSED)) | hi16(gd::ITABLE_UNUSED_HI),
+        })
     }
 
-    /// Stores the counters into the descriptor's bytes (the block numbers
-    /// never change).
-    pub fn store_counts(&self, b: &mut [u8]) {
-        put16(b, gd::FREE_BLOCKS, self.free_blocks);
-        put16(b, gd::FREE_INODES, self.free_inodes);
-        put16(b, gd::USED_DIRS, self.used_dirs);
+    /// Stores the counters and flags into the descriptor's `size` bytes
+    /// (the block numbers never change).
+    pub fn store_counts(&self, b: &mut [u8], size: usize) {
+        put16(b, gd::FREE_BLOCKS, self.free_blocks as u16);
+        put16(b, gd::FREE_INODES, self.free_inodes as u16);
+        put16(b, gd::USED_DIRS, self.used_dirs as u16);
+        if size >= GROUP_DESC_SIZE_64 {
+            put16(b, gd::FREE_BLOCKS_HI, (self.free_blocks >> 16) as u16);
+            put16(b, gd::FREE_INODES_HI, (self.free_inodes >> 16) as u16);
+            put16(b, gd::USED_DIRS_HI, (self.used_dirs >> 16) as u16);
+            put16(b, gd::ITABLE_UNUSED_HI, (self.itable_unused >> 16) as u16);
+        }
+        if size > gd::FLAGS {
+            put16(b, gd::FLAGS, self.flags);
+            put16(b, gd::ITABLE_UNUSED, self.itable_unused as u16);
+        }
     }
 }
 
@@ -160,9 +297,27 @@ pub mod ino {
     pub const BLOCK: usize = 40;
     pub const FILE_ACL: usize = 104;
     pub const SIZE_HIGH: usize = 108;
+    pub const GENERATION: usize = 100;
+    pub const BLOCKS_HIGH: usize = 116;
     pub const UID_HIGH: usize = 120;
     pub const GID_HIGH: usize = 122;
+    pub const CHECKSUM_LO: usize = 124;
+    pub const EXTRA_ISIZE: usize = 128;
+    pub const CHECKSUM_HI: usize = 130;
+    pub const CTIME_EXTRA: usize = 132;
+    pub const MTIME_EXTRA: usize = 136;
+    pub const ATIME_EXTRA: usize = 140;
+    pub const CRTIME: usize = 144;
+    pub const CRTIME_EXTRA: usize = 148;
 }
+
+/// `i_flags` bit: `i_blocks` counts file-system blocks (huge_file).
+pub const HUGE_FILE_FL: u32 = 0x40000;
+/// `i_flags` bit: `i_block` holds an extent tree.
+pub const EXTENTS_FL: u32 = 0x80000;
+/// The extra bytes Linux's ext4 keeps in new large inodes (up to
+/// `i_crtime_extra` and `i_version_hi`, `i_projid`).
+pub const WANT_EXTRA_ISIZE: u16 = 32;
 
 /// Pointers in `i_block`: 12 direct, then single, double, triple indirect.
 pub const N_DIRECT: usize = 12;
@@ -174,14 +329,19 @@ pub const I_BLOCK_BYTES: usize = 60;
 /// and clears it when changing such a directory, as Linux's ext2 does).
 pub const INDEX_FL: u32 = 0x1000;
 
-/// The first 128 bytes of an on-disk inode (the part ext2 uses).
+/// A whole on-disk inode record (`s_inode_size` bytes).
 #[derive(Clone, Debug)]
-pub struct DiskInode(pub [u8; GOOD_OLD_INODE_SIZE]);
+pub struct DiskInode(pub Vec<u8>);
 
 impl DiskInode {
-    /// Returns an all-zero inode.
-    pub fn zeroed() -> DiskInode {
-        DiskInode([0; GOOD_OLD_INODE_SIZE])
+    /// Returns an all-zero inode of `size` bytes.
+    pub fn zeroed(size: usize) -> DiskInode {
+        DiskInode(alloc::vec![0; size.max(GOOD_OLD_INODE_SIZE)])
+    }
+    /// Tells whether the record has field `off` (4 bytes) within its
+    /// `i_extra_isize`.
+    pub fn has_extra(&self, off: usize) -> bool {
+        self.0.len() > GOOD_OLD_INODE_SIZE && GOOD_OLD_INODE_SIZE + usize::from(le16(&self.0, ino::EXTRA_ISIZE)) >= off + 4 && off + 4 <= self.0.len()
     }
     /// `i_mode`: type and permission bits.
     pub fn mode(&self) -> u16 {

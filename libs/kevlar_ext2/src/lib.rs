@@ -1,8 +1,13 @@
-//! ext2: the second extended file system, over a [`BlockDevice`].
+//! ext2, ext3 and ext4: the extended file systems, over a [`BlockDevice`].
 //!
 //! [`Ext2Fs::mount`] reads the superblock and group descriptors and gives
 //! a file system whose [`Ext2Fs::root`] and every other node implement
-//! [`kevlar_vfs::Inode`].
+//! [`kevlar_vfs::Inode`]. [`MountOptions::flavour`] picks the driver whose
+//! rules apply: Linux's ext2 (what follows) or its ext4, which adds extent
+//! trees (`extent.rs`), 64-byte group descriptors, flex_bg, uninitialised
+//! groups, metadata_csum (`csum.rs`), huge_file and nanosecond times in
+//! large inodes, and replays a journal that needs recovery at a
+//! read-write mount (`journal.rs`); new changes are not journaled.
 //!
 //! - **Formats**: revision 0 and 1, block sizes of 1, 2 and 4 KiB, the
 //!   `filetype` and `sparse_super` features, `large_file` (sizes above
@@ -47,7 +52,13 @@
 
 extern crate alloc;
 
+mod bitmaps;
 mod cache;
+mod csum;
+mod dir;
+mod extent;
+mod inode;
+mod journal;
 mod layout;
 mod node;
 mod state;
@@ -62,6 +73,7 @@ use kevlar_vfs::{BlockDevice, Clock, Errno, FileType, HeapPages, Inode, PageSour
 use spin::Mutex;
 
 pub use cache::{CacheStats, FAULT_AHEAD_PAGES};
+pub use journal::Recovery;
 pub use node::Ext2Node;
 use state::State;
 
@@ -90,7 +102,7 @@ pub struct MountError {
 
 impl fmt::Display for MountError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ext2: {} ({})", self.message, self.errno.name())
+        write!(f, "{} ({})", self.message, self.errno.name())
     }
 }
 
@@ -101,6 +113,21 @@ pub struct MountOptions {
     pub dev: u64,
     /// Mount read-only even when the file system allows writing.
     pub read_only: bool,
+    /// Which driver's rules apply: Linux's ext2 or its ext4 (which also
+    /// mounts ext2 and ext3).
+    pub flavour: Flavour,
+}
+
+/// The driver a mount behaves as.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Flavour {
+    /// Linux's ext2: no extents, 64bit, flex_bg or metadata checksums;
+    /// timestamps in seconds.
+    #[default]
+    Ext2,
+    /// Linux's ext4: extents, 64bit group descriptors, flex_bg,
+    /// metadata_csum, huge_file, nanosecond timestamps in large inodes.
+    Ext4,
 }
 
 /// Totals statfs reports.
@@ -129,6 +156,8 @@ pub struct Ext2Fs {
     read_only: bool,
     /// Why the mount is read-only though not asked to be, if it is.
     forced_read_only: Option<String>,
+    /// What journal recovery did at mount, if it ran.
+    recovered: Option<Recovery>,
     /// Unmounted: no flusher looks at it any more, so changes through
     /// nodes still held are written at once.
     detached: AtomicBool,
@@ -152,10 +181,24 @@ impl Ext2Fs {
         pages: Arc<dyn PageSource>,
         page_limit: usize,
     ) -> core::result::Result<Arc<Ext2Fs>, MountError> {
-        let (mut state, forced) = State::load(device, options.read_only, pages, page_limit)?;
+        let (mut state, mut forced) = State::load(device.clone(), options.read_only, options.flavour, pages.clone(), page_limit)?;
+        // A journal left by a crash: its committed transactions are
+        // written to their places and the file system loaded again (the
+        // replay may change any block, the superblock too). Linux replays
+        // on a read-only mount too; this code only on a writable one.
+        let mut recovered = None;
+        if state.geo.needs_recovery && !options.read_only && !device.is_read_only() {
+            let fail = |errno: Errno| MountError { errno, message: String::from("journal recovery failed") };
+            let done = state.replay_journal().map_err(fail)?;
+            state.clear_recovery_flag().map_err(fail)?;
+            drop(state);
+            (state, forced) = State::load(device, options.read_only, options.flavour, pages, page_limit)?;
+            recovered = Some(done);
+        }
         let read_only = options.read_only || forced.is_some();
         if !read_only {
             let now = clock.now().sec as u32;
+            state.now = now;
             state.mark_mounted(now).map_err(|errno| MountError { errno, message: String::from("cannot write the superblock") })?;
         }
         Ok(Arc::new_cyclic(|self_ref| Ext2Fs {
@@ -165,6 +208,7 @@ impl Ext2Fs {
             dev: options.dev,
             read_only,
             forced_read_only: forced,
+            recovered,
             detached: AtomicBool::new(false),
             self_ref: self_ref.clone(),
         }))
@@ -184,6 +228,16 @@ impl Ext2Fs {
     /// (an unknown read-only-compatible feature), if it is.
     pub fn forced_read_only(&self) -> Option<&str> {
         self.forced_read_only.as_deref()
+    }
+
+    /// Returns the driver the mount behaves as.
+    pub fn flavour(&self) -> Flavour {
+        self.state.lock().geo.flavour
+    }
+
+    /// Returns what journal recovery did at mount, if it ran.
+    pub fn recovered(&self) -> Option<Recovery> {
+        self.recovered
     }
 
     /// Returns the block size in bytes.
@@ -213,7 +267,7 @@ impl Ext2Fs {
             return Ok(());
         }
         let mut st = self.state.lock();
-        st.now = self.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+        st.set_now(self.clock.now());
         let cutoff = Some(st.now.saturating_sub(DIRTY_EXPIRE_SECS));
         if !st.has_dirty_metadata() && !st.has_expired_pages(cutoff) {
             return Ok(());
@@ -290,7 +344,7 @@ impl Ext2Fs {
             return Err(Errno::EROFS);
         }
         let mut st = self.state.lock();
-        st.now = self.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+        st.set_now(self.clock.now());
         Ok(st)
     }
 }

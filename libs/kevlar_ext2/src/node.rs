@@ -5,11 +5,11 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::any::Any;
 
-use kevlar_vfs::{DirEntry, DirEntryRef, Errno, FileType, Inode, RenameFlags, Result, SetAttr, Stat, Timespec, NAME_MAX, PATH_MAX};
+use kevlar_vfs::{DirEntry, DirEntryRef, Errno, FileType, Inode, RenameFlags, Result, SetAttr, Stat, NAME_MAX, PATH_MAX};
 use linux_raw_sys::general as g;
 
 use crate::layout::{ft, ino, DiskInode, I_BLOCK_BYTES};
-use crate::state::{type_code, State, LINK_MAX};
+use crate::state::{type_code, State};
 use crate::Ext2Fs;
 
 /// One inode of an ext2 file system. There is at most one node per inode
@@ -92,7 +92,7 @@ impl Ext2Node {
             if st.find_entry(dir, name)?.is_some() {
                 return Err(Errno::EEXIST);
             }
-            if file_type.is_dir() && parent.links() >= LINK_MAX {
+            if file_type.is_dir() && parent.links() >= st.link_max() {
                 return Err(Errno::EMLINK);
             }
             let goal = st.group_of(dir);
@@ -116,9 +116,6 @@ impl Ext2Node {
 
 }
 
-fn ts(sec: u32) -> Timespec {
-    Timespec::new(i64::from(sec), 0)
-}
 
 fn file_type_of(mode: u16, code: u8) -> Result<FileType> {
     if let Some(t) = FileType::from_mode(u32::from(mode)) {
@@ -204,10 +201,10 @@ impl Inode for Ext2Node {
             rdev,
             size: inode.size(),
             blksize: st.geo.block_size as u32,
-            blocks: u64::from(inode.get(ino::BLOCKS)),
-            atime: ts(inode.get(ino::ATIME)),
-            mtime: ts(inode.get(ino::MTIME)),
-            ctime: ts(inode.get(ino::CTIME)),
+            blocks: st.iblocks(&inode),
+            atime: st.inode_time(&inode, ino::ATIME),
+            mtime: st.inode_time(&inode, ino::MTIME),
+            ctime: st.inode_time(&inode, ino::CTIME),
         })
     }
 
@@ -231,16 +228,16 @@ impl Inode for Ext2Node {
             if let Some(size) = attr.size {
                 st.truncate(me, &mut inode, size)?;
                 if attr.mtime.is_none() {
-                    inode.set(ino::MTIME, st.now);
+                    st.stamp(&mut inode, &[ino::MTIME]);
                 }
             }
             if let Some(t) = attr.atime {
-                inode.set(ino::ATIME, t.sec.clamp(0, i64::from(u32::MAX)) as u32);
+                st.set_inode_time(&mut inode, ino::ATIME, t);
             }
             if let Some(t) = attr.mtime {
-                inode.set(ino::MTIME, t.sec.clamp(0, i64::from(u32::MAX)) as u32);
+                st.set_inode_time(&mut inode, ino::MTIME, t);
             }
-            inode.set(ino::CTIME, st.now);
+            st.stamp(&mut inode, &[ino::CTIME]);
             st.write_inode(me, &inode)
         })
     }
@@ -288,7 +285,7 @@ impl Inode for Ext2Node {
     fn page_dirtied(&self, index: u64) {
         if !self.fs.read_only {
             let mut st = self.fs.state.lock();
-            st.now = self.fs.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+            st.set_now(self.fs.clock.now());
             st.page_mapped_writable(self.ino, index);
         }
     }
@@ -396,7 +393,7 @@ impl Inode for Ext2Node {
             if inode.links() == 0 {
                 return Err(Errno::ENOENT);
             }
-            if inode.links() >= LINK_MAX {
+            if inode.links() >= st.link_max() {
                 return Err(Errno::EMLINK);
             }
             if st.find_entry(dir, name)?.is_some() {
@@ -506,7 +503,7 @@ impl Inode for Ext2Node {
                     }
                     up = parent;
                 }
-                if existing.is_none() && st.read_inode(dst_dir)?.links() >= LINK_MAX {
+                if existing.is_none() && st.read_inode(dst_dir)?.links() >= st.link_max() {
                     return Err(Errno::EMLINK);
                 }
             }
@@ -600,7 +597,7 @@ fn drop_link(st: &mut State, fs: &Ext2Fs, target: u32) -> Result<()> {
 fn remove_dir_links(st: &mut State, fs: &Ext2Fs, target: u32, parent: u32) -> Result<()> {
     let mut inode = st.read_inode(target)?;
     inode.set_links(0);
-    inode.set(ino::CTIME, st.now);
+    st.stamp(&mut inode, &[ino::CTIME]);
     st.write_inode(target, &inode)?;
     st.adjust_links(parent, -1)?;
     if !fs.is_held(target) {
@@ -619,7 +616,7 @@ impl Drop for Ext2Node {
         let mut st = self.fs.state.lock();
         let Ok(inode) = st.read_inode(self.ino) else { return };
         if inode.links() == 0 && inode.mode() != 0 && inode.get(ino::DTIME) == 0 {
-            st.now = self.fs.clock.now().sec.clamp(0, i64::from(u32::MAX)) as u32;
+            st.set_now(self.fs.clock.now());
             let _ = st.destroy_inode(self.ino);
             if self.fs.is_detached() {
                 let _ = st.commit();

@@ -12,13 +12,15 @@ use alloc::vec::Vec;
 use kevlar_vfs::{BlockDevice, Errno, FileType, PageSource, Result};
 
 use crate::cache::CachedPage;
-use linux_raw_sys::general as g;
 
+use crate::csum;
 use crate::layout::*;
-use crate::{MountError, Usage, CACHE_BLOCKS};
+use crate::{Flavour, MountError, Usage, CACHE_BLOCKS};
 
 /// Most hard links to one inode (Linux's `EXT2_LINK_MAX`).
 pub const LINK_MAX: u16 = 32000;
+/// Most hard links to one inode on ext4 (Linux's `EXT4_LINK_MAX`).
+pub const EXT4_LINK_MAX: u16 = 65000;
 
 /// Fixed facts about the file system, read from the superblock.
 #[derive(Clone, Debug)]
@@ -36,6 +38,22 @@ pub struct Geometry {
     pub large_file: bool,
     /// Block holding the first group descriptor.
     pub gdt_block: u32,
+    /// The driver's rules.
+    pub flavour: Flavour,
+    /// Bytes per group descriptor.
+    pub desc_size: usize,
+    /// New files map their blocks with extent trees.
+    pub extents: bool,
+    /// `i_blocks` has 48 bits.
+    pub huge_file: bool,
+    /// The metadata checksum seed, with `metadata_csum`.
+    pub csum_seed: Option<u32>,
+    /// Blocks of descriptors reserved for growth after each copy.
+    pub reserved_gdt: u32,
+    /// Superblock copies only in groups 0, 1 and powers of 3, 5, 7.
+    pub sparse_super: bool,
+    /// The journal waits to be replayed (ext4).
+    pub needs_recovery: bool,
 }
 
 impl Geometry {
@@ -55,8 +73,37 @@ impl Geometry {
         (self.block_size / sector_size) as u64
     }
 
+    /// Tells whether group `group` holds a copy of the superblock and
+    /// descriptors.
+    pub fn has_super(&self, group: u32) -> bool {
+        if group <= 1 || !self.sparse_super {
+            return true;
+        }
+        [3u32, 5, 7].iter().any(|&base| {
+            let mut p = base;
+            while p < group {
+                p = match p.checked_mul(base) {
+                    Some(v) => v,
+                    None => return false,
+                };
+            }
+            p == group
+        })
+    }
+
+    /// Blocks of group descriptors (one copy).
+    pub fn gdt_blocks(&self) -> u32 {
+        (self.group_count as usize * self.desc_size).div_ceil(self.block_size) as u32
+    }
+
     /// Largest file size: what the block map reaches, capped at 2 GiB - 1
     /// without `large_file` and by `i_blocks` (512-byte units in 32 bits).
+    /// An extent-mapped file reaches 2^32 - 1 blocks.
+    pub fn max_file_size_extents(&self) -> u64 {
+        (u64::from(u32::MAX) - 1) * self.block_size as u64
+    }
+
+    /// Largest size of a file mapped by indirect blocks.
     pub fn max_file_size(&self) -> u64 {
         let p = self.ptrs_per_block();
         let blocks = N_DIRECT as u64 + p + p * p + p * p * p;
@@ -67,23 +114,34 @@ impl Geometry {
     }
 }
 
-struct CachedBlock {
-    data: Vec<u8>,
-    dirty: bool,
+pub(crate) struct CachedBlock {
+    pub(crate) data: Vec<u8>,
+    pub(crate) dirty: bool,
+    /// Its checksum was checked since it was read.
+    pub(crate) checked: bool,
+}
+
+/// Kinds of blocks that carry a checksum seeded by their inode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetaKind {
+    /// A directory leaf block (checksum in its tail).
+    Dir,
+    /// An extent-tree block.
+    Extent,
 }
 
 /// Everything behind a file system's lock.
 pub struct State {
     pub dev: Arc<dyn BlockDevice>,
     pub geo: Geometry,
-    superblock: Vec<u8>,
-    sb_dirty: bool,
-    groups: Vec<GroupDesc>,
-    gdt_raw: Vec<u8>,
-    gdt_dirty: BTreeSet<u32>,
-    cache: BTreeMap<u32, CachedBlock>,
+    pub(crate) superblock: Vec<u8>,
+    pub(crate) sb_dirty: bool,
+    pub(crate) groups: Vec<GroupDesc>,
+    pub(crate) gdt_raw: Vec<u8>,
+    pub(crate) gdt_dirty: BTreeSet<u32>,
+    pub(crate) cache: BTreeMap<u32, CachedBlock>,
     /// Blocks in `cache` changed since the last commit.
-    dirty_blocks: usize,
+    pub(crate) dirty_blocks: usize,
     /// The page cache of regular files' data, by (inode, page index).
     pub pages: BTreeMap<(u32, u64), CachedPage>,
     /// Where cached pages come from.
@@ -94,6 +152,15 @@ pub struct State {
     pub evict_cursor: (u32, u64),
     /// The time of the running operation, in seconds.
     pub now: u32,
+    /// Its nanoseconds.
+    pub now_nsec: u32,
+    /// Changed blocks whose checksum is set at commit: kind and inode.
+    pub(crate) meta_owner: BTreeMap<u32, (MetaKind, u32)>,
+    /// Groups whose bitmap checksums are set at commit: (group, inode
+    /// bitmap).
+    pub(crate) stale_bitmaps: BTreeSet<(u32, bool)>,
+    /// ext4's metadata overhead for statfs, counted at mount.
+    ext4_overhead: u64,
 }
 
 fn mount_error(errno: Errno, message: String) -> MountError {
@@ -104,7 +171,7 @@ impl State {
     /// Reads and checks the superblock and group descriptors. Returns the
     /// state and, when unknown read-only-compatible features force a
     /// read-only mount, why.
-    pub fn load(dev: Arc<dyn BlockDevice>, read_only: bool, page_source: Arc<dyn PageSource>, page_limit: usize) -> core::result::Result<(State, Option<String>), MountError> {
+    pub fn load(dev: Arc<dyn BlockDevice>, read_only: bool, flavour: Flavour, page_source: Arc<dyn PageSource>, page_limit: usize) -> core::result::Result<(State, Option<String>), MountError> {
         let sector = dev.sector_size();
         if sector == 0 || SUPERBLOCK_OFFSET as usize % sector != 0 || SUPERBLOCK_SIZE % sector != 0 {
             return Err(mount_error(Errno::EINVAL, format!("unsupported sector size {}", sector)));
@@ -127,7 +194,7 @@ impl State {
         if rev > 1 {
             return Err(mount_error(Errno::EINVAL, format!("unsupported revision {}", rev)));
         }
-        let (inode_size, first_ino, compat_incompat, ro_compat) = if rev == GOOD_OLD_REV {
+        let (inode_size, first_ino, incompat, ro_compat) = if rev == GOOD_OLD_REV {
             (GOOD_OLD_INODE_SIZE, GOOD_OLD_FIRST_INO, 0, 0)
         } else {
             (
@@ -137,27 +204,48 @@ impl State {
                 le32(&superblock, sb::FEATURE_RO_COMPAT),
             )
         };
-        let unknown = compat_incompat & !INCOMPAT_SUPPORTED;
+        let (incompat_ok, ro_ok) = match flavour {
+            Flavour::Ext2 => (INCOMPAT_SUPPORTED, RO_COMPAT_SUPPORTED),
+            Flavour::Ext4 => (INCOMPAT_SUPPORTED_EXT4, RO_COMPAT_SUPPORTED_EXT4),
+        };
+        // A journal waiting to be replayed: this code does not replay it,
+        // so the file system is only read (ext4), or refused (ext2, as
+        // Linux's ext2 refuses it).
+        let recover = incompat & INCOMPAT_RECOVER != 0 && flavour == Flavour::Ext4;
+        let unknown = incompat & !incompat_ok & !(if recover { INCOMPAT_RECOVER } else { 0 });
         if unknown != 0 {
-            let mut names = String::new();
-            for (bit, name) in INCOMPAT_NAMES {
-                if unknown & bit != 0 {
-                    if !names.is_empty() {
-                        names.push_str(", ");
-                    }
-                    names.push_str(name);
-                }
-            }
-            if names.is_empty() {
-                names = format!("{:#x}", unknown);
-            }
-            return Err(mount_error(Errno::EINVAL, format!("unsupported incompatible features: {}", names)));
+            return Err(mount_error(Errno::EINVAL, format!("unsupported incompatible features: {}", feature_names(unknown, &INCOMPAT_NAMES))));
         }
         if inode_size < GOOD_OLD_INODE_SIZE || inode_size > block_size || !inode_size.is_power_of_two() {
             return Err(mount_error(Errno::EINVAL, format!("bad inode size {}", inode_size)));
         }
-        let unknown_ro = ro_compat & !RO_COMPAT_SUPPORTED;
-        let forced = (unknown_ro != 0 && !read_only).then(|| format!("unsupported read-only-compatible features {:#x}: mounting read-only", unknown_ro));
+        let metadata_csum = ro_compat & RO_COMPAT_METADATA_CSUM != 0 && flavour == Flavour::Ext4;
+        if metadata_csum {
+            if superblock[sb::CHECKSUM_TYPE] != 1 {
+                return Err(mount_error(Errno::EINVAL, String::from("unknown metadata checksum algorithm")));
+            }
+            if le32(&superblock, sb::CHECKSUM) != csum::superblock(&superblock) {
+                return Err(mount_error(Errno::EBADMSG, String::from("invalid superblock checksum")));
+            }
+        }
+        let unknown_ro = ro_compat & !ro_ok;
+        let forced = if read_only {
+            None
+        } else if recover {
+            Some(String::from("the journal needs recovery (needs_recovery) and cannot be replayed on this device: mounting read-only"))
+        } else if unknown_ro != 0 {
+            Some(format!("unsupported read-only-compatible features: {}: mounting read-only", feature_names(unknown_ro, &RO_COMPAT_NAMES)))
+        } else {
+            None
+        };
+        let wide = incompat & INCOMPAT_64BIT != 0;
+        if wide && le32(&superblock, sb::BLOCKS_COUNT_HI) != 0 {
+            return Err(mount_error(Errno::EFBIG, String::from("file systems of 2^32 blocks or more are not supported")));
+        }
+        let desc_size = if wide { usize::from(le16(&superblock, sb::DESC_SIZE)) } else { GROUP_DESC_SIZE };
+        if desc_size < GROUP_DESC_SIZE || desc_size > block_size || !desc_size.is_power_of_two() {
+            return Err(mount_error(Errno::EINVAL, format!("bad group descriptor size {}", desc_size)));
+        }
         let geo_partial = (
             le32(&superblock, sb::BLOCKS_COUNT),
             le32(&superblock, sb::INODES_COUNT),
@@ -166,7 +254,9 @@ impl State {
             le32(&superblock, sb::INODES_PER_GROUP),
         );
         let (blocks_count, inodes_count, first_data_block, blocks_per_group, inodes_per_group) = geo_partial;
-        if blocks_per_group == 0 || inodes_per_group == 0 || blocks_count <= first_data_block || blocks_per_group as usize > 8 * block_size || inodes_per_group as usize > 8 * block_size {
+        // With bigalloc (read-only here) a bitmap bit is a cluster.
+        let cluster_ratio = if ro_compat & RO_COMPAT_BIGALLOC != 0 { 1usize << le32(&superblock, sb::LOG_CLUSTER_SIZE).saturating_sub(log).min(16) } else { 1 };
+        if blocks_per_group == 0 || inodes_per_group == 0 || blocks_count <= first_data_block || blocks_per_group as usize > 8 * block_size * cluster_ratio || inodes_per_group as usize > 8 * block_size {
             return Err(mount_error(Errno::EINVAL, String::from("corrupt superblock geometry")));
         }
         let group_count = (blocks_count - first_data_block).div_ceil(blocks_per_group);
@@ -187,21 +277,37 @@ impl State {
             inode_size,
             first_ino,
             group_count,
-            filetype: compat_incompat & INCOMPAT_FILETYPE != 0,
+            filetype: incompat & INCOMPAT_FILETYPE != 0,
             large_file: ro_compat & RO_COMPAT_LARGE_FILE != 0,
             gdt_block: first_data_block + 1,
+            flavour,
+            desc_size,
+            extents: incompat & INCOMPAT_EXTENTS != 0,
+            huge_file: ro_compat & RO_COMPAT_HUGE_FILE != 0 && flavour == Flavour::Ext4,
+            csum_seed: metadata_csum.then(|| csum::fs_seed(&superblock)),
+            reserved_gdt: u32::from(le16(&superblock, sb::RESERVED_GDT_BLOCKS)),
+            sparse_super: ro_compat & RO_COMPAT_SPARSE_SUPER != 0,
+            needs_recovery: recover,
         };
-        let gdt_bytes = (group_count as usize * GROUP_DESC_SIZE).div_ceil(block_size) * block_size;
+        let gdt_bytes = geo.gdt_blocks() as usize * block_size;
         let mut gdt_raw = vec![0u8; gdt_bytes];
         dev.read_sectors(u64::from(geo.gdt_block) * geo.sectors(sector), &mut gdt_raw)
             .map_err(|e| mount_error(e, String::from("cannot read the group descriptors")))?;
-        let groups: Vec<GroupDesc> = (0..group_count as usize).map(|i| GroupDesc::parse(&gdt_raw[i * GROUP_DESC_SIZE..])).collect();
-        for (i, gd) in groups.iter().enumerate() {
+        let mut groups = Vec::with_capacity(group_count as usize);
+        for i in 0..group_count as usize {
+            let raw = &gdt_raw[i * desc_size..(i + 1) * desc_size];
+            if let Some(seed) = geo.csum_seed {
+                if le16(raw, gd::CHECKSUM) != csum::group_desc(seed, i as u32, raw) {
+                    return Err(mount_error(Errno::EUCLEAN, format!("checksum of group descriptor {} is wrong", i)));
+                }
+            }
+            let gd = GroupDesc::parse(raw, desc_size).ok_or_else(|| mount_error(Errno::EFBIG, format!("group descriptor {} points past 2^32 blocks", i)))?;
             let ok = |b: u32| b >= first_data_block && b < blocks_count;
             let table_blocks = (inodes_per_group as usize * inode_size).div_ceil(block_size) as u32;
             if !ok(gd.block_bitmap) || !ok(gd.inode_bitmap) || !ok(gd.inode_table) || gd.inode_table + table_blocks > blocks_count {
                 return Err(mount_error(Errno::EINVAL, format!("corrupt group descriptor {}", i)));
             }
+            groups.push(gd);
         }
         let state = State {
             dev,
@@ -218,7 +324,15 @@ impl State {
             page_limit: page_limit.max(16),
             evict_cursor: (0, 0),
             now: 0,
+            now_nsec: 0,
+            meta_owner: BTreeMap::new(),
+            stale_bitmaps: BTreeSet::new(),
+            ext4_overhead: 0,
         };
+        let mut state = state;
+        if flavour == Flavour::Ext4 {
+            state.ext4_overhead = state.compute_ext4_overhead();
+        }
         Ok((state, forced))
     }
 
@@ -242,22 +356,71 @@ impl State {
         Ok(())
     }
 
+    /// Most hard links to one inode (a directory's subdirectories count
+    /// too: directories here are never indexed after a change, and Linux
+    /// gives EMLINK for an unindexed one at the same limit).
+    pub fn link_max(&self) -> u16 {
+        match self.geo.flavour {
+            Flavour::Ext2 => LINK_MAX,
+            Flavour::Ext4 => EXT4_LINK_MAX,
+        }
+    }
+
+    /// Blocks Linux's ext4 keeps back from everyone (for unwritten
+    /// extents and the like): 2% of the blocks, at most 4096, with extents.
+    fn ext4_reserve(&self) -> u64 {
+        if self.geo.flavour == Flavour::Ext4 && self.geo.extents {
+            (u64::from(self.geo.blocks_count) / 50).min(4096)
+        } else {
+            0
+        }
+    }
+
     /// Returns what statfs reports.
     pub fn usage(&self) -> Usage {
         let free = u64::from(le32(&self.superblock, sb::FREE_BLOCKS));
         let reserved = u64::from(le32(&self.superblock, 8));
         // Linux's ext2 statfs subtracts the metadata overhead from the
         // total ("bsd df"); the groups' own metadata is what mke2fs used.
-        let overhead: u64 = u64::from(self.geo.first_data_block)
-            + (0..self.geo.group_count).map(|g| u64::from(self.group_overhead(g))).sum::<u64>();
+        let overhead: u64 = match self.geo.flavour {
+            Flavour::Ext2 => u64::from(self.geo.first_data_block) + (0..self.geo.group_count).map(|g| u64::from(self.group_overhead(g))).sum::<u64>(),
+            Flavour::Ext4 => self.ext4_overhead,
+        };
         Usage {
             block_size: self.geo.block_size as u64,
             blocks: u64::from(self.geo.blocks_count) - overhead,
             free_blocks: free,
-            available_blocks: free.saturating_sub(reserved),
+            available_blocks: free.saturating_sub(reserved + self.ext4_reserve()),
             inodes: u64::from(self.geo.inodes_count),
             free_inodes: u64::from(le32(&self.superblock, sb::FREE_INODES)),
         }
+    }
+
+    /// ext4's count of metadata blocks: `s_overhead_clusters`, else
+    /// counted as Linux does without bigalloc: the
+    /// first data block, each group's superblock and descriptor copies,
+    /// bitmaps and inode table, and the journal.
+    fn compute_ext4_overhead(&mut self) -> u64 {
+        // mke2fs records it; Linux takes the recorded count when there is one.
+        let recorded = le32(&self.superblock, sb::OVERHEAD_CLUSTERS);
+        if recorded != 0 {
+            return u64::from(recorded);
+        }
+        let table = (self.geo.inodes_per_group as usize * self.geo.inode_size).div_ceil(self.geo.block_size) as u64;
+        let mut total = u64::from(self.geo.first_data_block);
+        for g in 0..self.geo.group_count {
+            if self.geo.has_super(g) {
+                total += 1 + u64::from(self.geo.gdt_blocks());
+            }
+            total += 2 + table;
+        }
+        let journal = le32(&self.superblock, sb::JOURNAL_INUM);
+        if le32(&self.superblock, sb::FEATURE_COMPAT) & COMPAT_HAS_JOURNAL != 0 && journal != 0 {
+            if let Ok(inode) = self.read_inode(journal) {
+                total += inode.size() / self.geo.block_size as u64;
+            }
+        }
+        total
     }
 
     /// Blocks of group `g` that hold metadata: superblock and descriptor
@@ -276,7 +439,7 @@ impl State {
     // ----- blocks -----
 
     /// Reads block `b` from the device into the cache if it is not there.
-    fn cached(&mut self, b: u32) -> Result<&mut CachedBlock> {
+    pub(crate) fn cached(&mut self, b: u32) -> Result<&mut CachedBlock> {
         if b >= self.geo.blocks_count {
             return Err(Errno::EIO);
         }
@@ -287,9 +450,45 @@ impl State {
             let mut data = vec![0u8; self.geo.block_size];
             let sector = self.dev.sector_size();
             self.dev.read_sectors(u64::from(b) * self.geo.sectors(sector), &mut data)?;
-            self.cache.insert(b, CachedBlock { data, dirty: false });
+            self.cache.insert(b, CachedBlock { data, dirty: false, checked: false });
         }
         Ok(self.cache.get_mut(&b).expect("just inserted"))
+    }
+
+    /// Returns a copy of block `b` of inode `ino` (a directory or extent
+    /// block), its checksum checked the first time it is read. A wrong
+    /// checksum is EBADMSG, as Linux's EFSBADCRC.
+    pub fn checked_meta_block(&mut self, b: u32, kind: MetaKind, ino: u32, generation: u32) -> Result<Vec<u8>> {
+        let seed = self.geo.csum_seed;
+        let entry = self.cached(b)?;
+        if let (Some(seed), false) = (seed, entry.checked || entry.dirty) {
+            let iseed = csum::inode_seed(seed, ino, generation);
+            let data = &entry.data;
+            let ok = match kind {
+                MetaKind::Extent => {
+                    let tail = csum::extent_tail(data);
+                    tail + 4 <= data.len() && le32(data, tail) == csum::extent_block(iseed, data)
+                }
+                // A block without a tail is an index block of a hashed
+                // directory (its own checksum is in its dx tail) or a
+                // block from before the feature: Linux warns and reads on.
+                MetaKind::Dir => !csum::has_dir_tail(data) || le32(data, data.len() - 4) == csum::dir_block(iseed, data),
+            };
+            if !ok {
+                return Err(Errno::EBADMSG);
+            }
+            entry.checked = true;
+        }
+        Ok(entry.data.clone())
+    }
+
+    /// Returns block `b` of inode `ino` for changing; its checksum is set
+    /// at commit.
+    pub fn meta_block_mut(&mut self, b: u32, kind: MetaKind, ino: u32) -> Result<&mut [u8]> {
+        if self.geo.csum_seed.is_some() {
+            self.meta_owner.insert(b, (kind, ino));
+        }
+        self.block_mut(b)
     }
 
     /// Returns block `b`'s bytes.
@@ -311,6 +510,7 @@ impl State {
     /// Forgets block `b` in the block cache, changed or not: it holds file
     /// data now, which the page cache writes.
     pub fn forget_block(&mut self, b: u32) {
+        self.meta_owner.remove(&b);
         if let Some(old) = self.cache.remove(&b) {
             if old.dirty {
                 self.dirty_blocks = self.dirty_blocks.saturating_sub(1);
@@ -341,9 +541,9 @@ impl State {
     }
 
     /// Puts a block of zeros in the cache for `b` without reading it.
-    fn zero_block(&mut self, b: u32) {
+    pub(crate) fn zero_block(&mut self, b: u32) {
         let data = vec![0u8; self.geo.block_size];
-        if !self.cache.insert(b, CachedBlock { data, dirty: true }).is_some_and(|old| old.dirty) {
+        if !self.cache.insert(b, CachedBlock { data, dirty: true, checked: true }).is_some_and(|old| old.dirty) {
             self.dirty_blocks += 1;
         }
     }
@@ -353,6 +553,7 @@ impl State {
     /// next commit.
     pub fn commit(&mut self) -> Result<()> {
         debug_assert_eq!(self.dirty_blocks, self.cache.values().filter(|c| c.dirty).count(), "dirty block count");
+        self.seal_checksums()?;
         let sector = self.dev.sector_size();
         let per = self.geo.sectors(sector);
         let mut result = Ok(());
@@ -379,6 +580,10 @@ impl State {
         if self.sb_dirty {
             let wtime = self.now.max(le32(&self.superblock, sb::WTIME));
             put32(&mut self.superblock, sb::WTIME, wtime);
+            if self.geo.csum_seed.is_some() {
+                let c = csum::superblock(&self.superblock);
+                put32(&mut self.superblock, sb::CHECKSUM, c);
+            }
             match self.dev.write_sectors(SUPERBLOCK_OFFSET / sector as u64, &self.superblock) {
                 Ok(()) => self.sb_dirty = false,
                 Err(e) => result = Err(e),
@@ -388,220 +593,76 @@ impl State {
         result
     }
 
+    /// Sets the checksums that wait for commit: bitmaps (in their
+    /// descriptors), then directory and extent blocks.
+    fn seal_checksums(&mut self) -> Result<()> {
+        let Some(seed) = self.geo.csum_seed else { return Ok(()) };
+        let stale: Vec<(u32, bool)> = core::mem::take(&mut self.stale_bitmaps).into_iter().collect();
+        let wide = self.geo.desc_size >= GROUP_DESC_SIZE_64;
+        for (group, inode_bitmap) in stale {
+            let gd = self.groups[group as usize];
+            let (block, bits, lo, hi) = if inode_bitmap {
+                (gd.inode_bitmap, self.geo.inodes_per_group, gd::INODE_BITMAP_CSUM, gd::INODE_BITMAP_CSUM_HI)
+            } else {
+                (gd.block_bitmap, self.geo.blocks_per_group, gd::BLOCK_BITMAP_CSUM, gd::BLOCK_BITMAP_CSUM_HI)
+            };
+            let c = csum::bitmap(seed, self.block(block)?, bits);
+            let off = group as usize * self.geo.desc_size;
+            put16(&mut self.gdt_raw[off..], lo, c as u16);
+            if wide {
+                put16(&mut self.gdt_raw[off..], hi, (c >> 16) as u16);
+            }
+            self.group_changed(group);
+        }
+        let owned: Vec<(u32, (MetaKind, u32))> = self.meta_owner.iter().map(|(&b, &o)| (b, o)).collect();
+        for (b, (kind, ino)) in owned {
+            if !self.cache.get(&b).is_some_and(|c| c.dirty) {
+                self.meta_owner.remove(&b);
+                continue;
+            }
+            let generation = self.read_inode(ino)?.get(ino::GENERATION);
+            let iseed = csum::inode_seed(seed, ino, generation);
+            let data = &mut self.cache.get_mut(&b).expect("checked above").data;
+            match kind {
+                MetaKind::Extent => {
+                    let tail = csum::extent_tail(data);
+                    if tail + 4 <= data.len() {
+                        let c = csum::extent_block(iseed, data);
+                        put32(data, tail, c);
+                    }
+                }
+                MetaKind::Dir => {
+                    if csum::has_dir_tail(data) {
+                        let c = csum::dir_block(iseed, data);
+                        let n = data.len();
+                        put32(data, n - 4, c);
+                    }
+                }
+            }
+            self.meta_owner.remove(&b);
+        }
+        Ok(())
+    }
+
     // ----- group descriptors and superblock counters -----
 
-    fn group_changed(&mut self, group: u32) {
-        let off = group as usize * GROUP_DESC_SIZE;
+    pub(crate) fn group_changed(&mut self, group: u32) {
+        let size = self.geo.desc_size;
+        let off = group as usize * size;
         let gd = self.groups[group as usize];
-        gd.store_counts(&mut self.gdt_raw[off..off + GROUP_DESC_SIZE]);
+        let raw = &mut self.gdt_raw[off..off + size];
+        gd.store_counts(raw, size);
+        if let Some(seed) = self.geo.csum_seed {
+            let c = csum::group_desc(seed, group, raw);
+            put16(raw, gd::CHECKSUM, c);
+        }
         self.gdt_dirty.insert((off / self.geo.block_size) as u32);
     }
 
-    fn adjust_sb(&mut self, field: usize, delta: i32) {
+    pub(crate) fn adjust_sb(&mut self, field: usize, delta: i32) {
         let v = le32(&self.superblock, field);
         put32(&mut self.superblock, field, v.wrapping_add_signed(delta));
         self.sb_dirty = true;
-    }
-
-    // ----- allocation -----
-
-    /// Allocates a block, preferring group `goal`; the block is zeroed in
-    /// the cache.
-    pub fn alloc_block(&mut self, goal: u32) -> Result<u32> {
-        let n = self.geo.group_count;
-        for i in 0..n {
-            let group = (goal + i) % n;
-            if self.groups[group as usize].free_blocks == 0 {
-                continue;
-            }
-            let bitmap_block = self.groups[group as usize].block_bitmap;
-            let count = self.geo.blocks_in_group(group) as usize;
-            let bitmap = self.block(bitmap_block)?;
-            let Some(bit) = find_zero(bitmap, count) else { continue };
-            set_bit(self.block_mut(bitmap_block)?, bit, true);
-            self.groups[group as usize].free_blocks -= 1;
-            self.group_changed(group);
-            self.adjust_sb(sb::FREE_BLOCKS, -1);
-            let b = self.geo.first_data_block + group * self.geo.blocks_per_group + bit as u32;
-            self.zero_block(b);
-            return Ok(b);
-        }
-        Err(Errno::ENOSPC)
-    }
-
-    /// Frees block `b`.
-    pub fn free_block(&mut self, b: u32) -> Result<()> {
-        if b < self.geo.first_data_block || b >= self.geo.blocks_count {
-            return Err(Errno::EIO);
-        }
-        let group = (b - self.geo.first_data_block) / self.geo.blocks_per_group;
-        let bit = ((b - self.geo.first_data_block) % self.geo.blocks_per_group) as usize;
-        let bitmap_block = self.groups[group as usize].block_bitmap;
-        let bitmap = self.block_mut(bitmap_block)?;
-        if !get_bit(bitmap, bit) {
-            return Err(Errno::EIO);
-        }
-        set_bit(bitmap, bit, false);
-        self.groups[group as usize].free_blocks += 1;
-        self.group_changed(group);
-        self.adjust_sb(sb::FREE_BLOCKS, 1);
-        // A freed block's cached copy must not be written over its next use.
-        self.forget_block(b);
-        Ok(())
-    }
-
-    /// Allocates an inode, preferring group `goal`.
-    fn alloc_inode(&mut self, goal: u32, is_dir: bool) -> Result<u32> {
-        let n = self.geo.group_count;
-        for i in 0..n {
-            let group = (goal + i) % n;
-            if self.groups[group as usize].free_inodes == 0 {
-                continue;
-            }
-            let bitmap_block = self.groups[group as usize].inode_bitmap;
-            let count = self.geo.inodes_per_group as usize;
-            // Reserved inodes (below first_ino) are never handed out, even
-            // if their bits are clear.
-            let skip = if group == 0 { (self.geo.first_ino - 1) as usize } else { 0 };
-            let bitmap = self.block(bitmap_block)?;
-            let Some(bit) = (skip..count).find(|&i| !get_bit(bitmap, i)) else { continue };
-            let ino = group * self.geo.inodes_per_group + bit as u32 + 1;
-            if ino > self.geo.inodes_count {
-                continue;
-            }
-            set_bit(self.block_mut(bitmap_block)?, bit, true);
-            let gd = &mut self.groups[group as usize];
-            gd.free_inodes -= 1;
-            if is_dir {
-                gd.used_dirs += 1;
-            }
-            self.group_changed(group);
-            self.adjust_sb(sb::FREE_INODES, -1);
-            return Ok(ino);
-        }
-        Err(Errno::ENOSPC)
-    }
-
-    /// Frees inode `ino` in its bitmap and counters.
-    fn free_inode_bit(&mut self, ino: u32, is_dir: bool) -> Result<()> {
-        let group = (ino - 1) / self.geo.inodes_per_group;
-        let bit = ((ino - 1) % self.geo.inodes_per_group) as usize;
-        let bitmap_block = self.groups[group as usize].inode_bitmap;
-        let bitmap = self.block_mut(bitmap_block)?;
-        if !get_bit(bitmap, bit) {
-            return Err(Errno::EIO);
-        }
-        set_bit(bitmap, bit, false);
-        let gd = &mut self.groups[group as usize];
-        gd.free_inodes += 1;
-        if is_dir {
-            gd.used_dirs = gd.used_dirs.saturating_sub(1);
-        }
-        self.group_changed(group);
-        self.adjust_sb(sb::FREE_INODES, 1);
-        Ok(())
-    }
-
-    /// The group holding inode `ino`.
-    pub fn group_of(&self, ino: u32) -> u32 {
-        (ino - 1) / self.geo.inodes_per_group
-    }
-
-    // ----- inodes -----
-
-    fn inode_location(&self, ino: u32) -> Result<(u32, usize)> {
-        if ino == 0 || ino > self.geo.inodes_count {
-            return Err(Errno::EIO);
-        }
-        let group = (ino - 1) / self.geo.inodes_per_group;
-        let index = ((ino - 1) % self.geo.inodes_per_group) as usize;
-        let byte = index * self.geo.inode_size;
-        let block = self.groups[group as usize].inode_table + (byte / self.geo.block_size) as u32;
-        Ok((block, byte % self.geo.block_size))
-    }
-
-    /// Reads inode `ino`.
-    pub fn read_inode(&mut self, ino: u32) -> Result<DiskInode> {
-        let (block, off) = self.inode_location(ino)?;
-        let data = self.block(block)?;
-        let mut inode = DiskInode::zeroed();
-        inode.0.copy_from_slice(&data[off..off + GOOD_OLD_INODE_SIZE]);
-        Ok(inode)
-    }
-
-    /// Writes inode `ino` (its first 128 bytes; the rest is left alone).
-    pub fn write_inode(&mut self, ino: u32, inode: &DiskInode) -> Result<()> {
-        let (block, off) = self.inode_location(ino)?;
-        let data = self.block_mut(block)?;
-        data[off..off + GOOD_OLD_INODE_SIZE].copy_from_slice(&inode.0);
-        Ok(())
-    }
-
-    /// Allocates and initialises an inode; the whole on-disk record is
-    /// zeroed first (extra fields of large inodes included).
-    pub fn new_inode(&mut self, goal_group: u32, mode: u32, uid: u32, gid: u32) -> Result<(u32, DiskInode)> {
-        let is_dir = mode & g::S_IFMT == g::S_IFDIR;
-        let ino = self.alloc_inode(goal_group, is_dir)?;
-        let (block, off) = self.inode_location(ino)?;
-        let isz = self.geo.inode_size;
-        self.block_mut(block)?[off..off + isz].fill(0);
-        let mut inode = DiskInode::zeroed();
-        inode.set_mode(mode as u16);
-        inode.set_uid(uid);
-        inode.set_gid(gid);
-        for field in [ino::ATIME, ino::CTIME, ino::MTIME] {
-            inode.set(field, self.now);
-        }
-        self.write_inode(ino, &inode)?;
-        Ok((ino, inode))
-    }
-
-    /// Frees an inode whose last link went: its blocks, then its number.
-    pub fn destroy_inode(&mut self, ino: u32) -> Result<()> {
-        let mut inode = self.read_inode(ino)?;
-        if inode.mode() == 0 || inode.get(ino::DTIME) != 0 {
-            return Ok(());
-        }
-        let is_dir = u32::from(inode.mode()) & g::S_IFMT == g::S_IFDIR;
-        self.drop_file_pages(ino, 0);
-        if self.has_data_blocks(&inode) {
-            self.free_blocks_from(&mut inode, 0)?;
-        }
-        let acl = inode.get(ino::FILE_ACL);
-        if acl != 0 {
-            // An extended-attribute block may be shared; its reference
-            // count is in its header (offset 4).
-            let refs = le32(self.block(acl)?, 4);
-            if refs > 1 {
-                put32(self.block_mut(acl)?, 4, refs - 1);
-            } else {
-                self.free_block(acl)?;
-            }
-            inode.set(ino::FILE_ACL, 0);
-        }
-        inode.set(ino::DTIME, self.now.max(1));
-        inode.set_links(0);
-        inode.set(ino::BLOCKS, 0);
-        self.write_inode(ino, &inode)?;
-        self.free_inode_bit(ino, is_dir)
-    }
-
-    /// Tells whether `i_block` holds block pointers (not a fast symlink's
-    /// text or a device number).
-    pub fn has_data_blocks(&self, inode: &DiskInode) -> bool {
-        let t = u32::from(inode.mode()) & g::S_IFMT;
-        match t {
-            g::S_IFREG | g::S_IFDIR => true,
-            g::S_IFLNK => !self.is_fast_symlink(inode),
-            _ => false,
-        }
-    }
-
-    /// Tells whether a symlink keeps its target in `i_block`: it has no
-    /// blocks other than an extended-attribute block.
-    pub fn is_fast_symlink(&self, inode: &DiskInode) -> bool {
-        let ea_sectors = if inode.get(ino::FILE_ACL) != 0 { (self.geo.block_size / 512) as u32 } else { 0 };
-        inode.get(ino::BLOCKS) == ea_sectors
     }
 
     // ----- block maps -----
@@ -630,9 +691,12 @@ impl State {
     /// hole; with `alloc`, fills the hole (and missing indirect blocks),
     /// counting them in `i_blocks`. The caller writes the inode back.
     pub fn bmap(&mut self, inode: &mut DiskInode, ino: u32, lblk: u64, alloc: bool) -> Result<u32> {
+        if self.uses_extents(inode) {
+            return self.extent_bmap(inode, ino, lblk, alloc);
+        }
         let (slot, depth, mut index) = self.map_path(lblk)?;
         let goal = self.group_of(ino);
-        let sectors = (self.geo.block_size / 512) as u32;
+        let sectors = (self.geo.block_size / 512) as i64;
         let mut b = inode.block(slot);
         if b == 0 {
             if !alloc {
@@ -640,7 +704,7 @@ impl State {
             }
             b = self.alloc_block(goal)?;
             inode.set_block(slot, b);
-            inode.set(ino::BLOCKS, inode.get(ino::BLOCKS) + sectors);
+            self.add_iblocks(inode, sectors);
         }
         let p = self.geo.ptrs_per_block();
         for level in (0..depth).rev() {
@@ -654,7 +718,7 @@ impl State {
                 }
                 let new = self.alloc_block(goal)?;
                 put32(self.block_mut(b)?, 4 * i, new);
-                inode.set(ino::BLOCKS, inode.get(ino::BLOCKS) + sectors);
+                self.add_iblocks(inode, sectors);
                 b = new;
             } else {
                 if next >= self.geo.blocks_count {
@@ -668,7 +732,10 @@ impl State {
 
     /// Frees every data block from logical block `keep` on, and indirect
     /// blocks left empty, adjusting `i_blocks`.
-    pub fn free_blocks_from(&mut self, inode: &mut DiskInode, keep: u64) -> Result<()> {
+    pub fn free_blocks_from(&mut self, inode: &mut DiskInode, ino: u32, keep: u64) -> Result<()> {
+        if self.uses_extents(inode) {
+            return self.extent_free_from(inode, ino, keep);
+        }
         let p = self.geo.ptrs_per_block();
         let mut base = 0u64;
         let mut freed = 0u64;
@@ -685,7 +752,7 @@ impl State {
             base += span;
         }
         let sectors = freed * (self.geo.block_size / 512) as u64;
-        inode.set(ino::BLOCKS, (u64::from(inode.get(ino::BLOCKS))).saturating_sub(sectors) as u32);
+        self.add_iblocks(inode, -(sectors as i64));
         Ok(())
     }
 
@@ -736,185 +803,39 @@ impl State {
 
     // ----- file data (the pages themselves: cache.rs) -----
 
+    /// Largest size of this file (by how it maps its blocks).
+    pub fn max_size_of(&self, inode: &DiskInode) -> u64 {
+        if self.uses_extents(inode) {
+            self.geo.max_file_size_extents()
+        } else {
+            self.geo.max_file_size()
+        }
+    }
+
     /// Sets a regular file's size: frees blocks past it and zeroes the
     /// tail of the last block, so growing it again shows zeros.
     pub fn truncate(&mut self, ino: u32, inode: &mut DiskInode, len: u64) -> Result<()> {
-        if len > self.geo.max_file_size() {
+        if len > self.max_size_of(inode) {
             return Err(Errno::EFBIG);
         }
         let bs = self.geo.block_size as u64;
         let old = inode.size();
         if len < old {
             self.shrink_pages(ino, inode, len)?;
-            self.free_blocks_from(inode, len.div_ceil(bs))?;
+            self.free_blocks_from(inode, ino, len.div_ceil(bs))?;
         }
         inode.set_size(len);
         Ok(())
     }
+}
 
-    // ----- directories -----
-
-    /// Returns the number of blocks of a directory.
-    fn dir_blocks(&self, inode: &DiskInode) -> u64 {
-        inode.size() / self.geo.block_size as u64
-    }
-
-    /// Returns the entries of logical block `lblk` of directory `ino`.
-    fn dir_block_entries(&mut self, ino: u32, inode: &mut DiskInode, lblk: u64) -> Result<(u32, Vec<RawDirent>)> {
-        let b = self.bmap(inode, ino, lblk, false)?;
-        if b == 0 {
-            return Err(Errno::EIO);
-        }
-        let filetype = self.geo.filetype;
-        let entries = parse_dir_block(self.block(b)?, filetype).ok_or(Errno::EIO)?;
-        Ok((b, entries))
-    }
-
-    /// Finds `name` in directory `dir`: (inode, type code, block, offset).
-    pub fn find_entry(&mut self, dir: u32, name: &[u8]) -> Result<Option<(u32, u8, u32, usize)>> {
-        let mut inode = self.read_inode(dir)?;
-        for lblk in 0..self.dir_blocks(&inode) {
-            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
-            if let Some(e) = entries.iter().find(|e| e.inode != 0 && e.name == name) {
-                return Ok(Some((e.inode, e.file_type, b, e.offset)));
-            }
-        }
-        Ok(None)
-    }
-
-    /// Returns the first live entry at or after byte position `pos` of
-    /// directory `dir`, with the position after it.
-    pub fn entry_at(&mut self, dir: u32, pos: u64) -> Result<Option<(RawDirent, u64)>> {
-        let mut inode = self.read_inode(dir)?;
-        let bs = self.geo.block_size as u64;
-        let mut lblk = pos / bs;
-        while lblk < self.dir_blocks(&inode) {
-            let (_, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
-            let base = lblk * bs;
-            for e in entries {
-                if base + e.offset as u64 >= pos && e.inode != 0 {
-                    let next = base + (e.offset + e.rec_len) as u64;
-                    return Ok(Some((e, next)));
-                }
-            }
-            lblk += 1;
-        }
-        Ok(None)
-    }
-
-    /// Adds entry `name` -> `target` to directory `dir`, reusing slack in
-    /// an existing block or adding a block.
-    pub fn add_entry(&mut self, dir: u32, name: &[u8], target: u32, type_code: u8) -> Result<()> {
-        let mut inode = self.read_inode(dir)?;
-        let need = dirent_size(name.len());
-        let filetype = self.geo.filetype;
-        let type_code = if filetype { type_code } else { 0 };
-        let blocks = self.dir_blocks(&inode);
-        for lblk in 0..blocks {
-            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
-            for e in entries {
-                let used = if e.inode == 0 { 0 } else { dirent_size(e.name.len()) };
-                if e.rec_len - used >= need {
-                    let block = self.block_mut(b)?;
-                    if e.inode == 0 {
-                        write_dirent(block, e.offset, target, e.rec_len, name, type_code, filetype);
-                    } else {
-                        put16(block, e.offset + 4, used as u16);
-                        write_dirent(block, e.offset + used, target, e.rec_len - used, name, type_code, filetype);
-                    }
-                    return self.touch_dir(dir, &mut inode);
-                }
-            }
-        }
-        let b = self.bmap(&mut inode, dir, blocks, true)?;
-        let bs = self.geo.block_size;
-        write_dirent(self.block_mut(b)?, 0, target, bs, name, type_code, filetype);
-        inode.set_size((blocks + 1) * bs as u64);
-        self.touch_dir(dir, &mut inode)
-    }
-
-    /// Records a change of directory `dir`: times, and the hashed index
-    /// flag dropped (this code does not maintain the index).
-    fn touch_dir(&mut self, dir: u32, inode: &mut DiskInode) -> Result<()> {
-        inode.set(ino::MTIME, self.now);
-        inode.set(ino::CTIME, self.now);
-        let flags = inode.get(ino::FLAGS);
-        inode.set(ino::FLAGS, flags & !INDEX_FL);
-        self.write_inode(dir, inode)
-    }
-
-    /// Removes entry `name` from directory `dir` (merging its space into
-    /// the previous entry of its block); returns the inode it named.
-    pub fn remove_entry(&mut self, dir: u32, name: &[u8]) -> Result<u32> {
-        let mut inode = self.read_inode(dir)?;
-        for lblk in 0..self.dir_blocks(&inode) {
-            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
-            let Some(i) = entries.iter().position(|e| e.inode != 0 && e.name == name) else { continue };
-            let target = entries[i].inode;
-            let block = self.block_mut(b)?;
-            if i == 0 {
-                put32(block, entries[0].offset, 0);
-            } else {
-                let prev = &entries[i - 1];
-                put16(block, prev.offset + 4, (prev.rec_len + entries[i].rec_len) as u16);
-            }
-            self.touch_dir(dir, &mut inode)?;
-            return Ok(target);
-        }
-        Err(Errno::ENOENT)
-    }
-
-    /// Points existing entry `name` of `dir` at `target`.
-    pub fn retarget_entry(&mut self, dir: u32, name: &[u8], target: u32, type_code: u8) -> Result<()> {
-        let (_, _, b, off) = self.find_entry(dir, name)?.ok_or(Errno::ENOENT)?;
-        let filetype = self.geo.filetype;
-        let block = self.block_mut(b)?;
-        put32(block, off, target);
-        if filetype {
-            block[off + 7] = type_code;
-        }
-        let mut inode = self.read_inode(dir)?;
-        self.touch_dir(dir, &mut inode)
-    }
-
-    /// Tells whether directory `dir` holds nothing but `.` and `..`.
-    pub fn dir_is_empty(&mut self, dir: u32) -> Result<bool> {
-        let mut inode = self.read_inode(dir)?;
-        for lblk in 0..self.dir_blocks(&inode) {
-            let (_, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
-            if entries.iter().any(|e| e.inode != 0 && e.name != b"." && e.name != b"..") {
-                return Ok(false);
-            }
-        }
-        Ok(true)
-    }
-
-    /// Writes a new directory's first block with `.` and `..`.
-    pub fn init_dir(&mut self, ino: u32, inode: &mut DiskInode, parent: u32) -> Result<()> {
-        let b = self.bmap(inode, ino, 0, true)?;
-        let bs = self.geo.block_size;
-        let filetype = self.geo.filetype;
-        let dir_code = if filetype { ft::DIR } else { 0 };
-        let block = self.block_mut(b)?;
-        write_dirent(block, 0, ino, 12, b".", dir_code, filetype);
-        write_dirent(block, 12, parent, bs - 12, b"..", dir_code, filetype);
-        inode.set_size(bs as u64);
-        Ok(())
-    }
-
-    /// Returns the parent of directory `dir` (its `..` entry).
-    pub fn parent_of(&mut self, dir: u32) -> Result<u32> {
-        Ok(self.find_entry(dir, b"..")?.ok_or(Errno::EIO)?.0)
-    }
-
-    /// Changes a link count by `delta`, setting ctime.
-    pub fn adjust_links(&mut self, ino: u32, delta: i32) -> Result<u16> {
-        let mut inode = self.read_inode(ino)?;
-        let links = (i32::from(inode.links()) + delta).max(0) as u16;
-        inode.set_links(links);
-        inode.set(ino::CTIME, self.now);
-        self.write_inode(ino, &inode)?;
-        Ok(links)
+/// The offset of a timestamp's extra field.
+pub(crate) fn extra_of(field: usize) -> usize {
+    match field {
+        ino::ATIME => ino::ATIME_EXTRA,
+        ino::CTIME => ino::CTIME_EXTRA,
+        ino::MTIME => ino::MTIME_EXTRA,
+        _ => ino::CRTIME_EXTRA,
     }
 }
 
@@ -931,11 +852,11 @@ pub fn type_code(t: FileType) -> u8 {
     }
 }
 
-fn get_bit(bitmap: &[u8], i: usize) -> bool {
+pub(crate) fn get_bit(bitmap: &[u8], i: usize) -> bool {
     bitmap[i / 8] & (1 << (i % 8)) != 0
 }
 
-fn set_bit(bitmap: &mut [u8], i: usize, on: bool) {
+pub(crate) fn set_bit(bitmap: &mut [u8], i: usize, on: bool) {
     if on {
         bitmap[i / 8] |= 1 << (i % 8);
     } else {
@@ -944,7 +865,7 @@ fn set_bit(bitmap: &mut [u8], i: usize, on: bool) {
 }
 
 /// Returns the first clear bit below `count`.
-fn find_zero(bitmap: &[u8], count: usize) -> Option<usize> {
+pub(crate) fn find_zero(bitmap: &[u8], count: usize) -> Option<usize> {
     let full = count / 8;
     if let Some(byte) = bitmap[..full].iter().position(|&b| b != 0xff) {
         let bit = (!bitmap[byte]).trailing_zeros() as usize;

@@ -9,35 +9,8 @@ use std::sync::Arc;
 use kevlar_ext2::{Ext2Fs, MountOptions};
 use kevlar_vfs::{BlockDevice, Clock, Errno, FileType, Inode, ManualClock, MemDisk, RenameFlags, SetAttr, Timespec};
 
-/// A scratch directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("kevlar-ext2-{}-{}-{}", std::process::id(), tag, n));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn tool(name: &str) -> PathBuf {
-    for dir in ["/sbin", "/usr/sbin", "/usr/bin", "/bin"] {
-        let p = Path::new(dir).join(name);
-        if p.exists() {
-            return p;
-        }
-    }
-    PathBuf::from(name)
-}
+mod common;
+use common::*;
 
 /// Runs mke2fs with `args` on a new image of `size_kib` KiB; returns its path.
 fn mkfs(scratch: &Scratch, size_kib: u64, args: &[&str], from: Option<&Path>) -> PathBuf {
@@ -55,84 +28,10 @@ fn mkfs(scratch: &Scratch, size_kib: u64, args: &[&str], from: Option<&Path>) ->
     image
 }
 
-fn disk_of(image: &Path) -> Arc<MemDisk> {
-    Arc::new(MemDisk::from_image(512, std::fs::read(image).unwrap()).unwrap())
-}
-
-fn clock() -> Arc<ManualClock> {
-    Arc::new(ManualClock::new(Timespec::new(1_700_000_000, 0)))
-}
-
 fn mount(disk: &Arc<MemDisk>, clock: &Arc<ManualClock>) -> Arc<Ext2Fs> {
     let dev: Arc<dyn BlockDevice> = disk.clone();
     let clock: Arc<dyn Clock> = clock.clone();
-    Ext2Fs::mount(dev, clock, MountOptions { dev: 77, read_only: false }).unwrap()
-}
-
-/// Writes the disk back to `image` and asserts `e2fsck -fn` is clean.
-fn fsck_clean(disk: &MemDisk, image: &Path) {
-    std::fs::write(image, disk.image()).unwrap();
-    let out = Command::new(tool("e2fsck")).args(["-fn"]).arg(image).output().unwrap();
-    assert!(
-        out.status.success(),
-        "e2fsck -fn found problems (status {:?}):\n{}{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Returns what `debugfs -R CMD` prints for the image.
-fn debugfs(image: &Path, cmd: &str) -> Vec<u8> {
-    let out = Command::new(tool("debugfs")).args(["-R", cmd]).arg(image).output().unwrap();
-    out.stdout
-}
-
-fn walk(root: &Arc<dyn Inode>, path: &str) -> Result<Arc<dyn Inode>, Errno> {
-    let mut node = root.clone();
-    for part in path.split('/').filter(|p| !p.is_empty()) {
-        node = node.lookup(part.as_bytes())?;
-    }
-    Ok(node)
-}
-
-fn read_all(node: &Arc<dyn Inode>) -> Vec<u8> {
-    let size = node.stat().unwrap().size as usize;
-    let mut buf = vec![0u8; size + 10];
-    let mut done = 0;
-    loop {
-        let n = node.read_at(done as u64, &mut buf[done..]).unwrap();
-        if n == 0 {
-            break;
-        }
-        done += n;
-    }
-    buf.truncate(done);
-    buf
-}
-
-fn names(dir: &Arc<dyn Inode>) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    while let Some((e, next)) = dir.read_dir(pos).unwrap() {
-        out.push(String::from_utf8(e.name).unwrap());
-        pos = next;
-    }
-    out.sort();
-    out
-}
-
-/// Deterministic bytes that differ per position, so misplaced blocks show.
-fn pattern(len: usize, seed: u32) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(2654435761).wrapping_add(1);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
+    Ext2Fs::mount(dev, clock, MountOptions { dev: 77, read_only: false, ..MountOptions::default() }).unwrap()
 }
 
 /// Fills a source directory for `mke2fs -d`.
@@ -405,7 +304,7 @@ fn unknown_features_refuse_or_force_read_only() {
     let image = mkfs(&scratch, 2048, &[], None);
     let disk = disk_of(&image);
     let before = disk.image();
-    let fs = Ext2Fs::mount(disk.clone(), dev_clock, MountOptions { dev: 1, read_only: true }).unwrap();
+    let fs = Ext2Fs::mount(disk.clone(), dev_clock, MountOptions { dev: 1, read_only: true, ..MountOptions::default() }).unwrap();
     assert_eq!(fs.root().stat().unwrap().ino, 2);
     drop(fs);
     assert!(disk.image() == before);
@@ -521,7 +420,7 @@ fn snapshot(disk: &MemDisk, c: &Arc<ManualClock>) -> Arc<Ext2Fs> {
     let copy = Arc::new(MemDisk::from_image(512, disk.image()).unwrap());
     let dev: Arc<dyn BlockDevice> = copy;
     let clock: Arc<dyn Clock> = c.clone();
-    Ext2Fs::mount(dev, clock, MountOptions { dev: 78, read_only: true }).unwrap()
+    Ext2Fs::mount(dev, clock, MountOptions { dev: 78, read_only: true, ..MountOptions::default() }).unwrap()
 }
 
 #[test]
@@ -640,7 +539,7 @@ fn clean_pages_go_and_dirty_ones_stay() {
     let disk = disk_of(&image);
     let c = clock();
     let dev: Arc<dyn BlockDevice> = disk.clone();
-    let fs = Ext2Fs::mount_with_pages(dev, c.clone(), MountOptions { dev: 77, read_only: false }, Arc::new(kevlar_vfs::HeapPages), 32).unwrap();
+    let fs = Ext2Fs::mount_with_pages(dev, c.clone(), MountOptions { dev: 77, read_only: false, ..MountOptions::default() }, Arc::new(kevlar_vfs::HeapPages), 32).unwrap();
     let root = fs.root();
     let f = root.create(b"big", FileType::Regular, 0o644, 0, 0, 0).unwrap();
     f.write_at(0, &pattern(400_000, 4)).unwrap();

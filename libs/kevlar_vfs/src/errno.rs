@@ -122,6 +122,8 @@ errnos! {
     EHOSTUNREACH => "No route to host",
     EALREADY => "Operation already in progress",
     EINPROGRESS => "Operation now in progress",
+    EBADMSG => "Bad message",
+    EUCLEAN => "Structure needs cleaning",
 }
 
 impl Errno {

@@ -1,0 +1,247 @@
+//! Directories: linear lists of entries in blocks; with `metadata_csum`
+//! each leaf block ends in a checksum tail. Hashed-tree (`dir_index`)
+//! directories are read by scanning their leaves (the index blocks look
+//! like empty entries); a change to one drops the index, as Linux does
+//! when it cannot keep it, so the directory is linear from then on.
+
+use alloc::vec::Vec;
+
+use kevlar_vfs::{Errno, Result};
+
+use crate::csum;
+use crate::layout::*;
+use crate::state::{MetaKind, State};
+
+impl State {
+    // ----- directories -----
+
+    /// Returns the number of blocks of a directory.
+    fn dir_blocks(&self, inode: &DiskInode) -> u64 {
+        inode.size() / self.geo.block_size as u64
+    }
+
+    /// Returns the entries of logical block `lblk` of directory `ino`.
+    fn dir_block_entries(&mut self, ino: u32, inode: &mut DiskInode, lblk: u64) -> Result<(u32, Vec<RawDirent>)> {
+        let b = self.bmap(inode, ino, lblk, false)?;
+        if b == 0 {
+            return Err(Errno::EIO);
+        }
+        let filetype = self.geo.filetype;
+        let data = self.checked_meta_block(b, MetaKind::Dir, ino, inode.get(ino::GENERATION))?;
+        let mut entries = parse_dir_block(&data, filetype).ok_or(Errno::EUCLEAN)?;
+        // The checksum tail is no entry.
+        if self.geo.csum_seed.is_some() && csum::has_dir_tail(&data) {
+            entries.pop();
+        }
+        Ok((b, entries))
+    }
+
+    /// Bytes of a directory block entries may use (all but the checksum
+    /// tail).
+    fn dir_space(&self) -> usize {
+        self.geo.block_size - if self.geo.csum_seed.is_some() { csum::DIR_TAIL } else { 0 }
+    }
+
+    /// Drops a directory's hashed index before a change (this code does
+    /// not keep the index up to date). With checksums, the index blocks
+    /// become empty leaf blocks with tails, and the first block holds `.`
+    /// and `..` only, so the directory is a valid linear one.
+    fn drop_index(&mut self, dir: u32, inode: &mut DiskInode) -> Result<()> {
+        let flags = inode.get(ino::FLAGS);
+        if flags & INDEX_FL == 0 {
+            return Ok(());
+        }
+        inode.set(ino::FLAGS, flags & !INDEX_FL);
+        if self.geo.csum_seed.is_some() {
+            let bs = self.geo.block_size;
+            let space = self.dir_space();
+            let filetype = self.geo.filetype;
+            let dir_code = if filetype { ft::DIR } else { 0 };
+            for lblk in 0..self.dir_blocks(inode) {
+                let b = self.bmap(inode, dir, lblk, false)?;
+                if b == 0 {
+                    return Err(Errno::EUCLEAN);
+                }
+                let data = self.block(b)?.to_vec();
+                if csum::has_dir_tail(&data) {
+                    continue;
+                }
+                if lblk == 0 {
+                    let parent = le32(&data, 12);
+                    let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
+                    block.fill(0);
+                    write_dirent(block, 0, dir, 12, b".", dir_code, filetype);
+                    write_dirent(block, 12, parent, space - 12, b"..", dir_code, filetype);
+                    csum::init_dir_tail(block);
+                } else if le32(&data, 0) == 0 && usize::from(le16(&data, 4)) == bs {
+                    let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
+                    block.fill(0);
+                    put16(block, 4, space as u16);
+                    csum::init_dir_tail(block);
+                }
+            }
+        }
+        self.write_inode(dir, inode)
+    }
+
+    /// Finds `name` in directory `dir`: (inode, type code, block, offset).
+    pub fn find_entry(&mut self, dir: u32, name: &[u8]) -> Result<Option<(u32, u8, u32, usize)>> {
+        let mut inode = self.read_inode(dir)?;
+        for lblk in 0..self.dir_blocks(&inode) {
+            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
+            if let Some(e) = entries.iter().find(|e| e.inode != 0 && e.name == name) {
+                return Ok(Some((e.inode, e.file_type, b, e.offset)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Returns the first live entry at or after byte position `pos` of
+    /// directory `dir`, with the position after it.
+    pub fn entry_at(&mut self, dir: u32, pos: u64) -> Result<Option<(RawDirent, u64)>> {
+        let mut inode = self.read_inode(dir)?;
+        let bs = self.geo.block_size as u64;
+        let mut lblk = pos / bs;
+        while lblk < self.dir_blocks(&inode) {
+            let (_, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
+            let base = lblk * bs;
+            for e in entries {
+                if base + e.offset as u64 >= pos && e.inode != 0 {
+                    let next = base + (e.offset + e.rec_len) as u64;
+                    return Ok(Some((e, next)));
+                }
+            }
+            lblk += 1;
+        }
+        Ok(None)
+    }
+
+    /// Adds entry `name` -> `target` to directory `dir`, reusing slack in
+    /// an existing block or adding a block.
+    pub fn add_entry(&mut self, dir: u32, name: &[u8], target: u32, type_code: u8) -> Result<()> {
+        let mut inode = self.read_inode(dir)?;
+        self.drop_index(dir, &mut inode)?;
+        let need = dirent_size(name.len());
+        let filetype = self.geo.filetype;
+        let type_code = if filetype { type_code } else { 0 };
+        let blocks = self.dir_blocks(&inode);
+        for lblk in 0..blocks {
+            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
+            for e in entries {
+                let used = if e.inode == 0 { 0 } else { dirent_size(e.name.len()) };
+                if e.rec_len - used >= need {
+                    let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
+                    if e.inode == 0 {
+                        write_dirent(block, e.offset, target, e.rec_len, name, type_code, filetype);
+                    } else {
+                        put16(block, e.offset + 4, used as u16);
+                        write_dirent(block, e.offset + used, target, e.rec_len - used, name, type_code, filetype);
+                    }
+                    return self.touch_dir(dir, &mut inode);
+                }
+            }
+        }
+        let b = self.bmap(&mut inode, dir, blocks, true)?;
+        let bs = self.geo.block_size;
+        let space = self.dir_space();
+        let csums = self.geo.csum_seed.is_some();
+        let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
+        write_dirent(block, 0, target, space, name, type_code, filetype);
+        if csums {
+            csum::init_dir_tail(block);
+        }
+        inode.set_size((blocks + 1) * bs as u64);
+        self.touch_dir(dir, &mut inode)
+    }
+
+    /// Records a change of directory `dir`: times, and the hashed index
+    /// flag dropped (this code does not maintain the index).
+    fn touch_dir(&mut self, dir: u32, inode: &mut DiskInode) -> Result<()> {
+        self.stamp(inode, &[ino::MTIME, ino::CTIME]);
+        let flags = inode.get(ino::FLAGS);
+        inode.set(ino::FLAGS, flags & !INDEX_FL);
+        self.write_inode(dir, inode)
+    }
+
+    /// Removes entry `name` from directory `dir` (merging its space into
+    /// the previous entry of its block); returns the inode it named.
+    pub fn remove_entry(&mut self, dir: u32, name: &[u8]) -> Result<u32> {
+        let mut inode = self.read_inode(dir)?;
+        self.drop_index(dir, &mut inode)?;
+        for lblk in 0..self.dir_blocks(&inode) {
+            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
+            let Some(i) = entries.iter().position(|e| e.inode != 0 && e.name == name) else { continue };
+            let target = entries[i].inode;
+            let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
+            if i == 0 {
+                put32(block, entries[0].offset, 0);
+            } else {
+                let prev = &entries[i - 1];
+                put16(block, prev.offset + 4, (prev.rec_len + entries[i].rec_len) as u16);
+            }
+            self.touch_dir(dir, &mut inode)?;
+            return Ok(target);
+        }
+        Err(Errno::ENOENT)
+    }
+
+    /// Points existing entry `name` of `dir` at `target`.
+    pub fn retarget_entry(&mut self, dir: u32, name: &[u8], target: u32, type_code: u8) -> Result<()> {
+        let mut inode = self.read_inode(dir)?;
+        self.drop_index(dir, &mut inode)?;
+        let (_, _, b, off) = self.find_entry(dir, name)?.ok_or(Errno::ENOENT)?;
+        let filetype = self.geo.filetype;
+        let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
+        put32(block, off, target);
+        if filetype {
+            block[off + 7] = type_code;
+        }
+        let mut inode = self.read_inode(dir)?;
+        self.touch_dir(dir, &mut inode)
+    }
+
+    /// Tells whether directory `dir` holds nothing but `.` and `..`.
+    pub fn dir_is_empty(&mut self, dir: u32) -> Result<bool> {
+        let mut inode = self.read_inode(dir)?;
+        for lblk in 0..self.dir_blocks(&inode) {
+            let (_, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
+            if entries.iter().any(|e| e.inode != 0 && e.name != b"." && e.name != b"..") {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Writes a new directory's first block with `.` and `..`.
+    pub fn init_dir(&mut self, ino: u32, inode: &mut DiskInode, parent: u32) -> Result<()> {
+        let b = self.bmap(inode, ino, 0, true)?;
+        let bs = self.geo.block_size;
+        let space = self.dir_space();
+        let csums = self.geo.csum_seed.is_some();
+        let filetype = self.geo.filetype;
+        let dir_code = if filetype { ft::DIR } else { 0 };
+        let block = self.meta_block_mut(b, MetaKind::Dir, ino)?;
+        write_dirent(block, 0, ino, 12, b".", dir_code, filetype);
+        write_dirent(block, 12, parent, space - 12, b"..", dir_code, filetype);
+        if csums {
+            csum::init_dir_tail(block);
+        }
+        inode.set_size(bs as u64);
+        Ok(())
+    }
+
+    /// Returns the parent of directory `dir` (its `..` entry).
+    pub fn parent_of(&mut self, dir: u32) -> Result<u32> {
+        Ok(self.find_entry(dir, b"..")?.ok_or(Errno::EIO)?.0)
+    }
+
+    /// Changes a link count by `delta`, setting ctime.
+    pub fn adjust_links(&mut self, ino: u32, delta: i32) -> Result<u16> {
+        let mut inode = self.read_inode(ino)?;
+        let links = (i32::from(inode.links()) + delta).max(0) as u16;
+        inode.set_links(links);
+        self.stamp(&mut inode, &[ino::CTIME]);
+        self.write_inode(ino, &inode)?;
+        Ok(links)
+    }
+}
