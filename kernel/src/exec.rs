@@ -346,6 +346,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     if loaded.exec.secure {
         // A parent may not signal a program that gained privileges.
         process.death_signal.store(0, core::sync::atomic::Ordering::Relaxed);
+        crate::process::personality::clear_on_setid(process);
     }
     process.files.lock().lock().close_on_exec();
     process.signals.lock().reset_for_exec(thread.tid());

@@ -5,6 +5,7 @@ pub mod access;
 pub mod cputimer;
 pub mod posix_timer;
 pub mod nproc;
+pub mod personality;
 pub mod pid;
 pub mod ptrace;
 pub mod scheduler;
@@ -295,6 +296,9 @@ pub struct Process {
     /// Set by a set*uid that moved the real uid to a user over its
     /// RLIMIT_NPROC (Linux's PF_NPROC_EXCEEDED): execve checks it.
     pub nproc_exceeded: AtomicBool,
+    /// personality(2): the execution domain and its flags (kept across
+    /// fork and exec; see `personality.rs`).
+    pub personality: core::sync::atomic::AtomicU32,
 }
 
 /// Scheduling state of a thread.
@@ -722,6 +726,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         main_thread: SpinLock::new(Weak::new()),
         oom: crate::mm::oom::OomSettings::new(),
         nproc_exceeded: AtomicBool::new(false),
+        personality: core::sync::atomic::AtomicU32::new(0),
     });
     // What every exit will hold, made now: exit never allocates it.
     drop(Vm::dead());
@@ -884,6 +889,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         main_thread: SpinLock::new(Weak::new()),
         oom: parent.oom.fork_copy(),
         nproc_exceeded: AtomicBool::new(parent.nproc_exceeded.load(Ordering::Relaxed)),
+        personality: core::sync::atomic::AtomicU32::new(parent.personality.load(Ordering::Relaxed)),
     });
     let task = child_task(parent_thread, frame, &options)?;
     // Counted from the registration on, under the admission (nothing is

@@ -127,12 +127,12 @@ pub(crate) fn init_cpu() {
     // SAFETY: the entry point, selectors and mask describe this kernel's
     // GDT layout (see gdt.rs). The FPU was set up by fpu::init_cpu.
     unsafe {
-        Msr::new(IA32_STAR).write(((0x18u64) << 48) | ((super::gdt::KERNEL_CS as u64) << 32));
+        Msr::new(IA32_STAR).write(((super::gdt::SYSRET_BASE as u64) << 48) | ((super::gdt::KERNEL_CS as u64) << 32));
         Msr::new(IA32_LSTAR).write(syscall_entry as *const () as u64);
         Msr::new(IA32_FMASK).write(FMASK);
         Efer::update(|e| e.insert(EferFlags::SYSTEM_CALL_EXTENSIONS));
     }
-    const _: () = assert!(USER_CS == 0x2b && USER_DS == 0x23);
+    const _: () = assert!(USER_CS == 0x33 && USER_DS == 0x2b && super::gdt::SYSRET_BASE + 8 + 3 == USER_DS);
 }
 
 #[no_mangle]
