@@ -353,6 +353,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     crate::process::posix_timer::delete_all(&process);
     *process.comm.lock() = loaded.comm;
     kevlar_platform::x86::user::reset_fpu();
+    crate::process::hwbreak::flush(thread);
     thread.task.set_fs_base(0, true);
     thread.task.set_gs_base(0, true);
     *frame = initial_frame(loaded.entry, loaded.sp, frame);

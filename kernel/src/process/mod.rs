@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod cputimer;
+pub mod hwbreak;
 pub mod posix_timer;
 pub mod nproc;
 pub mod personality;

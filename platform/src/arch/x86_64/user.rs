@@ -66,6 +66,12 @@ pub enum Exception {
     DivideError,
     /// #BP (int3).
     Breakpoint,
+    /// #DB: a single step or a hardware breakpoint; `dr6` says which
+    /// (DR6 as read, then reset).
+    Debug {
+        /// DR6 at the exception.
+        dr6: u64,
+    },
     /// #UD.
     InvalidOpcode,
     /// #GP.
@@ -293,6 +299,8 @@ pub struct Task {
     /// so `switch_to` saves the live values rather than trusting these.
     fs_base: AtomicU64,
     gs_base: AtomicU64,
+    /// The debug registers a tracer set (hardware breakpoints).
+    debug: super::debugreg::DebugRegs,
 }
 
 // SAFETY: `saved_rsp` and `fpu` are touched only by the CPU that switches
@@ -314,6 +322,7 @@ impl Task {
             fpu: UnsafeCell::new(FpuArea::initial().expect("out of memory for an FPU area")),
             fs_base: AtomicU64::new(0),
             gs_base: AtomicU64::new(0),
+            debug: super::debugreg::DebugRegs::new(),
         })
     }
 
@@ -348,6 +357,7 @@ impl Task {
             fpu: UnsafeCell::new(fpu_area),
             fs_base: AtomicU64::new(0),
             gs_base: AtomicU64::new(0),
+            debug: super::debugreg::DebugRegs::new(),
         };
         if let FpuInit::CopyCurrent = fpu {
             // SAFETY: the task is not shared yet, so this is the only
@@ -386,6 +396,7 @@ impl Task {
             fpu: UnsafeCell::new(fpu_area),
             fs_base: AtomicU64::new(0),
             gs_base: AtomicU64::new(0),
+            debug: super::debugreg::DebugRegs::new(),
         }))
     }
 
@@ -453,6 +464,14 @@ impl Task {
     /// not running, for a debugger (see `FpuArea::set_legacy`).
     pub fn write_saved_legacy_fpu(&self, image: &[u8; 512]) {
         self.with_saved_fpu(|area| area.set_legacy(image));
+    }
+
+    /// Sets the task's debug registers (DR0-DR3 and DR7), loaded when it
+    /// next enters a CPU: a tracer sets them while the task is stopped.
+    /// DR7 must enable only breakpoints on user addresses with lengths and
+    /// types Linux's ptrace accepts (checked by the caller).
+    pub fn set_debug_regs(&self, addr: [u64; 4], dr7: u64) {
+        self.debug.set(addr, dr7);
     }
 
     /// Returns the task's user GS base, live as [`Task::fs_base`].
@@ -585,6 +604,7 @@ pub fn switch_to(next: Arc<Task>) {
     prev.gs_base.store(read_msr(IA32_KERNEL_GS_BASE), Ordering::Relaxed);
     write_fs_base(next.fs_base.load(Ordering::Relaxed));
     write_user_base(IA32_KERNEL_GS_BASE, next.gs_base.load(Ordering::Relaxed));
+    super::debugreg::switch_to(&next.debug);
     let top = next.stack_top();
     if top != 0 {
         percpu::set_kernel_stack_top(top);
