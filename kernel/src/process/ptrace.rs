@@ -471,6 +471,30 @@ pub fn set_fpregs(tracer: &Process, tid: Pid, image: &[u8; 512]) -> Result<()> {
     Ok(())
 }
 
+/// The size of the NT_X86_XSTATE regset (None without XSAVE: Linux has
+/// no such regset then).
+pub fn xstate_size() -> Option<usize> {
+    kevlar_platform::x86::fpu::xsave_enabled().then(kevlar_platform::x86::fpu::state_size)
+}
+
+/// The XSAVE state of a stopped tracee as NT_X86_XSTATE shows it.
+pub fn get_xstate(tracer: &Process, tid: Pid, out: &mut [u8]) -> Result<()> {
+    let tracee = tracee_of(tracer, tid, true)?;
+    tracee.task.read_saved_xstate(out);
+    Ok(())
+}
+
+/// Sets it from a whole standard-format image (EFAULT for a part, as
+/// Linux; EINVAL for a header or MXCSR XRSTOR would refuse).
+pub fn set_xstate(tracer: &Process, tid: Pid, image: &[u8]) -> Result<()> {
+    use kevlar_platform::x86::fpu::XstateError;
+    let tracee = tracee_of(tracer, tid, true)?;
+    tracee.task.write_saved_xstate(image).map_err(|e| match e {
+        XstateError::Size => Errno::EFAULT,
+        XstateError::Invalid => Errno::EINVAL,
+    })
+}
+
 /// The size of `struct user`.
 pub const USER_AREA_SIZE: u64 = 928;
 use super::hwbreak::DEBUGREG_OFFSET;

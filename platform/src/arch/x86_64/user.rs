@@ -466,6 +466,19 @@ impl Task {
         self.with_saved_fpu(|area| area.set_legacy(image));
     }
 
+    /// Copies the NT_X86_XSTATE view (Linux's standard-format image) of
+    /// the saved FPU state of a task that is not running into `out`;
+    /// returns the bytes copied.
+    pub fn read_saved_xstate(&self, out: &mut [u8]) -> usize {
+        self.with_saved_fpu(|area| area.uabi_image(out))
+    }
+
+    /// Replaces the saved FPU state of a task that is not running with a
+    /// debugger's standard-format XSAVE image (NT_X86_XSTATE).
+    pub fn write_saved_xstate(&self, image: &[u8]) -> Result<(), super::fpu::XstateError> {
+        self.with_saved_fpu(|area| area.set_uabi(image))
+    }
+
     /// Sets the task's debug registers (DR0-DR3 and DR7), loaded when it
     /// next enters a CPU: a tracer sets them while the task is stopped.
     /// DR7 must enable only breakpoints on user addresses with lengths and
