@@ -353,10 +353,8 @@ pub(crate) unsafe fn load_from(area: *const u8) {
     }
 }
 
-/// Where the software-reserved bytes of the legacy region start (Linux's
-/// `struct _fpx_sw_bytes`).
+/// Where the software-reserved bytes of the legacy region start.
 const SW_RESERVED: usize = 464;
-const FP_XSTATE_MAGIC1: u32 = 0x4650_5853;
 
 /// Returns (offset, size) of XSAVE state component `i` (2 and up) in the
 /// standard format.
@@ -369,8 +367,8 @@ fn component_layout(i: u32) -> (usize, usize) {
 /// NT_X86_XSTATE regset (Linux's standard-format "uabi" buffer): every
 /// component the header marks as in its initial configuration holds its
 /// initial values (XSAVE leaves such parts as they were), the reserved
-/// bytes are zero, the software bytes describe the layout (as in a signal
-/// frame), and the header holds only XSTATE_BV.
+/// bytes are zero, the software bytes hold XCR0, and the header holds
+/// only XSTATE_BV.
 fn to_uabi(image: &mut [u8]) {
     let xcr0 = user_xfeatures();
     let bv = u64::from_le_bytes(image[LEGACY_SIZE..LEGACY_SIZE + 8].try_into().unwrap()) & xcr0;
@@ -385,14 +383,10 @@ fn to_uabi(image: &mut [u8]) {
     if bv & XFEATURE_SSE == 0 {
         image[160..416].fill(0);
     }
-    image[416..SW_RESERVED].fill(0);
-    let size = state_size();
-    let mut sw = [0u8; LEGACY_SIZE - SW_RESERVED];
-    sw[0..4].copy_from_slice(&FP_XSTATE_MAGIC1.to_le_bytes());
-    sw[4..8].copy_from_slice(&(size as u32 + 4).to_le_bytes());
-    sw[8..16].copy_from_slice(&xcr0.to_le_bytes());
-    sw[16..20].copy_from_slice(&(size as u32).to_le_bytes());
-    image[SW_RESERVED..LEGACY_SIZE].copy_from_slice(&sw);
+    image[416..LEGACY_SIZE].fill(0);
+    // The first word of the software bytes is XCR0 (how gdb learns which
+    // components the image holds); the rest is zero.
+    image[SW_RESERVED..SW_RESERVED + 8].copy_from_slice(&xcr0.to_le_bytes());
     image[LEGACY_SIZE..LEGACY_SIZE + HEADER_SIZE].fill(0);
     image[LEGACY_SIZE..LEGACY_SIZE + 8].copy_from_slice(&bv.to_le_bytes());
     for i in 2..64u32 {
