@@ -803,6 +803,10 @@ fn stop(thread: &Arc<Thread>, frame: Option<&mut TrapFrame>, code: u32, info: Si
     } else if let Some(Resume::Run(mode, _)) = resume {
         t.mode = mode;
     }
+    drop(t);
+    // The tracer may have set breakpoints while this thread never left
+    // its CPU.
+    thread.task.reload_debug_regs();
     resume
 }
 
@@ -1050,9 +1054,14 @@ pub fn on_thread_exit(thread: &Arc<Thread>, status: Option<ExitStatus>) {
         unlink(thread, 0);
         return;
     };
+    // The parent's own wait reports the process (its leader); a tracer
+    // that is not the parent, and every other thread's tracer (gdb
+    // tracing the threads of the program it started), gets the thread's
+    // exit here, as Linux reports each traced thread's.
     let parent_traces = thread.process.parent().is_some_and(|p| Arc::ptr_eq(&p, &tracer));
+    let leader = thread.tid() == thread.process.pid;
     match status {
-        Some(status) if !parent_traces => {
+        Some(status) if !parent_traces || !leader => {
             {
                 let mut t = thread.ptrace.inner.lock();
                 t.exited = Some(status);

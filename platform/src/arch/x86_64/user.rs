@@ -487,6 +487,18 @@ impl Task {
         self.debug.set(addr, dr7);
     }
 
+    /// Loads the task's debug registers on this CPU if it is the task
+    /// running here (a tracee resuming from a stop: its tracer may have
+    /// changed them while it never left the CPU).
+    pub fn reload_debug_regs(&self) {
+        let were_enabled = super::interrupts::save_and_disable();
+        let current = CURRENT_TASK[percpu::cpu_index()].load(Ordering::Acquire) as *const Task;
+        if core::ptr::eq(current, self) {
+            super::debugreg::switch_to(&self.debug);
+        }
+        super::interrupts::restore(were_enabled);
+    }
+
     /// Returns the task's user GS base, live as [`Task::fs_base`].
     pub fn gs_base(&self) -> u64 {
         // In the kernel (after SWAPGS) the user's GS base is the one in
