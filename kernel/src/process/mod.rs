@@ -1072,7 +1072,9 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
             signal::stop_completed(&process, sig);
         }
         process.exited_threads_ns.fetch_add(thread.cpu_ns(), Ordering::Relaxed);
-        ptrace::on_thread_exit(thread, None);
+        // A traced thread other than the leader reports its own exit to
+        // its tracer; the leader's waits for the last thread.
+        ptrace::on_thread_exit(thread, (thread.tid() != process.pid).then_some(own));
         thread.set_state(ThreadState::Dead);
         process.thread_left.wake_all();
         return;
