@@ -61,7 +61,8 @@ fn regset(me: &crate::process::Process, pid: i32, addr: u64, data: u64, set: boo
     copy_from_user(&mut iov, data as usize)?;
     let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
     let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
-    let note = if addr > u32::MAX as u64 { 0 } else { addr as u32 };
+    // Linux passes the note type on as an unsigned int.
+    let note = addr as u32;
     let size = match note {
         elf::NT_PRSTATUS => REGS_SIZE,
         elf::NT_PRFPREG => 512,
