@@ -52,7 +52,9 @@ PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianuti
             "dpkg", "findutils", "grep", "gzip", "libc-bin", "mawk", "mount", "perl-base",
             "procps", "sed", "strace", "tar", "usr-is-merged", "util-linux", "inotify-tools", "iproute2",
             # Real programs the suite runs on the scratch disk.
-            "sqlite3", "python3", "git", "gcc", "make", "libc6-dev"]
+            "sqlite3", "python3", "git", "gcc", "make", "libc6-dev",
+            # What the gdb script runs.
+            "gdb-minimal"]
 # Top-level directories that are symlinks into /usr on a merged-/usr system.
 MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
 # Empty directories a running system mounts on or writes to.

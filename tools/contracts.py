@@ -695,6 +695,32 @@ def scratch_copy(who: str, smp: int) -> str:
     return copy
 
 
+def build_debian_progs() -> list:
+    """userland/debian/progs/*.c, the programs the Debian scripts debug:
+    built with the host's gcc (Debian's, as the root's) with debug
+    information naming their sources where the image has them,
+    /contracts/debian-progs/. Returns the image entries (programs and
+    sources)."""
+    src_dir = os.path.join(DEBIAN_SRC_DIR, "progs")
+    if not os.path.isdir(src_dir):
+        return []
+    guest_dir = f"{GUEST_ROOT}/debian-progs"
+    entries = []
+    for f in sorted(os.listdir(src_dir)):
+        if not f.endswith(".c"):
+            continue
+        src, out = os.path.join(src_dir, f), os.path.join(DEBIAN_OUT_DIR, "progs", f[:-2])
+        if _stale(out, [src, os.path.abspath(__file__)]):
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            r = subprocess.run(["/usr/bin/gcc", "-g", "-O0", "-Wall", "-pthread",
+                                f"-fdebug-prefix-map={src_dir}={guest_dir}", "-o", out, src],
+                               capture_output=True, text=True, cwd=src_dir)
+            if r.returncode != 0 or r.stderr.strip():
+                sys.exit(f"contracts: {os.path.relpath(src, REPO_ROOT)} failed to build:\n{r.stderr}")
+        entries += [(f"{guest_dir}/{f[:-2]}", out, 0o755), (f"{guest_dir}/{f}", src, 0o644)]
+    return entries
+
+
 def build_debian(quiet: bool = False) -> list:
     """The Debian suite: the ext2 root (Debian packages, contract-init at
     /contracts/init, the scripts and their list) and the initramfs that
@@ -722,6 +748,7 @@ def build_debian(quiet: bool = False) -> list:
     extra = [(f"{GUEST_ROOT}/init", os.path.join(DEBIAN_OUT_DIR, "contract-init"), 0o755),
              (f"{GUEST_ROOT}/list", list_file, 0o644)]
     extra += [(t.guest, t.exe, 0o755) for t in tests]
+    extra += build_debian_progs()
     _load("build_debian_root", "build-debian-root.py").build_image(extra)
     bi = _load("build_initramfs", "build-initramfs.py")
     entries = [bi.File("/init", os.path.join(DEBIAN_OUT_DIR, "debian-init"), 0o755),

@@ -346,12 +346,14 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     if loaded.exec.secure {
         // A parent may not signal a program that gained privileges.
         process.death_signal.store(0, core::sync::atomic::Ordering::Relaxed);
+        crate::process::personality::clear_on_setid(process);
     }
     process.files.lock().lock().close_on_exec();
     process.signals.lock().reset_for_exec(thread.tid());
     crate::process::posix_timer::delete_all(&process);
     *process.comm.lock() = loaded.comm;
     kevlar_platform::x86::user::reset_fpu();
+    crate::process::hwbreak::flush(thread);
     thread.task.set_fs_base(0, true);
     thread.task.set_gs_base(0, true);
     *frame = initial_frame(loaded.entry, loaded.sp, frame);

@@ -54,8 +54,12 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
         Exception::FloatingPoint => (signal::SIGFPE, 0, frame.rip),
         Exception::InvalidOpcode => (signal::SIGILL, 2, frame.rip),
         Exception::Breakpoint => (signal::SIGTRAP, SI_KERNEL, 0),
-        // #DB after a single step (the trap flag a tracer set).
-        Exception::Other(1) => (signal::SIGTRAP, linux_raw_sys::general::TRAP_TRACE as i32, frame.rip),
+        // #DB: a single step (the trap flag a tracer set) or a hardware
+        // breakpoint; si_addr is where the thread is.
+        Exception::Debug { dr6 } => match crate::process::hwbreak::user_debug_trap(&thread, dr6) {
+            Some(code) => (signal::SIGTRAP, code, frame.rip),
+            None => return,
+        },
         Exception::AlignmentCheck => (signal::SIGBUS, 1, 0),
         Exception::GeneralProtection | Exception::Other(_) => (signal::SIGSEGV, SI_KERNEL, 0),
     };

@@ -17,6 +17,7 @@ pub mod kbuf;
 pub mod oom;
 pub mod overcommit;
 mod remote;
+mod force;
 pub mod vmstat;
 
 /// The lowest address a mapping may use (Linux's default mmap_min_addr).

@@ -3,9 +3,11 @@
 
 pub mod access;
 pub mod cputimer;
+pub mod hwbreak;
 pub mod limits;
 pub mod posix_timer;
 pub mod nproc;
+pub mod personality;
 pub mod pid;
 pub mod ptrace;
 pub mod scheduler;
@@ -296,6 +298,9 @@ pub struct Process {
     /// Set by a set*uid that moved the real uid to a user over its
     /// RLIMIT_NPROC (Linux's PF_NPROC_EXCEEDED): execve checks it.
     pub nproc_exceeded: AtomicBool,
+    /// personality(2): the execution domain and its flags (kept across
+    /// fork and exec; see `personality.rs`).
+    pub personality: core::sync::atomic::AtomicU32,
 }
 
 /// Scheduling state of a thread.
@@ -742,6 +747,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         main_thread: SpinLock::new(Weak::new()),
         oom: crate::mm::oom::OomSettings::new(),
         nproc_exceeded: AtomicBool::new(false),
+        personality: core::sync::atomic::AtomicU32::new(0),
     });
     // What every exit will hold, made now: exit never allocates it.
     drop(Vm::dead());
@@ -904,6 +910,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         main_thread: SpinLock::new(Weak::new()),
         oom: parent.oom.fork_copy(),
         nproc_exceeded: AtomicBool::new(parent.nproc_exceeded.load(Ordering::Relaxed)),
+        personality: core::sync::atomic::AtomicU32::new(parent.personality.load(Ordering::Relaxed)),
     });
     let task = child_task(parent_thread, frame, &options)?;
     // Counted from the registration on, under the admission (nothing is
@@ -1085,7 +1092,9 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
             signal::stop_completed(&process, sig);
         }
         process.exited_threads_ns.fetch_add(thread.cpu_ns(), Ordering::Relaxed);
-        ptrace::on_thread_exit(thread, None);
+        // A traced thread other than the leader reports its own exit to
+        // its tracer; the leader's waits for the last thread.
+        ptrace::on_thread_exit(thread, (thread.tid() != process.pid).then_some(own));
         thread.set_state(ThreadState::Dead);
         process.thread_left.wake_all();
         return;

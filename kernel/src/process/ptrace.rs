@@ -134,6 +134,8 @@ pub struct TraceSlot {
     /// Set while traced: the system call path looks at it without a lock.
     traced: AtomicBool,
     inner: SpinLock<Trace>,
+    /// The debug registers a tracer set (`hwbreak`); a leaf lock.
+    pub debug: SpinLock<super::hwbreak::HwBreak>,
 }
 
 impl Default for TraceSlot {
@@ -144,7 +146,11 @@ impl Default for TraceSlot {
 
 impl TraceSlot {
     pub const fn new() -> Self {
-        Self { traced: AtomicBool::new(false), inner: SpinLock::new(Trace::new()) }
+        Self {
+            traced: AtomicBool::new(false),
+            inner: SpinLock::new(Trace::new()),
+            debug: SpinLock::new(super::hwbreak::HwBreak::new()),
+        }
     }
 
     /// Whether a tracer is attached.
@@ -465,11 +471,36 @@ pub fn set_fpregs(tracer: &Process, tid: Pid, image: &[u8; 512]) -> Result<()> {
     Ok(())
 }
 
-/// The size of `struct user` and where its debug registers sit.
-pub const USER_AREA_SIZE: u64 = 928;
-const DEBUGREG_OFFSET: u64 = 848;
+/// The size of the NT_X86_XSTATE regset (None without XSAVE: Linux has
+/// no such regset then).
+pub fn xstate_size() -> Option<usize> {
+    kevlar_platform::x86::fpu::xsave_enabled().then(kevlar_platform::x86::fpu::state_size)
+}
 
-/// PTRACE_PEEKUSER.
+/// The XSAVE state of a stopped tracee as NT_X86_XSTATE shows it.
+pub fn get_xstate(tracer: &Process, tid: Pid, out: &mut [u8]) -> Result<()> {
+    let tracee = tracee_of(tracer, tid, true)?;
+    tracee.task.read_saved_xstate(out);
+    Ok(())
+}
+
+/// Sets it from a whole standard-format image (EFAULT for a part, as
+/// Linux; EINVAL for a header or MXCSR XRSTOR would refuse).
+pub fn set_xstate(tracer: &Process, tid: Pid, image: &[u8]) -> Result<()> {
+    use kevlar_platform::x86::fpu::XstateError;
+    let tracee = tracee_of(tracer, tid, true)?;
+    tracee.task.write_saved_xstate(image).map_err(|e| match e {
+        XstateError::Size => Errno::EFAULT,
+        XstateError::Invalid => Errno::EINVAL,
+    })
+}
+
+/// The size of `struct user`.
+pub const USER_AREA_SIZE: u64 = 928;
+use super::hwbreak::DEBUGREG_OFFSET;
+
+/// PTRACE_PEEKUSER: the registers, the debug registers; the other fields
+/// of `struct user` read 0.
 pub fn peek_user(tracer: &Process, tid: Pid, offset: u64) -> Result<u64> {
     if offset & 7 != 0 || offset >= USER_AREA_SIZE {
         return Err(Errno::EIO);
@@ -477,16 +508,15 @@ pub fn peek_user(tracer: &Process, tid: Pid, offset: u64) -> Result<u64> {
     if offset < 27 * 8 {
         return Ok(get_regs(tracer, tid)?[offset as usize / 8]);
     }
-    tracee_of(tracer, tid, true)?;
-    // No hardware breakpoint is ever set: the debug registers read 0,
-    // as do the other fields of `struct user`.
-    let _ = DEBUGREG_OFFSET;
+    let tracee = tracee_of(tracer, tid, true)?;
+    if (DEBUGREG_OFFSET..DEBUGREG_OFFSET + 64).contains(&offset) {
+        return Ok(tracee.ptrace.debug.lock().get((offset - DEBUGREG_OFFSET) as usize / 8));
+    }
     Ok(0)
 }
 
-/// PTRACE_POKEUSER: the registers; the debug registers only take 0 (no
-/// hardware breakpoints yet: anything else fails with EIO rather than
-/// being ignored).
+/// PTRACE_POKEUSER: the registers and the debug registers (checked as
+/// Linux does); the other fields of `struct user` cannot be written (EIO).
 pub fn poke_user(tracer: &Process, tid: Pid, offset: u64, value: u64) -> Result<()> {
     if offset & 7 != 0 || offset >= USER_AREA_SIZE {
         return Err(Errno::EIO);
@@ -496,8 +526,11 @@ pub fn poke_user(tracer: &Process, tid: Pid, offset: u64, value: u64) -> Result<
         regs[offset as usize / 8] = value;
         return set_regs(tracer, tid, &regs);
     }
-    tracee_of(tracer, tid, true)?;
-    if (DEBUGREG_OFFSET..DEBUGREG_OFFSET + 64).contains(&offset) && value == 0 {
+    let tracee = tracee_of(tracer, tid, true)?;
+    if (DEBUGREG_OFFSET..DEBUGREG_OFFSET + 64).contains(&offset) {
+        let mut hw = tracee.ptrace.debug.lock();
+        hw.set((offset - DEBUGREG_OFFSET) as usize / 8, value)?;
+        super::hwbreak::load(&tracee, &hw);
         return Ok(());
     }
     Err(Errno::EIO)
@@ -538,10 +571,12 @@ pub fn access_memory(process: &Process, addr: u64, buf: &mut [u8], write: bool) 
         let at = addr as usize + done;
         let room = kevlar_platform::mm::PAGE_SIZE - (at % kevlar_platform::mm::PAGE_SIZE);
         let n = room.min(buf.len() - done);
+        // A debugger's access (FOLL_FORCE): text it may patch, mappings
+        // the tracee itself may not read.
         let ok = if write {
-            vm.write_page_part(at, &buf[done..done + n])
+            vm.write_page_forced(at, &buf[done..done + n])
         } else {
-            vm.read_page_part(at, &mut buf[done..done + n])
+            vm.read_page_forced(at, &mut buf[done..done + n])
         };
         if !ok {
             return false;
@@ -768,6 +803,10 @@ fn stop(thread: &Arc<Thread>, frame: Option<&mut TrapFrame>, code: u32, info: Si
     } else if let Some(Resume::Run(mode, _)) = resume {
         t.mode = mode;
     }
+    drop(t);
+    // The tracer may have set breakpoints while this thread never left
+    // its CPU.
+    thread.task.reload_debug_regs();
     resume
 }
 
@@ -1015,9 +1054,14 @@ pub fn on_thread_exit(thread: &Arc<Thread>, status: Option<ExitStatus>) {
         unlink(thread, 0);
         return;
     };
+    // The parent's own wait reports the process (its leader); a tracer
+    // that is not the parent, and every other thread's tracer (gdb
+    // tracing the threads of the program it started), gets the thread's
+    // exit here, as Linux reports each traced thread's.
     let parent_traces = thread.process.parent().is_some_and(|p| Arc::ptr_eq(&p, &tracer));
+    let leader = thread.tid() == thread.process.pid;
     match status {
-        Some(status) if !parent_traces => {
+        Some(status) if !parent_traces || !leader => {
             {
                 let mut t = thread.ptrace.inner.lock();
                 t.exited = Some(status);

@@ -501,6 +501,8 @@ syscall_table! { thread, frame, a;
 
         // System information.
         nr::__NR_uname => info::uname(a.usize(0)),
+        // partial(personality): recorded, inherited and reported; Kevlar never randomizes the address space (as with ADDR_NO_RANDOMIZE always), and READ_IMPLIES_EXEC, MMAP_PAGE_ZERO and ADDR_LIMIT_32BIT change no mapping
+        nr::__NR_personality => Ok(crate::process::personality::personality(&thread.process, a.0[0] as u32) as isize),
         nr::__NR_sysinfo => info::sysinfo(a.usize(0)),
         nr::__NR_getrandom => info::getrandom(thread, a.usize(0), a.usize(1), a.u32(2)),
         nr::__NR_getrlimit => {

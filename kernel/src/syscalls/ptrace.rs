@@ -49,6 +49,68 @@ fn write_regs(addr: usize, words: &[u64; 27], len: usize) -> Result<()> {
     copy_to_user(addr, &raw[..len.min(REGS_SIZE)])
 }
 
+/// PTRACE_GETREGSET/SETREGSET: NT_PRSTATUS (`user_regs_struct`),
+/// NT_PRFPREG (the FXSAVE image) and NT_X86_XSTATE (the standard-format
+/// XSAVE image, when the CPU has XSAVE) through an iovec whose length
+/// must be a multiple of 8 and comes back trimmed to the regset's size.
+/// Linux's order: the tracee (ESRCH), the iovec (EFAULT), the regset
+/// (EINVAL), the data.
+fn regset(me: &crate::process::Process, pid: i32, addr: u64, data: u64, set: bool) -> Result<isize> {
+    ptrace::get_regs(me, pid)?;
+    let mut iov = [0u8; 16];
+    copy_from_user(&mut iov, data as usize)?;
+    let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
+    let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
+    // Linux passes the note type on as an unsigned int.
+    let note = addr as u32;
+    let size = match note {
+        elf::NT_PRSTATUS => REGS_SIZE,
+        elf::NT_PRFPREG => 512,
+        elf::NT_X86_XSTATE => ptrace::xstate_size().ok_or(Errno::EINVAL)?,
+        _ => return Err(Errno::EINVAL),
+    };
+    if len % 8 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let n = len.min(size);
+    let mut image = alloc::vec![0u8; size];
+    match note {
+        elf::NT_PRSTATUS => {
+            let regs = ptrace::get_regs(me, pid)?;
+            for (i, w) in regs.iter().enumerate() {
+                image[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+            }
+        }
+        elf::NT_PRFPREG => image.copy_from_slice(&ptrace::get_fpregs(me, pid)?),
+        _ => ptrace::get_xstate(me, pid, &mut image)?,
+    }
+    if !set {
+        copy_to_user(base, &image[..n])?;
+    } else {
+        // A partial NT_PRSTATUS write keeps the rest; the FPU regsets take
+        // whole images only (Linux: EINVAL, and EFAULT for XSAVE's).
+        match note {
+            elf::NT_PRFPREG if n != size => return Err(Errno::EINVAL),
+            elf::NT_X86_XSTATE if n != size => return Err(Errno::EFAULT),
+            _ => {}
+        }
+        copy_from_user(&mut image[..n], base)?;
+        match note {
+            elf::NT_PRSTATUS => {
+                let mut regs = [0u64; 27];
+                for (i, w) in regs.iter_mut().enumerate() {
+                    *w = u64::from_le_bytes(image[i * 8..i * 8 + 8].try_into().unwrap());
+                }
+                ptrace::set_regs(me, pid, &regs)?;
+            }
+            elf::NT_PRFPREG => ptrace::set_fpregs(me, pid, image[..512].try_into().unwrap())?,
+            _ => ptrace::set_xstate(me, pid, &image[..n])?,
+        }
+    }
+    copy_to_user(data as usize + 8, &(n as u64).to_le_bytes())?;
+    Ok(0)
+}
+
 /// ptrace(request, pid, addr, data).
 pub fn ptrace(thread: &Arc<Thread>, a: Args) -> Result<isize> {
     let request = a.0[0];
@@ -129,71 +191,8 @@ pub fn ptrace(thread: &Arc<Thread>, a: Args) -> Result<isize> {
             copy_from_user(&mut image, data as usize)?;
             ptrace::set_fpregs(me, pid, &image).map(|_| 0)
         }
-        pt::PTRACE_GETREGSET if addr == elf::NT_PRFPREG as u64 => {
-            let image = ptrace::get_fpregs(me, pid)?;
-            let mut iov = [0u8; 16];
-            copy_from_user(&mut iov, data as usize)?;
-            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
-            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
-            let n = len.min(image.len());
-            copy_to_user(base, &image[..n])?;
-            copy_to_user(data as usize + 8, &(n as u64).to_le_bytes())?;
-            Ok(0)
-        }
-        pt::PTRACE_SETREGSET if addr == elf::NT_PRFPREG as u64 => {
-            let mut image = ptrace::get_fpregs(me, pid)?;
-            let mut iov = [0u8; 16];
-            copy_from_user(&mut iov, data as usize)?;
-            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
-            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
-            let n = len.min(image.len());
-            copy_from_user(&mut image[..n], base)?;
-            ptrace::set_fpregs(me, pid, &image)?;
-            copy_to_user(data as usize + 8, &(n as u64).to_le_bytes())?;
-            Ok(0)
-        }
-        pt::PTRACE_GETREGSET => {
-            let regs = ptrace::get_regs(me, pid)?;
-            if addr as u32 != elf::NT_PRSTATUS || addr > u32::MAX as u64 {
-                return Err(Errno::EINVAL);
-            }
-            // The iovec: base and length; the length comes back trimmed.
-            let mut iov = [0u8; 16];
-            copy_from_user(&mut iov, data as usize)?;
-            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
-            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
-            let n = len.min(REGS_SIZE) / 8 * 8;
-            write_regs(base, &regs, n)?;
-            copy_to_user(data as usize + 8, &(n as u64).to_le_bytes())?;
-            Ok(0)
-        }
-        pt::PTRACE_SETREGSET => {
-            ptrace::get_regs(me, pid)?;
-            if addr as u32 != elf::NT_PRSTATUS || addr > u32::MAX as u64 {
-                return Err(Errno::EINVAL);
-            }
-            let mut iov = [0u8; 16];
-            copy_from_user(&mut iov, data as usize)?;
-            let base = u64::from_le_bytes(iov[0..8].try_into().unwrap()) as usize;
-            let len = u64::from_le_bytes(iov[8..16].try_into().unwrap()) as usize;
-            if len < REGS_SIZE {
-                // A partial set keeps the rest.
-                let mut regs = ptrace::get_regs(me, pid)?;
-                let n = len / 8;
-                let mut raw = alloc::vec![0u8; n * 8];
-                copy_from_user(&mut raw, base)?;
-                for i in 0..n {
-                    regs[i] = u64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap());
-                }
-                ptrace::set_regs(me, pid, &regs)?;
-                copy_to_user(data as usize + 8, &((n * 8) as u64).to_le_bytes())?;
-                return Ok(0);
-            }
-            let regs = read_regs(base)?;
-            ptrace::set_regs(me, pid, &regs)?;
-            copy_to_user(data as usize + 8, &(REGS_SIZE as u64).to_le_bytes())?;
-            Ok(0)
-        }
+        pt::PTRACE_GETREGSET => regset(me, pid, addr, data, false),
+        pt::PTRACE_SETREGSET => regset(me, pid, addr, data, true),
         pt::PTRACE_GET_SYSCALL_INFO => {
             let info = ptrace::syscall_info(me, pid)?;
             let mut raw = [0u8; 88];

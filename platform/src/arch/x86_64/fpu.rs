@@ -352,3 +352,97 @@ pub(crate) unsafe fn load_from(area: *const u8) {
         unsafe { asm!("fxrstor64 [{}]", in(reg) area, options(nostack)) };
     }
 }
+
+/// Where the software-reserved bytes of the legacy region start.
+const SW_RESERVED: usize = 464;
+
+/// Returns (offset, size) of XSAVE state component `i` (2 and up) in the
+/// standard format.
+fn component_layout(i: u32) -> (usize, usize) {
+    let leaf = __cpuid_count(0xd, i);
+    (leaf.ebx as usize, leaf.eax as usize)
+}
+
+/// Turns a saved XSAVE image into what a debugger reads as the
+/// NT_X86_XSTATE regset (Linux's standard-format "uabi" buffer): every
+/// component the header marks as in its initial configuration holds its
+/// initial values (XSAVE leaves such parts as they were), the reserved
+/// bytes are zero, the software bytes hold XCR0, and the header holds
+/// only XSTATE_BV.
+fn to_uabi(image: &mut [u8]) {
+    let xcr0 = user_xfeatures();
+    let bv = u64::from_le_bytes(image[LEGACY_SIZE..LEGACY_SIZE + 8].try_into().unwrap()) & xcr0;
+    if bv & XFEATURE_FP == 0 {
+        image[0..MXCSR_OFFSET].fill(0);
+        image[0..2].copy_from_slice(&0x037fu16.to_le_bytes());
+        image[32..160].fill(0);
+    }
+    if bv & (XFEATURE_SSE | XFEATURE_YMM) == 0 {
+        image[MXCSR_OFFSET..MXCSR_OFFSET + 4].copy_from_slice(&0x1f80u32.to_le_bytes());
+    }
+    if bv & XFEATURE_SSE == 0 {
+        image[160..416].fill(0);
+    }
+    image[416..LEGACY_SIZE].fill(0);
+    // The first word of the software bytes is XCR0 (how gdb learns which
+    // components the image holds); the rest is zero.
+    image[SW_RESERVED..SW_RESERVED + 8].copy_from_slice(&xcr0.to_le_bytes());
+    image[LEGACY_SIZE..LEGACY_SIZE + HEADER_SIZE].fill(0);
+    image[LEGACY_SIZE..LEGACY_SIZE + 8].copy_from_slice(&bv.to_le_bytes());
+    for i in 2..64u32 {
+        if xcr0 & (1 << i) == 0 || bv & (1 << i) != 0 {
+            continue;
+        }
+        let (offset, len) = component_layout(i);
+        if let Some(part) = image.get_mut(offset..offset + len) {
+            part.fill(0);
+        }
+    }
+}
+
+/// Why a debugger's XSAVE image was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XstateError {
+    /// Not a whole image (Linux: EFAULT).
+    Size,
+    /// A header or MXCSR value XRSTOR would refuse (Linux: EINVAL).
+    Invalid,
+}
+
+impl FpuArea {
+    /// The NT_X86_XSTATE view of the saved state.
+    pub(crate) fn uabi_image(&self, out: &mut [u8]) -> usize {
+        let n = out.len().min(state_size());
+        let mut image = alloc::vec![0u8; state_size()];
+        image.copy_from_slice(self.bytes());
+        to_uabi(&mut image);
+        out[..n].copy_from_slice(&image[..n]);
+        n
+    }
+
+    /// Replaces the saved state with a debugger's standard-format image
+    /// (NT_X86_XSTATE), checked as Linux checks it: the whole image, only
+    /// enabled components in XSTATE_BV, the rest of the header zero, no
+    /// reserved MXCSR bit when MXCSR is loaded.
+    pub(crate) fn set_uabi(&mut self, image: &[u8]) -> Result<(), XstateError> {
+        let size = state_size();
+        if image.len() != size {
+            return Err(XstateError::Size);
+        }
+        let bv = u64::from_le_bytes(image[LEGACY_SIZE..LEGACY_SIZE + 8].try_into().unwrap());
+        if bv & !user_xfeatures() != 0 || image[LEGACY_SIZE + 8..LEGACY_SIZE + HEADER_SIZE].iter().any(|&b| b != 0) {
+            return Err(XstateError::Invalid);
+        }
+        let mxcsr = u32::from_le_bytes(image[MXCSR_OFFSET..MXCSR_OFFSET + 4].try_into().unwrap());
+        if bv & (XFEATURE_SSE | XFEATURE_YMM) != 0 && mxcsr & !0xffff != 0 {
+            return Err(XstateError::Invalid);
+        }
+        let bytes = self.bytes_mut();
+        // The software-reserved bytes stay the kernel's.
+        bytes[..SW_RESERVED].copy_from_slice(&image[..SW_RESERVED]);
+        bytes[LEGACY_SIZE..].copy_from_slice(&image[LEGACY_SIZE..]);
+        let mxcsr = u32::from_le_bytes(bytes[MXCSR_OFFSET..MXCSR_OFFSET + 4].try_into().unwrap()) & 0xffbf;
+        bytes[MXCSR_OFFSET..MXCSR_OFFSET + 4].copy_from_slice(&mxcsr.to_le_bytes());
+        Ok(())
+    }
+}

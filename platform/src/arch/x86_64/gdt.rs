@@ -2,7 +2,9 @@
 //!
 //! The selector layout is fixed by SYSCALL/SYSRET, which derive the user
 //! segments from one base: user data at base+8 and 64-bit user code at
-//! base+16.
+//! base+16. The user selectors are Linux's (__USER_DS 0x2b, __USER_CS
+//! 0x33): programs and debuggers see them (gdb decides a tracee is 64-bit
+//! by its CS).
 
 use core::mem::size_of;
 
@@ -20,10 +22,12 @@ pub const KERNEL_CS: u16 = 0x08;
 /// Kernel data selector.
 pub const KERNEL_DS: u16 = 0x10;
 /// User data selector (RPL 3).
-pub const USER_DS: u16 = 0x20 | 3;
+pub const USER_DS: u16 = 0x28 | 3;
 /// 64-bit user code selector (RPL 3).
-pub const USER_CS: u16 = 0x28 | 3;
-const TSS_SELECTOR: u16 = 0x30;
+pub const USER_CS: u16 = 0x30 | 3;
+/// The base SYSRET derives the user selectors from (IA32_STAR[63:48]).
+pub const SYSRET_BASE: u16 = 0x20;
+const TSS_SELECTOR: u16 = 0x40;
 
 /// IST slot (1-based, as the IDT encodes it) for double faults.
 pub const IST_DOUBLE_FAULT: u8 = 1;
@@ -35,7 +39,7 @@ pub const IST_MACHINE_CHECK: u8 = 3;
 /// The descriptor table of one CPU.
 #[repr(C, align(16))]
 pub struct Gdt {
-    entries: [u64; 8],
+    entries: [u64; 10],
 }
 
 impl Gdt {
@@ -45,11 +49,13 @@ impl Gdt {
                 0,
                 0x00af_9a00_0000_ffff, // 0x08 kernel code, 64-bit
                 0x00cf_9200_0000_ffff, // 0x10 kernel data
-                0x00cf_fa00_0000_ffff, // 0x18 user code, 32-bit (unused; keeps the SYSRET layout)
-                0x00cf_f200_0000_ffff, // 0x20 user data
-                0x00af_fa00_0000_ffff, // 0x28 user code, 64-bit
-                0,                     // 0x30 TSS, low half
-                0,                     // 0x38 TSS, high half
+                0,                     // 0x18 unused
+                0x00cf_fa00_0000_ffff, // 0x20 user code, 32-bit (unused; keeps the SYSRET layout)
+                0x00cf_f200_0000_ffff, // 0x28 user data
+                0x00af_fa00_0000_ffff, // 0x30 user code, 64-bit
+                0,                     // 0x38 unused
+                0,                     // 0x40 TSS, low half
+                0,                     // 0x48 TSS, high half
             ],
         }
     }
@@ -62,8 +68,8 @@ impl Gdt {
             | (0x89 << 40) // present, 64-bit TSS (available)
             | (((limit >> 16) & 0xf) << 48)
             | (((base >> 24) & 0xff) << 56);
-        self.entries[6] = low;
-        self.entries[7] = base >> 32;
+        self.entries[8] = low;
+        self.entries[9] = base >> 32;
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod apic;
 pub mod boot;
 pub mod cpu;
+pub mod debugreg;
 pub mod exit;
 pub mod fpu;
 pub mod gdt;

@@ -218,7 +218,9 @@ extern "C" fn trap_entry(frame: &mut TrapFrame) {
             apic::end_of_interrupt();
         }
         vectors::SPURIOUS => {}
+        1 if from_user => user_exception = Some(Exception::Debug { dr6: super::debugreg::user_debug_trap(frame) }),
         0..=31 if from_user => user_exception = Some(decode_exception(frame)),
+        1 if super::debugreg::kernel_debug_trap() => {}
         14 if super::user::usercopy_fault(frame, read_cr2() as usize) => {}
         13 if super::fpu::user_insn_gp(frame) => {}
         0..=31 => handle_exception(frame),

@@ -9,8 +9,8 @@
 
 .set PERCPU_USER_RSP, 8
 .set PERCPU_KERNEL_RSP, 16
-.set USER_DS, 0x23
-.set USER_CS, 0x2b
+.set USER_DS, 0x2b
+.set USER_CS, 0x33
 .set SYSCALL_VECTOR, 0x100
 
 .section .text.user_entry, "ax"

@@ -66,6 +66,12 @@ pub enum Exception {
     DivideError,
     /// #BP (int3).
     Breakpoint,
+    /// #DB: a single step or a hardware breakpoint; `dr6` says which
+    /// (DR6 as read, then reset).
+    Debug {
+        /// DR6 at the exception.
+        dr6: u64,
+    },
     /// #UD.
     InvalidOpcode,
     /// #GP.
@@ -127,12 +133,12 @@ pub(crate) fn init_cpu() {
     // SAFETY: the entry point, selectors and mask describe this kernel's
     // GDT layout (see gdt.rs). The FPU was set up by fpu::init_cpu.
     unsafe {
-        Msr::new(IA32_STAR).write(((0x18u64) << 48) | ((super::gdt::KERNEL_CS as u64) << 32));
+        Msr::new(IA32_STAR).write(((super::gdt::SYSRET_BASE as u64) << 48) | ((super::gdt::KERNEL_CS as u64) << 32));
         Msr::new(IA32_LSTAR).write(syscall_entry as *const () as u64);
         Msr::new(IA32_FMASK).write(FMASK);
         Efer::update(|e| e.insert(EferFlags::SYSTEM_CALL_EXTENSIONS));
     }
-    const _: () = assert!(USER_CS == 0x2b && USER_DS == 0x23);
+    const _: () = assert!(USER_CS == 0x33 && USER_DS == 0x2b && super::gdt::SYSRET_BASE + 8 + 3 == USER_DS);
 }
 
 #[no_mangle]
@@ -293,6 +299,8 @@ pub struct Task {
     /// so `switch_to` saves the live values rather than trusting these.
     fs_base: AtomicU64,
     gs_base: AtomicU64,
+    /// The debug registers a tracer set (hardware breakpoints).
+    debug: super::debugreg::DebugRegs,
 }
 
 // SAFETY: `saved_rsp` and `fpu` are touched only by the CPU that switches
@@ -314,6 +322,7 @@ impl Task {
             fpu: UnsafeCell::new(FpuArea::initial().expect("out of memory for an FPU area")),
             fs_base: AtomicU64::new(0),
             gs_base: AtomicU64::new(0),
+            debug: super::debugreg::DebugRegs::new(),
         })
     }
 
@@ -348,6 +357,7 @@ impl Task {
             fpu: UnsafeCell::new(fpu_area),
             fs_base: AtomicU64::new(0),
             gs_base: AtomicU64::new(0),
+            debug: super::debugreg::DebugRegs::new(),
         };
         if let FpuInit::CopyCurrent = fpu {
             // SAFETY: the task is not shared yet, so this is the only
@@ -386,6 +396,7 @@ impl Task {
             fpu: UnsafeCell::new(fpu_area),
             fs_base: AtomicU64::new(0),
             gs_base: AtomicU64::new(0),
+            debug: super::debugreg::DebugRegs::new(),
         }))
     }
 
@@ -453,6 +464,39 @@ impl Task {
     /// not running, for a debugger (see `FpuArea::set_legacy`).
     pub fn write_saved_legacy_fpu(&self, image: &[u8; 512]) {
         self.with_saved_fpu(|area| area.set_legacy(image));
+    }
+
+    /// Copies the NT_X86_XSTATE view (Linux's standard-format image) of
+    /// the saved FPU state of a task that is not running into `out`;
+    /// returns the bytes copied.
+    pub fn read_saved_xstate(&self, out: &mut [u8]) -> usize {
+        self.with_saved_fpu(|area| area.uabi_image(out))
+    }
+
+    /// Replaces the saved FPU state of a task that is not running with a
+    /// debugger's standard-format XSAVE image (NT_X86_XSTATE).
+    pub fn write_saved_xstate(&self, image: &[u8]) -> Result<(), super::fpu::XstateError> {
+        self.with_saved_fpu(|area| area.set_uabi(image))
+    }
+
+    /// Sets the task's debug registers (DR0-DR3 and DR7), loaded when it
+    /// next enters a CPU: a tracer sets them while the task is stopped.
+    /// DR7 must enable only breakpoints on user addresses with lengths and
+    /// types Linux's ptrace accepts (checked by the caller).
+    pub fn set_debug_regs(&self, addr: [u64; 4], dr7: u64) {
+        self.debug.set(addr, dr7);
+    }
+
+    /// Loads the task's debug registers on this CPU if it is the task
+    /// running here (a tracee resuming from a stop: its tracer may have
+    /// changed them while it never left the CPU).
+    pub fn reload_debug_regs(&self) {
+        let were_enabled = super::interrupts::save_and_disable();
+        let current = CURRENT_TASK[percpu::cpu_index()].load(Ordering::Acquire) as *const Task;
+        if core::ptr::eq(current, self) {
+            super::debugreg::switch_to(&self.debug);
+        }
+        super::interrupts::restore(were_enabled);
     }
 
     /// Returns the task's user GS base, live as [`Task::fs_base`].
@@ -585,6 +629,7 @@ pub fn switch_to(next: Arc<Task>) {
     prev.gs_base.store(read_msr(IA32_KERNEL_GS_BASE), Ordering::Relaxed);
     write_fs_base(next.fs_base.load(Ordering::Relaxed));
     write_user_base(IA32_KERNEL_GS_BASE, next.gs_base.load(Ordering::Relaxed));
+    super::debugreg::switch_to(&next.debug);
     let top = next.stack_top();
     if top != 0 {
         percpu::set_kernel_stack_top(top);
