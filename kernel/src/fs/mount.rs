@@ -34,6 +34,8 @@ pub enum FsKind {
     Devpts,
     /// An ext2 file system on a disk.
     Ext2(Arc<Ext2Fs>),
+    /// The cgroup2 hierarchy (every mount shows the one tree).
+    Cgroup2,
 }
 
 /// The settings of a tmpfs mount that /proc/mounts shows when they differ
@@ -306,6 +308,7 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
     match fstype {
         b"proc" => Ok(("proc", super::procfs::root(), FsKind::Proc)),
         b"sysfs" => Ok(("sysfs", super::sysfs::root(), FsKind::Sysfs)),
+        b"cgroup2" => Ok(("cgroup2", crate::cgroup::fs::mount(data)?, FsKind::Cgroup2)),
         b"devpts" => Ok(("devpts", crate::tty::devpts::mount(data)?, FsKind::Devpts)),
         b"devtmpfs" => {
             let fs = devtmpfs()?;
@@ -334,7 +337,7 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
 
 /// The file system types mount(2) knows, for /proc/filesystems: (name,
 /// needs no device).
-pub const FILESYSTEMS: [(&str, bool); 7] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext2", false)];
+pub const FILESYSTEMS: [(&str, bool); 8] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("cgroup2", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext2", false)];
 
 /// Tells whether a file system on the disk `rdev` is mounted (an O_EXCL
 /// open of the disk then fails with EBUSY).
@@ -604,6 +607,7 @@ impl Mount {
                 out.push_str("inode64");
             }
             FsKind::Proc | FsKind::Sysfs | FsKind::Ext2(_) => {}
+            FsKind::Cgroup2 => out.push_str(&crate::cgroup::fs::options_text()),
             FsKind::Devpts => {
                 let options = crate::tty::devpts::options();
                 if let Some(uid) = options.uid {
@@ -679,6 +683,7 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
         FsKind::Tmpfs(fs, settings) => tmpfs(fs, settings.max_pages, settings.max_inodes),
         FsKind::Proc => StatFs { fs_type: abi::PROC_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Sysfs => StatFs { fs_type: abi::SYSFS_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
+        FsKind::Cgroup2 => StatFs { fs_type: abi::CGROUP2_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Devpts => StatFs { fs_type: abi::DEVPTS_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Ext2(fs) => {
             let usage = fs.usage();
