@@ -135,15 +135,6 @@ pub fn is_file_name(cg: &Cgroup, name: &[u8]) -> bool {
     find(cg, name).is_some()
 }
 
-/// Whether a file has something to read, and takes writes.
-pub fn readable(d: &Def) -> bool {
-    d.mode & 0o444 != 0
-}
-
-pub fn writable(d: &Def) -> bool {
-    d.mode & 0o222 != 0
-}
-
 /// The notifying file kind of `f`, if it is one.
 pub fn notifier(f: F) -> Option<Notifier> {
     match f {
@@ -174,7 +165,9 @@ fn mask_text(mask: u8) -> String {
             out.push_str(name);
         }
     }
-    out.push('\n');
+    if !out.is_empty() {
+        out.push('\n');
+    }
     out
 }
 
@@ -213,7 +206,13 @@ pub fn read(cg: &Arc<Cgroup>, f: F) -> Result<Vec<u8>> {
             let st = cg.state.lock();
             format!("populated {}\nfrozen {}\n", (st.subtree_procs > 0) as u8, st.frozen as u8)
         }
-        F::Type => String::from("domain\n"),
+        F::Type => String::from(if !super::is_valid_domain(cg) {
+            "domain invalid\n"
+        } else if super::is_thread_root(cg) {
+            "domain threaded\n"
+        } else {
+            "domain\n"
+        }),
         F::MaxDescendants => limit_text(cg.state.lock().max_descendants, INT_MAX),
         F::MaxDepth => limit_text(cg.state.lock().max_depth, INT_MAX),
         F::Stat => format!("nr_descendants {}\nnr_dying_descendants 0\n", cg.state.lock().nr_descendants),
@@ -686,10 +685,22 @@ fn write_subtree_control(cg: &Arc<Cgroup>, buf: &[u8]) -> Result<()> {
     if enable == 0 && disable == 0 {
         return Ok(());
     }
-    // No internal processes: a cgroup other than the root with members
-    // cannot give controllers to children.
-    if enable != 0 && !cg.is_root() && cg.state.lock().procs > 0 {
-        return Err(Errno::EBUSY);
+    // Linux's cgroup_vet_subtree_control_enable: no domain controller
+    // inside a thread subtree, nor for the children of a cgroup with
+    // processes of its own ("no internal processes"); threaded ones
+    // (cpu, pids) may compete with them.
+    if enable != 0 {
+        if !super::is_valid_domain(cg) {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        if !cg.is_root() && enable & !super::THREADED != 0 {
+            if super::is_thread_root(cg) {
+                return Err(Errno::EOPNOTSUPP);
+            }
+            if cg.state.lock().procs > 0 {
+                return Err(Errno::EBUSY);
+            }
+        }
     }
     cg.state.lock().subtree_control = (current | enable) & !disable;
     // A controller taken away loses its settings in the children, as
@@ -724,7 +735,7 @@ fn write_procs(dst: &Arc<Cgroup>, buf: &[u8], cred: &Credentials, whole: bool) -
     let thread = if pid == 0 {
         crate::process::current().ok_or(Errno::ESRCH)?
     } else if pid < 0 {
-        return Err(Errno::ESRCH);
+        return Err(Errno::EINVAL);
     } else {
         crate::process::find_thread(pid as i32).ok_or(Errno::ESRCH)?
     };

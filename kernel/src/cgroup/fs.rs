@@ -238,14 +238,13 @@ impl Inode for CgFile {
     }
 }
 
-/// Opens `node` if it is a cgroup file: EACCES for a direction the file
-/// does not have (kernfs's check), ENODEV once its cgroup is removed.
+/// Opens `node` if it is a cgroup file: ENODEV once its cgroup is
+/// removed.
 pub fn open(node: &Arc<dyn Inode>, read: bool, write: bool, cred: &Credentials) -> Option<Result<Arc<dyn FileOps>>> {
     let file = node.as_any().downcast_ref::<CgFile>()?;
-    let def = &FILES[file.index];
-    if (write && !files::writable(def)) || (read && !files::readable(def)) {
-        return Some(Err(Errno::EACCES));
-    }
+    // Every cgroup file opens both ways (reading cgroup.kill or writing
+    // cgroup.controllers then fails with EINVAL).
+    let _ = (read, write);
     if file.cg.is_removed() {
         return Some(Err(Errno::ENODEV));
     }
@@ -280,10 +279,14 @@ impl FileOps for CgOpenFile {
         let text = match cached {
             Some(text) => text,
             None => {
-                if let Some(which) = files::notifier(self.def().file) {
-                    self.seen.store(cg.seq[which as usize].load(Ordering::Acquire), Ordering::Release);
-                }
+                let seq = files::notifier(self.def().file).map(|which| cg.seq[which as usize].load(Ordering::Acquire));
                 let text = Arc::new(files::read(cg, self.def().file)?);
+                // kernfs's counter is taken when a record is shown: a
+                // file read empty (cgroup.procs of an empty cgroup) keeps
+                // polling as changed.
+                if !text.is_empty() {
+                    self.seen.store(seq.unwrap_or(1), Ordering::Release);
+                }
                 *self.text.lock() = Some(text.clone());
                 text
             }
@@ -311,9 +314,9 @@ impl FileOps for CgOpenFile {
         let base = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;
         let changed = match files::notifier(self.def().file) {
             Some(which) => self.node.cg.seq[which as usize].load(Ordering::Acquire) != self.seen.load(Ordering::Acquire),
-            // A file that never notifies keeps its open-time count: read
-            // or not, kernfs compares the counter it started at.
-            None => self.seen.load(Ordering::Acquire) == 0 && self.text.lock().is_none(),
+            // A file that never notifies: changed until a read showed
+            // something.
+            None => self.seen.load(Ordering::Acquire) == 0,
         };
         if changed { base | POLLERR | linux_raw_sys::general::POLLPRI as PollEvents } else { base }
     }

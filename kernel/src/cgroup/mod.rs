@@ -286,7 +286,7 @@ impl Cgroup {
 
 /// Returns the root cgroup.
 pub fn root() -> Arc<Cgroup> {
-    ROOT.lock().get_or_insert_with(|| Cgroup::new(1, Vec::new(), None, 0, 0, 0o755)).clone()
+    ROOT.lock().get_or_insert_with(|| Cgroup::new(1, Vec::new(), None, 0, 0, 0o555)).clone()
 }
 
 /// How many cgroups live.
@@ -413,15 +413,65 @@ fn pids_cgroup(cg: &Arc<Cgroup>) -> Option<Arc<Cgroup>> {
     None
 }
 
+/// The controllers that may compete with processes of the same cgroup
+/// (Linux's threaded controllers: cpu and pids); memory may not.
+pub const THREADED: u8 = CPU | PIDS;
+
+/// Linux's cgroup_is_thread_root (without threaded children, which
+/// Kevlar does not make): a cgroup other than the root with processes
+/// of its own that gives a threaded controller to its children.
+pub fn is_thread_root(cg: &Cgroup) -> bool {
+    if cg.is_root() {
+        return false;
+    }
+    let st = cg.state.lock();
+    st.procs > 0 && st.subtree_control & THREADED != 0
+}
+
+/// Linux's cgroup_is_valid_domain: no ancestor below the root is a
+/// thread root.
+pub fn is_valid_domain(cg: &Cgroup) -> bool {
+    let mut node = cg.parent.as_deref();
+    while let Some(p) = node {
+        if is_thread_root(p) {
+            return false;
+        }
+        node = p.parent.as_deref();
+    }
+    true
+}
+
+/// Linux's cgroup_can_be_thread_root: not the root, no populated child,
+/// only threaded controllers given to the children.
+fn can_be_thread_root(cg: &Cgroup) -> bool {
+    if cg.is_root() {
+        return false;
+    }
+    let st = cg.state.lock();
+    let children = st.children.clone();
+    let mask = st.subtree_control;
+    drop(st);
+    mask & !THREADED == 0 && !children.iter().any(|c| c.state.lock().subtree_procs > 0)
+}
+
 /// Checks that a process may be moved into `dst` (Linux's
-/// cgroup_migrate_vet_dst): EBUSY for a cgroup other than the root that
-/// gives controllers to its children ("no internal processes").
+/// cgroup_migrate_vet_dst): EOPNOTSUPP inside a thread root's subtree,
+/// EBUSY for a cgroup that gives domain controllers to its children or
+/// has populated children with controllers ("no internal processes").
 fn vet_destination(dst: &Cgroup) -> Result<()> {
-    let st = dst.state.lock();
-    if st.removed {
+    if dst.state.lock().removed {
         return Err(Errno::ENODEV);
     }
-    if dst.parent.is_some() && st.subtree_control != 0 {
+    if dst.is_root() {
+        return Ok(());
+    }
+    if !is_valid_domain(dst) {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    if can_be_thread_root(dst) {
+        return Ok(());
+    }
+    if dst.state.lock().subtree_control != 0 {
         return Err(Errno::EBUSY);
     }
     Ok(())
@@ -431,7 +481,7 @@ fn vet_destination(dst: &Cgroup) -> Result<()> {
 /// `dst` (CLONE_INTO_CGROUP): the rules of a write to cgroup.procs.
 pub fn check_clone_into(src: &Arc<Cgroup>, dst: &Arc<Cgroup>, cred: &kevlar_vfs::Credentials) -> Result<()> {
     if dst.is_removed() {
-        return Err(Errno::ENODEV);
+        return Err(Errno::ENOENT);
     }
     files::check_attach_permission(src, dst, cred)
 }
