@@ -545,18 +545,34 @@ pub fn task_exit(process: &Process, last: bool, cpu_ns: u64) {
         if !m.live {
             return;
         }
-        m.tasks = m.tasks.saturating_sub(1);
-        let procs = if last { -1 } else { 0 };
         if last {
+            // The process leaves the member counts; its main task stays
+            // charged to pids until it is reaped, as on Linux.
             m.live = false;
             let used = cpu_ns.saturating_sub(m.base_ns);
             m.cgroup.state.lock().usage_ns += used;
+            let gone = m.tasks.saturating_sub(1) as i64;
+            m.tasks = 1;
+            (m.cgroup.clone(), charge(&m.cgroup, -1, -gone))
+        } else {
+            m.tasks = m.tasks.saturating_sub(1);
+            (m.cgroup.clone(), charge(&m.cgroup, 0, -1))
         }
-        (m.cgroup.clone(), charge(&m.cgroup, procs, -1))
     };
     notify_populated(&cg, flipped);
     if !last {
         files::update_frozen(&cg);
+    }
+}
+
+/// `process`, a zombie, was reaped: its last task leaves pids.current.
+pub fn reaped(process: &Process) {
+    let _tree = LOCK.lock();
+    let mut m = process.cgroup.inner.lock();
+    if !m.live && m.tasks > 0 {
+        let tasks = m.tasks as i64;
+        m.tasks = 0;
+        charge(&m.cgroup, 0, -tasks);
     }
 }
 

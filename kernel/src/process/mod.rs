@@ -578,6 +578,7 @@ impl Process {
         let mut children = self.children.lock();
         if let Some(child) = children.iter().find(|c| c.pid == pid) {
             if !child.reaped.swap(true, Ordering::AcqRel) {
+                crate::cgroup::reaped(child);
                 let total = child.cpu_ns() + child.children_cpu_ns.load(Ordering::Relaxed);
                 self.children_cpu_ns.fetch_add(total, Ordering::Relaxed);
             }

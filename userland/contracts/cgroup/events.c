@@ -8,12 +8,19 @@
 
 #define A CG "/t-events"
 
-static void report(const char *label, int fd)
+/* Linux may send the notification a moment later (at most one per
+ * 20 ms): a poll after a change waits for it. */
+static void report_wait(const char *label, int fd, int ms)
 {
     struct pollfd p = {fd, POLLPRI, 0};
-    int n = poll(&p, 1, 0);
+    int n = poll(&p, 1, ms);
     out("%s: poll %d revents%s%s%s%s", label, n, p.revents & POLLIN ? " IN" : "", p.revents & POLLOUT ? " OUT" : "",
         p.revents & POLLPRI ? " PRI" : "", p.revents & POLLERR ? " ERR" : "");
+}
+
+static void report(const char *label, int fd)
+{
+    report_wait(label, fd, 0);
 }
 
 int main(void)
@@ -34,7 +41,7 @@ int main(void)
     show("inotify watch", inotify_add_watch(in, A "/cgroup.events", IN_MODIFY) > 0);
     pid_t child = cg_sleeper();
     cg_move(A, child);
-    report("after populating", fd);
+    report_wait("after populating", fd, 5000);
     int n = epoll_wait(ep, &got, 1, 1000);
     out("epoll_wait: %d events%s data %u", n, n > 0 && (got.events & EPOLLPRI) ? " PRI" : "", n > 0 ? got.data.u32 : 0);
     /* Linux sends the inotify event from a work queue: wait for it. */
@@ -49,7 +56,7 @@ int main(void)
     out("text: %s", strtok(buf, "\n"));
     report("read again", fd);
     cg_end(child);
-    report("after the exit", fd);
+    report_wait("after the exit", fd, 5000);
     lseek(fd, 0, SEEK_SET);
     read(fd, buf, sizeof buf);
     report("read again", fd);
