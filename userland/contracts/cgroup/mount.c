@@ -38,6 +38,16 @@ int main(void)
     out("root cgroup.threads lists us: %s", yesno(cg_has_word(CG "/cgroup.threads", self)));
     check("open cgroup.controllers for writing", open(CG "/cgroup.controllers", O_WRONLY));
     cg_umount();
+    /* The options systemd mounts it with, as /proc/self/mounts shows them
+     * (they belong to the one hierarchy: the next mount resets them). */
+    mkdir("opts", 0755);
+    check("mount with nsdelegate,memory_recursiveprot", mount("cgroup2", "opts", "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, "nsdelegate,memory_recursiveprot"));
+    if (cg_read("/proc/self/mounts", buf, sizeof buf) > 0) {
+        for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+            if (strstr(line, " cgroup2 "))
+                out("mounts: %s", strchr(line, ' ') ? strstr(line, " cgroup2 ") : line);
+    }
+    umount2("opts", MNT_DETACH);
     /* sysfs has the directory cgroup2 goes on. */
     mkdir("sys", 0755);
     if (mount("sysfs", "sys", "sysfs", 0, NULL) == 0) {
