@@ -845,6 +845,14 @@ pub fn freezing() -> bool {
     FREEZING.load(Ordering::Relaxed) != 0
 }
 
+/// Lets parked tasks look again whether they are still frozen (one was
+/// moved).
+pub fn wake_parked() {
+    if freezing() {
+        THAW.wake_all();
+    }
+}
+
 /// Whether `cg` or an ancestor has cgroup.freeze set.
 fn freeze_in_effect(cg: &Arc<Cgroup>) -> bool {
     let mut node = Some(cg);

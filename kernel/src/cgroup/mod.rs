@@ -284,6 +284,21 @@ impl Cgroup {
     }
 }
 
+impl Drop for Cgroup {
+    /// Lets go of the ancestors one at a time: a removed cgroup deep in
+    /// a removed chain (a zombie can hold one) would otherwise drop its
+    /// ancestors by recursion as deep as the chain.
+    fn drop(&mut self) {
+        let mut parent = self.parent.take();
+        while let Some(p) = parent {
+            parent = match Arc::try_unwrap(p) {
+                Ok(mut last) => last.parent.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
+
 /// Returns the root cgroup.
 pub fn root() -> Arc<Cgroup> {
     ROOT.lock().get_or_insert_with(|| Cgroup::new(1, Vec::new(), None, 0, 0, 0o555)).clone()
@@ -598,6 +613,8 @@ pub fn migrate(process: &Arc<Process>, dst: &Arc<Cgroup>) -> Result<()> {
     };
     notify_populated(&old.0, old.1);
     notify_populated(&new.0, new.1);
+    // A parked task moved out of a frozen cgroup runs again.
+    files::wake_parked();
     files::update_frozen(&old.0);
     files::freeze_new_member(&new.0);
     Ok(())
