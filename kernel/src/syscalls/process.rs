@@ -69,6 +69,11 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     if has(abi::CLONE_PIDFD) && (has(abi::CLONE_THREAD) || has(abi::CLONE_DETACHED)) {
         return Err(Errno::EINVAL);
     }
+    // A thread stays in its process's cgroup: CLONE_INTO_CGROUP may only
+    // name that one (Linux: a thread moves only within its domain).
+    if has(abi::CLONE_THREAD) && into.as_ref().is_some_and(|cg| !alloc::sync::Arc::ptr_eq(cg, &thread.process.cgroup.cgroup())) {
+        return Err(Errno::EOPNOTSUPP);
+    }
     // The pidfd's slot must be writable before the child exists (Linux
     // fails the whole clone with EFAULT otherwise).
     if has(abi::CLONE_PIDFD) {

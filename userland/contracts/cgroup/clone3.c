@@ -3,6 +3,7 @@
  * removed cgroup, one with controllers for its children, and a clone_args
  * too short for the field are refused. */
 #include "cg.h"
+#include <sched.h>
 
 #define A CG "/t-clone3"
 #define CLONE_INTO_CGROUP_ 0x200000000ULL
@@ -23,6 +24,26 @@ static long spawn(int fd, size_t size)
         _exit(ok && !strcmp(buf, expected) ? 0 : 1);
     }
     return pid;
+}
+
+/* clone3 of a thread (CLONE_THREAD) into a cgroup: a thread made by it
+ * would leave at once through exit(2), in the assembly itself. */
+static long clone3_thread(int fd, void *stack)
+{
+    struct args a = {.flags = CLONE_INTO_CGROUP_ | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD,
+                     .stack = (uint64_t)stack, .stack_size = 4096, .cgroup = (uint64_t)fd};
+    long ret;
+    __asm__ volatile("syscall\n\t"
+                     "test %%rax, %%rax\n\t"
+                     "jnz 1f\n\t"
+                     "mov $60, %%eax\n\t"
+                     "xor %%edi, %%edi\n\t"
+                     "syscall\n\t"
+                     "1:\n\t"
+                     : "=a"(ret)
+                     : "a"((long)SYS_clone3), "D"(&a), "S"(sizeof a)
+                     : "rcx", "r11", "memory");
+    return ret;
 }
 
 static void try_spawn(const char *label, int fd, size_t size)
@@ -47,6 +68,9 @@ int main(void)
     int path_fd = open(A "/in", O_PATH);
     try_spawn("through an O_PATH descriptor", path_fd, sizeof(struct args));
     try_spawn("clone_args of version 1", fd, 80);
+    static char stack[4096] __attribute__((aligned(16)));
+    long t = clone3_thread(fd, stack);
+    out("a thread into another cgroup: %s", t < 0 ? errname((int)-t) : "created");
     int file = open(A "/in/cgroup.procs", O_RDONLY);
     try_spawn("a cgroup file", file, sizeof(struct args));
     int tmp = open("/tmp", O_RDONLY | O_DIRECTORY);
