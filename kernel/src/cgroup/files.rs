@@ -7,14 +7,12 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt::Write;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::Ordering;
 
 use kevlar_vfs::Credentials;
 
 use super::{Cgroup, Notifier, CONTROLLERS, CPU, INT_MAX, LOCK, MEMORY, PAGE_COUNTER_MAX, PIDS, PIDS_MAX, QUOTA_MAX};
 use crate::error::{Errno, Result};
-use crate::process::wait_queue::WaitQueue;
-use crate::process::{Process, Thread, ThreadState};
 
 /// What a file is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -490,7 +488,7 @@ pub fn write(cg: &Arc<Cgroup>, f: F, buf: &[u8], cred: &Credentials) -> Result<(
             if cg.is_removed() {
                 return Err(Errno::ENOENT);
             }
-            set_freeze(cg, value == 1);
+            super::freezer::set_freeze(cg, value == 1);
             Ok(())
         }
         F::Type => {
@@ -546,11 +544,11 @@ pub fn write(cg: &Arc<Cgroup>, f: F, buf: &[u8], cred: &Credentials) -> Result<(
             let pages = memparse_pages(buf)?;
             let old = core::mem::replace(&mut live(cg)?.memory.max, pages);
             match (old == PAGE_COUNTER_MAX, pages == PAGE_COUNTER_MAX) {
-                (true, false) => LIMITED.fetch_add(1, Ordering::Relaxed),
-                (false, true) => LIMITED.fetch_sub(1, Ordering::Relaxed),
+                (true, false) => super::memory::LIMITED.fetch_add(1, Ordering::Relaxed),
+                (false, true) => super::memory::LIMITED.fetch_sub(1, Ordering::Relaxed),
                 _ => 0,
             };
-            enforce_memory_max(cg);
+            super::memory::enforce_memory_max(cg);
             Ok(())
         }
         F::MemOomGroup => {
@@ -765,195 +763,4 @@ pub fn check_attach_permission(src: &Arc<Cgroup>, dst: &Arc<Cgroup>, cred: &Cred
     let index = FILES.iter().position(|d| d.file == F::Procs).unwrap_or(0);
     let stat = super::fs::file_stat(&common, index);
     kevlar_vfs::check_access(&stat, cred, kevlar_vfs::Access::WRITE).map_err(|_| Errno::EACCES)
-}
-
-// --- memory.max ------------------------------------------------------------------
-
-/// Brings the subtree of `cg` under its memory.max: while over, the
-/// process with the most resident pages is killed (Linux's memcg OOM
-/// killer: nothing is swapped here, so reclaim frees nothing), counting
-/// the max, oom and oom_kill events.
-pub fn enforce_memory_max(cg: &Arc<Cgroup>) {
-    let max = cg.state.lock().memory.max;
-    if max == PAGE_COUNTER_MAX {
-        return;
-    }
-    let pages = super::resident_pages(cg);
-    if pages <= max {
-        return;
-    }
-    // The last victim still dying: wait for it.
-    let dying = cg.state.lock().memory_victim.as_ref().and_then(|w| w.upgrade()).is_some_and(|p| p.exit_status().is_none());
-    if dying {
-        return;
-    }
-    let mut victim: Option<(u64, Arc<Process>)> = None;
-    for p in super::members(cg, true) {
-        if p.pid == 1 || p.oom.adj() == -1000 {
-            continue;
-        }
-        let resident = p.vm.lock().clone().lock().size_and_resident().1;
-        if victim.as_ref().is_none_or(|(best, _)| resident > *best) {
-            victim = Some((resident, p));
-        }
-    }
-    {
-        let mut st = cg.state.lock();
-        st.memory.events[2] += 1;
-        st.memory.events[3] += 1;
-        if victim.is_some() {
-            st.memory.events[4] += 1;
-        }
-    }
-    if let Some((_, p)) = victim {
-        cg.state.lock().memory_victim = Some(Arc::downgrade(&p));
-        log::error!("Memory cgroup out of memory: Killed process {} ({})", p.pid, p.comm.lock().clone());
-        crate::process::signal::send_signal(&p, crate::process::signal::SIGKILL);
-    }
-    cg.notify(Notifier::Memory);
-}
-
-/// After a page fault that added a page to `thread`'s address space: if
-/// a cgroup of its process is over memory.max, enforce it there. Cheap
-/// when no cgroup has a memory limit.
-pub fn after_fault(thread: &Thread) {
-    if LIMITED.load(Ordering::Relaxed) == 0 {
-        return;
-    }
-    let mut node = Some(thread.process.cgroup.cgroup());
-    while let Some(n) = node {
-        if n.state.lock().memory.max != PAGE_COUNTER_MAX {
-            enforce_memory_max(&n);
-        }
-        node = n.parent().cloned();
-    }
-}
-
-/// How many memory.max limits are set (a fault looks at cgroups only then).
-pub static LIMITED: AtomicU64 = AtomicU64::new(0);
-
-// --- the freezer -----------------------------------------------------------------
-
-/// How many cgroups have cgroup.freeze set (threads look only then).
-static FREEZING: AtomicU64 = AtomicU64::new(0);
-/// Frozen threads sleep here.
-static THAW: WaitQueue = WaitQueue::new();
-
-/// Whether some cgroup is frozen (read on every return to user mode).
-#[inline]
-pub fn freezing() -> bool {
-    FREEZING.load(Ordering::Relaxed) != 0
-}
-
-/// Lets parked tasks look again whether they are still frozen (one was
-/// moved).
-pub fn wake_parked() {
-    if freezing() {
-        THAW.wake_all();
-    }
-}
-
-/// Whether `cg` or an ancestor has cgroup.freeze set.
-fn freeze_in_effect(cg: &Arc<Cgroup>) -> bool {
-    let mut node = Some(cg);
-    while let Some(n) = node {
-        if n.state.lock().freeze {
-            return true;
-        }
-        node = n.parent();
-    }
-    false
-}
-
-fn set_freeze(cg: &Arc<Cgroup>, freeze: bool) {
-    {
-        let mut st = cg.state.lock();
-        if st.freeze == freeze {
-            return;
-        }
-        st.freeze = freeze;
-    }
-    if freeze {
-        // Running threads stop at their next return to user mode (a
-        // timer tick at the latest); sleeping ones count as frozen and
-        // stop before they run user code again.
-        FREEZING.fetch_add(1, Ordering::Relaxed);
-    } else {
-        FREEZING.fetch_sub(1, Ordering::Relaxed);
-        THAW.wake_all();
-    }
-    refresh_frozen(cg, None, true);
-}
-
-/// Whether every task of the subtree of `cg` is frozen: parked, or
-/// asleep in the kernel (it parks before running user code again);
-/// `parking` counts as parked.
-fn all_frozen(cg: &Arc<Cgroup>, parking: Option<&Thread>) -> bool {
-    super::members(cg, true).iter().all(|p| {
-        p.threads().iter().all(|t| parking.is_some_and(|me| core::ptr::eq(me, &**t)) || t.state() != ThreadState::Runnable)
-    })
-}
-
-/// Recomputes the reported frozen state of `cg`'s ancestors and of `cg`
-/// (and with `subtree`, of its descendants), notifying cgroup.events of
-/// each that changed.
-fn refresh_frozen(cg: &Arc<Cgroup>, parking: Option<&Thread>, subtree: bool) {
-    let mut nodes: Vec<Arc<Cgroup>> = Vec::new();
-    if subtree {
-        let mut stack = alloc::vec![cg.clone()];
-        while let Some(n) = stack.pop() {
-            stack.extend(n.state.lock().children.iter().cloned());
-            nodes.push(n);
-        }
-    } else {
-        nodes.push(cg.clone());
-    }
-    let mut up = cg.parent().cloned();
-    while let Some(n) = up {
-        up = n.parent().cloned();
-        nodes.push(n);
-    }
-    for n in nodes {
-        if n.is_root() {
-            continue;
-        }
-        let frozen = freeze_in_effect(&n) && all_frozen(&n, parking);
-        let changed = {
-            let mut st = n.state.lock();
-            let changed = st.frozen != frozen;
-            st.frozen = frozen;
-            changed
-        };
-        if changed {
-            n.notify(Notifier::Events);
-        }
-    }
-}
-
-/// After the members of `cg` changed: its frozen state may have.
-pub fn update_frozen(cg: &Arc<Cgroup>) {
-    if freezing() {
-        refresh_frozen(cg, None, false);
-    }
-}
-
-/// A process joined `cg`: if the cgroup is frozen, it is no longer (until
-/// the newcomer parks).
-pub fn freeze_new_member(cg: &Arc<Cgroup>) {
-    update_frozen(cg);
-}
-
-/// On the way back to user mode: a thread of a frozen cgroup parks here
-/// until the cgroup thaws or a fatal signal comes.
-pub fn before_user_return(thread: &Arc<Thread>) {
-    let cg = thread.process.cgroup.cgroup();
-    if !freeze_in_effect(&cg) || thread.fatal_signal_pending() {
-        return;
-    }
-    refresh_frozen(&cg, Some(thread), false);
-    THAW.wait_until_uninterruptible(|| (!freeze_in_effect(&thread.process.cgroup.cgroup()) || thread.fatal_signal_pending()).then_some(()));
-    let cg = thread.process.cgroup.cgroup();
-    if freezing() {
-        refresh_frozen(&cg, None, false);
-    }
 }

@@ -25,8 +25,11 @@
 
 pub mod fs;
 mod files;
+mod freezer;
+mod memory;
 
-pub use files::{after_fault, before_user_return, freezing};
+pub use freezer::{before_user_return, freezing};
+pub use memory::after_fault;
 
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -390,7 +393,7 @@ fn notify_populated(cg: &Arc<Cgroup>, levels: usize) {
         node = n.parent.as_ref();
     }
     if levels > 0 {
-        files::update_frozen(cg);
+        freezer::update_frozen(cg);
     }
 }
 
@@ -530,7 +533,7 @@ pub fn fork_commit(parent: &Process, child: &Process, into: Option<&Arc<Cgroup>>
         (cg.clone(), charge(&cg, 1, 1))
     };
     notify_populated(&cg, flipped);
-    files::freeze_new_member(&cg);
+    freezer::freeze_new_member(&cg);
     Ok(())
 }
 
@@ -576,7 +579,7 @@ pub fn task_exit(process: &Process, last: bool, cpu_ns: u64) {
     };
     notify_populated(&cg, flipped);
     if !last {
-        files::update_frozen(&cg);
+        freezer::update_frozen(&cg);
     }
 }
 
@@ -614,9 +617,9 @@ pub fn migrate(process: &Arc<Process>, dst: &Arc<Cgroup>) -> Result<()> {
     notify_populated(&old.0, old.1);
     notify_populated(&new.0, new.1);
     // A parked task moved out of a frozen cgroup runs again.
-    files::wake_parked();
-    files::update_frozen(&old.0);
-    files::freeze_new_member(&new.0);
+    freezer::wake_parked();
+    freezer::update_frozen(&old.0);
+    freezer::freeze_new_member(&new.0);
     Ok(())
 }
 
