@@ -128,7 +128,7 @@ static __attribute__((unused)) long long cg_num(const char *path)
 /* Moves process `pid` (0: the caller) into the cgroup directory `dir`. */
 static __attribute__((unused)) int cg_move(const char *dir, pid_t pid)
 {
-    char path[256], text[32];
+    char path[4200], text[32];
     snprintf(path, sizeof path, "%s/cgroup.procs", dir);
     snprintf(text, sizeof text, "%d", (int)pid);
     return cg_write(path, text);
