@@ -8,6 +8,7 @@
 extern crate alloc;
 
 mod banner;
+mod cgroup;
 mod clock;
 mod error;
 mod exec;

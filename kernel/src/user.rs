@@ -35,7 +35,11 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
             let vm = process.vm.lock().clone();
             let outcome = vm.lock().handle_fault(addr, write, exec);
             match outcome {
-                FaultOutcome::Fixed => return,
+                FaultOutcome::Fixed => {
+                    drop(vm);
+                    crate::cgroup::after_fault(&thread);
+                    return;
+                }
                 FaultOutcome::NoMapping => (signal::SIGSEGV, SEGV_MAPERR, addr as u64),
                 FaultOutcome::AccessDenied => (signal::SIGSEGV, SEGV_ACCERR, addr as u64),
                 FaultOutcome::OutOfMemory => {
@@ -111,6 +115,7 @@ fn return_to_user(thread: alloc::sync::Arc<crate::process::Thread>, frame: &mut 
         && !kevlar_platform::arch::serial::events_pending()
         && !crate::fs::fasync::is_pending()
         && !crate::mm::oom::needs_attention()
+        && !crate::cgroup::freezing()
         && thread.state() == crate::process::ThreadState::Runnable
         && !thread.has_return_work()
     {
@@ -127,6 +132,9 @@ fn return_to_user_slow(thread: alloc::sync::Arc<crate::process::Thread>, frame: 
     crate::mm::oom::before_user_return(&thread);
     if thread.state() != crate::process::ThreadState::Dead {
         scheduler::preempt_if_needed(&thread);
+        if crate::cgroup::freezing() {
+            crate::cgroup::before_user_return(&thread);
+        }
         let interrupted = thread.take_interrupted_syscall();
         let saved = thread.take_saved_sigmask();
         // Delivery also decides whether an interrupted system call runs

@@ -249,7 +249,10 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         FileType::Socket => return Err(Errno::ENXIO),
         _ => match synth::as_synth_file(&node) {
             Some(generated) => generated.open(want.contains(kevlar_vfs::Access::WRITE))?,
-            None => InodeFile::new(node.clone()),
+            None => match crate::cgroup::fs::open(&node, want.contains(kevlar_vfs::Access::READ), want.contains(kevlar_vfs::Access::WRITE), cred) {
+                Some(opened) => opened?,
+                None => InodeFile::new(node.clone()),
+            },
         },
     };
     let file = OpenFile::with_write_access(ops, flags & !(abi::O_CREAT | abi::O_EXCL | abi::O_TRUNC | abi::O_CLOEXEC), abs, write_access);

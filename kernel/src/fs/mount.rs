@@ -34,6 +34,8 @@ pub enum FsKind {
     Devpts,
     /// An ext2 file system on a disk.
     Ext2(Arc<Ext2Fs>),
+    /// The cgroup2 hierarchy (every mount shows the one tree).
+    Cgroup2,
 }
 
 /// The settings of a tmpfs mount that /proc/mounts shows when they differ
@@ -306,6 +308,7 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
     match fstype {
         b"proc" => Ok(("proc", super::procfs::root(), FsKind::Proc)),
         b"sysfs" => Ok(("sysfs", super::sysfs::root(), FsKind::Sysfs)),
+        b"cgroup2" => Ok(("cgroup2", crate::cgroup::fs::mount(data)?, FsKind::Cgroup2)),
         b"devpts" => Ok(("devpts", crate::tty::devpts::mount(data)?, FsKind::Devpts)),
         b"devtmpfs" => {
             let fs = devtmpfs()?;
@@ -334,7 +337,7 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
 
 /// The file system types mount(2) knows, for /proc/filesystems: (name,
 /// needs no device).
-pub const FILESYSTEMS: [(&str, bool); 9] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext3", false), ("ext2", false), ("ext4", false)];
+pub const FILESYSTEMS: [(&str, bool); 10] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("cgroup2", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext3", false), ("ext2", false), ("ext4", false)];
 
 /// The disk file system types mount(2) takes, by name: ext2 as Linux's
 /// ext2 driver, ext3 and ext4 as its ext4 driver (which mounts all three).
@@ -620,6 +623,7 @@ impl Mount {
                 out.push_str("inode64");
             }
             FsKind::Proc | FsKind::Sysfs | FsKind::Ext2(_) => {}
+            FsKind::Cgroup2 => out.push_str(&crate::cgroup::fs::options_text()),
             FsKind::Devpts => {
                 let options = crate::tty::devpts::options();
                 if let Some(uid) = options.uid {
@@ -698,6 +702,7 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
         FsKind::Tmpfs(fs, settings) => tmpfs(fs, settings.max_pages, settings.max_inodes),
         FsKind::Proc => StatFs { fs_type: abi::PROC_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Sysfs => StatFs { fs_type: abi::SYSFS_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
+        FsKind::Cgroup2 => StatFs { fs_type: abi::CGROUP2_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Devpts => StatFs { fs_type: abi::DEVPTS_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Ext2(fs) => {
             let usage = fs.usage();

@@ -60,9 +60,12 @@ impl Builder {
 fn build() -> Arc<dyn Inode> {
     let mut b = Builder { fs_id: super::mount::anon_dev(), next_ino: 0 };
     let root = FixedDir::new(b.attr(0o555), None);
-    for name in ["block", "bus", "firmware", "fs", "module", "power"] {
+    for name in ["block", "bus", "firmware", "module", "power"] {
         b.dir(&root, name);
     }
+    // /sys/fs/cgroup: where the cgroup2 hierarchy is mounted.
+    let fs = b.dir(&root, "fs");
+    b.dir(&fs, "cgroup");
     let class = b.dir(&root, "class");
     let dev = b.dir(&root, "dev");
     let _dev_block = b.dir(&dev, "block");

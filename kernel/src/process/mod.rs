@@ -301,6 +301,8 @@ pub struct Process {
     /// personality(2): the execution domain and its flags (kept across
     /// fork and exec; see `personality.rs`).
     pub personality: core::sync::atomic::AtomicU32,
+    /// The cgroup the process belongs to (`crate::cgroup`).
+    pub cgroup: crate::cgroup::Membership,
 }
 
 /// Scheduling state of a thread.
@@ -583,6 +585,7 @@ impl Process {
         let mut reaped = None;
         if let Some(child) = children.iter().find(|c| c.pid == pid) {
             if !child.reaped.swap(true, Ordering::AcqRel) {
+                crate::cgroup::reaped(child);
                 let total = child.cpu_ns() + child.children_cpu_ns.load(Ordering::Relaxed);
                 self.children_cpu_ns.fetch_add(total, Ordering::Relaxed);
                 reaped = Some(child.clone());
@@ -748,6 +751,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         oom: crate::mm::oom::OomSettings::new(),
         nproc_exceeded: AtomicBool::new(false),
         personality: core::sync::atomic::AtomicU32::new(0),
+        cgroup: crate::cgroup::Membership::for_init(),
     });
     // What every exit will hold, made now: exit never allocates it.
     drop(Vm::dead());
@@ -824,6 +828,9 @@ pub struct CloneOptions {
     pub set_child_tid: usize,
     /// The child's clear_child_tid (CLONE_CHILD_CLEARTID; 0: none).
     pub clear_child_tid: usize,
+    /// The cgroup the child starts in (CLONE_INTO_CGROUP; None: the
+    /// parent's).
+    pub cgroup: Option<alloc::sync::Arc<crate::cgroup::Cgroup>>,
 }
 
 /// The execution context of a new child or thread: the creator's
@@ -911,6 +918,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         oom: parent.oom.fork_copy(),
         nproc_exceeded: AtomicBool::new(parent.nproc_exceeded.load(Ordering::Relaxed)),
         personality: core::sync::atomic::AtomicU32::new(parent.personality.load(Ordering::Relaxed)),
+        cgroup: crate::cgroup::Membership::inherit(&parent.cgroup),
     });
     let task = child_task(parent_thread, frame, &options)?;
     // Counted from the registration on, under the admission (nothing is
@@ -931,6 +939,9 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
             // The parent dies on its way out; the child never runs.
             return Err(Errno::EINTR);
         }
+        // Counted in its cgroup where it becomes visible (cgroup.kill
+        // holds this lock too); EAGAIN at pids.max.
+        crate::cgroup::fork_commit(parent, &child, options.cgroup.as_ref())?;
         parent_of_child.children.lock().push(child.clone());
         register(&child);
     }
@@ -998,7 +1009,7 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
         let _ = crate::uaccess::copy_to_user(options.set_child_tid, &tid.to_le_bytes());
     }
     let thread = new_thread(process, tid, task, options.clear_child_tid, creator.affinity.load(Ordering::Relaxed));
-    let admission = match nproc::admit(process) {
+    let admission = match nproc::admit(process).and_then(|a| crate::cgroup::thread_created(process).map(|()| a)) {
         Ok(admission) => admission,
         Err(e) => {
             process.signals.lock().remove_thread(tid);
@@ -1086,6 +1097,8 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
         threads.retain(|t| !Arc::ptr_eq(t, thread));
         threads.is_empty()
     };
+    let cpu_ns = if last { thread.cpu_ns() + process.exited_threads_ns.load(Ordering::Relaxed) } else { 0 };
+    crate::cgroup::task_exit(&process, last, cpu_ns);
     if !last {
         let stop_completed = process.signals.lock().remove_thread(thread.tid());
         if let Some(sig) = stop_completed {

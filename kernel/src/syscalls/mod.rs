@@ -410,7 +410,7 @@ syscall_table! { thread, frame, a;
         nr::__NR_vfork => process::fork(thread, frame, (nr::CLONE_VM | nr::CLONE_VFORK | nr::SIGCHLD) as u64, 0, 0, 0, 0),
         // partial(clone): CLONE_SIGHAND and CLONE_FS only with CLONE_THREAD; namespaces, CLONE_PIDFD and CLONE_IO return EINVAL
         nr::__NR_clone => process::fork(thread, frame, a.0[0], a.usize(1), a.usize(2), a.usize(3), a.0[4]),
-        // partial(clone3): as clone; set_tid and CLONE_INTO_CGROUP return EINVAL
+        // partial(clone3): as clone (CLONE_INTO_CGROUP too); set_tid returns EINVAL
         nr::__NR_clone3 => process::clone3(thread, frame, a.usize(0), a.usize(1)),
         nr::__NR_execve => process::execve(thread, frame, fs::AT_FDCWD, a.usize(0), a.usize(1), a.usize(2), 0),
         nr::__NR_execveat => process::execve(thread, frame, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.u32(4)),

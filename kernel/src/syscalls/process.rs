@@ -20,12 +20,23 @@ pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, p
     if flags & abi::CLONE_PIDFD as u64 != 0 && flags & abi::CLONE_PARENT_SETTID as u64 != 0 {
         return Err(Errno::EINVAL);
     }
-    clone_with(thread, frame, flags, stack, parent_tid, child_tid, tls, parent_tid)
+    clone_with(thread, frame, flags, stack, parent_tid, child_tid, tls, parent_tid, None)
+}
+
+/// CLONE_INTO_CGROUP's descriptor: a cgroup2 directory (EBADF for
+/// anything else), which the caller may move a process into.
+fn cgroup_of_fd(thread: &Thread, fd: i32) -> Result<Arc<crate::cgroup::Cgroup>> {
+    let file = thread.process.files.lock().lock().get(fd)?;
+    let dst = file.ops.inode().and_then(|node| crate::cgroup::fs::cgroup_of_dir(&node)).ok_or(Errno::EBADF)?;
+    let src = thread.process.cgroup.cgroup();
+    let cred = super::fs::fs_cred(thread);
+    crate::cgroup::check_clone_into(&src, &dst, &cred)?;
+    Ok(dst)
 }
 
 /// clone and clone3: a child process, or a thread with CLONE_THREAD.
 #[allow(clippy::too_many_arguments)]
-fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, parent_tid: usize, child_tid: usize, tls: u64, pidfd: usize) -> Result<isize> {
+fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, parent_tid: usize, child_tid: usize, tls: u64, pidfd: usize, into: Option<Arc<crate::cgroup::Cgroup>>) -> Result<isize> {
     // CLONE_DETACHED is ignored by Linux; CLONE_SYSVSEM shares SysV
     // semaphore undo lists, of which there are none.
     let supported = abi::CLONE_VM | abi::CLONE_VFORK | abi::CLONE_SETTLS | abi::CLONE_CHILD_CLEARTID | abi::CLONE_CHILD_SETTID
@@ -58,6 +69,11 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     if has(abi::CLONE_PIDFD) && (has(abi::CLONE_THREAD) || has(abi::CLONE_DETACHED)) {
         return Err(Errno::EINVAL);
     }
+    // A thread stays in its process's cgroup: CLONE_INTO_CGROUP may only
+    // name that one (Linux: a thread moves only within its domain).
+    if has(abi::CLONE_THREAD) && into.as_ref().is_some_and(|cg| !alloc::sync::Arc::ptr_eq(cg, &thread.process.cgroup.cgroup())) {
+        return Err(Errno::EOPNOTSUPP);
+    }
     // The pidfd's slot must be writable before the child exists (Linux
     // fails the whole clone with EFAULT otherwise).
     if has(abi::CLONE_PIDFD) {
@@ -73,6 +89,7 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
         parent_tid: if has(abi::CLONE_PARENT_SETTID) { parent_tid } else { 0 },
         set_child_tid: if has(abi::CLONE_CHILD_SETTID) { child_tid } else { 0 },
         clear_child_tid: if has(abi::CLONE_CHILD_CLEARTID) { child_tid } else { 0 },
+        cgroup: into,
     };
     // Out of memory, the killer frees some and the creation is tried
     // again, as Linux's allocator does.
@@ -158,8 +175,11 @@ pub fn clone3(thread: &Arc<Thread>, frame: &TrapFrame, args: usize, size: usize)
     let (flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls) =
         (word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7));
     let (set_tid, set_tid_size, cgroup) = (word(8), word(9), word(10));
-    let _ = cgroup;
-    if set_tid != 0 || set_tid_size != 0 || flags & abi::CLONE_INTO_CGROUP as u64 != 0 {
+    if set_tid != 0 || set_tid_size != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let into_cgroup = flags & abi::CLONE_INTO_CGROUP as u64 != 0;
+    if into_cgroup && (cgroup > i32::MAX as u64 || size < KNOWN) {
         return Err(Errno::EINVAL);
     }
     // The exit signal has its own field: the flags' low byte must be 0.
@@ -170,7 +190,8 @@ pub fn clone3(thread: &Arc<Thread>, frame: &TrapFrame, args: usize, size: usize)
         return Err(Errno::EINVAL);
     }
     let sp = if stack != 0 { stack.checked_add(stack_size).ok_or(Errno::EINVAL)? as usize } else { 0 };
-    clone_with(thread, frame, flags | exit_signal, sp, parent_tid as usize, child_tid as usize, tls, pidfd as usize)
+    let into = if into_cgroup { Some(cgroup_of_fd(thread, cgroup as i32)?) } else { None };
+    clone_with(thread, frame, (flags | exit_signal) & !(abi::CLONE_INTO_CGROUP as u64), sp, parent_tid as usize, child_tid as usize, tls, pidfd as usize, into)
 }
 
 pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: usize, argv: usize, envp: usize, flags: u32) -> Result<isize> {

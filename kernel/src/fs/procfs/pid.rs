@@ -108,7 +108,7 @@ enum Kind {
 /// The entries of `/proc/PID`, in listing order; the inode of the one at
 /// index i is the directory's plus i + 1. One table for every process,
 /// so that a lookup builds nothing but the node it returns.
-const PID_ENTRIES: [(&[u8], Kind); 21] = [
+const PID_ENTRIES: [(&[u8], Kind); 22] = [
     (b"auxv", Kind::Text(0o400, auxv, true)),
     (b"cmdline", Kind::Text(0o444, cmdline, false)),
     (b"environ", Kind::Text(0o400, environ, true)),
@@ -129,8 +129,13 @@ const PID_ENTRIES: [(&[u8], Kind); 21] = [
     (b"fd", Kind::Fds(false)),
     (b"fdinfo", Kind::Fds(true)),
     (b"mem", Kind::Mem),
+    (b"cgroup", Kind::Text(0o444, cgroup, false)),
     (b"task", Kind::Task),
 ];
+
+fn cgroup(p: &Arc<Process>) -> Result<Vec<u8>> {
+    Ok(crate::cgroup::proc_pid_cgroup(p))
+}
 
 fn oom_score(p: &Arc<Process>) -> Result<Vec<u8>> {
     Ok(crate::mm::oom::score_text(p).into_bytes())

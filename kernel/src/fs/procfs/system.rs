@@ -22,7 +22,8 @@ const TICKS_PER_SEC: u64 = 100;
 const NS_PER_TICK: u64 = 1_000_000_000 / TICKS_PER_SEC;
 
 /// The root's files: name and maker (from the inode number).
-pub(super) const FILES: [(&[u8], fn(u64) -> Arc<dyn Inode>); 9] = [
+pub(super) const FILES: [(&[u8], fn(u64) -> Arc<dyn Inode>); 10] = [
+    (b"cgroups", |ino| text_file(ino, || Ok(crate::cgroup::proc_cgroups()))),
     (b"cmdline", |ino| text_file(ino, cmdline)),
     (b"cpuinfo", |ino| text_file(ino, cpuinfo)),
     (b"filesystems", |ino| text_file(ino, filesystems)),
