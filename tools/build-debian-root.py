@@ -50,7 +50,8 @@ STAMP = os.path.join(OUT, "root.stamp")
 # picks usrmerge, which pulls in the whole of perl).
 PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianutils", "diffutils",
             "dpkg", "findutils", "grep", "gzip", "libc-bin", "mawk", "mount", "perl-base",
-            "procps", "sed", "strace", "tar", "usr-is-merged", "util-linux", "inotify-tools"]
+            "procps", "sed", "strace", "tar", "usr-is-merged", "util-linux", "inotify-tools",
+            "fdisk", "e2fsprogs"]
 # Top-level directories that are symlinks into /usr on a merged-/usr system.
 MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
 # Empty directories a running system mounts on or writes to.

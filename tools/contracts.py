@@ -491,7 +491,7 @@ def fresh_disks(suite: str, who: str, smp: int) -> list:
     copy of its ext2 image per kernel and CPU count (the run writes to it),
     kept after the run for `disk_checks`; none for the C contracts."""
     if suite == DEBIAN_AREA:
-        return [debian_disk_copy(who, smp)]
+        return [debian_disk_copy(who, smp), debian_scratch_disk(who, smp)]
     if suite != "busybox":
         return []
     if not os.path.isfile(DISK_IMAGE):
@@ -603,6 +603,21 @@ def debian_disk_copy(who: str, smp: int) -> str:
     copy = os.path.join(DEBIAN_OUT_DIR, f"disk-{who}-smp{smp}.img")
     subprocess.run(["cp", "--sparse=always", debian_disk(), copy], check=True)
     return copy
+
+
+# A blank second disk (vdb) for the Debian suite's block-device scripts
+# (partition tables, mkfs, mount): zeros, fresh for every run.
+DEBIAN_SCRATCH_SIZE = 64 << 20
+
+
+def debian_scratch_disk(who: str, smp: int) -> str:
+    os.makedirs(DEBIAN_OUT_DIR, exist_ok=True)
+    path = os.path.join(DEBIAN_OUT_DIR, f"scratch-{who}-smp{smp}.img")
+    if os.path.exists(path):
+        os.remove(path)
+    with open(path, "wb") as f:
+        f.truncate(DEBIAN_SCRATCH_SIZE)
+    return path
 
 
 def build_debian(quiet: bool = False) -> list:
