@@ -8,6 +8,7 @@
 extern crate alloc;
 
 mod banner;
+mod block;
 mod clock;
 mod error;
 mod exec;
@@ -82,7 +83,7 @@ fn start_user_space(context: &BootContext) -> ! {
     for dir in [&b"dev"[..], b"proc", b"sys", b"tmp", b"run"] {
         let _ = fs::initramfs::ensure_dir(&root, dir);
     }
-    fs::blockdev::init();
+    block::init();
     let dev = fs::initramfs::ensure_dir(&root, b"dev").expect("/dev");
     fs::initramfs::populate_dev(&dev).expect("device nodes");
     if !kevlar_platform::x86::vdso::init() {

@@ -250,6 +250,27 @@ pub fn devtmpfs() -> Result<Arc<TmpFs>> {
     Ok(fs)
 }
 
+/// Adds the block-device node `name` to devtmpfs, if it exists (a
+/// partition found by a rescan), mode 0660 as Linux gives disks.
+pub fn devtmpfs_add(name: &[u8], rdev: u64) {
+    let fs = DEVTMPFS.lock().clone();
+    if let Some(fs) = fs {
+        let root = fs.root();
+        if root.lookup(name).is_err() {
+            let _ = root.create(name, kevlar_vfs::FileType::BlockDevice, 0o660, 0, 0, rdev);
+        }
+    }
+}
+
+/// Removes the node `name` from devtmpfs, if it exists (a partition a
+/// rescan dropped).
+pub fn devtmpfs_remove(name: &[u8]) {
+    let fs = DEVTMPFS.lock().clone();
+    if let Some(fs) = fs {
+        let _ = fs.root().unlink(name);
+    }
+}
+
 /// Parses tmpfs's mount options (`size=`, `nr_inodes=`, `mode=`, `uid=`,
 /// `gid=`); anything else gives EINVAL, as Linux's tmpfs.
 fn parse_tmpfs_options(data: &[u8]) -> Result<TmpfsSettings> {
@@ -350,7 +371,7 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
     if data.split(|&b| b == b',').any(|o| !o.is_empty()) {
         return Err(Errno::EINVAL);
     }
-    let disk = super::blockdev::by_rdev(rdev).ok_or(Errno::ENXIO)?;
+    let disk = crate::block::by_rdev(rdev).ok_or(Errno::ENXIO)?;
     let mut flags = flags & MOUNT_FLAGS;
     // A disk already mounted is shared, as Linux shares its superblock.
     let existing = MOUNTS.lock().iter().find_map(|m| match &m.kind {
