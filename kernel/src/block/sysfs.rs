@@ -209,15 +209,16 @@ fn queue_entries(fs_id: u64, dev: &Arc<BlockDev>) -> Vec<(Vec<u8>, Arc<dyn Inode
 /// `/sys/dev/block` and the disks' directories under `/sys/devices`.
 /// `next_ino` hands out the fixed tree's inode numbers.
 pub fn build(fs_id: u64, next_ino: &mut dyn FnMut() -> u64, root: &FixedDir, class: &FixedDir, dev: &FixedDir, devices: &FixedDir) {
-    let block: Arc<dyn Inode> = SynthDir::new(Attr::root(fs_id, next_ino(), 0o755), Parent::None, Box::new(Listing(Box::new(move |_| {
+    let weak = |d: &FixedDir| Parent::Weak(Arc::downgrade(&d.node()));
+    let block: Arc<dyn Inode> = SynthDir::new(Attr::root(fs_id, next_ino(), 0o755), weak(root), Box::new(Listing(Box::new(move |_| {
         super::disks().into_iter().map(|d| (d.name.clone().into_bytes(), link(fs_id, ino(&d, 100), format!("../devices/{}", device_path(&d))))).collect()
     }))));
     root.add(b"block", block);
-    let class_block: Arc<dyn Inode> = SynthDir::new(Attr::root(fs_id, next_ino(), 0o755), Parent::None, Box::new(Listing(Box::new(move |_| {
+    let class_block: Arc<dyn Inode> = SynthDir::new(Attr::root(fs_id, next_ino(), 0o755), weak(class), Box::new(Listing(Box::new(move |_| {
         super::devices().into_iter().map(|d| (d.name.clone().into_bytes(), link(fs_id, ino(&d, 101), format!("../../devices/{}", device_path(&d))))).collect()
     }))));
     class.add(b"block", class_block);
-    let dev_block: Arc<dyn Inode> = SynthDir::new(Attr::root(fs_id, next_ino(), 0o755), Parent::None, Box::new(Listing(Box::new(move |_| {
+    let dev_block: Arc<dyn Inode> = SynthDir::new(Attr::root(fs_id, next_ino(), 0o755), weak(dev), Box::new(Listing(Box::new(move |_| {
         super::devices().into_iter().map(|d| (format!("{}:{}", d.major, d.minor).into_bytes(), link(fs_id, ino(&d, 102), format!("../../devices/{}", device_path(&d))))).collect()
     }))));
     dev.add(b"block", dev_block);
