@@ -17,6 +17,7 @@
 //! logical block size; the drivers today all have 512-byte logical blocks.
 
 pub mod file;
+pub mod ktest;
 pub mod queue;
 pub mod sysfs;
 pub mod virtio;
@@ -357,6 +358,29 @@ fn rescan_locked(disk: &Arc<Disk>) -> Result<()> {
         crate::fs::mount::devtmpfs_add(p.name.as_bytes(), p.rdev());
     }
     Ok(())
+}
+
+/// Plugs every disk until the guard drops (a write-back's many small
+/// writes then reach the drivers sorted and merged).
+pub struct PlugAll(Vec<Arc<BlockDev>>);
+
+/// Plugs every disk.
+pub fn plug_all() -> PlugAll {
+    let disks = disks();
+    for d in &disks {
+        d.disk.queue.plug();
+    }
+    PlugAll(disks)
+}
+
+impl Drop for PlugAll {
+    fn drop(&mut self) {
+        for d in &self.0 {
+            if let Err(e) = d.disk.queue.unplug(&*d.disk.driver) {
+                log::warn!("{}: write-back failed: {:?}", d.name, e);
+            }
+        }
+    }
 }
 
 /// /proc/partitions: every disk and partition with its size in KiB.

@@ -12,6 +12,16 @@
 //! sector and runs of adjacent requests of the same direction become one
 //! driver request, up to the driver's largest transfer.
 //!
+//! **Plugging** (Linux's blk_start_plug): while a queue is plugged
+//! ([`RequestQueue::plug`], the flusher and sync(2) plug every disk
+//! around a write-back), writes are held back (a copy of their data) and
+//! succeed at once; unplugging sends them as one batch, so the pages and
+//! blocks a write-back writes one by one reach the driver sorted and
+//! merged. Held writes never hide from readers: a read or a flush from any
+//! CPU sends the held writes first, and more than [`PLUG_LIMIT`] bytes
+//! held are sent without waiting for the unplug. An error of a held write
+//! is reported by the unplug and by the next flush (fsync sees it).
+//!
 //! Waiting spins: a caller may hold a file system's spin lock, so it must
 //! not sleep. The dispatcher never waits for anyone, so a single CPU
 //! never has a waiter (the kernel is not preemptible), and on several
@@ -54,7 +64,17 @@ struct Request {
 struct Inner {
     pending: Vec<Arc<Request>>,
     dispatching: bool,
+    /// Plugs taken and not yet released.
+    plugs: u32,
+    /// Writes held back by the plug.
+    held: Vec<Arc<Request>>,
+    held_bytes: usize,
+    /// The first error of a held write, for the next flush or unplug.
+    held_error: Option<crate::error::Errno>,
 }
+
+/// Bytes of writes a plug holds before sending them anyway.
+pub const PLUG_LIMIT: usize = 1 << 20;
 
 /// Counts in Linux's /sys/block/X/stat order: reads, merged reads,
 /// sectors read, ms reading, writes, merged writes, sectors written, ms
@@ -156,11 +176,82 @@ pub fn plan(batch: &[(Op, u64, usize)], max_bytes: usize) -> (Vec<usize>, Vec<Ru
 impl RequestQueue {
     /// An empty queue for a driver taking up to `max_bytes` a request.
     pub fn new(max_bytes: usize) -> RequestQueue {
-        RequestQueue { inner: SpinLock::new(Inner { pending: Vec::new(), dispatching: false }), max_bytes: max_bytes.max(SECTOR), stats: Stats::default() }
+        RequestQueue { inner: SpinLock::new(Inner { pending: Vec::new(), dispatching: false, plugs: 0, held: Vec::new(), held_bytes: 0, held_error: None }), max_bytes: max_bytes.max(SECTOR), stats: Stats::default() }
+    }
+
+    /// Plugs the queue: writes are held until [`RequestQueue::unplug`].
+    pub fn plug(&self) {
+        self.inner.lock().plugs += 1;
+    }
+
+    /// Releases a plug; the last one sends the held writes. Returns the
+    /// first error a held write had.
+    pub fn unplug(&self, driver: &dyn BlockDriver) -> Result<()> {
+        // Dropping the plug and queueing what it held is one step, so a
+        // write made after the plug is gone queues behind the held ones.
+        let taken = {
+            let mut inner = self.inner.lock();
+            inner.plugs = inner.plugs.saturating_sub(1);
+            if inner.plugs > 0 {
+                return Ok(());
+            }
+            take_held(&mut inner)
+        };
+        if let Some((held, claimed)) = taken {
+            self.finish_held(driver, held, claimed);
+        }
+        match self.inner.lock().held_error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends the writes a plug holds, if any, and waits for them.
+    fn send_held(&self, driver: &dyn BlockDriver) {
+        let taken = take_held(&mut self.inner.lock());
+        if let Some((held, claimed)) = taken {
+            self.finish_held(driver, held, claimed);
+        }
+    }
+
+    /// Dispatches (if `claimed`) and waits for held writes already moved
+    /// to the pending list.
+    fn finish_held(&self, driver: &dyn BlockDriver, held: Vec<Arc<Request>>, claimed: bool) {
+        if claimed {
+            self.drain(driver);
+        }
+        for req in held {
+            if let Err(e) = wait(&req) {
+                self.inner.lock().held_error.get_or_insert(e);
+            }
+        }
+    }
+
+    /// Holds a write if the queue is plugged; tells whether it did.
+    fn hold(&self, driver: &dyn BlockDriver, sector: u64, buf: &[u8]) -> bool {
+        if self.inner.lock().plugs == 0 {
+            return false;
+        }
+        let req = Arc::new(Request { op: Op::Write, sector, data: SpinLock::new(buf.to_vec()), done: SpinLock::new(None) });
+        let full = {
+            let mut inner = self.inner.lock();
+            if inner.plugs == 0 {
+                drop(inner);
+                return false;
+            }
+            inner.held.push(req);
+            inner.held_bytes += buf.len();
+            inner.held_bytes >= PLUG_LIMIT
+        };
+        if full {
+            self.send_held(driver);
+        }
+        true
     }
 
     /// Reads `buf.len() / 512` sectors from `sector` on.
     pub fn read(&self, driver: &dyn BlockDriver, sector: u64, buf: &mut [u8]) -> Result<()> {
+        self.send_held(driver);
         match self.claim_or_enqueue(driver, || (Op::Read, sector, vec![0; buf.len()])) {
             None => {
                 let r = self.issue_read(driver, sector, buf, 1);
@@ -177,6 +268,9 @@ impl RequestQueue {
 
     /// Writes `buf.len() / 512` sectors from `sector` on.
     pub fn write(&self, driver: &dyn BlockDriver, sector: u64, buf: &[u8]) -> Result<()> {
+        if self.hold(driver, sector, buf) {
+            return Ok(());
+        }
         match self.claim_or_enqueue(driver, || (Op::Write, sector, buf.to_vec())) {
             None => {
                 let r = self.issue_write(driver, sector, buf, 1);
@@ -189,6 +283,10 @@ impl RequestQueue {
 
     /// Makes every write completed before the call durable.
     pub fn flush(&self, driver: &dyn BlockDriver) -> Result<()> {
+        self.send_held(driver);
+        if let Some(e) = self.inner.lock().held_error.take() {
+            return Err(e);
+        }
         match self.claim_or_enqueue(driver, || (Op::Flush, 0, Vec::new())) {
             None => {
                 let r = self.issue_flush(driver);
@@ -333,6 +431,20 @@ impl RequestQueue {
             *r.done.lock() = Some(result);
         }
     }
+}
+
+/// Moves the held writes to the pending list, the caller becoming the
+/// dispatcher if there is none; returns them and whether it did.
+fn take_held(inner: &mut Inner) -> Option<(Vec<Arc<Request>>, bool)> {
+    if inner.held.is_empty() {
+        return None;
+    }
+    let held = core::mem::take(&mut inner.held);
+    inner.held_bytes = 0;
+    inner.pending.extend(held.iter().cloned());
+    let claimed = !inner.dispatching;
+    inner.dispatching = true;
+    Some((held, claimed))
 }
 
 /// Waits (spinning: see the module's comment) for a queued request.

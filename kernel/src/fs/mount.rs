@@ -410,6 +410,7 @@ pub fn sync_all() {
         FsKind::Ext2(fs) => Some(fs.clone()),
         _ => None,
     }).collect();
+    let _plug = crate::block::plug_all();
     for fs in mounted {
         if let Err(e) = fs.sync() {
             log::warn!("sync: ext2: {:?}", e);
