@@ -103,9 +103,21 @@ fn start_user_space(context: &BootContext) -> ! {
         }
     }
 
+    let cmdline = &context.command_line;
+    // As Linux: root= is mounted when no initramfs init runs (none given,
+    // or none at /init in it), and a root that cannot be mounted is fatal.
+    let initramfs_init = context.initrd.is_some() && root.lookup(b"init").is_ok();
+    let root = match cmdline.get("root") {
+        Some(spec) if !initramfs_init => {
+            match block::root::mount(&root, spec, cmdline.get("rootfstype"), cmdline.get("rootflags"), cmdline.has("rw")) {
+                Ok(new_root) => new_root,
+                Err(e) => panic!("VFS: Unable to mount root fs on {} ({:?})", spec, e),
+            }
+        }
+        _ => root,
+    };
     let fs_context = fs::FsContext::new(root.clone());
     let creds = process::Credentials::default();
-    let cmdline = &context.command_line;
     let candidates: Vec<&[u8]> = match cmdline.get("init") {
         Some(init) => alloc::vec![init.as_bytes()],
         None => alloc::vec![&b"/init"[..], b"/sbin/init", b"/bin/sh"],

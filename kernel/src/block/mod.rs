@@ -19,6 +19,7 @@
 pub mod file;
 pub mod ktest;
 pub mod queue;
+pub mod root;
 pub mod sysfs;
 pub mod virtio;
 
