@@ -7,6 +7,8 @@ D=/dev/vdb
 blockdev --getsize64 --getsz --getsize --getss --getpbsz --getbsz --getro --getiomin --getioopt --getalignoff $D
 blockdev --flushbufs $D; echo "flushbufs: $?"
 blockdev --rereadpt $D; echo "rereadpt: $?"
+# The root disk is mounted whole (no partitions).
+blockdev --rereadpt /dev/vda 2>&1; echo "rereadpt of the mounted root disk: $?"
 sfdisk -g $D
 for f in size ro removable dev range ext_range capability queue/logical_block_size queue/physical_block_size queue/rotational queue/hw_sector_size queue/minimum_io_size; do
     echo "$f: $(cat /sys/block/vdb/$f)"

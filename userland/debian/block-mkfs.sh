@@ -13,6 +13,10 @@ findmnt -n -o SOURCE,FSTYPE m | sed 's/ \+/ /g'
 echo hello > m/file; mkdir m/dir; seq 1 20000 > m/dir/numbers
 df -k m | awk 'NR == 2 { print "df size:", $2 }'
 blockdev --rereadpt $D 2>&1; echo "rereadpt while mounted: $?"
+blockdev --rereadpt ${D}1 2>&1; echo "rereadpt of a partition: $?"
+# Exclusive opens (O_EXCL claims) with a partition mounted.
+perl -MFcntl -e 'for my $d (@ARGV) { if (sysopen(my $f, $d, O_RDONLY | O_EXCL)) { print "$d exclusive: ok\n" } else { print "$d exclusive: ", ($!{EBUSY} ? "EBUSY" : "$!"), "\n" } }' $D ${D}1 ${D}2
+perl -MFcntl -e 'sysopen(my $a, $ARGV[0], O_RDONLY | O_EXCL) or die; print "second claim: ", (sysopen(my $b, $ARGV[0], O_RDONLY | O_EXCL) ? "ok" : ($!{EBUSY} ? "EBUSY" : "$!")), "\n"' ${D}2
 umount m; echo "umount: $?"
 e2fsck -fn ${D}1 >/dev/null 2>&1; echo "e2fsck: $?"
 mount -o ro ${D}1 m; cat m/file; wc -l < m/dir/numbers; umount m

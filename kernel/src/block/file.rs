@@ -49,6 +49,27 @@ pub fn is_open(rdev: u64) -> bool {
     CLAIMS.lock().iter().any(|(r, c)| *r == rdev && c.opens.load(Ordering::Acquire) > 0)
 }
 
+/// Whether a device is held: mounted or claimed by an O_EXCL open.
+fn held(dev: &BlockDev) -> bool {
+    let rdev = dev.rdev();
+    crate::fs::mount::is_disk_mounted(rdev) || CLAIMS.lock().iter().any(|(r, c)| *r == rdev && c.exclusive.load(Ordering::Acquire))
+}
+
+/// Linux's bd_may_claim: a device may be claimed when nothing holds it,
+/// nor (for a partition) its disk; a disk may not be claimed while one of
+/// its partitions is held (the disk then counts as held for them).
+pub fn may_claim(dev: &BlockDev) -> bool {
+    if held(dev) {
+        return false;
+    }
+    let parts = super::partitions(&dev.disk);
+    if dev.is_disk() {
+        !parts.iter().any(|p| held(p))
+    } else {
+        !super::disks().iter().any(|d| Arc::ptr_eq(&d.disk, &dev.disk) && held(d))
+    }
+}
+
 /// An open device node.
 pub struct BlockFile {
     dev: Arc<BlockDev>,
@@ -67,11 +88,8 @@ impl BlockFile {
         let dev = super::by_rdev(stat.rdev).ok_or(Errno::ENXIO)?;
         let claims = claims(stat.rdev);
         let exclusive = flags & abi::O_EXCL != 0;
-        if exclusive {
-            let whole_claimed = !dev.is_disk() && self::claims(super::disks().iter().find(|d| Arc::ptr_eq(&d.disk, &dev.disk)).map_or(0, |d| d.rdev())).exclusive.load(Ordering::Acquire);
-            if whole_claimed || crate::fs::mount::is_disk_mounted(stat.rdev) || claims.exclusive.swap(true, Ordering::AcqRel) {
-                return Err(Errno::EBUSY);
-            }
+        if exclusive && (!may_claim(&dev) || claims.exclusive.swap(true, Ordering::AcqRel)) {
+            return Err(Errno::EBUSY);
         }
         claims.opens.fetch_add(1, Ordering::AcqRel);
         Ok(Arc::new(BlockFile { dev, node, stat, claims, exclusive }))
@@ -224,8 +242,12 @@ impl FileOps for BlockFile {
                 if !self.dev.is_disk() {
                     return Err(Errno::EINVAL);
                 }
-                // Busy while a partition is open (a mount holds it open).
-                let busy = super::partitions(&self.dev.disk).iter().any(|p| is_open(p.rdev()) || crate::fs::mount::is_disk_mounted(p.rdev()));
+                // Busy while a partition is open (a mount holds it open),
+                // or the disk is held by a mount or another O_EXCL opener
+                // (the scan claims the disk, as Linux 6.1's).
+                let busy = super::partitions(&self.dev.disk).iter().any(|p| is_open(p.rdev()) || crate::fs::mount::is_disk_mounted(p.rdev()))
+                    || crate::fs::mount::is_disk_mounted(self.dev.rdev())
+                    || (!self.exclusive && self.claims.exclusive.load(Ordering::Acquire));
                 if busy {
                     return Err(Errno::EBUSY);
                 }

@@ -381,6 +381,12 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
     let fs = match existing {
         Some(fs) => fs,
         None => {
+            // A mount claims the device exclusively (Linux's blkdev_get_by_dev
+            // with FMODE_EXCL): not while it, its disk or a partition of it
+            // is held.
+            if !crate::block::file::may_claim(&disk) {
+                return Err(Errno::EBUSY);
+            }
             let read_only = flags & abi::MS_RDONLY != 0 || kevlar_vfs::BlockDevice::is_read_only(&*disk);
             let options = kevlar_ext2::MountOptions { dev: rdev, read_only };
             let device: Arc<dyn kevlar_vfs::BlockDevice> = disk.clone();
