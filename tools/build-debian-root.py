@@ -51,6 +51,9 @@ STAMP = os.path.join(OUT, "root.stamp")
 PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianutils", "diffutils",
             "dpkg", "findutils", "grep", "gzip", "libc-bin", "mawk", "mount", "perl-base",
             "procps", "sed", "strace", "tar", "usr-is-merged", "util-linux", "inotify-tools",
+            # Real programs the suite runs on the scratch disk.
+            "sqlite3", "python3", "git", "gcc", "make", "libc6-dev",
+            # Disks: partitioning and file systems (the block-* scripts).
             "fdisk", "e2fsprogs"]
 # Top-level directories that are symlinks into /usr on a merged-/usr system.
 MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
@@ -59,7 +62,7 @@ EMPTY_DIRS = [("proc", 0o555), ("sys", 0o555), ("dev", 0o755), ("tmp", 0o1777), 
               ("mnt", 0o755), ("root", 0o700), ("home", 0o755), ("var/tmp", 0o1777),
               ("var/lib/dpkg/updates", 0o755), ("var/lib/dpkg/info", 0o755)]
 FIXED_TIME = 1_600_000_000
-IMAGE_SIZE = 256 << 20
+IMAGE_SIZE = 768 << 20
 UUID = "6b6576c1-6172-4578-b432-0000000000d1"
 HASH_SEED = "6b6576c1-6172-4578-b432-0000000000d2"
 
@@ -230,6 +233,12 @@ def _configure(root: str) -> None:
     # debianutils' postinst: the which alternative.
     os.symlink("/usr/bin/which.debianutils", os.path.join(alt, "which"))
     os.symlink("/etc/alternatives/which", os.path.join(root, "usr", "bin", "which"))
+    # gcc's and cpp's postinst: cc, c89, c99 and cpp name the default compiler.
+    for name, target in (("cc", "/usr/bin/gcc"), ("cpp", "/usr/bin/cpp")):
+        if os.path.lexists(os.path.join(root, target.lstrip("/"))) and \
+                not os.path.lexists(os.path.join(root, "usr", "bin", name)):
+            os.symlink(target, os.path.join(alt, name))
+            os.symlink(f"/etc/alternatives/{name}", os.path.join(root, "usr", "bin", name))
     with open(os.path.join(root, "etc", "hostname"), "w") as f:
         f.write("debian\n")
     for d, mode in EMPTY_DIRS:

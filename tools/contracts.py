@@ -491,7 +491,7 @@ def fresh_disks(suite: str, who: str, smp: int) -> list:
     copy of its ext2 image per kernel and CPU count (the run writes to it),
     kept after the run for `disk_checks`; none for the C contracts."""
     if suite == DEBIAN_AREA:
-        return [debian_disk_copy(who, smp), debian_scratch_disk(who, smp)]
+        return [debian_disk_copy(who, smp), scratch_copy(who, smp), debian_blank_disk(who, smp)]
     if suite != "busybox":
         return []
     if not os.path.isfile(DISK_IMAGE):
@@ -503,11 +503,17 @@ def fresh_disks(suite: str, who: str, smp: int) -> list:
 
 def disk_checks(suite: str, smp: int) -> list:
     """After Kevlar's run of `suite`: `e2fsck -fn` on the disk it wrote, as
-    one more outcome, contract:busybox/ext2-e2fsck[smpN]."""
-    if suite != "busybox":
+    one more outcome: contract:busybox/ext2-e2fsck[smpN] for the BusyBox
+    suite's disk, contract:debian/scratch-e2fsck[smpN] for the Debian
+    suite's scratch disk."""
+    if suite == DEBIAN_AREA:
+        name = f"contract:{DEBIAN_AREA}/scratch-e2fsck[smp{smp}]"
+        disk = os.path.join(DEBIAN_OUT_DIR, f"scratch-kevlar-smp{smp}.img")
+    elif suite == "busybox":
+        name = f"contract:{BUSYBOX_AREA}/ext2-e2fsck[smp{smp}]"
+        disk = os.path.join(BUSYBOX_OUT_DIR, f"disk-kevlar-smp{smp}.img")
+    else:
         return []
-    name = f"contract:{BUSYBOX_AREA}/ext2-e2fsck[smp{smp}]"
-    disk = os.path.join(BUSYBOX_OUT_DIR, f"disk-kevlar-smp{smp}.img")
     if not os.path.isfile(disk):
         return [(name, False, f"no disk from Kevlar's run at {os.path.relpath(disk, REPO_ROOT)}")]
     r = subprocess.run([_tool_path("e2fsck"), "-fn", disk], capture_output=True, text=True)
@@ -605,18 +611,53 @@ def debian_disk_copy(who: str, smp: int) -> str:
     return copy
 
 
-# A blank second disk (vdb) for the Debian suite's block-device scripts
-# (partition tables, mkfs, mount): zeros, fresh for every run.
-DEBIAN_SCRATCH_SIZE = 64 << 20
+# The Debian suite's second disk: an empty ext2 file system debian-init
+# mounts read-write on /mnt, where scripts write through the page cache
+# to a disk (sqlite3, git). Fixed UUID, hash seed and time: the same bytes
+# every build (the oracle's cache key includes them).
+SCRATCH_IMAGE = os.path.join(DEBIAN_OUT_DIR, "scratch.img")
+SCRATCH_SIZE = 128 << 20
 
 
-def debian_scratch_disk(who: str, smp: int) -> str:
+def build_scratch() -> str:
     os.makedirs(DEBIAN_OUT_DIR, exist_ok=True)
-    path = os.path.join(DEBIAN_OUT_DIR, f"scratch-{who}-smp{smp}.img")
+    tmp = SCRATCH_IMAGE + ".tmp"
+    with open(tmp, "wb") as f:
+        f.truncate(SCRATCH_SIZE)
+    fixed = 1_600_000_000
+    env = dict(os.environ, E2FSPROGS_FAKE_TIME=str(fixed))
+    r = subprocess.run([_tool_path("mke2fs"), "-q", "-F", "-t", "ext2", "-b", "4096", "-L", "scratch",
+                        "-U", "6b6576c1-6172-4578-b432-0000000000e1",
+                        "-E", "root_owner=0:0,hash_seed=6b6576c1-6172-4578-b432-0000000000e2",
+                        tmp], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f"contracts: mke2fs failed (apt-get install e2fsprogs): {r.stderr}")
+    os.replace(tmp, SCRATCH_IMAGE)
+    return SCRATCH_IMAGE
+
+
+def scratch_copy(who: str, smp: int) -> str:
+    """A fresh copy of the empty scratch disk for one run, kept after it
+    for `disk_checks`."""
+    if not os.path.isfile(SCRATCH_IMAGE):
+        build_scratch()
+    copy = os.path.join(DEBIAN_OUT_DIR, f"scratch-{who}-smp{smp}.img")
+    subprocess.run(["cp", "--sparse=always", SCRATCH_IMAGE, copy], check=True)
+    return copy
+
+
+# A blank third disk (vdc) for the Debian suite's block-device scripts
+# (partition tables, mkfs, mount): zeros, fresh for every run.
+DEBIAN_BLANK_SIZE = 64 << 20
+
+
+def debian_blank_disk(who: str, smp: int) -> str:
+    os.makedirs(DEBIAN_OUT_DIR, exist_ok=True)
+    path = os.path.join(DEBIAN_OUT_DIR, f"blank-{who}-smp{smp}.img")
     if os.path.exists(path):
         os.remove(path)
     with open(path, "wb") as f:
-        f.truncate(DEBIAN_SCRATCH_SIZE)
+        f.truncate(DEBIAN_BLANK_SIZE)
     return path
 
 

@@ -2,7 +2,7 @@
 # A file system on a partition: sfdisk makes one, mkfs.ext2 formats it,
 # mount, write, umount, e2fsck, mount read-only again; BLKRRPART on the
 # disk while its partition is mounted is refused (EBUSY).
-D=/dev/vdb
+D=/dev/vdc
 printf 'label: dos\nlabel-id: 0x4b657602\nstart=2048, size=40960, type=83\nstart=43008, type=83\n' | sfdisk -q $D >/dev/null 2>&1
 echo "sfdisk: $?"
 mkfs.ext2 -q -F -U 6b6576c1-6172-4578-b432-0000000000e1 -E hash_seed=6b6576c1-6172-4578-b432-0000000000e2 -L part1 ${D}1; echo "mkfs: $?"

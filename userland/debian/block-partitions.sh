@@ -1,15 +1,15 @@
 #!/bin/bash
-# Partitions on the blank second disk (vdb), as an administrator makes
+# Partitions on the blank third disk (vdc), as an administrator makes
 # them: sfdisk writes an MBR with primary, extended and logical
 # partitions, then a GPT; the kernel rereads the table each time
 # (BLKRRPART), and /proc/partitions, /sys/block, /sys/class/block,
 # /sys/dev/block, devtmpfs's nodes and lsblk show the partitions.
-D=/dev/vdb
+D=/dev/vdc
 show() {
-    echo "-- /proc/partitions"; grep -E 'major|vdb' /proc/partitions
-    echo "-- /dev"; ls /dev | grep '^vdb' | tr '\n' ' '; echo
+    echo "-- /proc/partitions"; grep -E 'major|vdc' /proc/partitions
+    echo "-- /dev"; ls /dev | grep '^vdc' | tr '\n' ' '; echo
     echo "-- lsblk"; lsblk -o NAME,MAJ:MIN,RM,SIZE,RO,TYPE $D
-    for p in /sys/block/vdb/vdb[0-9]*; do
+    for p in /sys/block/vdc/vdc[0-9]*; do
         [ -e $p ] || continue
         n=${p##*/}
         echo "$n: dev $(cat $p/dev) partition $(cat $p/partition) start $(cat $p/start) size $(cat $p/size) ro $(cat $p/ro)" \

@@ -5,7 +5,9 @@
  * virtio and ext4 as modules; Kevlar has them built in and has no module
  * loader, so there every load fails and that is ignored), waits for the
  * virtio disk /dev/vda, mounts its ext2 root read-only on /root, mounts
- * sysfs on /root/sys, chroots into it and execs /contracts/init there:
+ * sysfs on /root/sys, mounts the second disk /dev/vdb (an empty ext2
+ * scratch file system the scripts write to) read-write on /root/mnt,
+ * chroots into it and execs /contracts/init there:
  * contract-init, which mounts /dev, /dev/pts, /proc and /tmp itself and
  * runs the suite's scripts with Debian's own bash.
  *
@@ -28,6 +30,7 @@
 
 #define MODULE_LIST "/modules.list"
 #define DISK "/dev/vda"
+#define SCRATCH "/dev/vdb"
 #define NEWROOT "/root"
 #define DISK_WAIT_MS 10000
 
@@ -66,17 +69,19 @@ static void load_modules(void)
     }
 }
 
-static void wait_for_disk(void)
+static void wait_for_disk(const char *disk)
 {
     struct stat st;
     struct timespec tick = {0, 20 * 1000 * 1000};
     for (int waited = 0; waited < DISK_WAIT_MS; waited += 20) {
-        if (stat(DISK, &st) == 0 && S_ISBLK(st.st_mode))
+        if (stat(disk, &st) == 0 && S_ISBLK(st.st_mode))
             return;
         nanosleep(&tick, NULL);
     }
     errno = ENODEV;
-    fail("no " DISK);
+    char what[64];
+    snprintf(what, sizeof what, "no %s", disk);
+    fail(what);
 }
 
 int main(void)
@@ -85,12 +90,15 @@ int main(void)
     if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) != 0 && errno != EBUSY)
         fail("mount devtmpfs on /dev");
     load_modules();
-    wait_for_disk();
+    wait_for_disk(DISK);
+    wait_for_disk(SCRATCH);
     mkdir(NEWROOT, 0755);
     if (mount(DISK, NEWROOT, "ext2", MS_RDONLY, NULL) != 0)
         fail("mount " DISK " (ext2) on " NEWROOT);
     if (mount("sysfs", NEWROOT "/sys", "sysfs", 0, NULL) != 0)
         fail("mount sysfs on " NEWROOT "/sys");
+    if (mount(SCRATCH, NEWROOT "/mnt", "ext2", 0, NULL) != 0)
+        fail("mount " SCRATCH " (ext2) on " NEWROOT "/mnt");
     if (chdir(NEWROOT) != 0)
         fail("chdir " NEWROOT);
     if (chroot(".") != 0)

@@ -3,7 +3,8 @@
  *
  * Mounts proc, sysfs, devtmpfs, devpts, and tmpfs on /tmp and /run (a
  * filesystem the kernel does not have yet is skipped quietly), names the
- * machine, and keeps a login-free BusyBox shell on the serial console:
+ * machine, brings the loopback interface up (it starts down, as on
+ * Linux: a distribution's init does this), and keeps a login-free BusyBox shell on the serial console:
  * the shell leads its own session with the console as its controlling
  * terminal, so job control (Ctrl-C, Ctrl-Z, fg, bg) works. When the shell
  * exits, a new one starts.
@@ -19,6 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <net/if.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -126,6 +129,22 @@ static void stop_machine(int sig)
     say("init: reboot failed\n");
 }
 
+/* ifconfig lo up. */
+static void loopback_up(void)
+{
+    int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    strcpy(ifr.ifr_name, "lo");
+    if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
+        ifr.ifr_flags |= IFF_UP;
+        ioctl(s, SIOCSIFFLAGS, &ifr);
+    }
+    close(s);
+}
+
 int main(void)
 {
     umask(022);
@@ -136,6 +155,7 @@ int main(void)
     mount_quietly("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
     mount_quietly("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=755");
     sethostname(HOSTNAME, strlen(HOSTNAME));
+    loopback_up();
 
     struct sigaction stop = { .sa_handler = on_stop_signal };
     sigemptyset(&stop.sa_mask);

@@ -574,13 +574,19 @@ impl Process {
     /// Removes a reaped child: its pid is free from now on.
     pub fn forget_child(&self, pid: Pid) {
         let mut children = self.children.lock();
+        let mut reaped = None;
         if let Some(child) = children.iter().find(|c| c.pid == pid) {
             if !child.reaped.swap(true, Ordering::AcqRel) {
                 let total = child.cpu_ns() + child.children_cpu_ns.load(Ordering::Relaxed);
                 self.children_cpu_ns.fetch_add(total, Ordering::Relaxed);
+                reaped = Some(child.clone());
             }
         }
         children.retain(|c| c.pid != pid);
+        drop(children);
+        if let Some(child) = reaped {
+            unregister(&child);
+        }
     }
 
     /// Returns the main thread, while it lives.
@@ -635,6 +641,19 @@ fn register(process: &Arc<Process>) {
     let slot = table.entry(process.pid).or_default();
     slot.retain(|w| w.strong_count() > 0);
     slot.push(Arc::downgrade(process));
+}
+
+/// Takes a reaped process out of the pid table at once: its `Weak` would
+/// keep the whole allocation alive until the next sweep, and a fork bomb's
+/// thousands of reaped processes held megabytes that way.
+fn unregister(process: &Arc<Process>) {
+    let mut table = PROCESSES.lock();
+    if let Some(slot) = table.get_mut(&process.pid) {
+        slot.retain(|w| w.strong_count() > 0 && !core::ptr::eq(w.as_ptr(), Arc::as_ptr(process)));
+        if slot.is_empty() {
+            table.remove(&process.pid);
+        }
+    }
 }
 
 /// Drops the entries of freed processes.

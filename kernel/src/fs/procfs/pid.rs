@@ -575,29 +575,31 @@ impl Inode for FdTarget {
 
 // --- the text files ------------------------------------------------------------
 
-/// Reads `[start, end)` of `p`'s memory.
-fn read_memory(p: &Process, start: usize, end: usize) -> Vec<u8> {
+/// Reads `[start, end)` of `p`'s memory. The size is the target's
+/// choice (its arguments and environment, up to exec's limit of several
+/// MiB), so the buffer is fallible: ENOMEM for the reader, not a heap panic.
+fn read_memory(p: &Process, start: usize, end: usize) -> Result<Vec<u8>> {
     if end <= start {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let vm = p.vm.lock().clone();
-    let mut buf = alloc::vec![0u8; end - start];
+    let mut buf = crate::mm::kbuf::zeroed(end - start)?;
     let n = vm.lock().read_bytes(start, &mut buf);
     buf.truncate(n);
-    buf
+    Ok(buf)
 }
 
 fn cmdline(p: &Arc<Process>) -> Result<Vec<u8>> {
     let Some(program) = p.vm.lock().lock().program.clone() else { return Ok(Vec::new()) };
     let (start, end) = (program.arg_start, program.arg_end);
-    let args = read_memory(p, start, end);
+    let args = read_memory(p, start, end)?;
     if args.last().is_none_or(|&b| b == 0) {
         return Ok(args);
     }
     // setproctitle() overwrote the final NUL: the title runs on into the
     // environment area, up to its first NUL (kept), as Linux reads it.
     let env_end = if program.env_start == end { program.env_end } else { end };
-    let mut text = read_memory(p, start, env_end);
+    let mut text = read_memory(p, start, env_end)?;
     if let Some(nul) = text.iter().position(|&b| b == 0) {
         text.truncate(nul + 1);
     }
@@ -615,7 +617,7 @@ fn auxv(p: &Arc<Process>) -> Result<Vec<u8>> {
 fn environ(p: &Arc<Process>) -> Result<Vec<u8>> {
     check_access(p)?;
     let Some(program) = p.vm.lock().lock().program.clone() else { return Ok(Vec::new()) };
-    Ok(read_memory(p, program.env_start, program.env_end))
+    read_memory(p, program.env_start, program.env_end)
 }
 
 /// One-letter state and its name, as `ps` and /proc/PID/status show it.

@@ -473,7 +473,9 @@ impl Stack {
             udp_watch: BTreeMap::new(),
             listeners: BTreeMap::new(),
             next_listener_id: 1,
-            lo_up: true,
+            // Down until someone brings it up, as on Linux (a distribution's
+            // init does; connecting to 127.0.0.1 before that is ENETUNREACH).
+            lo_up: false,
             touched: Vec::new(),
             by_ports: BTreeMap::new(),
             dirty: BTreeSet::new(),
