@@ -94,7 +94,13 @@ fuzz: kernel $(FUZZ_CPIO)
 fuzz-trinity:
 	$(MAKE) fuzz FUZZER=trinity
 
-test: kernel contracts build/kernel-tests.cpio $(INTERACTIVE_CPIO) $(FUZZ_CPIO)
+# A partitioned disk booted with root=/dev/vda1 (the rootdev checks).
+build/rootdev.img: userland/kernel-tests/rootdev.c tools/build-rootdev.py | setup
+	@mkdir -p build/kernel-tests
+	musl-gcc -static -O2 -Wall -o build/kernel-tests/rootdev userland/kernel-tests/rootdev.c
+	$(PYTHON) tools/build-rootdev.py $@ build/kernel-tests/rootdev
+
+test: kernel contracts build/kernel-tests.cpio build/rootdev.img $(INTERACTIVE_CPIO) $(FUZZ_CPIO)
 	$(PYTHON) tools/gen-syscall-table.py --check
 	$(PYTHON) tools/bench.py --quick
 	$(PYTHON) tools/run-tests.py --kernel $(KERNEL_ELF)

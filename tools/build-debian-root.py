@@ -54,7 +54,9 @@ PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianuti
             # Real programs the suite runs on the scratch disk.
             "sqlite3", "python3", "git", "gcc", "make", "libc6-dev",
             # What the gdb script runs.
-            "gdb-minimal"]
+            "gdb-minimal",
+            # Disks: partitioning and file systems (the block-* scripts).
+            "fdisk", "e2fsprogs"]
 # Top-level directories that are symlinks into /usr on a merged-/usr system.
 MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
 # Empty directories a running system mounts on or writes to.

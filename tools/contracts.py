@@ -531,7 +531,7 @@ def fresh_disks(suite: str, who: str, smp: int) -> list:
     copy of its ext2 image per kernel and CPU count (the run writes to it),
     kept after the run for `disk_checks`; none for the C contracts."""
     if suite == DEBIAN_AREA:
-        return [debian_disk_copy(who, smp), scratch_copy(who, smp)]
+        return [debian_disk_copy(who, smp), scratch_copy(who, smp), debian_blank_disk(who, smp)]
     if suite != "busybox":
         return []
     if not os.path.isfile(DISK_IMAGE) or not os.path.isfile(DISK4_IMAGE):
@@ -719,6 +719,21 @@ def build_debian_progs() -> list:
                 sys.exit(f"contracts: {os.path.relpath(src, REPO_ROOT)} failed to build:\n{r.stderr}")
         entries += [(f"{guest_dir}/{f[:-2]}", out, 0o755), (f"{guest_dir}/{f}", src, 0o644)]
     return entries
+
+
+# A blank third disk (vdc) for the Debian suite's block-device scripts
+# (partition tables, mkfs, mount): zeros, fresh for every run.
+DEBIAN_BLANK_SIZE = 64 << 20
+
+
+def debian_blank_disk(who: str, smp: int) -> str:
+    os.makedirs(DEBIAN_OUT_DIR, exist_ok=True)
+    path = os.path.join(DEBIAN_OUT_DIR, f"blank-{who}-smp{smp}.img")
+    if os.path.exists(path):
+        os.remove(path)
+    with open(path, "wb") as f:
+        f.truncate(DEBIAN_BLANK_SIZE)
+    return path
 
 
 def build_debian(quiet: bool = False) -> list:

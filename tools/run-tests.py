@@ -160,6 +160,12 @@ KERNEL_RUNS: list[dict] = [
     {"name": "virtio-net-smp2", "layer": "kernel", "check": "expect", "smp": 2, "timeout": 120,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/net",
      "virtio_net": True, "guestfwd": ["tcp:10.0.2.100:7-cmd:cat"], "patterns": [r"^NET-CHECK ok"]},
+    # Booting from a partition: root=/dev/vda1 without an initramfs, init
+    # from the disk (userland/kernel-tests/rootdev.c; Kevlar only: Linux's
+    # virtio driver is a module).
+    *[{"name": f"rootdev-smp{smp}", "layer": "kernel", "check": "expect", "smp": smp, "timeout": 120,
+       "append": "root=/dev/vda1 init=/sbin/init", "disks": [os.path.join(REPO_ROOT, "build", "rootdev.img")],
+       "patterns": [r"^ROOTDEV-CHECK ok"]} for smp in (1, 2)],
     # reboot(2) restarts (QEMU, with -no-reboot, exits with status 0) or
     # halts (the machine stays on until the timeout).
     {"name": "reboot-restart", "layer": "kernel", "check": "ending", "ends": "reset", "timeout": 60,

@@ -50,6 +50,9 @@ const TESTS: &[(&str, fn() -> TestResult)] = &[
     ("spinlock_contention", spinlock_contention),
     ("irq_spinlock_masks_interrupts", irq_spinlock_masks_interrupts),
     ("tlb_shootdown_targets", tlb_shootdown_targets),
+    ("block_queue_plan", crate::block::ktest::queue_plan),
+    ("block_queue_concurrent", crate::block::ktest::queue_concurrent),
+    ("block_queue_plug", crate::block::ktest::queue_plug),
 ];
 
 /// Runs the selected tests; returns whether all passed.

@@ -8,6 +8,7 @@
 extern crate alloc;
 
 mod banner;
+mod block;
 mod cgroup;
 mod clock;
 mod error;
@@ -84,7 +85,7 @@ fn start_user_space(context: &BootContext) -> ! {
     for dir in [&b"dev"[..], b"proc", b"sys", b"tmp", b"run"] {
         let _ = fs::initramfs::ensure_dir(&root, dir);
     }
-    fs::blockdev::init();
+    block::init();
     let dev = fs::initramfs::ensure_dir(&root, b"dev").expect("/dev");
     fs::initramfs::populate_dev(&dev).expect("device nodes");
     if !kevlar_platform::x86::vdso::init() {
@@ -104,9 +105,21 @@ fn start_user_space(context: &BootContext) -> ! {
         }
     }
 
+    let cmdline = &context.command_line;
+    // As Linux: root= is mounted when no initramfs init runs (none given,
+    // or none at /init in it), and a root that cannot be mounted is fatal.
+    let initramfs_init = context.initrd.is_some() && root.lookup(b"init").is_ok();
+    let root = match cmdline.get("root") {
+        Some(spec) if !initramfs_init => {
+            match block::root::mount(&root, spec, cmdline.get("rootfstype"), cmdline.get("rootflags"), cmdline.has("rw")) {
+                Ok(new_root) => new_root,
+                Err(e) => panic!("VFS: Unable to mount root fs on {} ({:?})", spec, e),
+            }
+        }
+        _ => root,
+    };
     let fs_context = fs::FsContext::new(root.clone());
     let creds = process::Credentials::default();
-    let cmdline = &context.command_line;
     let candidates: Vec<&[u8]> = match cmdline.get("init") {
         Some(init) => alloc::vec![init.as_bytes()],
         None => alloc::vec![&b"/init"[..], b"/sbin/init", b"/bin/sh"],

@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 
 use virtio_drivers::device::blk::{VirtIOBlk, SECTOR_SIZE};
 use virtio_drivers::transport::pci::PciTransport;
-use virtio_drivers::transport::DeviceType;
+use virtio_drivers::transport::{DeviceType, Transport};
 
 use crate::sync::SpinLock;
 use crate::virtio::{transports, PlatformHal};
@@ -43,11 +43,29 @@ struct Device(VirtIOBlk<PlatformHal, PciTransport>);
 // tied to the CPU that made it.
 unsafe impl Send for Device {}
 
+/// The disk's geometry as the device reports it (VIRTIO_BLK_F_GEOMETRY):
+/// cylinders, heads, sectors per track.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Cylinders.
+    pub cylinders: u16,
+    /// Heads.
+    pub heads: u8,
+    /// Sectors per track.
+    pub sectors: u8,
+}
+
+/// VIRTIO_BLK_F_GEOMETRY, and where `struct virtio_blk_config` keeps the
+/// geometry (virtio 1.1, 5.2.4).
+const F_GEOMETRY: u64 = 1 << 4;
+const CONFIG_GEOMETRY: usize = 16;
+
 /// One virtio-blk disk.
 pub struct VirtioBlk {
     device: SpinLock<Device>,
     sectors: u64,
     read_only: bool,
+    geometry: Option<Geometry>,
     /// Where it sits on the PCI bus (bus, device, function).
     pub location: (u8, u8, u8),
 }
@@ -56,6 +74,11 @@ impl VirtioBlk {
     /// Returns the disk's size in sectors.
     pub fn sector_count(&self) -> u64 {
         self.sectors
+    }
+
+    /// The geometry the device offers, if it does.
+    pub fn geometry(&self) -> Option<Geometry> {
+        self.geometry
     }
 
     /// Tells whether the device refuses writes (`VIRTIO_BLK_F_RO`).
@@ -103,7 +126,17 @@ impl VirtioBlk {
 /// Finds and initialises every virtio-blk disk on PCI bus 0, in slot order.
 pub fn probe() -> Vec<VirtioBlk> {
     let mut disks = Vec::new();
-    for (df, transport) in transports(DeviceType::Block, "virtio-blk") {
+    for (df, mut transport) in transports(DeviceType::Block, "virtio-blk") {
+        // The geometry is in the configuration space, which the driver
+        // crate does not read: read it before the crate takes the device.
+        let geometry = if transport.read_device_features() & F_GEOMETRY != 0 {
+            let cylinders = transport.read_config_space::<u16>(CONFIG_GEOMETRY).unwrap_or(0);
+            let heads = transport.read_config_space::<u8>(CONFIG_GEOMETRY + 2).unwrap_or(0);
+            let sectors = transport.read_config_space::<u8>(CONFIG_GEOMETRY + 3).unwrap_or(0);
+            Some(Geometry { cylinders, heads, sectors })
+        } else {
+            None
+        };
         let mut blk = match VirtIOBlk::<PlatformHal, _>::new(transport) {
             Ok(b) => b,
             Err(e) => {
@@ -114,7 +147,7 @@ pub fn probe() -> Vec<VirtioBlk> {
         blk.disable_interrupts();
         let sectors = blk.capacity();
         let read_only = blk.readonly();
-        disks.push(VirtioBlk { device: SpinLock::new(Device(blk)), sectors, read_only, location: (df.bus, df.device, df.function) });
+        disks.push(VirtioBlk { device: SpinLock::new(Device(blk)), sectors, read_only, geometry, location: (df.bus, df.device, df.function) });
     }
     disks
 }

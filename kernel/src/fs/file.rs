@@ -135,6 +135,11 @@ pub trait FileOps: Send + Sync {
     fn as_inotify(&self) -> Option<&super::notify::inotify::Inotify> {
         None
     }
+    /// fsync/fdatasync of a file that is not a file system's node (a
+    /// block device flushes its disk); `None`: the node's file system.
+    fn sync(&self) -> Option<Result<()>> {
+        None
+    }
     /// Lines /proc/PID/fdinfo shows after the common ones for this kind
     /// of file.
     fn fdinfo(&self) -> Option<alloc::string::String> {

@@ -101,10 +101,10 @@ pub fn split_rdev(rdev: u64) -> (u32, u32) {
     (major as u32, minor as u32)
 }
 
-/// Creates a block-device node for every disk in `dev` (mode 0660, as
-/// Linux's devtmpfs gives disks).
+/// Creates a block-device node for every disk and partition in `dev`
+/// (mode 0660, as Linux's devtmpfs gives disks).
 fn populate_disks(dev: &Arc<dyn Inode>) -> Result<()> {
-    for disk in super::blockdev::disks() {
+    for disk in crate::block::devices() {
         if dev.lookup(disk.name.as_bytes()).is_err() {
             dev.create(disk.name.as_bytes(), FileType::BlockDevice, 0o660, 0, 0, make_rdev(disk.major, disk.minor))?;
         }

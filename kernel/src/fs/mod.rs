@@ -2,7 +2,6 @@
 //! path.
 
 pub mod anon;
-pub mod blockdev;
 pub mod devices;
 pub mod epoll;
 pub mod eventfd;
@@ -245,7 +244,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         }
         FileType::Fifo => return open_fifo(&node, flags, abs),
         FileType::BlockDevice if mount::has_flag(&*node, abi::MS_NODEV) => return Err(Errno::EACCES),
-        FileType::BlockDevice => blockdev::BlockFile::open(stat.rdev, stat, flags)?,
+        FileType::BlockDevice => crate::block::file::BlockFile::open(node.clone(), stat, flags)?,
         FileType::Socket => return Err(Errno::ENXIO),
         _ => match synth::as_synth_file(&node) {
             Some(generated) => generated.open(want.contains(kevlar_vfs::Access::WRITE))?,

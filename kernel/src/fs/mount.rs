@@ -252,6 +252,27 @@ pub fn devtmpfs() -> Result<Arc<TmpFs>> {
     Ok(fs)
 }
 
+/// Adds the block-device node `name` to devtmpfs, if it exists (a
+/// partition found by a rescan), mode 0660 as Linux gives disks.
+pub fn devtmpfs_add(name: &[u8], rdev: u64) {
+    let fs = DEVTMPFS.lock().clone();
+    if let Some(fs) = fs {
+        let root = fs.root();
+        if root.lookup(name).is_err() {
+            let _ = root.create(name, kevlar_vfs::FileType::BlockDevice, 0o660, 0, 0, rdev);
+        }
+    }
+}
+
+/// Removes the node `name` from devtmpfs, if it exists (a partition a
+/// rescan dropped).
+pub fn devtmpfs_remove(name: &[u8]) {
+    let fs = DEVTMPFS.lock().clone();
+    if let Some(fs) = fs {
+        let _ = fs.root().unlink(name);
+    }
+}
+
 /// Parses tmpfs's mount options (`size=`, `nr_inodes=`, `mode=`, `uid=`,
 /// `gid=`); anything else gives EINVAL, as Linux's tmpfs.
 fn parse_tmpfs_options(data: &[u8]) -> Result<TmpfsSettings> {
@@ -365,7 +386,7 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
     if data.split(|&b| b == b',').any(|o| !o.is_empty()) {
         return Err(Errno::EINVAL);
     }
-    let disk = super::blockdev::by_rdev(rdev).ok_or(Errno::ENXIO)?;
+    let disk = crate::block::by_rdev(rdev).ok_or(Errno::ENXIO)?;
     let mut flags = flags & MOUNT_FLAGS;
     // A disk already mounted is shared, as Linux shares its superblock.
     let existing = MOUNTS.lock().iter().find_map(|m| match &m.kind {
@@ -375,6 +396,12 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
     let fs = match existing {
         Some(fs) => fs,
         None => {
+            // A mount claims the device exclusively (Linux's blkdev_get_by_dev
+            // with FMODE_EXCL): not while it, its disk or a partition of it
+            // is held.
+            if !crate::block::file::may_claim(&disk) {
+                return Err(Errno::EBUSY);
+            }
             let read_only = flags & abi::MS_RDONLY != 0 || kevlar_vfs::BlockDevice::is_read_only(&*disk);
             let flavour = if fstype == "ext2" { kevlar_ext2::Flavour::Ext2 } else { kevlar_ext2::Flavour::Ext4 };
             let options = kevlar_ext2::MountOptions { dev: rdev, read_only, flavour };
@@ -408,6 +435,7 @@ pub fn sync_all() {
         FsKind::Ext2(fs) => Some(fs.clone()),
         _ => None,
     }).collect();
+    let _plug = crate::block::plug_all();
     for fs in mounted {
         if let Err(e) = fs.sync() {
             log::warn!("sync: ext2: {:?}", e);

@@ -46,6 +46,8 @@ pub fn flush_if_due(now: u64) {
     if now < due || NEXT_FLUSH_NS.compare_exchange(due, now + FLUSH_INTERVAL_NS, Ordering::AcqRel, Ordering::Relaxed).is_err() {
         return;
     }
+    // Plugged: the pages and blocks reach the disks sorted and merged.
+    let _plug = crate::block::plug_all();
     for fs in disk_file_systems() {
         if let Err(e) = fs.write_back() {
             log::warn!("ext2: write-back failed: {:?}", e);

@@ -507,6 +507,7 @@ impl DirSource for Arc<Fixed> {
 
 /// A directory in a permanent tree, to which entries are added after it is
 /// made (children point back at it weakly, so the tree has no cycle).
+#[derive(Clone)]
 pub struct FixedDir {
     dir: Arc<SynthDir>,
     entries: Arc<Fixed>,

@@ -60,7 +60,7 @@ impl Builder {
 fn build() -> Arc<dyn Inode> {
     let mut b = Builder { fs_id: super::mount::anon_dev(), next_ino: 0 };
     let root = FixedDir::new(b.attr(0o555), None);
-    for name in ["block", "bus", "firmware", "module", "power"] {
+    for name in ["bus", "firmware", "module", "power"] {
         b.dir(&root, name);
     }
     // /sys/fs/cgroup: where the cgroup2 hierarchy is mounted.
@@ -68,10 +68,11 @@ fn build() -> Arc<dyn Inode> {
     b.dir(&fs, "cgroup");
     let class = b.dir(&root, "class");
     let dev = b.dir(&root, "dev");
-    let _dev_block = b.dir(&dev, "block");
     let dev_char = b.dir(&dev, "char");
     let devices = b.dir(&root, "devices");
     let virtual_devices = b.dir(&devices, "virtual");
+    let fs_id = b.fs_id;
+    crate::block::sysfs::build(fs_id, &mut || b.attr(0o755).ino, &root, &class, &dev, &devices);
     let kernel = b.dir(&root, "kernel");
     // Hot-plug events are never sent: mdev and udev find no helper and a
     // sequence number that stays 0.

@@ -1187,6 +1187,10 @@ pub fn fsync(thread: &Thread, fd: i32) -> Result<isize> {
     if !f.ops.is_seekable() {
         return Err(Errno::EINVAL);
     }
+    if let Some(result) = f.ops.sync() {
+        result?;
+        return Ok(0);
+    }
     let inode = f.ops.inode().ok_or(Errno::EINVAL)?;
     crate::fs::mount::sync_node(&*inode)?;
     Ok(0)

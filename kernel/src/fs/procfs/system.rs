@@ -22,13 +22,15 @@ const TICKS_PER_SEC: u64 = 100;
 const NS_PER_TICK: u64 = 1_000_000_000 / TICKS_PER_SEC;
 
 /// The root's files: name and maker (from the inode number).
-pub(super) const FILES: [(&[u8], fn(u64) -> Arc<dyn Inode>); 10] = [
+pub(super) const FILES: [(&[u8], fn(u64) -> Arc<dyn Inode>); 12] = [
     (b"cgroups", |ino| text_file(ino, || Ok(crate::cgroup::proc_cgroups()))),
     (b"cmdline", |ino| text_file(ino, cmdline)),
     (b"cpuinfo", |ino| text_file(ino, cpuinfo)),
+    (b"diskstats", |ino| text_file(ino, || Ok(crate::block::proc_diskstats()))),
     (b"filesystems", |ino| text_file(ino, filesystems)),
     (b"loadavg", |ino| text_file(ino, loadavg)),
     (b"meminfo", |ino| text_file(ino, meminfo)),
+    (b"partitions", |ino| text_file(ino, || Ok(crate::block::proc_partitions()))),
     (b"stat", |ino| text_file(ino, stat)),
     (b"uptime", |ino| text_file(ino, uptime)),
     (b"version", |ino| text_file(ino, version)),

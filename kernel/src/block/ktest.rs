@@ -1,0 +1,168 @@
+//! In-kernel tests of the request queue (`test=block_queue_plan,
+//! block_queue_concurrent`).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use kevlar_platform::smp;
+use kevlar_platform::sync::SpinLock;
+
+use super::queue::{plan, Op, RequestQueue, Run};
+use super::{BlockDriver, Geometry, SECTOR};
+use crate::error::{Errno, Result};
+
+type TestResult = core::result::Result<(), String>;
+
+/// Merging: adjacent requests of one direction become one run, sorted by
+/// sector; flushes stay barriers; runs stop at the transfer limit.
+pub fn queue_plan() -> TestResult {
+    let batch = [(Op::Write, 8, 512), (Op::Write, 9, 512), (Op::Read, 3, 1024), (Op::Write, 7, 512), (Op::Flush, 0, 0), (Op::Write, 10, 512), (Op::Read, 5, 512)];
+    let (order, runs) = plan(&batch, 4096);
+    // Reads sort before writes within a segment.
+    let want_order = vec![2, 3, 0, 1, 4, 6, 5];
+    if order != want_order {
+        return Err(format!("order {:?}, expected {:?}", order, want_order));
+    }
+    let want = vec![
+        Run { op: Op::Read, sector: 3, first: 0, count: 1, bytes: 1024 },
+        Run { op: Op::Write, sector: 7, first: 1, count: 3, bytes: 1536 },
+        Run { op: Op::Flush, sector: 0, first: 4, count: 1, bytes: 0 },
+        Run { op: Op::Read, sector: 5, first: 5, count: 1, bytes: 512 },
+        Run { op: Op::Write, sector: 10, first: 6, count: 1, bytes: 512 },
+    ];
+    let (_, runs2) = plan(&[(Op::Write, 0, 512), (Op::Write, 1, 512), (Op::Write, 2, 512)], 1024);
+    if runs2.len() != 2 || runs2[0].count != 2 || runs2[1].sector != 2 {
+        return Err(format!("the 1 KiB limit gave {:?}", runs2));
+    }
+    if runs != want {
+        return Err(format!("runs {:?}, expected {:?}", runs, want));
+    }
+    Ok(())
+}
+
+/// A disk in memory whose requests take a while, counting them.
+struct SlowDisk {
+    data: SpinLock<Vec<u8>>,
+    requests: AtomicU64,
+}
+
+impl BlockDriver for SlowDisk {
+    fn sectors(&self) -> u64 {
+        (self.data.lock().len() / SECTOR) as u64
+    }
+    fn read_only(&self) -> bool {
+        false
+    }
+    fn read(&self, sector: u64, buf: &mut [u8]) -> Result<()> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let at = sector as usize * SECTOR;
+        let data = self.data.lock();
+        buf.copy_from_slice(data.get(at..at + buf.len()).ok_or(Errno::EIO)?);
+        Ok(())
+    }
+    fn write(&self, sector: u64, buf: &[u8]) -> Result<()> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        for _ in 0..2000 {
+            core::hint::spin_loop();
+        }
+        let at = sector as usize * SECTOR;
+        self.data.lock().get_mut(at..at + buf.len()).ok_or(Errno::EIO)?.copy_from_slice(buf);
+        Ok(())
+    }
+    fn flush(&self) -> Result<()> {
+        Ok(())
+    }
+    fn geometry(&self) -> Geometry {
+        Geometry { heads: 1, sectors: 1, cylinders: 1 }
+    }
+}
+
+/// A plugged queue holds writes (a read sees them all the same) and sends
+/// them sorted and merged when unplugged.
+pub fn queue_plug() -> TestResult {
+    let disk = SlowDisk { data: SpinLock::new(vec![0; 64 * SECTOR]), requests: AtomicU64::new(0) };
+    let queue = RequestQueue::new(8 * SECTOR);
+    queue.plug();
+    for s in [5u64, 3, 4, 20, 6, 7, 8, 9, 10, 11, 12] {
+        queue.write(&disk, s, &[s as u8; SECTOR]).map_err(|e| format!("write: {:?}", e))?;
+    }
+    if disk.requests.load(Ordering::Relaxed) != 0 {
+        return Err(String::from("a plugged write reached the driver"));
+    }
+    // A read sends the held writes first.
+    let mut buf = [0u8; SECTOR];
+    queue.read(&disk, 20, &mut buf).map_err(|e| format!("read: {:?}", e))?;
+    if buf[0] != 20 {
+        return Err(format!("read {} where a held write put 20", buf[0]));
+    }
+    // 3..=12 is ten sectors: runs of at most 8, so 2, and 20 alone; plus the read.
+    let n = disk.requests.load(Ordering::Relaxed);
+    if n != 4 {
+        return Err(format!("{} driver requests, expected 4", n));
+    }
+    queue.write(&disk, 30, &[30; SECTOR]).map_err(|e| format!("write: {:?}", e))?;
+    queue.write(&disk, 31, &[31; SECTOR]).map_err(|e| format!("write: {:?}", e))?;
+    queue.unplug(&disk).map_err(|e| format!("unplug: {:?}", e))?;
+    let n = disk.requests.load(Ordering::Relaxed);
+    if n != 5 || queue.stats.writes_merged.load(Ordering::Relaxed) != 8 + 1 {
+        return Err(format!("{} driver requests after unplug, {} merged", n, queue.stats.writes_merged.load(Ordering::Relaxed)));
+    }
+    let data = disk.data.lock();
+    for s in [3usize, 12, 20, 30, 31] {
+        if data[s * SECTOR] != s as u8 {
+            return Err(format!("sector {} holds {}", s, data[s * SECTOR]));
+        }
+    }
+    Ok(())
+}
+
+const PER_CPU: usize = 200;
+static DISK: SpinLock<Option<(alloc::sync::Arc<SlowDisk>, alloc::sync::Arc<RequestQueue>)>> = SpinLock::new(None);
+static FAILURES: AtomicU64 = AtomicU64::new(0);
+
+/// Every CPU writes one-sector requests, interleaved with the others'
+/// (CPU c writes sectors c, c + n, c + 2n...), through one queue; then
+/// every sector must hold what its writer wrote, and the driver must have
+/// had no more requests than were made (fewer when some merged).
+pub fn queue_concurrent() -> TestResult {
+    let cpus = smp::cpu_count();
+    let disk = alloc::sync::Arc::new(SlowDisk { data: SpinLock::new(vec![0; cpus * PER_CPU * SECTOR]), requests: AtomicU64::new(0) });
+    let queue = alloc::sync::Arc::new(RequestQueue::new(64 * 1024));
+    *DISK.lock() = Some((disk.clone(), queue.clone()));
+    FAILURES.store(0, Ordering::Relaxed);
+    fn writer(cpu: usize) {
+        let Some((disk, queue)) = DISK.lock().clone() else { return };
+        let n = smp::cpu_count();
+        for i in 0..PER_CPU {
+            let sector = (i * n + cpu) as u64;
+            let buf = [(cpu * 31 + i) as u8; SECTOR];
+            if queue.write(&*disk, sector, &buf).is_err() {
+                FAILURES.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    smp::run_on_all_cpus(writer);
+    *DISK.lock() = None;
+    if FAILURES.load(Ordering::Relaxed) != 0 {
+        return Err(format!("{} writes failed", FAILURES.load(Ordering::Relaxed)));
+    }
+    for cpu in 0..cpus {
+        for i in 0..PER_CPU {
+            let mut buf = [0u8; SECTOR];
+            queue.read(&*disk, (i * cpus + cpu) as u64, &mut buf).map_err(|e| format!("read: {:?}", e))?;
+            if buf.iter().any(|&b| b != (cpu * 31 + i) as u8) {
+                return Err(format!("sector of cpu {} write {} holds {}", cpu, i, buf[0]));
+            }
+        }
+    }
+    let writes = queue.stats.writes.load(Ordering::Relaxed);
+    let merged = queue.stats.writes_merged.load(Ordering::Relaxed);
+    let made = (cpus * PER_CPU) as u64;
+    if writes + merged != made || writes > made {
+        return Err(format!("{} driver writes + {} merged for {} made", writes, merged, made));
+    }
+    Ok(())
+}
