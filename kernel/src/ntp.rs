@@ -184,7 +184,7 @@ pub fn adjtimex(tx: &mut Timex, may_set: bool) -> Result<i32> {
         if new < 0 || new > i64::MAX as i128 {
             return Err(Errno::EINVAL);
         }
-        time::set_realtime_ns(new as u64);
+        time::adjust_realtime_ns(delta as i64);
         crate::fs::timerfd::clock_was_set();
     }
     let now_mono = time::monotonic_ns();
@@ -307,8 +307,9 @@ fn slew(ntp: &mut Ntp, now: u64) {
         }
     }
     if step != 0 {
+        // Never before the epoch.
         let real = time::realtime_ns() as i64;
-        time::set_realtime_ns(real.saturating_add(step).max(0) as u64);
+        time::adjust_realtime_ns(step.max(-real));
     }
 }
 

@@ -422,9 +422,26 @@ pub fn realtime_ns() -> u64 {
     WALL_AT_ORIGIN_NS.load(Ordering::Relaxed).wrapping_add(monotonic_ns())
 }
 
+/// Serializes changes of the wall clock, so the vDSO is published the
+/// value the last change left.
+static WALL_UPDATE: IrqSpinLock<()> = IrqSpinLock::new(());
+
 /// Sets the wall clock (clock_settime, settimeofday).
 pub fn set_realtime_ns(ns: u64) {
+    let _guard = WALL_UPDATE.lock();
     let wall = ns.wrapping_sub(monotonic_ns());
+    WALL_AT_ORIGIN_NS.store(wall, Ordering::Relaxed);
+    super::vdso::set_wall_at_origin(wall);
+}
+
+/// Moves the wall clock by `delta_ns` exactly (NTP's slew, ADJ_SETOFFSET).
+/// Reading the clock and setting it back plus the delta would lose the
+/// time between the two readings on every call: the slew runs at every
+/// timer check, and the wall clock fell behind by up to 40% of what an
+/// ADJ_FREQUENCY asked for.
+pub fn adjust_realtime_ns(delta_ns: i64) {
+    let _guard = WALL_UPDATE.lock();
+    let wall = WALL_AT_ORIGIN_NS.load(Ordering::Relaxed).wrapping_add(delta_ns as u64);
     WALL_AT_ORIGIN_NS.store(wall, Ordering::Relaxed);
     super::vdso::set_wall_at_origin(wall);
 }
