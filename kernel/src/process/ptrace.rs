@@ -865,6 +865,25 @@ pub fn report_events(thread: &Arc<Thread>, frame: &mut TrapFrame) {
     }
 }
 
+/// SECCOMP_RET_TRACE: with PTRACE_O_TRACESECCOMP, the PTRACE_EVENT_SECCOMP
+/// stop (message: the filter's data; `rax` -ENOSYS as on Linux). Returns
+/// the call's number after it (the tracer may have changed it and the
+/// arguments; -1 or a process being killed skips it), or None when the
+/// tracer did not ask for the event.
+pub fn seccomp_event(thread: &Arc<Thread>, frame: &mut TrapFrame, data: u64) -> Option<u64> {
+    if !thread.ptrace.is_traced() || thread.ptrace.inner.lock().options & pt::PTRACE_O_TRACESECCOMP == 0 {
+        return None;
+    }
+    frame.rax = ENOSYS_RAX;
+    let code = SIGTRAP | pt::PTRACE_EVENT_SECCOMP << 8;
+    let info = trap_info(thread, code);
+    stop(thread, Some(frame), code, info, Some(data), Kind::Event);
+    if dying(thread) {
+        return Some(u64::MAX);
+    }
+    Some(thread.ptrace.inner.lock().orig_rax)
+}
+
 /// The option that reports event `event`.
 fn option_for(event: u32) -> u32 {
     match event {

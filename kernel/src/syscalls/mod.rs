@@ -28,6 +28,7 @@ mod process;
 mod process_vm;
 mod ptrace;
 mod sched;
+mod seccomp;
 mod signal;
 mod splice;
 mod socket;
@@ -105,6 +106,15 @@ pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
 /// result there.
 #[inline(always)]
 fn run_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize) {
+    // seccomp: one predictable branch when the thread has no filter.
+    let number = if thread.seccomp.active() {
+        match seccomp::check(thread, frame, number) {
+            Some(number) => number,
+            None => return,
+        }
+    } else {
+        number
+    };
     let args = Args([frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9]);
     let trace = TRACE.load(Ordering::Relaxed) && TRACE_COMM.lock().as_deref().is_none_or(|c| *thread.process.comm.lock() == c);
     if trace {
@@ -159,10 +169,8 @@ fn is_restartable(number: usize) -> bool {
 // the table grew.
 #[inline(always)]
 fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args) -> Result<isize> {
-    let Ok(n) = u32::try_from(number) else {
-        report_unknown(number);
-        return Err(Errno::ENOSYS);
-    };
+    // Linux takes the number as an int: the upper half of rax is ignored.
+    let n = number as u32;
     match n {
         // Files.
         nr::__NR_read => fs::read(thread, a.i32(0), a.usize(1), a.usize(2)),
@@ -337,7 +345,9 @@ fn dispatch(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize, a: Args)
             Ok(thread.tid() as isize)
         }
         nr::__NR_arch_prctl => process::arch_prctl(thread, a.u32(0), a.0[1]),
+        nr::__NR_prctl if seccomp::is_prctl(a.u32(0)) => seccomp::prctl(thread, a),
         nr::__NR_prctl => process::prctl(thread, a.u32(0), a.usize(1)),
+        nr::__NR_seccomp => seccomp::seccomp(thread, a.u32(0), a.u32(1), a.usize(2)),
         nr::__NR_sched_yield => {
             crate::process::scheduler::schedule();
             Ok(0)
