@@ -29,7 +29,8 @@ pub const MODE_STRICT: u8 = abi::SECCOMP_MODE_STRICT as u8;
 pub const MODE_FILTER: u8 = abi::SECCOMP_MODE_FILTER as u8;
 
 /// Linux's MAX_INSNS_PER_PATH: the instructions of every filter a system
-/// call runs, each filter but the newest counted 4 more.
+/// call runs (as Linux translates them), each filter but the newest
+/// counted 4 more.
 const MAX_INSNS_PER_PATH: usize = (1 << 18) / kevlar_bpf::SockFilter::SIZE;
 
 /// One installed filter and the ones installed before it.
@@ -169,10 +170,10 @@ pub fn install(thread: &Thread, prog: Filter, log: bool, tsync: bool) -> Result<
         return Err(Errno::EINVAL);
     }
     let mine = thread.seccomp.filter.lock().clone();
-    let mut total = prog.len();
+    let mut total = prog.translated_len();
     let mut at = mine.clone();
     while let Some(f) = at {
-        total += f.prog.len() + 4;
+        total += f.prog.translated_len() + 4;
         at = f.prev.clone();
     }
     if total > MAX_INSNS_PER_PATH {

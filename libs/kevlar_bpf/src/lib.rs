@@ -230,6 +230,7 @@ fn classify(f: &SockFilter) -> Option<Kind> {
 #[derive(Debug, Clone)]
 pub struct Filter {
     insns: Vec<Insn>,
+    translated_len: usize,
 }
 
 impl Filter {
@@ -292,7 +293,15 @@ impl Filter {
             return Err(Error::Invalid);
         }
         check_memory(&insns)?;
-        Ok(Filter { insns })
+        let translated_len = 3 + insns.iter().map(translated).sum::<usize>();
+        Ok(Filter { insns, translated_len })
+    }
+
+    /// The length Linux gives the filter once it has translated it into
+    /// its internal instruction set: what seccomp's limit on all the
+    /// filters of a thread counts.
+    pub fn translated_len(&self) -> usize {
+        self.translated_len
     }
 
     /// The number of instructions.
@@ -372,6 +381,28 @@ impl Filter {
             }
         }
         0
+    }
+}
+
+/// How many internal instructions Linux's translation of classic BPF
+/// (`bpf_convert_filter`) makes of one checked instruction; the program
+/// gets 3 more in front (clearing A and X, saving the context).
+fn translated(insn: &Insn) -> usize {
+    match *insn {
+        // A division by X first checks X and returns 0 if it is zero.
+        Insn::Alu(AluOp::Div, Src::X) => 5,
+        // A = K, then exit.
+        Insn::RetK(_) => 2,
+        Insn::Jump(cond, src, jt, jf) => {
+            // A constant that is negative as an int goes through a
+            // register (immediates are sign-extended).
+            let through_reg = usize::from(matches!(src, Src::K(k) if (k as i32) < 0));
+            // Falling through on false, or (with the condition reversed)
+            // on true, is one jump; otherwise a jump and a JA.
+            let single = jf == 0 || (jt == 0 && !matches!(cond, Cond::Set));
+            through_reg + if single { 1 } else { 2 }
+        }
+        _ => 1,
     }
 }
 

@@ -230,3 +230,23 @@ fn decode_bytes() {
     let f = SockFilter::from_bytes([0x15, 0, 1, 2, 0x27, 0, 0, 0]);
     assert_eq!(f, SockFilter::new(0x15, 1, 2, 0x27));
 }
+
+#[test]
+fn translated_lengths() {
+    let len = |p: &[SockFilter]| Filter::load(p).unwrap().translated_len();
+    // Prologue 3, RET K 2.
+    assert_eq!(len(&[ret(0)]), 5);
+    assert_eq!(len(&vec![ret(0); MAX_INSNS]), 3 + 2 * MAX_INSNS);
+    // A load, a compare falling through on false, two returns.
+    assert_eq!(len(&[ld(0), jeq(39, 0, 1), ret(RET_ALLOW), ret(RET_KILL)]), 3 + 1 + 1 + 2 + 2);
+    // Both branches taken somewhere: a jump and a JA.
+    assert_eq!(len(&[ld(0), jeq(39, 1, 2), ret(1), ret(2), ret(3)]), 3 + 1 + 2 + 6);
+    // JSET cannot be reversed.
+    let jset = i(abi::BPF_JMP | abi::BPF_JSET | abi::BPF_K, 0, 1, 4);
+    assert_eq!(len(&[ld(0), jset, ret(1), ret(2)]), 3 + 1 + 2 + 4);
+    // A negative constant goes through a register.
+    assert_eq!(len(&[ld(0), jeq(0x8000_0000, 0, 1), ret(1), ret(2)]), 3 + 1 + 2 + 4);
+    // Division by X: the zero check.
+    let a = i(abi::BPF_RET | abi::BPF_A, 0, 0, 0);
+    assert_eq!(len(&[i(abi::BPF_ALU | abi::BPF_DIV | abi::BPF_X, 0, 0, 0), a]), 3 + 5 + 1);
+}
