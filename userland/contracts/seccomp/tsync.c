@@ -75,20 +75,31 @@ int main(void)
     show("worker: getpgid not filtered", ask('k') == pg);
     sc_status("main status", "/proc/self/status");
     out("parent unchanged: %s", yesno(parent != 0));
-    ask('q');
+    if (write(go[1], "q", 1) != 1) /* no answer: the worker returns */
+        return 1;
     pthread_join(t, NULL);
 
-    /* KILL_THREAD in a thread of several: that thread alone ends. */
+    /* KILL_THREAD in a thread of several: that thread alone ends. (musl's
+     * pthread_join would wait for ever for a thread that did not return,
+     * so the thread's end is seen by tgkill failing with ESRCH.) */
     pid_t pid = fork();
     if (pid == 0) {
         pthread_t t2;
+        tid_of_worker = 0;
         pthread_create(&t2, NULL, worker, NULL);
-        sc_on(FLAG_TSYNC, SYS_getpgid, RET_KILL_THREAD);
-        char c = 'k';
-        if (write(go[1], &c, 1) != 1)
+        for (int i = 0; i < 1000 && !tid_of_worker; i++)
+            msleep(10);
+        show("child: TSYNC KILL_THREAD", sc_on(FLAG_TSYNC, SYS_getpgid, RET_KILL_THREAD));
+        if (write(go[1], "k", 1) != 1)
             _exit(3);
-        pthread_join(t2, NULL); /* the kernel clears its tid at the end */
-        out("child: worker gone, main thread alive");
+        int gone = 0;
+        for (int i = 0; i < 1000 && !gone; i++) {
+            if (syscall(SYS_tgkill, getpid(), tid_of_worker, 0) < 0 && errno == ESRCH)
+                gone = 1;
+            else
+                msleep(10);
+        }
+        out("child: worker gone: %s, main thread alive", yesno(gone));
         _exit(0);
     }
     reap("KILL_THREAD child", pid);
