@@ -16,12 +16,19 @@ setpriv --no-new-privs bash -c 'cat /proc/self/status' > /tmp/n
 show /tmp/n
 setpriv --no-new-privs --reuid=65534 --regid=65534 --clear-groups su -c true root </dev/null >/dev/null 2>&1
 echo "su under no_new_privs as nobody: $?"
-# strace with the filter: only mkdir and rmdir are traced.
-strace -f --seccomp-bpf -qq -e trace=mkdir,rmdir -o /tmp/s bash -c 'mkdir /tmp/sc-dir; rmdir /tmp/sc-dir; ls /tmp/sc-dir 2>/dev/null; grep -E "^(NoNewPrivs|Seccomp)" /proc/self/status | tr "\t" " "'
+# strace with the filter: only mkdir and rmdir are traced (signals are
+# not shown: their siginfo has pids and times).
+strace -f --seccomp-bpf -qq -e signal=none -e trace=mkdir,rmdir -o /tmp/s bash -c 'mkdir /tmp/sc-dir; rmdir /tmp/sc-dir; ls /tmp/sc-dir 2>/dev/null; grep -E "^(NoNewPrivs|Seccomp)" /proc/self/status | tr "\t" " "'
 echo "strace status: $?"
 sed -e 's/^[0-9]* *//' /tmp/s
 # The same without the filter: the same calls are reported.
-strace -f -qq -e trace=mkdir,rmdir -o /tmp/t bash -c 'mkdir /tmp/sc-dir; rmdir /tmp/sc-dir'
+strace -f -qq -e signal=none -e trace=mkdir,rmdir -o /tmp/t bash -c 'mkdir /tmp/sc-dir; rmdir /tmp/sc-dir'
+echo "strace status: $?"
 sed -e 's/^[0-9]* *//' /tmp/t
-rm -f /tmp/s /tmp/t /tmp/n
+# One process, no -f: the filter is not used, the calls are.
+strace -qq -e signal=none -e trace=mkdir,rmdir -o /tmp/u mkdir /tmp/sc-dir2
+echo "strace status: $?"
+sed -e 's/^[0-9]* *//' /tmp/u
+rmdir /tmp/sc-dir2
+rm -f /tmp/s /tmp/t /tmp/u /tmp/n
 exit 0

@@ -284,13 +284,28 @@ pub fn evaluate(thread: &Thread, nr: i32, data: &[u8; kevlar_bpf::SECCOMP_DATA_S
                 // KILL_PROCESS and every unknown action.
                 _ => Verdict::KillProcess,
             };
-            if log && !matches!(verdict, Verdict::Allow) {
-                log::info!("seccomp: pid {} comm {} syscall {} action {:?}", thread.process.pid, &*thread.process.comm.lock(), nr, verdict);
-            } else if verdict == Verdict::Log {
-                log::info!("seccomp: pid {} comm {} syscall {} logged", thread.process.pid, &*thread.process.comm.lock(), nr);
+            if verdict == Verdict::Log || (log && verdict != Verdict::Allow) {
+                log_action(thread, nr, verdict);
             }
             verdict
         }
+    }
+}
+
+/// Kernel log lines written for SECCOMP_RET_LOG and filters loaded with
+/// SECCOMP_FILTER_FLAG_LOG; past this many, one line says the rest are
+/// dropped (a filter logging every call must not flood the console, as
+/// Linux's messages are rate-limited).
+const LOG_BUDGET: u32 = 100;
+static LOGGED: AtomicU32 = AtomicU32::new(0);
+
+fn log_action(thread: &Thread, nr: i32, verdict: Verdict) {
+    match LOGGED.fetch_add(1, Ordering::Relaxed) {
+        n if n < LOG_BUDGET => {
+            log::info!("seccomp: pid {} comm {} syscall {} action {:?}", thread.process.pid, &*thread.process.comm.lock(), nr, verdict)
+        }
+        LOG_BUDGET => log::info!("seccomp: further actions are not logged"),
+        _ => {}
     }
 }
 
