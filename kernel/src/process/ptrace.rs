@@ -561,6 +561,8 @@ pub struct SyscallInfo {
     pub args: [u64; 6],
     pub rval: i64,
     pub is_error: bool,
+    /// At a PTRACE_EVENT_SECCOMP stop: the filter's data.
+    pub ret_data: u32,
 }
 
 /// PTRACE_GET_SYSCALL_INFO, as Linux decides it: entry or exit only at a
@@ -569,7 +571,7 @@ pub fn syscall_info(tracer: &Process, tid: Pid) -> Result<SyscallInfo> {
     let tracee = tracee_of(tracer, tid, true)?;
     let t = tracee.ptrace.inner.lock();
     let r = t.regs.clone().ok_or(Errno::ESRCH)?;
-    let mut info = SyscallInfo { op: 0, ip: r.rip, sp: r.rsp, nr: 0, args: [0; 6], rval: 0, is_error: false };
+    let mut info = SyscallInfo { op: 0, ip: r.rip, sp: r.rsp, nr: 0, args: [0; 6], rval: 0, is_error: false, ret_data: 0 };
     let code = t.siginfo.map_or(0, |i| i.code);
     if code == (SIGTRAP | 0x80) as i32 {
         match t.event_msg as u32 {
@@ -585,6 +587,12 @@ pub fn syscall_info(tracer: &Process, tid: Pid) -> Result<SyscallInfo> {
             }
             _ => {}
         }
+    } else if code == (SIGTRAP | pt::PTRACE_EVENT_SECCOMP << 8) as i32 {
+        // A seccomp stop: the call as at entry, and the filter's data.
+        info.op = pt::PTRACE_SYSCALL_INFO_SECCOMP as u8;
+        info.nr = t.orig_rax;
+        info.args = [r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9];
+        info.ret_data = t.event_msg as u32;
     }
     Ok(info)
 }

@@ -96,17 +96,24 @@ pub static TRACE_COMM: kevlar_platform::sync::SpinLock<Option<String>> = kevlar_
 // cost the hot path about 20 instructions.
 #[inline(always)]
 pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
-    if thread.ptrace.is_traced() {
-        return ptrace::traced_syscall(thread, frame);
+    // Traced or filtered by seccomp: one branch for both (`|`, not `||`).
+    if thread.ptrace.is_traced() | thread.seccomp.active() {
+        return slow_syscall(thread, frame);
     }
     run_syscall(thread, frame, frame.rax as usize);
 }
 
-/// Runs system call `number` with the arguments in `frame` and stores its
-/// result there.
-#[inline(always)]
-fn run_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize) {
-    // seccomp: one predictable branch when the thread has no filter.
+#[inline(never)]
+fn slow_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame) {
+    if thread.ptrace.is_traced() {
+        return ptrace::traced_syscall(thread, frame);
+    }
+    run_filtered_syscall(thread, frame, frame.rax as usize);
+}
+
+/// Runs system call `number` after seccomp's check (after the ptrace
+/// syscall-entry stop for a traced thread, as on Linux).
+fn run_filtered_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize) {
     let number = if thread.seccomp.active() {
         match seccomp::check(thread, frame, number) {
             Some(number) => number,
@@ -115,6 +122,13 @@ fn run_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize) {
     } else {
         number
     };
+    run_syscall(thread, frame, number);
+}
+
+/// Runs system call `number` with the arguments in `frame` and stores its
+/// result there.
+#[inline(always)]
+fn run_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize) {
     let args = Args([frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9]);
     let trace = TRACE.load(Ordering::Relaxed) && TRACE_COMM.lock().as_deref().is_none_or(|c| *thread.process.comm.lock() == c);
     if trace {
