@@ -2,7 +2,8 @@
  * PTRACE_EVENT_SECCOMP stop with the filter's data as the event message
  * and rax -ENOSYS; the tracer may let the call run, skip it (orig_rax -1,
  * its own rax as the result) or change it (another number, judged again
- * by the filters); a tracer without the option: ENOSYS. */
+ * by the filters); PTRACE_GET_SYSCALL_INFO there (op SECCOMP, ret_data);
+ * a tracer without the option: ENOSYS. */
 #include "seccomp.h"
 #include <stddef.h>
 #include <sys/ptrace.h>
@@ -27,7 +28,7 @@ static void tracee(void)
     };
     if (sc_install(0, prog, 6))
         _exit(2);
-    long r0 = rawsys(SYS_getppid, 0, 0, 0, 0, 0, 0);
+    long r0 = rawsys(SYS_getppid, 0x5a5a, 0, 0, 0, 0, 0);
     long r1 = rawsys(SYS_getppid, 0, 0, 0, 0, 0, 0);
     long r2 = rawsys(SYS_getppid, 0, 0, 0, 0, 0, 0);
     long r3 = rawsys(SYS_getppid, 0, 0, 0, 0, 0, 0);
@@ -63,6 +64,20 @@ int main(void)
             long orig = ptrace(PTRACE_PEEKUSER, pid, offsetof(struct user_regs_struct, orig_rax), 0);
             long rax = ptrace(PTRACE_PEEKUSER, pid, offsetof(struct user_regs_struct, rax), 0);
             out("seccomp stop %d: %s, message %#lx, orig_rax %ld, rax %ld", n, signame(WSTOPSIG(st)), msg, orig, rax);
+            if (n == 0) {
+                /* PTRACE_GET_SYSCALL_INFO: op SECCOMP (3), the call and
+                 * the filter's data after the arguments. */
+                unsigned char info[96];
+                memset(info, 0, sizeof info);
+                long size = ptrace(0x420e /* PTRACE_GET_SYSCALL_INFO */, pid, sizeof info, info);
+                uint64_t nr, arg0;
+                uint32_t arch, data;
+                memcpy(&arch, info + 4, 4);
+                memcpy(&nr, info + 24, 8);
+                memcpy(&arg0, info + 32, 8);
+                memcpy(&data, info + 80, 4);
+                out("syscall info: size %ld, op %u, arch %#x, nr %lu, arg0 %#lx, ret_data %#x", size, info[0], arch, (unsigned long)nr, (unsigned long)arg0, data);
+            }
             if (n == 0) {
                 /* Skip it with a result of our own. */
                 ptrace(PTRACE_POKEUSER, pid, offsetof(struct user_regs_struct, orig_rax), -1L);
