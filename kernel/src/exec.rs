@@ -327,7 +327,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
         let dir = thread.process.files.lock().lock().get(dirfd)?;
         (Some(dir.ops.inode().ok_or(Errno::ENOTDIR)?), dir.path.clone())
     };
-    let no_new_privs = thread.process.no_new_privs.load(core::sync::atomic::Ordering::Relaxed);
+    let no_new_privs = thread.seccomp.no_new_privs();
     let loaded = load_at(&fs, &creds, no_new_privs, start.as_ref(), &start_path, path, argv, envp)?;
 
     // The other threads go first (they may be using the old image).

@@ -11,6 +11,7 @@ pub mod personality;
 pub mod pid;
 pub mod ptrace;
 pub mod scheduler;
+pub mod seccomp;
 pub mod signal;
 pub mod wait_queue;
 
@@ -268,8 +269,6 @@ pub struct Process {
     exit_cpu_ns: core::sync::atomic::AtomicU64,
     /// CPU time of reaped children and their descendants (ns).
     pub children_cpu_ns: core::sync::atomic::AtomicU64,
-    /// PR_SET_NO_NEW_PRIVS (inherited, never cleared).
-    pub no_new_privs: AtomicBool,
     /// PR_GET_DUMPABLE: cleared when the effective ids change, set again
     /// by exec; a process that is not dumpable has its /proc files owned
     /// by root and closed to other users.
@@ -361,6 +360,8 @@ pub struct Thread {
     last_cpu: core::sync::atomic::AtomicU32,
     /// ptrace: the tracer, the stops.
     pub ptrace: ptrace::TraceSlot,
+    /// seccomp filters and no_new_privs (per thread, as Linux's).
+    pub seccomp: seccomp::SeccompSlot,
 }
 
 /// Time each CPU spent running user threads (ns), for /proc/stat and
@@ -736,7 +737,6 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         nice: SpinLock::new(0),
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
-        no_new_privs: AtomicBool::new(false),
         dumpable: AtomicBool::new(true),
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
@@ -773,6 +773,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
 fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid: usize, affinity: u64, creator: Option<&Thread>) -> Arc<Thread> {
     let thread = new_thread(process, tid, task, clear_child_tid, affinity);
     if let Some(creator) = creator {
+        seccomp::inherit(creator, &thread);
         ptrace::attach_child(creator, &thread);
     }
     *process.main_thread.lock() = Arc::downgrade(&thread);
@@ -801,6 +802,7 @@ fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid
         saved_sigmask: AtomicU64::new(NO_SAVED_MASK),
         last_cpu: core::sync::atomic::AtomicU32::new(0),
         ptrace: ptrace::TraceSlot::new(),
+        seccomp: seccomp::SeccompSlot::new(),
     })
 }
 
@@ -898,7 +900,6 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         nice: SpinLock::new(scheduling.1),
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
-        no_new_privs: AtomicBool::new(parent.no_new_privs.load(Ordering::Relaxed)),
         dumpable: AtomicBool::new(parent.dumpable.load(Ordering::Relaxed)),
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
@@ -1017,7 +1018,13 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
         }
     };
     ptrace::attach_child(creator, &thread);
-    process.threads.lock().push(thread.clone());
+    {
+        // Under the list's lock: a TSYNC either sees the new thread or
+        // has already changed the creator's filters.
+        let mut threads = process.threads.lock();
+        seccomp::inherit(creator, &thread);
+        threads.push(thread.clone());
+    }
     drop(admission);
     scheduler::enqueue(thread);
     Ok(tid)

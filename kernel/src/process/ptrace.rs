@@ -596,6 +596,8 @@ pub struct SyscallInfo {
     pub args: [u64; 6],
     pub rval: i64,
     pub is_error: bool,
+    /// At a PTRACE_EVENT_SECCOMP stop: the filter's data.
+    pub ret_data: u32,
 }
 
 /// PTRACE_GET_SYSCALL_INFO, as Linux decides it: entry or exit only at a
@@ -604,7 +606,7 @@ pub fn syscall_info(tracer: &Process, tid: Pid) -> Result<SyscallInfo> {
     let tracee = tracee_of(tracer, tid, true)?;
     let t = tracee.ptrace.inner.lock();
     let r = t.regs.clone().ok_or(Errno::ESRCH)?;
-    let mut info = SyscallInfo { op: 0, ip: r.rip, sp: r.rsp, nr: 0, args: [0; 6], rval: 0, is_error: false };
+    let mut info = SyscallInfo { op: 0, ip: r.rip, sp: r.rsp, nr: 0, args: [0; 6], rval: 0, is_error: false, ret_data: 0 };
     let code = t.siginfo.map_or(0, |i| i.code);
     if code == (SIGTRAP | 0x80) as i32 {
         match t.event_msg as u32 {
@@ -620,6 +622,12 @@ pub fn syscall_info(tracer: &Process, tid: Pid) -> Result<SyscallInfo> {
             }
             _ => {}
         }
+    } else if code == (SIGTRAP | pt::PTRACE_EVENT_SECCOMP << 8) as i32 {
+        // A seccomp stop: the call as at entry, and the filter's data.
+        info.op = pt::PTRACE_SYSCALL_INFO_SECCOMP as u8;
+        info.nr = t.orig_rax;
+        info.args = [r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9];
+        info.ret_data = t.event_msg as u32;
     }
     Ok(info)
 }
@@ -902,6 +910,25 @@ pub fn report_events(thread: &Arc<Thread>, frame: &mut TrapFrame) {
         stop(thread, Some(frame), code, info, Some(msg), Kind::Event);
         frame.rax = saved;
     }
+}
+
+/// SECCOMP_RET_TRACE: with PTRACE_O_TRACESECCOMP, the PTRACE_EVENT_SECCOMP
+/// stop (message: the filter's data; `rax` -ENOSYS as on Linux). Returns
+/// the call's number after it (the tracer may have changed it and the
+/// arguments; -1 or a process being killed skips it), or None when the
+/// tracer did not ask for the event.
+pub fn seccomp_event(thread: &Arc<Thread>, frame: &mut TrapFrame, data: u64) -> Option<u64> {
+    if !thread.ptrace.is_traced() || thread.ptrace.inner.lock().options & pt::PTRACE_O_TRACESECCOMP == 0 {
+        return None;
+    }
+    frame.rax = ENOSYS_RAX;
+    let code = SIGTRAP | pt::PTRACE_EVENT_SECCOMP << 8;
+    let info = trap_info(thread, code);
+    stop(thread, Some(frame), code, info, Some(data), Kind::Event);
+    if dying(thread) {
+        return Some(u64::MAX);
+    }
+    Some(thread.ptrace.inner.lock().orig_rax)
 }
 
 /// The option that reports event `event`.

@@ -215,6 +215,18 @@ impl SigInfo {
         Self::new(signo, code).with(0, &addr.to_le_bytes())
     }
 
+    /// A seccomp filter's SIGSYS (SYS_SECCOMP): `_sigsys` holds the
+    /// address after the system call instruction, the call's number and
+    /// the audit architecture; si_errno carries the filter's data.
+    pub fn seccomp(call_addr: u64, syscall: i32, arch: u32, data: u32) -> Self {
+        let mut info = Self::new(abi::SIGSYS, abi::SYS_SECCOMP as i32)
+            .with(0, &call_addr.to_le_bytes())
+            .with(8, &syscall.to_le_bytes())
+            .with(12, &arch.to_le_bytes());
+        info.errno = data as i32;
+        info
+    }
+
     /// As rt_sigqueueinfo takes it from user space: the first 48 bytes (what
     /// the kernel keeps), with si_signo replaced by the signal sent.
     pub fn from_user(raw: &[u8; 48], signo: u32) -> Self {
@@ -971,6 +983,14 @@ pub fn send_signal_to_current(thread: &Arc<Thread>, sig: u32) {
 /// Queues a fault signal with its si_code and address for the thread that
 /// faulted.
 pub fn send_fault_signal(thread: &Arc<Thread>, sig: u32, code: i32, addr: u64) {
+    force_signal_to_thread(thread, SigInfo::fault(sig, code, addr));
+}
+
+/// Queues a signal the thread cannot refuse (Linux's force_sig_info): if
+/// it is blocked or ignored, it is unblocked and its action reset to the
+/// default first.
+pub fn force_signal_to_thread(thread: &Arc<Thread>, info: SigInfo) {
+    let sig = info.signo;
     // A fault signal that is blocked or ignored cannot be honoured: the
     // faulting instruction would run again forever. Linux kills then.
     {
@@ -983,7 +1003,7 @@ pub fn send_fault_signal(thread: &Arc<Thread>, sig: u32, code: i32, addr: u64) {
             signals.actions[sig as usize - 1] = SigAction::default();
         }
     }
-    let _ = send_signal_to_thread(thread, SigInfo::fault(sig, code, addr));
+    let _ = send_signal_to_thread(thread, info);
 }
 
 /// Tells the parent of `child` that it stopped or continued: SIGCHLD with

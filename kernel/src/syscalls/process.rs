@@ -644,10 +644,6 @@ pub fn prctl(thread: &Thread, option: u32, arg: usize) -> Result<isize> {
             copy_to_user(arg, &buf)?;
             Ok(0)
         }
-        linux_raw_sys::prctl::PR_SET_NO_NEW_PRIVS if arg == 1 => {
-            thread.process.no_new_privs.store(true, Ordering::Relaxed);
-            Ok(0)
-        }
         linux_raw_sys::prctl::PR_SET_DUMPABLE if arg <= 1 => {
             thread.process.dumpable.store(arg == 1, Ordering::Relaxed);
             Ok(0)
@@ -660,7 +656,6 @@ pub fn prctl(thread: &Thread, option: u32, arg: usize) -> Result<isize> {
         linux_raw_sys::prctl::PR_GET_KEEPCAPS => Ok(isize::from(thread.process.creds.lock().keep_caps)),
         // The bounding set is every capability and cannot be narrowed here.
         linux_raw_sys::prctl::PR_CAPBSET_READ if arg <= abi::CAP_LAST_CAP as usize => Ok(1),
-        linux_raw_sys::prctl::PR_GET_NO_NEW_PRIVS => Ok(i32::from(thread.process.no_new_privs.load(Ordering::Relaxed)) as isize),
         linux_raw_sys::prctl::PR_GET_PDEATHSIG => {
             let sig = thread.process.death_signal.load(Ordering::Relaxed) as i32;
             copy_to_user(arg, &sig.to_le_bytes())?;

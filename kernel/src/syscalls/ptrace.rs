@@ -20,7 +20,7 @@ use crate::uaccess::{copy_from_user, copy_to_user};
 pub fn traced_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame) {
     match ptrace::syscall_entry(thread, frame) {
         ptrace::Entry::Run(number) => {
-            super::run_syscall(thread, frame, number as usize);
+            super::run_filtered_syscall(thread, frame, number as usize);
             ptrace::report_events(thread, frame);
             ptrace::syscall_exit(thread, frame, true);
         }
@@ -207,6 +207,14 @@ pub fn ptrace(thread: &Arc<Thread>, a: Args) -> Result<isize> {
                         raw[32 + i * 8..40 + i * 8].copy_from_slice(&arg.to_le_bytes());
                     }
                     80
+                }
+                pt::PTRACE_SYSCALL_INFO_SECCOMP => {
+                    raw[24..32].copy_from_slice(&info.nr.to_le_bytes());
+                    for (i, arg) in info.args.iter().enumerate() {
+                        raw[32 + i * 8..40 + i * 8].copy_from_slice(&arg.to_le_bytes());
+                    }
+                    raw[80..84].copy_from_slice(&info.ret_data.to_le_bytes());
+                    84
                 }
                 pt::PTRACE_SYSCALL_INFO_EXIT => {
                     raw[24..32].copy_from_slice(&info.rval.to_le_bytes());

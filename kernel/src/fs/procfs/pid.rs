@@ -875,9 +875,10 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "CapEff:\t{:016x}", creds.cap_effective);
     let _ = writeln!(out, "CapBnd:\t{:016x}", crate::process::ALL_CAPS);
     let _ = writeln!(out, "CapAmb:\t{:016x}", 0);
-    let _ = writeln!(out, "NoNewPrivs:\t{}", u8::from(p.no_new_privs.load(Ordering::Relaxed)));
-    let _ = writeln!(out, "Seccomp:\t0");
-    let _ = writeln!(out, "Seccomp_filters:\t0");
+    let (nnp, seccomp, filters) = p.any_thread().map_or((false, 0, 0), |t| (t.seccomp.no_new_privs(), t.seccomp.mode(), t.seccomp.filter_count()));
+    let _ = writeln!(out, "NoNewPrivs:\t{}", u8::from(nnp));
+    let _ = writeln!(out, "Seccomp:\t{}", seccomp);
+    let _ = writeln!(out, "Seccomp_filters:\t{}", filters);
     let _ = writeln!(out, "Speculation_Store_Bypass:\tnot vulnerable");
     let _ = writeln!(out, "SpeculationIndirectBranch:\talways enabled");
     let cpus = kevlar_platform::smp::cpu_count();
