@@ -146,6 +146,8 @@ impl State {
         let space = self.dir_space();
         let csums = self.geo.csum_seed.is_some();
         let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
+        // A new block may hold a freed file's bytes: zero it first.
+        block.fill(0);
         write_dirent(block, 0, target, space, name, type_code, filetype);
         if csums {
             csum::init_dir_tail(block);
@@ -221,6 +223,9 @@ impl State {
         let filetype = self.geo.filetype;
         let dir_code = if filetype { ft::DIR } else { 0 };
         let block = self.meta_block_mut(b, MetaKind::Dir, ino)?;
+        // A new block may hold a freed file's bytes: e2fsck wants the
+        // padding after `.` and `..` zero ("not NULL terminated").
+        block.fill(0);
         write_dirent(block, 0, ino, 12, b".", dir_code, filetype);
         write_dirent(block, 12, parent, space - 12, b"..", dir_code, filetype);
         if csums {

@@ -536,3 +536,36 @@ fn unwritten_extents_read_as_zeros_and_are_written_in_place() {
     assert!(!String::from_utf8(debugfs(&image, "ex f")).unwrap().contains("Uninit"));
     assert_eq!(debugfs(&image, "cat f"), want);
 }
+
+#[test]
+fn new_directories_reuse_freed_blocks_cleanly() {
+    // Blocks a deleted file freed come back as the first blocks of new
+    // directories: their `.` and `..` must be zero-padded, as e2fsck
+    // checks ("'.' directory entry ... is not NULL terminated"); Kevlar
+    // left the file's bytes there (found by git on the Debian suite's
+    // ext4 scratch disk).
+    for block_size in ["4096", "1024"] {
+        let scratch = Scratch::new("ext4-dir-reuse");
+        let image = mkfs4(&scratch, 16384, &["-b", block_size], None);
+        let disk = disk_of(&image);
+        let c = clock();
+        let fs = mount4(&disk, &c);
+        let root = fs.root();
+        let junk = vec![0xa5u8; 256 * 1024];
+        let f = root.create(b"junk", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+        assert_eq!(f.write_at(0, &junk).unwrap(), junk.len());
+        fs.sync().unwrap();
+        drop(f);
+        root.unlink(b"junk").unwrap();
+        fs.sync().unwrap();
+        let bs: usize = block_size.parse().unwrap();
+        let top = root.create(b"top", FileType::Directory, 0o755, 0, 0, 0).unwrap();
+        for i in 0..(256 * 1024 / bs + 8) {
+            top.create(format!("d{:03}", i).as_bytes(), FileType::Directory, 0o755, 0, 0, 0).unwrap();
+        }
+        drop(top);
+        drop(root);
+        fs.unmount().unwrap();
+        fsck_clean(&disk, &image);
+    }
+}

@@ -246,20 +246,7 @@ fn routes(st: &Stack) -> Vec<RouteEntry> {
         }
     }
     if let Some(eth) = st.device.eth.as_ref().filter(|e| e.up) {
-        for r in &eth.routes {
-            main.push(RouteEntry {
-                table: nl::rt_class_t::RT_TABLE_MAIN as u8,
-                dst: r.dst,
-                prefix: r.prefix,
-                kind: nl::RTN_UNICAST as u8,
-                scope: if r.gateway.is_some() { nl::rt_scope_t::RT_SCOPE_UNIVERSE as u8 } else { nl::rt_scope_t::RT_SCOPE_LINK as u8 },
-                protocol: r.protocol,
-                prefsrc: None,
-                gateway: r.gateway,
-                oif: 2,
-                metric: r.metric,
-            });
-        }
+        main.extend(eth.routes.iter().map(main_table_entry));
     }
     let key = |r: &RouteEntry| (u32::from(r.dst), r.prefix, r.metric);
     main.sort_by_key(key);
@@ -724,12 +711,9 @@ fn parse_route_request(body: &[u8], family: u8) -> Result<RouteRequest> {
     Ok(req)
 }
 
-fn notify_route(kind: u16, r: &EthRoute) {
-    let group = nl::rtnetlink_groups::RTNLGRP_IPV4_ROUTE as u32;
-    if !super::has_listeners(nl::NETLINK_ROUTE, group) {
-        return;
-    }
-    let e = RouteEntry {
+/// How one of eth0's routes shows in the main table (eth0 is link 2).
+fn main_table_entry(r: &EthRoute) -> RouteEntry {
+    RouteEntry {
         table: nl::rt_class_t::RT_TABLE_MAIN as u8,
         dst: r.dst,
         prefix: r.prefix,
@@ -740,7 +724,15 @@ fn notify_route(kind: u16, r: &EthRoute) {
         gateway: r.gateway,
         oif: 2,
         metric: r.metric,
-    };
+    }
+}
+
+fn notify_route(kind: u16, r: &EthRoute) {
+    let group = nl::rtnetlink_groups::RTNLGRP_IPV4_ROUTE as u32;
+    if !super::has_listeners(nl::NETLINK_ROUTE, group) {
+        return;
+    }
+    let e = main_table_entry(r);
     super::broadcast(nl::NETLINK_ROUTE, group, &route_message(kind, &Reply { pid: 0, seq: 0, flags: 0 }, &e));
 }
 
