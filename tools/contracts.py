@@ -660,7 +660,7 @@ def debian_disk_copy(who: str, smp: int) -> str:
     return copy
 
 
-# The Debian suite's second disk: an empty ext2 file system debian-init
+# The Debian suite's second disk: an empty ext4 file system debian-init
 # mounts read-write on /mnt, where scripts write through the page cache
 # to a disk (sqlite3, git). Fixed UUID, hash seed and time: the same bytes
 # every build (the oracle's cache key includes them).
@@ -675,7 +675,7 @@ def build_scratch() -> str:
         f.truncate(SCRATCH_SIZE)
     fixed = 1_600_000_000
     env = dict(os.environ, E2FSPROGS_FAKE_TIME=str(fixed))
-    r = subprocess.run([_tool_path("mke2fs"), "-q", "-F", "-t", "ext2", "-b", "4096", "-L", "scratch",
+    r = subprocess.run([_tool_path("mke2fs"), "-q", "-F", "-t", "ext4", "-L", "scratch",
                         "-U", "6b6576c1-6172-4578-b432-0000000000e1",
                         "-E", "root_owner=0:0,hash_seed=6b6576c1-6172-4578-b432-0000000000e2",
                         tmp], capture_output=True, text=True, env=env)

@@ -5,7 +5,7 @@
  * virtio and ext4 as modules; Kevlar has them built in and has no module
  * loader, so there every load fails and that is ignored), waits for the
  * virtio disk /dev/vda, mounts its ext4 root read-only on /root, mounts
- * sysfs on /root/sys, mounts the second disk /dev/vdb (an empty ext2
+ * sysfs on /root/sys, mounts the second disk /dev/vdb (an empty ext4
  * scratch file system the scripts write to) read-write on /root/mnt,
  * chroots into it and execs /contracts/init there:
  * contract-init, which mounts /dev, /dev/pts, /proc and /tmp itself and
@@ -97,8 +97,8 @@ int main(void)
         fail("mount " DISK " (ext4) on " NEWROOT);
     if (mount("sysfs", NEWROOT "/sys", "sysfs", 0, NULL) != 0)
         fail("mount sysfs on " NEWROOT "/sys");
-    if (mount(SCRATCH, NEWROOT "/mnt", "ext2", 0, NULL) != 0)
-        fail("mount " SCRATCH " (ext2) on " NEWROOT "/mnt");
+    if (mount(SCRATCH, NEWROOT "/mnt", "ext4", 0, NULL) != 0)
+        fail("mount " SCRATCH " (ext4) on " NEWROOT "/mnt");
     if (chdir(NEWROOT) != 0)
         fail("chdir " NEWROOT);
     if (chroot(".") != 0)
