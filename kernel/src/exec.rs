@@ -334,7 +334,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     crate::process::become_sole_thread(thread)?;
     // Point of no return: the new image replaces the old one.
     let process = &thread.process;
-    crate::syscalls::futex::exit_robust_list(thread);
+    crate::process::futex::exit_robust_list(thread);
     crate::process::release_child_tid(thread);
     let old_vm = core::mem::replace(&mut *process.vm.lock(), Arc::new(SpinLock::new(loaded.vm)));
     process.vm.lock().lock().activate();

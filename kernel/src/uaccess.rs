@@ -33,3 +33,20 @@ pub fn read_bytes<const N: usize>(addr: usize) -> Result<[u8; N]> {
     copy_from_user(&mut buf, addr)?;
     Ok(buf)
 }
+
+/// Reads a struct timespec as nanoseconds: EINVAL for a negative time or
+/// nanoseconds out of range.
+pub fn read_timespec(addr: usize) -> Result<u64> {
+    let raw = read_bytes::<16>(addr)?;
+    let sec = i64::from_le_bytes(raw[..8].try_into().unwrap());
+    let nsec = i64::from_le_bytes(raw[8..].try_into().unwrap());
+    if sec < 0 || !(0..1_000_000_000).contains(&nsec) {
+        return Err(Errno::EINVAL);
+    }
+    Ok((sec as u64).saturating_mul(1_000_000_000).saturating_add(nsec as u64))
+}
+
+/// Writes a little-endian u64.
+pub fn write_u64(addr: usize, value: u64) -> Result<()> {
+    copy_to_user(addr, &value.to_le_bytes())
+}

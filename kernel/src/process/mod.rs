@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod cputimer;
+pub mod futex;
 pub mod hwbreak;
 pub mod limits;
 pub mod posix_timer;
@@ -1065,7 +1066,7 @@ pub fn release_child_tid(thread: &Arc<Thread>) {
     let shared = thread.process.thread_count() > 1 || Arc::strong_count(&thread.process.vm.lock()) > 1;
     if ctid != 0 && shared {
         let _ = crate::uaccess::copy_to_user(ctid, &0u32.to_le_bytes());
-        crate::syscalls::futex::wake_address(thread, ctid, 1);
+        crate::process::futex::wake_address(thread, ctid, 1);
     }
 }
 
@@ -1097,7 +1098,7 @@ pub fn exit_thread(code: u8) {
 /// children to init and notifies the parent.
 fn leave(thread: &Arc<Thread>, own: ExitStatus) {
     let process = thread.process.clone();
-    crate::syscalls::futex::exit_robust_list(thread);
+    crate::process::futex::exit_robust_list(thread);
     release_child_tid(thread);
     let last = {
         let mut threads = process.threads.lock();

@@ -9,7 +9,8 @@ mod adjtime;
 mod caps;
 mod events;
 mod fs;
-pub mod futex;
+
+use crate::process::futex;
 mod info;
 mod ioport;
 mod ipc;
@@ -41,7 +42,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::x86::trap::TrapFrame;
-use crate::uaccess::{copy_from_user, copy_to_user};
+use crate::uaccess::copy_from_user;
 use linux_raw_sys::general as nr;
 
 use crate::error::{Errno, Result};
@@ -714,10 +715,7 @@ pub fn read_u64(addr: usize) -> Result<u64> {
     Ok(u64::from_le_bytes(read_bytes::<8>(addr)?))
 }
 
-/// Writes a little-endian u64.
-pub fn write_u64(addr: usize, value: u64) -> Result<()> {
-    Ok(copy_to_user(addr, &value.to_le_bytes())?)
-}
+pub use crate::uaccess::write_u64;
 
 /// Lossy conversion for log messages.
 pub fn show(bytes: &[u8]) -> String {

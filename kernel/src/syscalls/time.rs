@@ -9,15 +9,7 @@ use crate::error::{Errno, Result};
 use crate::process::Thread;
 
 /// Reads a `struct timespec` as nanoseconds (EINVAL if malformed).
-pub fn read_timespec(addr: usize) -> Result<u64> {
-    let raw = read_bytes::<16>(addr)?;
-    let sec = i64::from_le_bytes(raw[..8].try_into().unwrap());
-    let nsec = i64::from_le_bytes(raw[8..].try_into().unwrap());
-    if sec < 0 || !(0..1_000_000_000).contains(&nsec) {
-        return Err(Errno::EINVAL);
-    }
-    Ok((sec as u64).saturating_mul(1_000_000_000).saturating_add(nsec as u64))
-}
+pub use crate::uaccess::read_timespec;
 
 fn write_timespec(addr: usize, ns: u64) -> Result<()> {
     let mut raw = [0u8; 16];

@@ -19,7 +19,7 @@ use kevlar_platform::sync::SpinLock;
 use kevlar_platform::time;
 use linux_raw_sys::general as abi;
 
-use super::read_bytes;
+use crate::uaccess::read_bytes;
 use crate::error::{Errno, Result};
 use crate::process::{scheduler, Thread, ThreadState};
 use crate::uaccess::{cmpxchg_user_u32, read_user_u32};
@@ -202,7 +202,7 @@ fn wait_on(thread: &Arc<Thread>, words: &[(Key, usize, u64, u32)], deadline: Opt
 }
 
 fn read_timeout(addr: usize) -> Result<u64> {
-    super::time::read_timespec(addr)
+    crate::uaccess::read_timespec(addr)
 }
 
 /// futex(uaddr, op, val, timeout or val2, uaddr2, val3).
@@ -418,8 +418,8 @@ pub fn get_robust_list(thread: &Arc<Thread>, tid: i32, head_ptr: usize, len_ptr:
     if !ptrace_may_access(&thread.process, &target.process, PtraceMode::Read, PtraceCreds::Real) {
         return Err(Errno::EPERM);
     }
-    super::write_u64(head_ptr, target.robust_list.load(Ordering::Relaxed) as u64)?;
-    super::write_u64(len_ptr, ROBUST_HEAD_SIZE as u64)?;
+    crate::uaccess::write_u64(head_ptr, target.robust_list.load(Ordering::Relaxed) as u64)?;
+    crate::uaccess::write_u64(len_ptr, ROBUST_HEAD_SIZE as u64)?;
     Ok(0)
 }
 
