@@ -34,6 +34,7 @@ judge_kevlar_output into its PASS/FAIL lines.
 import argparse
 import concurrent.futures
 import dataclasses
+import hashlib
 import importlib.util
 import os
 import re
@@ -458,8 +459,16 @@ def build_disk() -> str:
     """The BusyBox suite's ext2 image, made by `mke2fs -d` from
     userland/busybox-disk/ plus a generated 300 KiB big.bin (into the
     indirect blocks with 1 KiB blocks). Times, UUID and hash seed are fixed,
-    so the same sources always give the same bytes (the Linux oracle's
-    cache key includes them)."""
+    so the same sources give the same file system; but mke2fs -d copies each
+    file's ctime, which the host cannot set, so the bytes differ on every
+    pack. The images are therefore made again only when their sources or
+    this code changed (the Linux oracle's cache key includes their bytes)."""
+    key = _disk_sources_key()
+    key_file = DISK_IMAGE + ".key"
+    if os.path.isfile(DISK_IMAGE) and os.path.isfile(DISK4_IMAGE) and os.path.isfile(key_file):
+        with open(key_file) as f:
+            if f.read() == key:
+                return DISK_IMAGE
     stage = DISK_IMAGE + ".src"
     shutil.rmtree(stage, ignore_errors=True)
     shutil.copytree(DISK_SRC_DIR, stage, symlinks=True, ignore=shutil.ignore_patterns("README"))
@@ -499,7 +508,33 @@ def build_disk() -> str:
     if r.returncode != 0:
         sys.exit(f"contracts: mke2fs failed (apt-get install e2fsprogs): {r.stderr}")
     os.replace(tmp, DISK_IMAGE)
+    with open(key_file, "w") as f:
+        f.write(key)
     return DISK_IMAGE
+
+
+def _disk_sources_key() -> str:
+    """What the BusyBox suite's disk images are made from: every file under
+    DISK_SRC_DIR (path, mode, bytes or link target) and the code that packs
+    them."""
+    import inspect
+    h = hashlib.sha256()
+    for fn in (build_disk, journal_pending_write):
+        h.update(inspect.getsource(fn).encode())
+    h.update(f"{DISK_SIZE} {DISK4_SIZE}".encode())
+    for dirpath, dirnames, filenames in os.walk(DISK_SRC_DIR):
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, DISK_SRC_DIR)
+            st = os.lstat(path)
+            h.update(f"{rel} {st.st_mode:o}\0".encode())
+            if os.path.islink(path):
+                h.update(os.readlink(path).encode())
+            else:
+                with open(path, "rb") as f:
+                    h.update(hashlib.sha256(f.read()).digest())
+    return h.hexdigest()
 
 
 def journal_pending_write(image: str, stage: str, env: dict):
