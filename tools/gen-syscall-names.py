@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes kernel/src/syscalls/names.rs: the x86_64 syscall names indexed by
+"""Writes kernel/src/syscall_names.rs: the x86_64 syscall names indexed by
 number, taken from the linux-raw-sys crate's generated bindings (so no name or
 number is typed by hand). Run after changing the linux-raw-sys version:
 
@@ -11,7 +11,7 @@ import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(REPO, "kernel", "src", "syscalls", "names.rs")
+OUT = os.path.join(REPO, "kernel", "src", "syscall_names.rs")
 
 
 def find_crate() -> str:

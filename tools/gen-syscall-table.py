@@ -4,7 +4,7 @@
 Implemented: every `nr::__NR_<name>` that appears in a match arm of
 kernel/src/syscalls/mod.rs. Partial: implemented and named in a
 `// partial(<name>): <what is missing>` comment there. Missing: every other
-x86_64 system call in kernel/src/syscalls/names.rs.
+x86_64 system call in kernel/src/syscall_names.rs.
 
     tools/gen-syscall-table.py           # write docs/syscalls.md
     tools/gen-syscall-table.py --check   # exit 1 if the file is stale
@@ -15,7 +15,7 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DISPATCH = os.path.join(REPO, "kernel", "src", "syscalls", "mod.rs")
-NAMES = os.path.join(REPO, "kernel", "src", "syscalls", "names.rs")
+NAMES = os.path.join(REPO, "kernel", "src", "syscall_names.rs")
 OUT = os.path.join(REPO, "docs", "syscalls.md")
 
 

@@ -23,6 +23,7 @@ mod monitor;
 mod net;
 mod ntp;
 mod process;
+mod syscall_names;
 mod syscalls;
 mod timer;
 mod tty;

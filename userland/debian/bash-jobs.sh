@@ -10,5 +10,8 @@ set -o pipefail; false | true; echo "pipefail: $?"; set +o pipefail
 for i in $(seq 1 20); do (echo "$i" > job.$i) & done
 wait
 cat job.* | sort -n | tr '\n' ' '; echo
-bash -c '(sleep 0.5; exit 9) & (exit 2) & wait -n; echo "first to finish: $?"; wait; echo "then: $?"'
+# The slow job waits on a FIFO that is written only after `wait -n` has
+# returned, so which job finishes first does not depend on timing.
+mkfifo jobs.fifo
+bash -c '(read -r _ < jobs.fifo; exit 9) & (exit 2) & wait -n; echo "first to finish: $?"; echo go > jobs.fifo; wait; echo "then: $?"'
 exit 0

@@ -619,7 +619,7 @@ pub fn dump_state() {
     for p in all_processes() {
         let thread = p.any_thread();
         let (state, syscall) = thread.as_ref().map_or((ThreadState::Dead, u64::MAX), |t| (t.state(), t.current_syscall.load(Ordering::Relaxed)));
-        let name = crate::syscalls::names::SYSCALL_NAMES.get(syscall as usize).copied().unwrap_or("-");
+        let name = crate::syscall_names::SYSCALL_NAMES.get(syscall as usize).copied().unwrap_or("-");
         let (pending, blocked) = {
             let tid = thread.as_ref().map_or(p.pid, |t| t.tid());
             let signals = p.signals.lock();

@@ -20,7 +20,7 @@ pub mod memory;
 mod memfd;
 mod mlock;
 mod mount;
-pub mod names;
+use crate::syscall_names as names;
 mod notify;
 mod poll;
 mod process;
