@@ -249,7 +249,11 @@ impl State {
     /// block of file data never stays in the block cache: its bytes are
     /// in the page cache).
     fn data_block(&mut self, inode: &mut DiskInode, ino: u32, lblk: u64) -> Result<u32> {
+        let before = self.iblocks(inode);
         let b = self.bmap(inode, ino, lblk, true)?;
+        if self.iblocks(inode) != before {
+            self.journal_ordered(ino); // its data goes before the next commit
+        }
         self.forget_block(b);
         Ok(b)
     }

@@ -58,6 +58,7 @@ mod csum;
 mod dir;
 mod extent;
 mod inode;
+mod jbd2;
 mod journal;
 mod layout;
 mod node;
@@ -195,6 +196,13 @@ impl Ext2Fs {
             (state, forced) = State::load(device, options.read_only, options.flavour, pages, page_limit)?;
             recovered = Some(done);
         }
+        if !(options.read_only || forced.is_some()) && options.flavour == Flavour::Ext4 {
+            // Changes go through the journal, as ext4's data=ordered.
+            state.set_now(clock.now());
+            if let Err(why) = state.start_journal() {
+                forced = Some(alloc::format!("{}: mounting read-only", why));
+            }
+        }
         let read_only = options.read_only || forced.is_some();
         if !read_only {
             let now = clock.now().sec as u32;
@@ -238,6 +246,14 @@ impl Ext2Fs {
     /// Returns what journal recovery did at mount, if it ran.
     pub fn recovered(&self) -> Option<Recovery> {
         self.recovered
+    }
+
+    /// Returns how many journal transactions this mount committed, or
+    /// `None` when its changes are not journaled (ext2, no journal,
+    /// read-only, or after unmount).
+    pub fn journal_transactions(&self) -> Option<u64> {
+        let st = self.state.lock();
+        st.journaling().then(|| st.transactions())
     }
 
     /// Returns the block size in bytes.
@@ -303,6 +319,8 @@ impl Ext2Fs {
         }
         st.commit()?;
         pages?;
+        // The log empty, needs_recovery cleared.
+        st.stop_journal()?;
         st.dev.flush()
     }
 

@@ -161,6 +161,9 @@ pub struct State {
     pub(crate) stale_bitmaps: BTreeSet<(u32, bool)>,
     /// ext4's metadata overhead for statfs, counted at mount.
     ext4_overhead: u64,
+    /// The JBD2 journal changes go through (`jbd2.rs`), on a read-write
+    /// ext4 mount of a file system with one.
+    pub(crate) journal: Option<crate::jbd2::Journal>,
 }
 
 fn mount_error(errno: Errno, message: String) -> MountError {
@@ -328,6 +331,7 @@ impl State {
             meta_owner: BTreeMap::new(),
             stale_bitmaps: BTreeSet::new(),
             ext4_overhead: 0,
+            journal: None,
         };
         let mut state = state;
         if flavour == Flavour::Ext4 {
@@ -521,7 +525,7 @@ impl State {
     /// Tells whether so many blocks are changed that they should be
     /// written now rather than by the next flush.
     pub fn many_dirty_blocks(&self) -> bool {
-        self.dirty_blocks > CACHE_BLOCKS
+        self.dirty_blocks > CACHE_BLOCKS || self.journal_full()
     }
 
     /// Tells whether metadata waits to be written.
@@ -553,6 +557,9 @@ impl State {
     /// next commit.
     pub fn commit(&mut self) -> Result<()> {
         debug_assert_eq!(self.dirty_blocks, self.cache.values().filter(|c| c.dirty).count(), "dirty block count");
+        if self.journal.is_some() {
+            return self.commit_journaled();
+        }
         self.seal_checksums()?;
         let sector = self.dev.sector_size();
         let per = self.geo.sectors(sector);
@@ -595,7 +602,7 @@ impl State {
 
     /// Sets the checksums that wait for commit: bitmaps (in their
     /// descriptors), then directory and extent blocks.
-    fn seal_checksums(&mut self) -> Result<()> {
+    pub(crate) fn seal_checksums(&mut self) -> Result<()> {
         let Some(seed) = self.geo.csum_seed else { return Ok(()) };
         let stale: Vec<(u32, bool)> = core::mem::take(&mut self.stale_bitmaps).into_iter().collect();
         let wide = self.geo.desc_size >= GROUP_DESC_SIZE_64;
