@@ -393,7 +393,7 @@ impl State {
                 current = Some((ino, self.read_inode(ino)?, false));
             }
             let (_, inode, changed) = current.as_mut().expect("set above");
-            if inode.mode() == 0 || inode.links() == 0 && inode.get(crate::layout::ino::DTIME) != 0 {
+            if inode.mode() == 0 || inode.links() == 0 && inode.get(crate::layout::ino::DTIME) != 0 && !self.is_orphan(ino) {
                 // Freed: nothing to keep.
                 self.pages.remove(&(ino, index));
                 continue;

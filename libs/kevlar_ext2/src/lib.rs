@@ -62,6 +62,7 @@ mod jbd2;
 mod journal;
 mod layout;
 mod node;
+mod orphan;
 mod state;
 
 use alloc::collections::BTreeMap;
@@ -208,6 +209,8 @@ impl Ext2Fs {
             let now = clock.now().sec as u32;
             state.now = now;
             state.mark_mounted(now).map_err(|errno| MountError { errno, message: String::from("cannot write the superblock") })?;
+            // Inodes a crash left on the orphan list are freed now.
+            state.cleanup_orphans().and_then(|_| state.commit()).map_err(|errno| MountError { errno, message: String::from("cannot clean up the orphan list") })?;
         }
         Ok(Arc::new_cyclic(|self_ref| Ext2Fs {
             state: Mutex::new(state),
