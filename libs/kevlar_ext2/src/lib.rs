@@ -6,8 +6,9 @@
 //! rules apply: Linux's ext2 (what follows) or its ext4, which adds extent
 //! trees (`extent.rs`), 64-byte group descriptors, flex_bg, uninitialised
 //! groups, metadata_csum (`csum.rs`), huge_file and nanosecond times in
-//! large inodes, and replays a journal that needs recovery at a
-//! read-write mount (`journal.rs`); new changes are not journaled.
+//! large inodes, replays a journal that needs recovery at a read-write
+//! mount (`journal.rs`), writes every metadata change through the journal
+//! in ordered mode (`jbd2.rs`) and keeps the orphan list (`orphan.rs`).
 //!
 //! - **Formats**: revision 0 and 1, block sizes of 1, 2 and 4 KiB, the
 //!   `filetype` and `sparse_super` features, `large_file` (sizes above
@@ -38,7 +39,10 @@
 //!   reach the device by [`Ext2Fs::write_back`] (the kernel's periodic
 //!   flusher), [`Ext2Fs::sync`] (which also flushes the device's own
 //!   cache) and [`Ext2Fs::unmount`] (which also marks the file system
-//!   clean), or when too many metadata blocks are changed.
+//!   clean), or when too many metadata blocks are changed. With a
+//!   journal (ext4) each such commit is a JBD2 transaction; without one
+//!   (ext2) directory and indirect blocks go before bitmaps, bitmaps
+//!   before inode tables.
 //! - **Lifetime**: a node unlinked while something holds it keeps its
 //!   inode and blocks until the last holder drops it.
 //!
