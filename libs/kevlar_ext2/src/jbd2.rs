@@ -330,8 +330,14 @@ impl State {
         // 1. The data of files that got blocks, before the metadata
         //    pointing at them.
         let ordered: Vec<u32> = self.journal.as_mut().map(|j| core::mem::take(&mut j.ordered).into_iter().collect()).unwrap_or_default();
-        for ino in ordered {
-            self.write_back(Some(ino), None)?;
+        for (i, &ino) in ordered.iter().enumerate() {
+            if let Err(e) = self.write_back(Some(ino), None) {
+                // Nothing is committed: they stay ordered for the next try.
+                if let Some(j) = &mut self.journal {
+                    j.ordered.extend(&ordered[i..]);
+                }
+                return Err(e);
+            }
         }
         self.seal_checksums()?;
         // 2. The transaction's blocks, as they go in place.

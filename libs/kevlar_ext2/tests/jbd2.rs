@@ -50,6 +50,19 @@ impl BlockDevice for Recorder {
     }
 }
 
+/// Tells whether the log wrapped around in the run: a commit block
+/// written below the one before it.
+fn log_wrapped(events: &[Event]) -> bool {
+    let commits: Vec<u64> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Write(sector, d) if d.len() >= 12 && d[..4] == [0xc0, 0x3b, 0x39, 0x98] && d[4..8] == [0, 0, 0, 2] => Some(*sector),
+            _ => None,
+        })
+        .collect();
+    commits.windows(2).any(|w| w[1] < w[0])
+}
+
 fn mkfs(scratch: &Scratch, kind: &str, args: &[&str]) -> std::path::PathBuf {
     let image = scratch.0.join("disk.img");
     let file = std::fs::File::create(&image).unwrap();
@@ -359,4 +372,30 @@ fn an_unlinked_open_file_is_an_orphan_until_released() {
     fsck_clean(&disk, &image);
     let stats = String::from_utf8(debugfs(&image, "stats")).unwrap();
     assert!(!stats.contains("First orphan inode"), "{}", stats);
+}
+
+#[test]
+fn the_log_wraps_around_and_stays_replayable() {
+    let scratch = Scratch::new("jbd2-wrap");
+    // The smallest log mke2fs makes: 1024 blocks of 1 KiB.
+    let image = mkfs(&scratch, "ext4", &["-b", "1024", "-J", "size=1"]);
+    let (base, events, synced) = recorded_run(&image, EXT4, 70);
+    let commits = events.iter().filter(|e| matches!(e, Event::Write(_, d) if d.len() >= 12 && d[..4] == [0xc0, 0x3b, 0x39, 0x98] && d[4..8] == [0, 0, 0, 2])).count();
+    let logged: usize = events.iter().filter(|e| matches!(e, Event::Write(_, _))).count();
+    assert!(log_wrapped(&events), "the run should go round the log ({} commits, {} writes)", commits, logged);
+    let path = scratch.0.join("cut.img");
+    // Cuts in the second half of the run: after the log went round.
+    let points: Vec<usize> = cut_points(&events, 60).into_iter().filter(|&k| k > events.len() / 2).collect();
+    for k in points {
+        let what = format!("wrapped log, cut at {}/{}", k, events.len());
+        let expect = synced.points.iter().rev().find(|(at, _)| *at <= k).map(|(_, e)| e.clone()).unwrap_or_default();
+        let cut = cut_image(&base, &events, k, false);
+        std::fs::write(&path, &cut).unwrap();
+        let (status, out) = e2fsck_status(&path, &["-fy"]);
+        assert!(status <= 1 && !out.contains("Fix?"), "{}: e2fsck -fy {}: {}", what, status, out);
+        let after = remount_and_check(cut, EXT4, &expect, &what);
+        std::fs::write(&path, &after).unwrap();
+        let (status, out) = e2fsck_status(&path, &["-fn"]);
+        assert_eq!(status, 0, "{}: {}", what, out);
+    }
 }
