@@ -22,7 +22,14 @@ checkpoint). Then:
 Also a copy of each cut disk is given to `e2fsck -fy` (e2fsprogs' own
 journal replay of what Kevlar wrote) and must come out clean.
 
-    tools/powercut.py [--kernel build/kevlar.elf] [--points 12] [--smp 1]
+The sqlite3 variant (`--sqlite-points`, 4 by default from the command
+line, none in make test) attaches the Debian suite's root (read-only, with
+sqlite3) as vda and the ext4 image as vdb: each round one sqlite3 process
+commits a row (rollback journal, synchronous=FULL) and churns another
+table; the check wants `PRAGMA integrity_check` ok and every row committed
+before the cut.
+
+    tools/powercut.py [--kernel build/kevlar.elf] [--points 12] [--sqlite-points 4] [--smp 1]
 
 As a run-tests.py driver (layer `powercut`): run(kernel, initrd, smp, ...)
 returns one outcome per point (a bounded number of points).
@@ -45,7 +52,9 @@ DEFAULT_INITRD = os.path.join(REPO_ROOT, "build", "powercut.cpio")
 SOURCE = os.path.join(REPO_ROOT, "userland", "powercut", "workload.c")
 # Points make test runs (each is two boots).
 BOUNDED_POINTS = 3
-ROUNDS = 40
+ROUNDS = 80
+# The Debian root with sqlite3 (tools/build-debian-root.py).
+DEBIAN_ROOT = os.path.join(REPO_ROOT, "build", "debian", "disk.img")
 IMAGE_MB = 64
 
 
@@ -78,7 +87,7 @@ def build_initrd(initrd: str = DEFAULT_INITRD) -> str:
     if not os.path.exists(initrd) or os.path.getmtime(initrd) < os.path.getmtime(binary):
         build_initramfs.build([build_initramfs.File("/workload", binary, 0o755),
                                build_initramfs.Dir("/dev"), build_initramfs.Dir("/mnt"),
-                               build_initramfs.Dir("/proc")], initrd, gzip_output=False)
+                               build_initramfs.Dir("/proc"), build_initramfs.Dir("/root")], initrd, gzip_output=False)
     return initrd
 
 
@@ -95,12 +104,12 @@ def e2fsck(path: str, args: list) -> tuple:
     return p.returncode, p.stdout.decode("utf-8", "replace")
 
 
-def cut_run(kernel: str, initrd: str, image: str, smp: int, marker: int, delay: float,
+def cut_run(kernel: str, initrd: str, disks: list, mode: str, smp: int, marker: int, delay: float,
             timeout: float, qemu: str, log) -> tuple:
     """Boots the workload and kills QEMU `delay` s after `PC-SYNCED marker`.
     Returns (last synced round seen, how it ended)."""
-    opts = run_qemu.Options(kernel=kernel, initrd=initrd, smp=smp, disks=[image], qemu=qemu,
-                            append=f"init=/workload -- run {ROUNDS}", echo=False)
+    opts = run_qemu.Options(kernel=kernel, initrd=initrd, smp=smp, disks=disks, qemu=qemu,
+                            append=f"init=/workload -- {mode}run {ROUNDS}", echo=False)
     cmd = run_qemu.build_command(opts)
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = b""
@@ -142,16 +151,18 @@ def cut_run(kernel: str, initrd: str, image: str, smp: int, marker: int, delay: 
     return synced, how, out.decode("utf-8", "replace")
 
 
-def one_point(kernel: str, initrd: str, smp: int, index: int, points: int, timeout: float,
-              qemu: str, workdir: str, log) -> tuple:
-    """Runs cut point `index`; returns (ok, detail)."""
+def one_point(kernel: str, initrd: str, smp: int, index: int, timeout: float,
+              qemu: str, workdir: str, log, root: str = None) -> tuple:
+    """Runs cut point `index` (with `root`, the Debian root: the sqlite3
+    workload); returns (ok, detail)."""
     image = os.path.join(workdir, f"cut-{index}.img")
     make_image(image)
     # Spread the markers over the rounds; vary the delay after the marker
     # so the cut falls in the churn, the next file's data, its commit...
-    marker = 1 + (index * 7) % (ROUNDS - 5)
+    marker = 1 + (index * 11) % (ROUNDS // 2)
     delay = [0.0, 0.05, 0.15, 0.3, 0.6][index % 5]
-    synced, how, _ = cut_run(kernel, initrd, image, smp, marker, delay, timeout, qemu, log)
+    mode, disks = ("sqlite-", [root, image]) if root else ("", [image])
+    synced, how, _ = cut_run(kernel, initrd, disks, mode, smp, marker, delay, timeout, qemu, log)
     if how == "timeout" or synced < 0:
         return False, f"the workload did not reach PC-SYNCED {marker} ({how})"
     # e2fsprogs' replay of Kevlar's journal.
@@ -162,8 +173,8 @@ def one_point(kernel: str, initrd: str, smp: int, index: int, points: int, timeo
         return False, f"e2fsck -fy on the cut disk (status {status}):\n{out}"
     os.unlink(copy)
     # Kevlar's replay, the check and more rounds.
-    opts = run_qemu.Options(kernel=kernel, initrd=initrd, smp=smp, disks=[image], qemu=qemu,
-                            append=f"init=/workload -- check {synced}", echo=False, timeout=timeout)
+    opts = run_qemu.Options(kernel=kernel, initrd=initrd, smp=smp, disks=disks, qemu=qemu,
+                            append=f"init=/workload -- {mode}check {synced}", echo=False, timeout=timeout)
     result = run_qemu.run(opts)
     if log:
         log.write(result.output)
@@ -174,12 +185,13 @@ def one_point(kernel: str, initrd: str, smp: int, index: int, points: int, timeo
     if status != 0:
         return False, f"e2fsck -fn after Kevlar's recovery (status {status}):\n{out}"
     os.unlink(image)
-    return True, f"killed {delay}s after PC-SYNCED {marker} ({how}); {synced + 1} synced files intact"
+    what = "committed sqlite rows" if root else "synced files"
+    return True, f"killed {delay}s after PC-SYNCED {marker} ({how}); {synced + 1} {what} intact"
 
 
 def run(kernel: str, initrd: str = DEFAULT_INITRD, smp: int = 1, timeout: float = 180.0,
         log=None, echo: bool = False, suffix: str = "", qemu: str = run_qemu.DEFAULT_QEMU,
-        points: int = BOUNDED_POINTS, first: int = 0) -> list:
+        points: int = BOUNDED_POINTS, first: int = 0, sqlite_points: int = 0) -> list:
     """The driver run-tests.py calls: one outcome per cut point."""
     initrd = build_initrd(initrd)
     results = []
@@ -188,7 +200,21 @@ def run(kernel: str, initrd: str = DEFAULT_INITRD, smp: int = 1, timeout: float 
     try:
         for i in range(first, first + points):
             name = f"powercut/ext4-cut-{i}{suffix}"
-            ok, detail = one_point(kernel, initrd, smp, i, points, timeout, qemu, workdir, logf)
+            ok, detail = one_point(kernel, initrd, smp, i, timeout, qemu, workdir, logf)
+            if echo or not ok:
+                print(f"   {name}: {detail}")
+            results.append((name, ok, detail))
+        root = None
+        if sqlite_points and os.path.exists(DEBIAN_ROOT):
+            # Read-only in the guest; a copy so no other run's QEMU holds it.
+            root = os.path.join(workdir, "debian-root.img")
+            shutil.copyfile(DEBIAN_ROOT, root)
+        for i in range(first, first + sqlite_points):
+            name = f"powercut/sqlite-cut-{i}{suffix}"
+            if root is None:
+                ok, detail = False, f"no Debian root at {DEBIAN_ROOT}: python3 tools/build-debian-root.py makes it"
+            else:
+                ok, detail = one_point(kernel, initrd, smp, i, timeout, qemu, workdir, logf, root)
             if echo or not ok:
                 print(f"   {name}: {detail}")
             results.append((name, ok, detail))
@@ -204,13 +230,16 @@ def main() -> int:
     p.add_argument("--kernel", default=run_qemu.DEFAULT_KERNEL)
     p.add_argument("--points", type=int, default=12)
     p.add_argument("--first", type=int, default=0, help="index of the first cut point")
+    p.add_argument("--sqlite-points", type=int, default=4,
+                   help="cut points of the sqlite3 workload (needs the Debian root)")
     p.add_argument("--smp", type=int, default=1)
     p.add_argument("--timeout", type=float, default=240.0, help="seconds per boot")
     p.add_argument("--log", default=os.path.join(REPO_ROOT, "build", "test-logs", "powercut.log"))
     ns = p.parse_args()
     os.makedirs(os.path.dirname(ns.log), exist_ok=True)
     results = run(ns.kernel, smp=ns.smp, timeout=ns.timeout, log=ns.log, echo=True,
-                  suffix=f"[smp{ns.smp}]", points=ns.points, first=ns.first)
+                  suffix=f"[smp{ns.smp}]", points=ns.points, first=ns.first,
+                  sqlite_points=ns.sqlite_points)
     failed = 0
     for name, ok, detail in results:
         print(f"{'PASS' if ok else 'FAIL'} {name}")

@@ -13,6 +13,15 @@
  *                          ("PC-CHECK ok"/"PC-CHECK FAIL"), runs a few
  *                          more rounds, unmounts and powers off; the host
  *                          then runs e2fsck -fn on the disk.
+ *   /workload sqlite-run ROUNDS, /workload sqlite-check N
+ *                          the same with sqlite3 from a Debian root on
+ *                          /dev/vda (read-only, chrooted into) and the ext4
+ *                          disk on /dev/vdb as its /mnt: per round one
+ *                          sqlite3 process commits a row of table t (a
+ *                          rollback journal, synchronous=FULL: fsync'd)
+ *                          and churns table u; the check runs PRAGMA
+ *                          integrity_check and counts rows 0..N whose
+ *                          contents are what was written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +31,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int failures;
@@ -176,10 +186,125 @@ static int check(int upto)
     return bad;
 }
 
+/* Runs sqlite3 on /mnt/db with `sql`; its output (at most len - 1
+ * bytes) in out. Returns its exit status, -1 if it did not run. */
+static int sqlite(const char *sql, char *out, size_t len)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execl("/usr/bin/sqlite3", "sqlite3", "/mnt/db", sql, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t r;
+    char sink[256];
+    while ((r = read(fds[0], got + 1 < len ? out + got : sink, got + 1 < len ? len - 1 - got : sizeof sink)) > 0)
+        if (got + 1 < len)
+            got += (size_t)r;
+    out[got] = 0;
+    close(fds[0]);
+    int status;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Row i's value: 3000 + i letters, the letter from i. */
+#define ROW_VALUE "substr(replace(hex(zeroblob(4000)), '0', char(97 + %d %% 26)), 1, 3000 + %d)"
+
+static void sqlite_round(int n)
+{
+    char sql[1024], out[512];
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE IF NOT EXISTS t(i INTEGER PRIMARY KEY, v TEXT);"
+             "CREATE TABLE IF NOT EXISTS u(k INTEGER PRIMARY KEY, v BLOB);"
+             "INSERT INTO t VALUES(%d, " ROW_VALUE ");"
+             "INSERT INTO u(v) VALUES(randomblob(20000));"
+             "DELETE FROM u WHERE k < (SELECT max(k) FROM u) - 3;",
+             n, n, n);
+    int status = sqlite(sql, out, sizeof out);
+    if (status != 0) {
+        printf("PC-CHECK FAIL sqlite3 round %d: status %d: %s\n", n, status, out);
+        failures++;
+        return;
+    }
+    printf("PC-SYNCED %d\n", n);
+    fflush(stdout);
+}
+
+static int sqlite_check(int upto)
+{
+    char sql[512], out[512];
+    int status = sqlite("PRAGMA integrity_check;", out, sizeof out);
+    if (status != 0 || strcmp(out, "ok\n") != 0) {
+        printf("PC-CHECK FAIL integrity_check: status %d: %s\n", status, out);
+        return 1;
+    }
+    if (upto < 0)
+        return 0;
+    /* ROW_VALUE with the row's own i. */
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM t WHERE i <= %d AND v = substr(replace(hex(zeroblob(4000)), '0', char(97 + i %% 26)), 1, 3000 + i);", upto);
+    status = sqlite(sql, out, sizeof out);
+    if (status != 0 || atoi(out) != upto + 1) {
+        printf("PC-CHECK FAIL rows 0..%d: status %d: %s\n", upto, status, out);
+        return 1;
+    }
+    printf("PC-CHECK ok: integrity_check ok, %d committed rows\n", upto + 1);
+    return 0;
+}
+
+static int sqlite_main(const char *mode, int arg)
+{
+    mkdir("/dev", 0755);
+    mkdir("/root", 0755);
+    if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) != 0 && errno != EBUSY)
+        fail("mount /dev");
+    if (mount("/dev/vda", "/root", "ext4", MS_RDONLY, NULL) != 0) {
+        fail("mount the Debian root /dev/vda");
+        power_off();
+    }
+    if (mount("/dev/vdb", "/root/mnt", "ext4", 0, NULL) != 0) {
+        fail("mount /dev/vdb");
+        power_off();
+    }
+    if (mount("devtmpfs", "/root/dev", "devtmpfs", 0, NULL) != 0 || mount("proc", "/root/proc", "proc", 0, NULL) != 0 ||
+        mount("tmpfs", "/root/tmp", "tmpfs", 0, NULL) != 0)
+        fail("mount /dev, /proc, /tmp in the root");
+    if (chroot("/root") != 0 || chdir("/") != 0) {
+        fail("chroot");
+        power_off();
+    }
+    printf("PC-MOUNTED %s\n", mode);
+    fflush(stdout);
+    int first = 0, rounds = arg;
+    if (strcmp(mode, "sqlite-check") == 0) {
+        failures += sqlite_check(arg);
+        first = 1000;
+        rounds = 3;
+    }
+    for (int n = first; n < first + rounds; n++)
+        sqlite_round(n);
+    if (umount("/mnt") != 0)
+        fail("umount");
+    printf("PC-DONE %s failures=%d\n", strncmp(mode, "sqlite-", 7) == 0 ? mode + 7 : mode, failures);
+    power_off();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "run";
     int arg = argc > 2 ? atoi(argv[2]) : 20;
+    if (strncmp(mode, "sqlite-", 7) == 0)
+        return sqlite_main(mode, arg);
     mkdir("/dev", 0755);
     mkdir("/mnt", 0755);
     if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) != 0 && errno != EBUSY)
