@@ -39,7 +39,7 @@ use alloc::vec::Vec;
 use kevlar_vfs::{Errno, Result};
 
 use crate::csum::crc32c;
-use crate::journal::{be32, put_be32, COMMIT, COMPAT_CHECKSUM, DESCRIPTOR, INCOMPAT_ASYNC_COMMIT, INCOMPAT_CSUM_V2, INCOMPAT_CSUM_V3, INCOMPAT_KNOWN, JBD2_MAGIC, MAX_JOURNAL_BLOCKS, REVOKE, SUPERBLOCK_V1, SUPERBLOCK_V2, TAG_ESCAPE, TAG_LAST, TAG_SAME_UUID};
+use crate::journal::{be32, put_be32, COMMIT, COMPAT_CHECKSUM, DESCRIPTOR, INCOMPAT_ASYNC_COMMIT, INCOMPAT_CSUM_V2, INCOMPAT_CSUM_V3, INCOMPAT_KNOWN, INCOMPAT_REVOKE, JBD2_MAGIC, MAX_JOURNAL_BLOCKS, REVOKE, SUPERBLOCK_V1, SUPERBLOCK_V2, TAG_ESCAPE, TAG_LAST, TAG_SAME_UUID};
 use crate::journal::INCOMPAT_64BIT as JBD2_INCOMPAT_64BIT;
 use crate::layout::*;
 use crate::state::State;
@@ -208,13 +208,20 @@ impl State {
         if be32(&jsb, 0x0c) as usize != bs || u64::from(maxlen) > nblocks || first == 0 || maxlen < first + 16 {
             return Err(String::from("bad journal superblock"));
         }
-        let (compat, incompat) = if kind == SUPERBLOCK_V2 { (be32(&jsb, 0x24), be32(&jsb, 0x28)) } else { (0, 0) };
+        if kind != SUPERBLOCK_V2 {
+            return Err(String::from("a version 1 journal superblock is not supported"));
+        }
+        let (compat, mut incompat) = (be32(&jsb, 0x24), be32(&jsb, 0x28));
         if incompat & !INCOMPAT_KNOWN != 0 || incompat & INCOMPAT_ASYNC_COMMIT != 0 {
             return Err(format!("unsupported journal features {:#x}", incompat));
         }
         if compat & COMPAT_CHECKSUM != 0 && incompat & (INCOMPAT_CSUM_V2 | INCOMPAT_CSUM_V3) == 0 {
             return Err(String::from("journal checksum v1 is not supported"));
         }
+        // Revoke records are written: the feature says so, as jbd2 sets it
+        // at its first revocation.
+        incompat |= INCOMPAT_REVOKE;
+        put_be32(&mut jsb, 0x28, incompat);
         let mut uuid = [0u8; 16];
         uuid.copy_from_slice(&jsb[0x30..0x40]);
         let csum = incompat & (INCOMPAT_CSUM_V2 | INCOMPAT_CSUM_V3) != 0;
