@@ -225,7 +225,7 @@ impl State {
         let mut uuid = [0u8; 16];
         uuid.copy_from_slice(&jsb[0x30..0x40]);
         let csum = incompat & (INCOMPAT_CSUM_V2 | INCOMPAT_CSUM_V3) != 0;
-        let sb_home = (SUPERBLOCK_OFFSET / bs as u64) as u64;
+        let sb_home = SUPERBLOCK_OFFSET / bs as u64;
         let mut sb_block = vec![0u8; bs];
         self.dev.read_sectors(sb_home * per, &mut sb_block).map_err(bad)?;
         let mut j = Journal {
@@ -394,11 +394,8 @@ impl State {
             }
         }
         result?;
-        for (&b, block) in self.cache.iter_mut() {
-            if block.dirty {
-                block.dirty = false;
-                let _ = b;
-            }
+        for block in self.cache.values_mut() {
+            block.dirty = false;
         }
         self.dirty_blocks = 0;
         self.gdt_dirty.clear();

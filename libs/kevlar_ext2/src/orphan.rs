@@ -88,7 +88,10 @@ impl State {
                 break; // a damaged list: stop where it goes wrong, as Linux
             }
             list.push(at);
-            at = self.read_inode(at)?.get(ino::DTIME);
+            at = match self.read_inode(at) {
+                Ok(inode) => inode.get(ino::DTIME),
+                Err(_) => break,
+            };
         }
         if le32(&self.superblock, LAST_ORPHAN) == 0 {
             return Ok(0);
@@ -97,24 +100,32 @@ impl State {
         self.sb_dirty = true;
         let mut done = 0;
         for ino in list {
-            let mut inode = self.read_inode(ino)?;
-            if inode.mode() == 0 {
-                continue;
+            // One damaged orphan does not stop the mount: e2fsck sees to it.
+            if self.release_orphan(ino).is_ok() {
+                done += 1;
             }
-            inode.set(ino::DTIME, 0);
-            self.write_inode(ino, &inode)?;
-            if inode.links() == 0 {
-                self.destroy_inode(ino)?;
-            } else if u32::from(inode.mode()) & linux_raw_sys::general::S_IFMT == linux_raw_sys::general::S_IFREG {
-                let size = inode.size();
-                let keep = size.div_ceil(self.geo.block_size as u64);
-                if self.has_data_blocks(&inode) {
-                    self.free_blocks_from(&mut inode, ino, keep)?;
-                }
-                self.write_inode(ino, &inode)?;
-            }
-            done += 1;
         }
         Ok(done)
+    }
+
+    /// Frees orphan `ino` found at mount, or truncates it to its size if
+    /// it still has links.
+    fn release_orphan(&mut self, ino: u32) -> Result<()> {
+        let mut inode = self.read_inode(ino)?;
+        if inode.mode() == 0 {
+            return Ok(());
+        }
+        inode.set(ino::DTIME, 0);
+        self.write_inode(ino, &inode)?;
+        if inode.links() == 0 {
+            self.destroy_inode(ino)?;
+        } else if u32::from(inode.mode()) & linux_raw_sys::general::S_IFMT == linux_raw_sys::general::S_IFREG {
+            let keep = inode.size().div_ceil(self.geo.block_size as u64);
+            if self.has_data_blocks(&inode) {
+                self.free_blocks_from(&mut inode, ino, keep)?;
+            }
+            self.write_inode(ino, &inode)?;
+        }
+        Ok(())
     }
 }
