@@ -423,3 +423,24 @@ fn the_log_wraps_around_and_stays_replayable() {
         assert_eq!(status, 0, "{}: {}", what, out);
     }
 }
+
+#[test]
+fn a_damaged_orphan_list_does_not_stop_the_mount() {
+    // A number out of range, and a list that loops on a linked file.
+    for commands in ["ssv last_orphan 99999\n", "write /dev/null f\nsif f dtime 12\nssv last_orphan 12\n"] {
+        let scratch = Scratch::new("jbd2-bad-orphans");
+        let image = mkfs(&scratch, "ext4", &["-b", "4096"]);
+        let file = scratch.0.join("cmds");
+        std::fs::write(&file, commands).unwrap();
+        let out = Command::new(tool("debugfs")).arg("-w").arg("-f").arg(&file).arg(&image).output().unwrap();
+        assert!(out.status.success());
+        assert!(String::from_utf8(debugfs(&image, "stats")).unwrap().contains("First orphan inode"));
+        let disk = disk_of(&image);
+        let dev: Arc<dyn BlockDevice> = disk.clone();
+        let fs = Ext2Fs::mount(dev, clock(), EXT4).expect("the mount goes on");
+        fs.unmount().unwrap();
+        drop(fs);
+        fsck_clean(&disk, &image);
+        assert!(!String::from_utf8(debugfs(&image, "stats")).unwrap().contains("First orphan inode"), "{:?}", commands);
+    }
+}
