@@ -79,10 +79,11 @@ bench: kernel
 
 # Power cuts on ext4 (tools/powercut.py, docs/ext4.md): QEMU killed at 12
 # points of a write-heavy workload and 4 of sqlite3 (from the Debian root);
-# Kevlar recovers, e2fsck -fn is clean. make test runs a bounded version
+# Kevlar recovers (and Linux, at 2 more), e2fsck -fn is clean. make test runs a bounded version
 # (layer powercut).
 powercut: kernel
-	$(PYTHON) tools/powercut.py --points $(or $(POINTS),12) --sqlite-points $(or $(SQLITE_POINTS),4) --smp $(or $(SMP),1)
+	$(PYTHON) tools/powercut.py --points $(or $(POINTS),12) --sqlite-points $(or $(SQLITE_POINTS),4) \
+		--linux-points $(or $(LINUX_POINTS),2) --smp $(or $(SMP),1)
 
 # The system-call fuzzer (docs/fuzzing.md): `make fuzz` runs kfuzz for 30
 # minutes from a random seed; MINUTES=N or HOURS=N, SEED=S, SMP=N,

@@ -20,7 +20,11 @@ checkpoint). Then:
   3. `e2fsck -fn` on the disk must then be clean.
 
 Also a copy of each cut disk is given to `e2fsck -fy` (e2fsprogs' own
-journal replay of what Kevlar wrote) and must come out clean.
+journal replay of what Kevlar wrote) and must come out clean. With
+`--linux-points` (2 by default from the command line, none in make test),
+after some cuts Debian's Linux 6.1 (the oracle's kernel, its virtio and
+ext4 modules loaded by the workload) mounts the disk instead of Kevlar:
+its jbd2 replays Kevlar's journal, then the same check and e2fsck -fn.
 
 The sqlite3 variant (`--sqlite-points`, 4 by default from the command
 line, none in make test) attaches the Debian suite's root (read-only, with
@@ -91,6 +95,24 @@ def build_initrd(initrd: str = DEFAULT_INITRD) -> str:
     return initrd
 
 
+def build_linux_initrd(workdir: str) -> tuple:
+    """The workload with Linux's virtio and ext4 modules (from the
+    oracle's kernel package); returns (vmlinuz, initrd)."""
+    oracle = _load("linux_oracle", "linux-oracle.py")
+    kernel = oracle.fetch(quiet=True)
+    modules = oracle.disk_modules()
+    listing = os.path.join(workdir, "modules.list")
+    with open(listing, "w") as f:
+        f.write("".join(f"/modules/{os.path.basename(m)}\n" for m in modules))
+    entries = [build_initramfs.File("/workload", os.path.join(BUILD, "workload"), 0o755),
+               build_initramfs.File("/modules.list", listing, 0o644),
+               build_initramfs.Dir("/dev"), build_initramfs.Dir("/mnt"), build_initramfs.Dir("/proc")]
+    entries += [build_initramfs.File(f"/modules/{os.path.basename(m)}", m, 0o644) for m in modules]
+    initrd = os.path.join(workdir, "powercut-linux.cpio")
+    build_initramfs.build(entries, initrd, gzip_output=False)
+    return kernel, initrd, oracle.BASE_APPEND
+
+
 def make_image(path: str) -> None:
     with open(path, "wb") as f:
         f.truncate(IMAGE_MB << 20)
@@ -152,9 +174,10 @@ def cut_run(kernel: str, initrd: str, disks: list, mode: str, smp: int, marker: 
 
 
 def one_point(kernel: str, initrd: str, smp: int, index: int, timeout: float,
-              qemu: str, workdir: str, log, root: str = None) -> tuple:
+              qemu: str, workdir: str, log, root: str = None, linux: tuple = None) -> tuple:
     """Runs cut point `index` (with `root`, the Debian root: the sqlite3
-    workload); returns (ok, detail)."""
+    workload; with `linux` (vmlinuz, initrd, command line), Linux mounts
+    the cut disk and replays Kevlar's journal); returns (ok, detail)."""
     image = os.path.join(workdir, f"cut-{index}.img")
     make_image(image)
     # Spread the markers over the rounds; vary the delay after the marker
@@ -165,6 +188,11 @@ def one_point(kernel: str, initrd: str, smp: int, index: int, timeout: float,
     synced, how, _ = cut_run(kernel, initrd, disks, mode, smp, marker, delay, timeout, qemu, log)
     if how == "timeout" or synced < 0:
         return False, f"the workload did not reach PC-SYNCED {marker} ({how})"
+    if linux:
+        # Linux must have a journal to replay.
+        stats = subprocess.run([tool("debugfs"), "-R", "stats", image], capture_output=True, text=True).stdout
+        if "needs_recovery" not in stats:
+            return False, "the cut disk has no journal to replay (needs_recovery not set)"
     # e2fsprogs' replay of Kevlar's journal.
     copy = image + ".e2fsck"
     shutil.copyfile(image, copy)
@@ -173,25 +201,33 @@ def one_point(kernel: str, initrd: str, smp: int, index: int, timeout: float,
         return False, f"e2fsck -fy on the cut disk (status {status}):\n{out}"
     os.unlink(copy)
     # Kevlar's replay, the check and more rounds.
-    opts = run_qemu.Options(kernel=kernel, initrd=initrd, smp=smp, disks=disks, qemu=qemu,
-                            append=f"init=/workload -- {mode}check {synced}", echo=False, timeout=timeout)
+    if linux:
+        vmlinuz, linux_initrd, base = linux
+        opts = run_qemu.Options(kernel=vmlinuz, initrd=linux_initrd, smp=smp, disks=disks, qemu=qemu,
+                                append=f"{base} rdinit=/workload -- check {synced}", echo=False, timeout=timeout)
+    else:
+        opts = run_qemu.Options(kernel=kernel, initrd=initrd, smp=smp, disks=disks, qemu=qemu,
+                                append=f"init=/workload -- {mode}check {synced}", echo=False, timeout=timeout)
     result = run_qemu.run(opts)
     if log:
         log.write(result.output)
     if "PC-DONE check failures=0" not in result.output:
         tail = "\n".join(result.output.splitlines()[-15:])
-        return False, f"check after a cut at PC-SYNCED {synced}+{delay}s failed:\n{tail}"
+        who = "Linux's" if linux else "the"
+        return False, f"{who} check after a cut at PC-SYNCED {synced}+{delay}s failed:\n{tail}"
     status, out = e2fsck(image, ["-fn"])
     if status != 0:
         return False, f"e2fsck -fn after Kevlar's recovery (status {status}):\n{out}"
     os.unlink(image)
     what = "committed sqlite rows" if root else "synced files"
-    return True, f"killed {delay}s after PC-SYNCED {marker} ({how}); {synced + 1} {what} intact"
+    after = " after Linux's replay" if linux else ""
+    return True, f"killed {delay}s after PC-SYNCED {marker} ({how}); {synced + 1} {what} intact{after}"
 
 
 def run(kernel: str, initrd: str = DEFAULT_INITRD, smp: int = 1, timeout: float = 180.0,
         log=None, echo: bool = False, suffix: str = "", qemu: str = run_qemu.DEFAULT_QEMU,
-        points: int = BOUNDED_POINTS, first: int = 0, sqlite_points: int = 0) -> list:
+        points: int = BOUNDED_POINTS, first: int = 0, sqlite_points: int = 0,
+        linux_points: int = 0) -> list:
     """The driver run-tests.py calls: one outcome per cut point."""
     initrd = build_initrd(initrd)
     results = []
@@ -218,6 +254,13 @@ def run(kernel: str, initrd: str = DEFAULT_INITRD, smp: int = 1, timeout: float 
             if echo or not ok:
                 print(f"   {name}: {detail}")
             results.append((name, ok, detail))
+        linux = build_linux_initrd(workdir) if linux_points else None
+        for i in range(first, first + linux_points):
+            name = f"powercut/linux-replay-{i}{suffix}"
+            ok, detail = one_point(kernel, initrd, smp, i, timeout, qemu, workdir, logf, linux=linux)
+            if echo or not ok:
+                print(f"   {name}: {detail}")
+            results.append((name, ok, detail))
     finally:
         if logf:
             logf.close()
@@ -232,6 +275,8 @@ def main() -> int:
     p.add_argument("--first", type=int, default=0, help="index of the first cut point")
     p.add_argument("--sqlite-points", type=int, default=4,
                    help="cut points of the sqlite3 workload (needs the Debian root)")
+    p.add_argument("--linux-points", type=int, default=2,
+                   help="cut points after which Linux 6.1 (the oracle's kernel) mounts the disk")
     p.add_argument("--smp", type=int, default=1)
     p.add_argument("--timeout", type=float, default=240.0, help="seconds per boot")
     p.add_argument("--log", default=os.path.join(REPO_ROOT, "build", "test-logs", "powercut.log"))
@@ -239,7 +284,7 @@ def main() -> int:
     os.makedirs(os.path.dirname(ns.log), exist_ok=True)
     results = run(ns.kernel, smp=ns.smp, timeout=ns.timeout, log=ns.log, echo=True,
                   suffix=f"[smp{ns.smp}]", points=ns.points, first=ns.first,
-                  sqlite_points=ns.sqlite_points)
+                  sqlite_points=ns.sqlite_points, linux_points=ns.linux_points)
     failed = 0
     for name, ok, detail in results:
         print(f"{'PASS' if ok else 'FAIL'} {name}")
