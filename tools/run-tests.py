@@ -95,6 +95,12 @@ KERNEL_RUNS: list[dict] = [
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "suffix": "[smp1]"},
     {"name": "clock-smp2", "layer": "clock", "driver": "clock", "smp": 2, "timeout": 180,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "suffix": "[smp2]"},
+    # Power cuts on ext4 (tools/powercut.py): QEMU killed during a
+    # write-heavy workload, Kevlar recovers the disk, e2fsck -fn is clean.
+    {"name": "powercut-smp1", "layer": "powercut", "driver": "powercut", "smp": 1, "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "powercut.cpio"), "suffix": "[smp1]"},
+    {"name": "powercut-smp2", "layer": "powercut", "driver": "powercut", "smp": 2, "timeout": 180,
+     "initrd": os.path.join(REPO_ROOT, "build", "powercut.cpio"), "suffix": "[smp2]"},
     # Contract tests (docs/contracts.md): the same initramfs under Kevlar and
     # Linux (cached oracle); one outcome per test, contract:<area>/<name>[smpN].
     {"name": "contracts-smp1", "layer": "contracts", "check": "contracts",
@@ -526,6 +532,7 @@ CHECKS: dict[str, Callable] = {
 DRIVERS: dict[str, tuple] = {
     "interactive": ("interactive_test", "interactive-test.py"),
     "clock": ("clock_test", "clock-test.py"),
+    "powercut": ("powercut", "powercut.py"),
 }
 
 

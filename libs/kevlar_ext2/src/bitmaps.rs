@@ -134,6 +134,7 @@ impl State {
             return Err(Errno::EIO);
         }
         set_bit(bitmap, bit, false);
+        self.journal_freed(b);
         self.groups[group as usize].free_blocks += 1;
         self.group_changed(group);
         self.stale_bitmaps.insert((group, false));

@@ -249,7 +249,11 @@ impl State {
     /// block of file data never stays in the block cache: its bytes are
     /// in the page cache).
     fn data_block(&mut self, inode: &mut DiskInode, ino: u32, lblk: u64) -> Result<u32> {
+        let before = self.iblocks(inode);
         let b = self.bmap(inode, ino, lblk, true)?;
+        if self.iblocks(inode) != before {
+            self.journal_ordered(ino); // its data goes before the next commit
+        }
         self.forget_block(b);
         Ok(b)
     }
@@ -389,7 +393,7 @@ impl State {
                 current = Some((ino, self.read_inode(ino)?, false));
             }
             let (_, inode, changed) = current.as_mut().expect("set above");
-            if inode.mode() == 0 || inode.links() == 0 && inode.get(crate::layout::ino::DTIME) != 0 {
+            if inode.mode() == 0 || inode.links() == 0 && inode.get(crate::layout::ino::DTIME) != 0 && !self.is_orphan(ino) {
                 // Freed: nothing to keep.
                 self.pages.remove(&(ino, index));
                 continue;

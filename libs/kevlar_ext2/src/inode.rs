@@ -170,6 +170,7 @@ impl State {
 
     /// Frees an inode whose last link went: its blocks, then its number.
     pub fn destroy_inode(&mut self, ino: u32) -> Result<()> {
+        self.orphan_del(ino)?;
         let mut inode = self.read_inode(ino)?;
         if inode.mode() == 0 || inode.get(ino::DTIME) != 0 {
             return Ok(());

@@ -23,29 +23,30 @@ use crate::csum::crc32c;
 use crate::layout::*;
 use crate::state::State;
 
-const JBD2_MAGIC: u32 = 0xc03b_3998;
-const DESCRIPTOR: u32 = 1;
-const COMMIT: u32 = 2;
-const SUPERBLOCK_V1: u32 = 3;
-const SUPERBLOCK_V2: u32 = 4;
-const REVOKE: u32 = 5;
+pub(crate) const JBD2_MAGIC: u32 = 0xc03b_3998;
+pub(crate) const DESCRIPTOR: u32 = 1;
+pub(crate) const COMMIT: u32 = 2;
+pub(crate) const SUPERBLOCK_V1: u32 = 3;
+pub(crate) const SUPERBLOCK_V2: u32 = 4;
+pub(crate) const REVOKE: u32 = 5;
 
-const INCOMPAT_REVOKE: u32 = 0x1;
-const INCOMPAT_64BIT: u32 = 0x2;
-const INCOMPAT_ASYNC_COMMIT: u32 = 0x4;
-const INCOMPAT_CSUM_V2: u32 = 0x8;
-const INCOMPAT_CSUM_V3: u32 = 0x10;
-const INCOMPAT_KNOWN: u32 = INCOMPAT_REVOKE | INCOMPAT_64BIT | INCOMPAT_ASYNC_COMMIT | INCOMPAT_CSUM_V2 | INCOMPAT_CSUM_V3;
+pub(crate) const COMPAT_CHECKSUM: u32 = 0x1;
+pub(crate) const INCOMPAT_REVOKE: u32 = 0x1;
+pub(crate) const INCOMPAT_64BIT: u32 = 0x2;
+pub(crate) const INCOMPAT_ASYNC_COMMIT: u32 = 0x4;
+pub(crate) const INCOMPAT_CSUM_V2: u32 = 0x8;
+pub(crate) const INCOMPAT_CSUM_V3: u32 = 0x10;
+pub(crate) const INCOMPAT_KNOWN: u32 = INCOMPAT_REVOKE | INCOMPAT_64BIT | INCOMPAT_ASYNC_COMMIT | INCOMPAT_CSUM_V2 | INCOMPAT_CSUM_V3;
 
 /// Most journal blocks accepted (far more than any journal mke2fs
 /// makes): a damaged size does not make the mount map billions of blocks.
-const MAX_JOURNAL_BLOCKS: u64 = 1 << 23;
+pub(crate) const MAX_JOURNAL_BLOCKS: u64 = 1 << 23;
 
-const TAG_ESCAPE: u32 = 1;
-const TAG_SAME_UUID: u32 = 2;
-const TAG_LAST: u32 = 8;
+pub(crate) const TAG_ESCAPE: u32 = 1;
+pub(crate) const TAG_SAME_UUID: u32 = 2;
+pub(crate) const TAG_LAST: u32 = 8;
 
-fn be32(b: &[u8], off: usize) -> u32 {
+pub(crate) fn be32(b: &[u8], off: usize) -> u32 {
     u32::from_be_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
 }
 
@@ -53,7 +54,7 @@ fn be16(b: &[u8], off: usize) -> u16 {
     u16::from_be_bytes([b[off], b[off + 1]])
 }
 
-fn put_be32(b: &mut [u8], off: usize, v: u32) {
+pub(crate) fn put_be32(b: &mut [u8], off: usize, v: u32) {
     b[off..off + 4].copy_from_slice(&v.to_be_bytes());
 }
 

@@ -6,8 +6,9 @@
 //! rules apply: Linux's ext2 (what follows) or its ext4, which adds extent
 //! trees (`extent.rs`), 64-byte group descriptors, flex_bg, uninitialised
 //! groups, metadata_csum (`csum.rs`), huge_file and nanosecond times in
-//! large inodes, and replays a journal that needs recovery at a
-//! read-write mount (`journal.rs`); new changes are not journaled.
+//! large inodes, replays a journal that needs recovery at a read-write
+//! mount (`journal.rs`), writes every metadata change through the journal
+//! in ordered mode (`jbd2.rs`) and keeps the orphan list (`orphan.rs`).
 //!
 //! - **Formats**: revision 0 and 1, block sizes of 1, 2 and 4 KiB, the
 //!   `filetype` and `sparse_super` features, `large_file` (sizes above
@@ -38,7 +39,10 @@
 //!   reach the device by [`Ext2Fs::write_back`] (the kernel's periodic
 //!   flusher), [`Ext2Fs::sync`] (which also flushes the device's own
 //!   cache) and [`Ext2Fs::unmount`] (which also marks the file system
-//!   clean), or when too many metadata blocks are changed.
+//!   clean), or when too many metadata blocks are changed. With a
+//!   journal (ext4) each such commit is a JBD2 transaction; without one
+//!   (ext2) directory and indirect blocks go before bitmaps, bitmaps
+//!   before inode tables.
 //! - **Lifetime**: a node unlinked while something holds it keeps its
 //!   inode and blocks until the last holder drops it.
 //!
@@ -58,9 +62,11 @@ mod csum;
 mod dir;
 mod extent;
 mod inode;
+mod jbd2;
 mod journal;
 mod layout;
 mod node;
+mod orphan;
 mod state;
 
 use alloc::collections::BTreeMap;
@@ -195,11 +201,20 @@ impl Ext2Fs {
             (state, forced) = State::load(device, options.read_only, options.flavour, pages, page_limit)?;
             recovered = Some(done);
         }
+        if !(options.read_only || forced.is_some()) && options.flavour == Flavour::Ext4 {
+            // Changes go through the journal, as ext4's data=ordered.
+            state.set_now(clock.now());
+            if let Err(why) = state.start_journal() {
+                forced = Some(alloc::format!("{}: mounting read-only", why));
+            }
+        }
         let read_only = options.read_only || forced.is_some();
         if !read_only {
             let now = clock.now().sec as u32;
             state.now = now;
             state.mark_mounted(now).map_err(|errno| MountError { errno, message: String::from("cannot write the superblock") })?;
+            // Inodes a crash left on the orphan list are freed now.
+            state.cleanup_orphans().and_then(|_| state.commit()).map_err(|errno| MountError { errno, message: String::from("cannot clean up the orphan list") })?;
         }
         Ok(Arc::new_cyclic(|self_ref| Ext2Fs {
             state: Mutex::new(state),
@@ -238,6 +253,14 @@ impl Ext2Fs {
     /// Returns what journal recovery did at mount, if it ran.
     pub fn recovered(&self) -> Option<Recovery> {
         self.recovered
+    }
+
+    /// Returns how many journal transactions this mount committed, or
+    /// `None` when its changes are not journaled (ext2, no journal,
+    /// read-only, or after unmount).
+    pub fn journal_transactions(&self) -> Option<u64> {
+        let st = self.state.lock();
+        st.journaling().then(|| st.transactions())
     }
 
     /// Returns the block size in bytes.
@@ -303,6 +326,8 @@ impl Ext2Fs {
         }
         st.commit()?;
         pages?;
+        // The log empty, needs_recovery cleared.
+        st.stop_journal()?;
         st.dev.flush()
     }
 

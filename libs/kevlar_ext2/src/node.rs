@@ -586,8 +586,12 @@ fn entry_type(st: &mut State, e: &crate::layout::RawDirent) -> Result<FileType> 
 /// Drops one link of non-directory `target`; frees it when that was the
 /// last and no node for it is held.
 fn drop_link(st: &mut State, fs: &Ext2Fs, target: u32) -> Result<()> {
-    if st.adjust_links(target, -1)? == 0 && !fs.is_held(target) {
-        st.destroy_inode(target)?;
+    if st.adjust_links(target, -1)? == 0 {
+        if fs.is_held(target) {
+            st.orphan_add(target)?; // freed at the last release
+        } else {
+            st.destroy_inode(target)?;
+        }
     }
     Ok(())
 }
@@ -600,7 +604,9 @@ fn remove_dir_links(st: &mut State, fs: &Ext2Fs, target: u32, parent: u32) -> Re
     st.stamp(&mut inode, &[ino::CTIME]);
     st.write_inode(target, &inode)?;
     st.adjust_links(parent, -1)?;
-    if !fs.is_held(target) {
+    if fs.is_held(target) {
+        st.orphan_add(target)?;
+    } else {
         st.destroy_inode(target)?;
     }
     Ok(())
@@ -615,7 +621,7 @@ impl Drop for Ext2Node {
         }
         let mut st = self.fs.state.lock();
         let Ok(inode) = st.read_inode(self.ino) else { return };
-        if inode.links() == 0 && inode.mode() != 0 && inode.get(ino::DTIME) == 0 {
+        if inode.links() == 0 && inode.mode() != 0 && (inode.get(ino::DTIME) == 0 || st.is_orphan(self.ino)) {
             st.set_now(self.fs.clock.now());
             let _ = st.destroy_inode(self.ino);
             if self.fs.is_detached() {

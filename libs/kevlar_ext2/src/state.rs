@@ -161,6 +161,11 @@ pub struct State {
     pub(crate) stale_bitmaps: BTreeSet<(u32, bool)>,
     /// ext4's metadata overhead for statfs, counted at mount.
     ext4_overhead: u64,
+    /// The JBD2 journal changes go through (`jbd2.rs`), on a read-write
+    /// ext4 mount of a file system with one.
+    pub(crate) journal: Option<crate::jbd2::Journal>,
+    /// Inodes on the orphan list (`orphan.rs`).
+    pub(crate) orphans: BTreeSet<u32>,
 }
 
 fn mount_error(errno: Errno, message: String) -> MountError {
@@ -328,6 +333,8 @@ impl State {
             meta_owner: BTreeMap::new(),
             stale_bitmaps: BTreeSet::new(),
             ext4_overhead: 0,
+            journal: None,
+            orphans: BTreeSet::new(),
         };
         let mut state = state;
         if flavour == Flavour::Ext4 {
@@ -521,7 +528,7 @@ impl State {
     /// Tells whether so many blocks are changed that they should be
     /// written now rather than by the next flush.
     pub fn many_dirty_blocks(&self) -> bool {
-        self.dirty_blocks > CACHE_BLOCKS
+        self.dirty_blocks > CACHE_BLOCKS || self.journal_full()
     }
 
     /// Tells whether metadata waits to be written.
@@ -553,11 +560,19 @@ impl State {
     /// next commit.
     pub fn commit(&mut self) -> Result<()> {
         debug_assert_eq!(self.dirty_blocks, self.cache.values().filter(|c| c.dirty).count(), "dirty block count");
+        if self.journal.is_some() {
+            return self.commit_journaled();
+        }
         self.seal_checksums()?;
         let sector = self.dev.sector_size();
         let per = self.geo.sectors(sector);
         let mut result = Ok(());
-        for (&b, block) in self.cache.iter_mut().filter(|(_, c)| c.dirty) {
+        // Without a journal, an order that leaves what e2fsck -p repairs
+        // alone after a crash: blocks new inodes point at (directory,
+        // indirect blocks) before the inodes, bitmaps before the inodes.
+        let order = self.unjournaled_order();
+        for b in order {
+            let block = self.cache.get_mut(&b).expect("dirty block listed");
             match self.dev.write_sectors(u64::from(b) * per, &block.data) {
                 Ok(()) => {
                     block.dirty = false;
@@ -593,9 +608,30 @@ impl State {
         result
     }
 
+    /// The dirty blocks in the order an unjournaled commit writes them:
+    /// the others (directory, indirect, extent blocks), then bitmaps,
+    /// then inode tables.
+    fn unjournaled_order(&self) -> Vec<u32> {
+        let table = (self.geo.inodes_per_group as usize * self.geo.inode_size).div_ceil(self.geo.block_size) as u32;
+        let class = |b: u32| -> u8 {
+            for gd in &self.groups {
+                if b == gd.block_bitmap || b == gd.inode_bitmap {
+                    return 1;
+                }
+                if b >= gd.inode_table && b < gd.inode_table + table {
+                    return 2;
+                }
+            }
+            0
+        };
+        let mut dirty: Vec<(u8, u32)> = self.cache.iter().filter(|(_, c)| c.dirty).map(|(&b, _)| (class(b), b)).collect();
+        dirty.sort_unstable();
+        dirty.into_iter().map(|(_, b)| b).collect()
+    }
+
     /// Sets the checksums that wait for commit: bitmaps (in their
     /// descriptors), then directory and extent blocks.
-    fn seal_checksums(&mut self) -> Result<()> {
+    pub(crate) fn seal_checksums(&mut self) -> Result<()> {
         let Some(seed) = self.geo.csum_seed else { return Ok(()) };
         let stale: Vec<(u32, bool)> = core::mem::take(&mut self.stale_bitmaps).into_iter().collect();
         let wide = self.geo.desc_size >= GROUP_DESC_SIZE_64;
