@@ -155,6 +155,30 @@ pub trait Inode: Send + Sync + Any {
         Err(data_op_error(self.file_type()))
     }
 
+    /// fallocate(2) on a regular file: `mode` is Linux's `FALLOC_FL_*`
+    /// bits, already checked by the kernel for the combinations every file
+    /// system refuses alike (vfs_fallocate); `offset + len` does not
+    /// overflow an `i64`. Growing the file past `size_limit` (the caller's
+    /// RLIMIT_FSIZE) fails with EFBIG, as does going past the file
+    /// system's largest file. A file system without the operation, or
+    /// without this mode, answers EOPNOTSUPP.
+    fn fallocate(&self, mode: u32, offset: u64, len: u64, size_limit: u64) -> Result<()> {
+        let _ = (mode, offset, len, size_limit);
+        Err(Errno::EOPNOTSUPP)
+    }
+
+    /// lseek's SEEK_DATA (`data`) and SEEK_HOLE on a regular file: the
+    /// first offset at or after `offset` that is data (or a hole; the end
+    /// of the file counts as a hole); ENXIO when `offset` is at or past the
+    /// end, or no data follows. The default sees the whole file as data.
+    fn seek_data_hole(&self, offset: u64, data: bool) -> Result<u64> {
+        let size = self.stat()?.size;
+        if offset >= size {
+            return Err(Errno::ENXIO);
+        }
+        Ok(if data { offset } else { size })
+    }
+
     /// Finds the entry `name` in this directory. `"."` is the directory
     /// itself and `".."` its parent (a file system's root is its own parent;
     /// crossing mounts is the path walker's job).
