@@ -74,10 +74,16 @@ pub fn fallocate(thread: &Thread, fd: i32, mode: u32, offset: i64, len: i64) -> 
         return Err(Errno::ENODEV);
     }
     // memfd seals (shmem's checks, for the modes shmem has).
-    if mode & !(abi::FALLOC_FL_KEEP_SIZE | abi::FALLOC_FL_PUNCH_HOLE) == 0 {
-        crate::fs::memfd::check_fallocate(&*node, mode & abi::FALLOC_FL_PUNCH_HOLE != 0, end)?;
-    }
     let limit = crate::fs::file::file_size_limit();
+    if mode & !(abi::FALLOC_FL_KEEP_SIZE | abi::FALLOC_FL_PUNCH_HOLE) == 0 {
+        let punch = mode & abi::FALLOC_FL_PUNCH_HOLE != 0;
+        // shmem checks RLIMIT_FSIZE (inode_newsize_ok) before the seals.
+        let tmpfs = node.as_any().downcast_ref::<kevlar_tmpfs::TmpInode>().is_some();
+        if tmpfs && !punch && end > limit && end > node.stat()?.size {
+            return Err(crate::fs::file::signal_file_too_big());
+        }
+        crate::fs::memfd::check_fallocate(&*node, punch, end)?;
+    }
     match node.fallocate(mode, offset, len, limit) {
         Ok(()) => {}
         // Growing past RLIMIT_FSIZE: SIGXFSZ first, as inode_newsize_ok.

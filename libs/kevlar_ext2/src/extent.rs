@@ -42,7 +42,8 @@ pub struct Extent {
 }
 
 impl Extent {
-    fn end(&self) -> u64 {
+    /// The logical block after the run.
+    pub fn end(&self) -> u64 {
         u64::from(self.lblk) + u64::from(self.len)
     }
 }
@@ -103,6 +104,32 @@ fn put_index_entry(node: &mut [u8], i: usize, lblk: u32, child: u32) {
     put32(node, off, lblk);
     put32(node, off + 4, child);
     put32(node, off + 8, 0);
+}
+
+/// Longest run of each kind: written runs up to 32768 blocks, unwritten
+/// ones up to 32767 (the length's top value marks them).
+pub fn max_len(unwritten: bool) -> u32 {
+    if unwritten { MAX_LEN - 1 } else { MAX_LEN }
+}
+
+/// Joins neighbouring runs that continue each other (logically and on the
+/// disk, of the same kind) while they fit one entry, as ext4 merges.
+pub fn merge_extents(all: &mut Vec<Extent>) {
+    let mut out: Vec<Extent> = Vec::with_capacity(all.len());
+    for e in all.drain(..) {
+        if let Some(last) = out.last_mut() {
+            if last.unwritten == e.unwritten
+                && last.end() == u64::from(e.lblk)
+                && last.pblk.checked_add(last.len) == Some(e.pblk)
+                && last.len + e.len <= max_len(e.unwritten)
+            {
+                last.len += e.len;
+                continue;
+            }
+        }
+        out.push(e);
+    }
+    *all = out;
 }
 
 /// Where a leaf lives: in the inode, or in a block.
@@ -196,7 +223,7 @@ impl State {
             if !alloc {
                 return Ok(0);
             }
-            self.write_unwritten(inode, ino, e)?;
+            self.write_unwritten(inode, ino, e, lblk)?;
             return Ok(b);
         }
         if !alloc {
@@ -205,26 +232,31 @@ impl State {
         self.extent_alloc(inode, ino, lblk as u32)
     }
 
-    /// Zeroes an unwritten run's blocks on the disk and marks it written.
-    fn write_unwritten(&mut self, inode: &mut DiskInode, ino: u32, e: Extent) -> Result<()> {
+    /// Writing into an unwritten run: block `lblk`'s block is zeroed on
+    /// the disk and becomes written, the run split around it (and the
+    /// block joined to a written neighbour it continues), as ext4 converts
+    /// only the range a write covers.
+    fn write_unwritten(&mut self, inode: &mut DiskInode, ino: u32, e: Extent, lblk: u64) -> Result<()> {
         if u64::from(e.pblk) + u64::from(e.len) > u64::from(self.geo.blocks_count) {
             return Err(Errno::EUCLEAN);
         }
+        let lblk = lblk as u32;
+        let b = e.pblk + (lblk - e.lblk);
         let bs = self.geo.block_size;
-        let zeros = vec![0u8; bs * 16];
         let per = (bs / self.dev.sector_size()) as u64;
-        let mut done = 0u32;
-        while done < e.len {
-            let n = (e.len - done).min(16);
-            self.dev.write_sectors(u64::from(e.pblk + done) * per, &zeros[..n as usize * bs])?;
-            done += n;
-        }
+        self.dev.write_sectors(u64::from(b) * per, &vec![0u8; bs])?;
         let mut all = self.collect_extents(inode, ino)?;
-        for x in all.iter_mut() {
-            if x.lblk == e.lblk {
-                x.unwritten = false;
-            }
+        let at = all.iter().position(|x| x.lblk == e.lblk).ok_or(Errno::EUCLEAN)?;
+        let mut pieces = Vec::with_capacity(3);
+        if lblk > e.lblk {
+            pieces.push(Extent { lblk: e.lblk, len: lblk - e.lblk, pblk: e.pblk, unwritten: true });
         }
+        pieces.push(Extent { lblk, len: 1, pblk: b, unwritten: false });
+        if lblk + 1 < e.lblk + e.len {
+            pieces.push(Extent { lblk: lblk + 1, len: e.lblk + e.len - lblk - 1, pblk: b + 1, unwritten: true });
+        }
+        all.splice(at..=at, pieces);
+        merge_extents(&mut all);
         self.rebuild_tree(inode, ino, &all)
     }
 

@@ -707,8 +707,11 @@ impl TmpInode {
             return Ok(());
         }
         let mut data = file.write();
-        // inode_newsize_ok runs even with KEEP_SIZE in shmem.
-        if end > data.size && (end > size_limit || end > self.shared.max_file_size) {
+        // inode_newsize_ok runs even with KEEP_SIZE in shmem (against
+        // the largest loff_t, which the kernel checked); the size limit of
+        // this tmpfs applies to what the size becomes.
+        let keep = mode & g::FALLOC_FL_KEEP_SIZE != 0;
+        if end > data.size && (end > size_limit || (!keep && end > self.shared.max_file_size)) {
             return Err(Errno::EFBIG);
         }
         let first = offset / page;
@@ -738,7 +741,7 @@ impl TmpInode {
                 }
             }
         }
-        if mode & g::FALLOC_FL_KEEP_SIZE == 0 && end > data.size {
+        if !keep && end > data.size {
             data.size = end;
         }
         drop(data);

@@ -26,6 +26,7 @@ int main(void)
     out("signals: %d", got);
     check("inside, file larger than limit", fallocate(fd, 0, 0, 100));
     rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+    setrlimit(RLIMIT_FSIZE, &rl);
     struct stat st;
     fstat(fd, &st);
     out("size %ld", (long)st.st_size);
@@ -33,6 +34,12 @@ int main(void)
     int m = memfd_create("m", MFD_ALLOW_SEALING);
     ftruncate(m, 8192);
     check("add F_SEAL_GROW", fcntl(m, F_ADD_SEALS, F_SEAL_GROW));
+    rl.rlim_cur = rl.rlim_max = 4096;
+    setrlimit(RLIMIT_FSIZE, &rl);
+    check("sealed and past the limit", fallocate(m, 0, 4096, 8192));
+    out("signals: %d", got);
+    rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+    setrlimit(RLIMIT_FSIZE, &rl);
     check("allocate inside", fallocate(m, 0, 0, 8192));
     check("allocate past the end", fallocate(m, 0, 4096, 8192));
     check("keep size past the end", fallocate(m, 1, 4096, 8192));
