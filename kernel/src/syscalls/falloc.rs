@@ -93,3 +93,96 @@ pub fn fallocate(thread: &Thread, fd: i32, mode: u32, offset: i64, len: i64) -> 
     crate::fs::notify::modified(&f, &*node);
     Ok(0)
 }
+
+/// The size of `struct fiemap` (the header before the extents).
+const FIEMAP_HEADER: usize = 32;
+/// The size of `struct fiemap_extent`.
+const FIEMAP_EXTENT: usize = 56;
+
+/// FS_IOC_FIEMAP and FIBMAP on a regular file; `None` for anything else
+/// (the file's own ioctl then answers).
+pub fn map_ioctl(thread: &Thread, f: &crate::fs::file::OpenFile, request: u32, arg: usize) -> Option<Result<isize>> {
+    use linux_raw_sys::ioctl as io;
+    if request != io::FS_IOC_FIEMAP && request != io::FIBMAP {
+        return None;
+    }
+    let node = f.ops.inode().filter(|n| n.file_type() == FileType::Regular)?;
+    Some(if request == io::FIBMAP { fibmap(thread, &*node, arg) } else { fiemap(&*node, arg) })
+}
+
+/// ioctl_fiemap: the header in, the file system's runs out as
+/// `fiemap_extent`s (counted only when `fm_extent_count` is 0; the last
+/// run flagged FIEMAP_EXTENT_LAST), the header back with the reply's flags
+/// and count, even when the file system refused.
+fn fiemap(node: &dyn kevlar_vfs::Inode, arg: usize) -> Result<isize> {
+    use linux_raw_sys::ioctl as io;
+    // A file system without fiemap refuses before the header is read.
+    if node.fiemap(0, 0, &mut 0) == Err(Errno::EOPNOTSUPP) {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    let mut header = [0u8; FIEMAP_HEADER];
+    crate::uaccess::copy_from_user(&mut header, arg)?;
+    let le64 = |o: usize| u64::from_ne_bytes(header[o..o + 8].try_into().expect("8 bytes"));
+    let le32 = |o: usize| u32::from_ne_bytes(header[o..o + 4].try_into().expect("4 bytes"));
+    let (start, len, mut flags, count) = (le64(0), le64(8), le32(16), le32(24));
+    if count as usize > u32::MAX as usize / FIEMAP_EXTENT {
+        return Err(Errno::EINVAL);
+    }
+    let result = node.fiemap(start, len, &mut flags);
+    let mut mapped = 0u32;
+    let mut error = None;
+    if let Ok(runs) = &result {
+        for (i, run) in runs.iter().enumerate() {
+            if count == 0 {
+                mapped += 1;
+                continue;
+            }
+            if mapped >= count {
+                break;
+            }
+            let mut e = [0u8; FIEMAP_EXTENT];
+            e[0..8].copy_from_slice(&run.logical.to_ne_bytes());
+            e[8..16].copy_from_slice(&run.physical.to_ne_bytes());
+            e[16..24].copy_from_slice(&run.length.to_ne_bytes());
+            let mut fe_flags = if run.unwritten { io::FIEMAP_EXTENT_UNWRITTEN } else { 0 };
+            if i + 1 == runs.len() {
+                fe_flags |= io::FIEMAP_EXTENT_LAST;
+            }
+            e[40..44].copy_from_slice(&fe_flags.to_ne_bytes());
+            let to = arg
+                .checked_add(FIEMAP_HEADER + FIEMAP_EXTENT * mapped as usize)
+                .ok_or(Errno::EFAULT)?;
+            if let Err(e) = crate::uaccess::copy_to_user(to, &e) {
+                error = Some(Errno::from(e));
+                break;
+            }
+            mapped += 1;
+        }
+    }
+    header[16..20].copy_from_slice(&flags.to_ne_bytes());
+    header[20..24].copy_from_slice(&mapped.to_ne_bytes());
+    crate::uaccess::copy_to_user(arg, &header)?;
+    if let Some(e) = error {
+        return Err(e);
+    }
+    result.map(|_| 0)
+}
+
+/// ioctl_fibmap: CAP_SYS_RAWIO, a non-negative block number in, the disk
+/// block out (0 for a hole); EINVAL where the file system has no bmap.
+fn fibmap(thread: &Thread, node: &dyn kevlar_vfs::Inode, arg: usize) -> Result<isize> {
+    if !crate::process::access::capable(&thread.process, abi::CAP_SYS_RAWIO) {
+        return Err(Errno::EPERM);
+    }
+    let raw = super::read_bytes::<4>(arg).map(i32::from_ne_bytes)?;
+    if raw < 0 {
+        return Err(Errno::EINVAL);
+    }
+    let (value, result) = match node.bmap(raw as u64) {
+        Ok(b) if b > i32::MAX as u64 => (0, Err(Errno::ERANGE)),
+        Ok(b) => (b as i32, Ok(0)),
+        Err(e) => (0, Err(e)),
+    };
+    crate::uaccess::copy_to_user(arg, &value.to_ne_bytes())?;
+    result
+}

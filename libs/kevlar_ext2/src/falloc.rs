@@ -12,7 +12,7 @@
 
 use alloc::vec::Vec;
 
-use kevlar_vfs::{Errno, Result, PAGE_SIZE};
+use kevlar_vfs::{Errno, MappedRun, Result, PAGE_SIZE};
 use linux_raw_sys::general as g;
 
 use crate::extent::{max_len, merge_extents, Extent};
@@ -432,6 +432,92 @@ impl State {
             pos = stop;
         }
         Ok(offset.max(pos * bs).min(size))
+    }
+}
+
+impl State {
+    /// FIEMAP over bytes `[start, start + len)` of file `ino`: ext4's
+    /// checks (a zero length EINVAL, a start past the largest file EFBIG,
+    /// flags beyond SYNC, XATTR and ext4's CACHE EBADR), then the runs of
+    /// the extent tree (or the block map's contiguous runs), the first
+    /// from the block holding `start`, the last ending with the range.
+    pub fn fiemap(&mut self, ino: u32, start: u64, len: u64, flags: &mut u32) -> Result<Vec<MappedRun>> {
+        use linux_raw_sys::ioctl::{FIEMAP_FLAGS_COMPAT, FIEMAP_FLAG_CACHE, FIEMAP_FLAG_SYNC, FIEMAP_FLAG_XATTR};
+        let ext4 = self.geo.flavour == Flavour::Ext4;
+        if ext4 {
+            *flags &= !FIEMAP_FLAG_CACHE;
+        }
+        let max = self.s_maxbytes();
+        if len == 0 {
+            return Err(Errno::EINVAL);
+        }
+        if start >= max {
+            return Err(Errno::EFBIG);
+        }
+        let len = if len > max || max - len < start { max - start } else { len };
+        let unknown = *flags & !FIEMAP_FLAGS_COMPAT;
+        if unknown != 0 {
+            *flags = unknown;
+            return Err(Errno::EBADR);
+        }
+        if *flags & FIEMAP_FLAG_XATTR != 0 {
+            // Where the extended attributes live: not reported here.
+            return Err(Errno::EOPNOTSUPP);
+        }
+        if *flags & FIEMAP_FLAG_SYNC != 0 {
+            self.write_back(Some(ino), None)?;
+        }
+        let mut inode = self.read_inode(ino)?;
+        let bs = self.geo.block_size as u64;
+        let first = start / bs;
+        let stop = (start + len).div_ceil(bs);
+        let mut runs: Vec<Extent> = Vec::new();
+        if self.uses_extents(&inode) {
+            runs = self.collect_extents(&inode, ino)?;
+        } else {
+            // Contiguous runs of the block map, up to the end of the file.
+            let last = inode.size().div_ceil(bs).min(stop);
+            for lblk in first..last {
+                let b = self.bmap(&mut inode, ino, lblk, false)?;
+                if b == 0 {
+                    continue;
+                }
+                match runs.last_mut() {
+                    Some(r) if r.end() == lblk && r.pblk + r.len == b => r.len += 1,
+                    _ => runs.push(Extent { lblk: lblk as u32, len: 1, pblk: b, unwritten: false }),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for e in runs.iter().filter(|e| e.end() > first && u64::from(e.lblk) < stop) {
+            let from = u64::from(e.lblk).max(first);
+            let to = e.end().min(stop);
+            out.push(MappedRun {
+                logical: from * bs,
+                physical: (u64::from(e.pblk) + (from - u64::from(e.lblk))) * bs,
+                length: (to - from) * bs,
+                unwritten: e.unwritten,
+            });
+        }
+        Ok(out)
+    }
+
+    /// FIBMAP: the block of file block `block` (0 for a hole or an
+    /// unwritten block).
+    pub fn fibmap(&mut self, ino: u32, block: u64) -> Result<u64> {
+        let mut inode = self.read_inode(ino)?;
+        if self.uses_extents(&inode) {
+            return Ok(match self.extent_of(&inode, ino, block)? {
+                Some(e) if !e.unwritten => u64::from(e.pblk) + (block - u64::from(e.lblk)),
+                _ => 0,
+            });
+        }
+        match self.bmap(&mut inode, ino, block, false) {
+            Ok(b) => Ok(u64::from(b)),
+            // Past what the block map reaches: nothing there.
+            Err(Errno::EFBIG) => Ok(0),
+            Err(e) => Err(e),
+        }
     }
 }
 

@@ -179,6 +179,24 @@ pub trait Inode: Send + Sync + Any {
         Ok(if data { offset } else { size })
     }
 
+    /// FS_IOC_FIEMAP: the file's mapped runs that meet bytes
+    /// `[start, start + len)` (the kernel has clipped the range to the
+    /// largest file), in order, as the file system's fiemap reports them;
+    /// `flags` is the request's `fm_flags`, left as the reply's: flags the
+    /// file system does not know fail with EBADR and `flags` set to them.
+    /// A file system without fiemap answers EOPNOTSUPP.
+    fn fiemap(&self, start: u64, len: u64, flags: &mut u32) -> Result<Vec<crate::MappedRun>> {
+        let _ = (start, len, flags);
+        Err(Errno::EOPNOTSUPP)
+    }
+
+    /// FIBMAP: the disk block holding file block `block` (0 for a hole or
+    /// an unwritten block); EINVAL where the file system has no bmap.
+    fn bmap(&self, block: u64) -> Result<u64> {
+        let _ = block;
+        Err(Errno::EINVAL)
+    }
+
     /// Finds the entry `name` in this directory. `"."` is the directory
     /// itself and `".."` its parent (a file system's root is its own parent;
     /// crossing mounts is the path walker's job).
