@@ -6,8 +6,10 @@
 # sparse file past 4 GiB and ext4's largest size; on an ext2 file system
 # (the blank disk) fallocate is refused as Linux's ext2 refuses it.
 d=/mnt/falloc; rm -rf $d; mkdir -p $d; cd $d
-# filefrag -v without the physical blocks (where each kernel allocates).
+# filefrag -v without the physical blocks (where each kernel allocates),
+# after a sync (Linux converts unwritten extents at writeback).
 frag() {
+    sync
     filefrag -v "$1" | awk -F': *' '/^ *[0-9]+:/ { f = $NF; gsub(/^ +/, "", f); gsub(/ /, "", $2); print "  " $2, "len", $4 + 0, f; next } /extents? found|^File size/ { print }'
 }
 show() { stat -c "$1: size %s blocks %b" "$1"; }
@@ -34,7 +36,7 @@ printf 'hello' | dd of=a bs=1 seek=8192 conv=notrunc status=none
 show a; seeks a; frag a
 fallocate -k -o 1MiB -l 1MiB a; echo "keep size: $?"; show a
 fallocate -p -o 65536 -l 131072 a; echo "punch: $?"; show a
-seeks a; sync; frag a
+seeks a; frag a
 fallocate -p -o 10000000 -l 4096 a; echo "punch past the end: $?"; show a
 
 seq 1 20000 > b; show b
@@ -47,13 +49,13 @@ fallocate -c -o 100 -l 4096 b 2>&1; echo "collapse misaligned: $?"
 fallocate -c -o 98304 -l 4096 b 2>&1; echo "collapse past the end: $?"
 fallocate -i -o 4096 -l 8192 b; echo "insert: $?"; show b
 md5sum b | cut -d' ' -f1
-seeks b; sync; frag b
+seeks b; frag b
 fallocate -i -o 1048576 -l 4096 b 2>&1; echo "insert past the end: $?"
 
 # Dig holes: blocks of zeros become holes.
 { head -c 8192 /dev/zero; seq 1 2000; head -c 20000 /dev/zero; echo end; } > c
-show c; fallocate -d c; echo "dig: $?"; show c; md5sum c | cut -d' ' -f1
-seeks c; sync; frag c
+sync; show c; fallocate -d c; echo "dig: $?"; show c; md5sum c | cut -d' ' -f1
+seeks c; frag c
 fallocate -x -l 40000 e; echo "posix_fallocate: $?"; show e; frag e
 
 # Sparse copies and du.

@@ -25,6 +25,8 @@ pub const EXTENT_MAGIC: u16 = 0xf30a;
 const ROOT_ENTRIES: usize = 4;
 /// Longest written run.
 const MAX_LEN: u32 = 32768;
+/// Free blocks a new run of a growing file looks for room for.
+const NEW_RUN_BLOCKS: u32 = 256;
 /// Deepest tree accepted (Linux's limit is 5).
 const MAX_DEPTH: u16 = 5;
 
@@ -232,28 +234,60 @@ impl State {
         self.extent_alloc(inode, ino, lblk as u32)
     }
 
-    /// Writing into an unwritten run: block `lblk`'s block is zeroed on
-    /// the disk and becomes written, the run split around it (and the
-    /// block joined to a written neighbour it continues), as ext4 converts
-    /// only the range a write covers.
+    /// Writing into an unwritten run: block `lblk` becomes written, with
+    /// ext4's rules (ext4_ext_convert_to_initialized, the default
+    /// `extent_max_zeroout_kb` of 32): a block at either end of the run
+    /// joins a written neighbour it continues; a run of at most 32 KiB is
+    /// zeroed and written whole; else a short tail (at most 32 KiB) and a
+    /// short head are zeroed with it, and the run splits around what was
+    /// converted. The zeroed blocks are zeroed on the disk first.
     fn write_unwritten(&mut self, inode: &mut DiskInode, ino: u32, e: Extent, lblk: u64) -> Result<()> {
         if u64::from(e.pblk) + u64::from(e.len) > u64::from(self.geo.blocks_count) {
             return Err(Errno::EUCLEAN);
         }
         let lblk = lblk as u32;
-        let b = e.pblk + (lblk - e.lblk);
+        let end = e.lblk + e.len;
         let bs = self.geo.block_size;
-        let per = (bs / self.dev.sector_size()) as u64;
-        self.dev.write_sectors(u64::from(b) * per, &vec![0u8; bs])?;
+        let max_zeroout = (32 * 1024 / bs) as u32;
         let mut all = self.collect_extents(inode, ino)?;
         let at = all.iter().position(|x| x.lblk == e.lblk).ok_or(Errno::EUCLEAN)?;
-        let mut pieces = Vec::with_capacity(3);
-        if lblk > e.lblk {
-            pieces.push(Extent { lblk: e.lblk, len: lblk - e.lblk, pblk: e.pblk, unwritten: true });
+        let continues = |a: &Extent, b: &Extent| !a.unwritten && a.end() == u64::from(b.lblk) && a.pblk.checked_add(a.len) == Some(b.pblk);
+        let joins_prev = lblk == e.lblk && e.len > 1 && at > 0 && continues(&all[at - 1], &e) && all[at - 1].len < MAX_LEN;
+        let joins_next = lblk + 1 == end && e.len > 1 && all.get(at + 1).is_some_and(|n| {
+            n.len < MAX_LEN && u64::from(n.lblk) == u64::from(end) && e.pblk.checked_add(e.len) == Some(n.pblk) && !n.unwritten
+        });
+        let (from, to) = if joins_prev || joins_next {
+            (lblk, lblk + 1)
+        } else if e.len <= max_zeroout {
+            (e.lblk, end)
+        } else {
+            let (mut from, mut to) = (lblk, lblk + 1);
+            let allocated = end - lblk;
+            if allocated > 1 {
+                if allocated <= max_zeroout {
+                    to = end;
+                }
+                if (from - e.lblk) + (to - from) < max_zeroout {
+                    from = e.lblk;
+                }
+            }
+            (from, to)
+        };
+        let per = (bs / self.dev.sector_size()) as u64;
+        let zeros = vec![0u8; bs * 16];
+        let mut k = from;
+        while k < to {
+            let n = (to - k).min(16);
+            self.dev.write_sectors(u64::from(e.pblk + (k - e.lblk)) * per, &zeros[..n as usize * bs])?;
+            k += n;
         }
-        pieces.push(Extent { lblk, len: 1, pblk: b, unwritten: false });
-        if lblk + 1 < e.lblk + e.len {
-            pieces.push(Extent { lblk: lblk + 1, len: e.lblk + e.len - lblk - 1, pblk: b + 1, unwritten: true });
+        let mut pieces = Vec::with_capacity(3);
+        if from > e.lblk {
+            pieces.push(Extent { lblk: e.lblk, len: from - e.lblk, pblk: e.pblk, unwritten: true });
+        }
+        pieces.push(Extent { lblk: from, len: to - from, pblk: e.pblk + (from - e.lblk), unwritten: false });
+        if to < end {
+            pieces.push(Extent { lblk: to, len: end - to, pblk: e.pblk + (to - e.lblk), unwritten: true });
         }
         all.splice(at..=at, pieces);
         merge_extents(&mut all);
@@ -277,6 +311,10 @@ impl State {
             Some(p) => p.pblk.wrapping_add(p.len).wrapping_add(lblk.saturating_sub(p.lblk.saturating_add(p.len))),
             None => self.geo.first_data_block + self.group_of(ino) * self.geo.blocks_per_group,
         };
+        // A run that cannot go on where it is starts where there is room
+        // for it to grow (as mballoc looks for free extents), not in the
+        // next small gap.
+        let goal = if self.block_is_free(goal) { goal } else { self.find_free_run(goal, NEW_RUN_BLOCKS).unwrap_or(goal) };
         let b = self.alloc_block_near(goal)?;
         self.forget_block(b);
         let sectors = (self.geo.block_size / 512) as u64;

@@ -139,10 +139,14 @@ impl State {
                 }
             }
             let hole_end = all.get(i).map_or(stop, |e| u64::from(e.lblk).min(stop));
-            let mut goal = match added.last().or_else(|| i.checked_sub(1).and_then(|k| all.get(k))) {
+            let goal = match added.last().or_else(|| i.checked_sub(1).and_then(|k| all.get(k))) {
                 Some(p) => p.pblk.wrapping_add(p.len),
                 None => self.geo.first_data_block + self.group_of(ino) * self.geo.blocks_per_group,
             };
+            // Where the hole fits whole (as mballoc looks for), so the
+            // run is one extent where the disk allows.
+            let want = (hole_end - lblk).min(u64::from(max_len(true))) as u32;
+            let mut goal = self.find_free_run(goal, want).unwrap_or(goal);
             while lblk < hole_end {
                 let b = match self.alloc_block_near(goal) {
                     Ok(b) => b,
@@ -403,35 +407,51 @@ impl State {
         }
         let bs = self.geo.block_size as u64;
         let last = (size - 1) / bs;
-        // Runs of data (written blocks) from the file's map.
-        let runs: Vec<(u64, u64)> = if self.uses_extents(&inode) {
-            self.collect_extents(&inode, ino)?.iter().filter(|e| !e.unwritten).map(|e| (u64::from(e.lblk), e.end())).collect()
-        } else {
-            let mut runs: Vec<(u64, u64)> = Vec::new();
-            for lblk in offset / bs..=last {
-                if self.bmap(&mut inode, ino, lblk, false)? != 0 {
-                    match runs.last_mut() {
-                        Some(r) if r.1 == lblk => r.1 += 1,
-                        _ => runs.push((lblk, lblk + 1)),
-                    }
+        // Byte ranges of data: written blocks, and within unwritten runs
+        // the pages the page cache holds (Linux counts up-to-date cached
+        // pages over unwritten extents as data).
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        if self.uses_extents(&inode) {
+            let page = PAGE_SIZE as u64;
+            for e in self.collect_extents(&inode, ino)? {
+                let (from, to) = (u64::from(e.lblk) * bs, e.end() * bs);
+                if !e.unwritten {
+                    runs.push((from, to));
+                    continue;
+                }
+                let cached: Vec<u64> = self.pages.range((ino, from / page)..(ino, to.div_ceil(page))).map(|(&(_, i), _)| i).collect();
+                for i in cached {
+                    runs.push(((i * page).max(from), ((i + 1) * page).min(to)));
                 }
             }
-            runs
-        };
-        let lblk = offset / bs;
+        } else {
+            for lblk in offset / bs..=last {
+                if self.bmap(&mut inode, ino, lblk, false)? != 0 {
+                    runs.push((lblk * bs, (lblk + 1) * bs));
+                }
+            }
+        }
+        runs.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(runs.len());
+        for (a, b) in runs {
+            match merged.last_mut() {
+                Some(m) if m.1 >= a => m.1 = m.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
         if data {
-            let Some(&(start, _)) = runs.iter().find(|r| r.1 > lblk) else { return Err(Errno::ENXIO) };
-            let at = offset.max(start * bs);
+            let Some(&(start, _)) = merged.iter().find(|r| r.1 > offset) else { return Err(Errno::ENXIO) };
+            let at = offset.max(start);
             return if at >= size { Err(Errno::ENXIO) } else { Ok(at) };
         }
-        let mut pos = lblk;
-        for &(start, stop) in runs.iter().filter(|r| r.1 > lblk) {
+        let mut pos = offset;
+        for &(start, stop) in merged.iter().filter(|r| r.1 > offset) {
             if start > pos {
                 break;
             }
             pos = stop;
         }
-        Ok(offset.max(pos * bs).min(size))
+        Ok(pos.min(size))
     }
 }
 
@@ -518,6 +538,60 @@ impl State {
             Err(Errno::EFBIG) => Ok(0),
             Err(e) => Err(e),
         }
+    }
+}
+
+impl State {
+    /// Whether block `b` is free (a group whose bitmap was never written
+    /// has free blocks past its metadata: not known here, so no).
+    pub(crate) fn block_is_free(&mut self, b: u32) -> bool {
+        if b < self.geo.first_data_block || b >= self.geo.blocks_count {
+            return false;
+        }
+        let group = (b - self.geo.first_data_block) / self.geo.blocks_per_group;
+        let gd = self.groups[group as usize];
+        if gd.flags & crate::layout::BG_BLOCK_UNINIT != 0 {
+            return false;
+        }
+        let bit = ((b - self.geo.first_data_block) % self.geo.blocks_per_group) as usize;
+        self.block(gd.block_bitmap).is_ok_and(|bitmap| !crate::state::get_bit(bitmap, bit))
+    }
+
+    /// The first block of a run of `n` free blocks at or after `goal`
+    /// (in its group, then the following groups); a group whose bitmap
+    /// was never written counts as free from its start. None when no
+    /// group has such a run.
+    pub(crate) fn find_free_run(&mut self, goal: u32, n: u32) -> Option<u32> {
+        let geo = &self.geo;
+        let goal = if goal < geo.first_data_block || goal >= geo.blocks_count { geo.first_data_block } else { goal };
+        let goal_group = (goal - geo.first_data_block) / geo.blocks_per_group;
+        let groups = geo.group_count;
+        for k in 0..groups {
+            let group = (goal_group + k) % groups;
+            let gd = self.groups[group as usize];
+            if gd.free_blocks < n {
+                continue;
+            }
+            let base = self.geo.first_data_block + group * self.geo.blocks_per_group;
+            if gd.flags & crate::layout::BG_BLOCK_UNINIT != 0 {
+                return Some(base);
+            }
+            let count = self.geo.blocks_in_group(group) as usize;
+            let from = if k == 0 { (goal - base) as usize } else { 0 };
+            let bitmap = self.block(gd.block_bitmap).ok()?;
+            let mut run = 0u32;
+            for bit in from..count {
+                if crate::state::get_bit(bitmap, bit) {
+                    run = 0;
+                    continue;
+                }
+                run += 1;
+                if run == n {
+                    return Some(base + bit as u32 + 1 - n);
+                }
+            }
+        }
+        None
     }
 }
 
