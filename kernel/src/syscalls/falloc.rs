@@ -99,15 +99,24 @@ const FIEMAP_HEADER: usize = 32;
 /// The size of `struct fiemap_extent`.
 const FIEMAP_EXTENT: usize = 56;
 
-/// FS_IOC_FIEMAP and FIBMAP on a regular file; `None` for anything else
-/// (the file's own ioctl then answers).
+/// FS_IOC_FIEMAP (on any file) and FIBMAP (on a regular file); `None`
+/// for anything else (the file's own ioctl then answers).
 pub fn map_ioctl(thread: &Thread, f: &crate::fs::file::OpenFile, request: u32, arg: usize) -> Option<Result<isize>> {
     use linux_raw_sys::ioctl as io;
     if request != io::FS_IOC_FIEMAP && request != io::FIBMAP {
         return None;
     }
+    if request == io::FS_IOC_FIEMAP {
+        // Every file reaches ioctl_fiemap (do_vfs_ioctl); only regular
+        // files of file systems with fiemap get past its first check.
+        return Some(match f.ops.inode().filter(|n| n.file_type() == FileType::Regular) {
+            Some(node) => fiemap(&*node, arg),
+            None => Err(Errno::EOPNOTSUPP),
+        });
+    }
+    // FIBMAP is file_ioctl's: regular files only.
     let node = f.ops.inode().filter(|n| n.file_type() == FileType::Regular)?;
-    Some(if request == io::FIBMAP { fibmap(thread, &*node, arg) } else { fiemap(&*node, arg) })
+    Some(fibmap(thread, &*node, arg))
 }
 
 /// ioctl_fiemap: the header in, the file system's runs out as

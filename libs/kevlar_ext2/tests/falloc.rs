@@ -180,7 +180,7 @@ fn big_sparse_files_and_the_size_limit() {
 }
 
 #[test]
-fn ext2_has_no_fallocate_and_sees_files_as_data() {
+fn ext2_only_punches_and_sees_files_as_data() {
     let scratch = Scratch::new("falloc-ext2");
     let image = mkfs(&scratch, "ext2", 8192, &["-b", "1024"]);
     let disk = disk_of(&image);
@@ -189,7 +189,16 @@ fn ext2_has_no_fallocate_and_sees_files_as_data() {
     let f = mkfile(&root, "f");
     f.write_at(5000, b"x").unwrap();
     assert_eq!(f.fallocate(0, 0, 4096, NO_LIMIT), Err(Errno::EOPNOTSUPP));
-    assert_eq!(f.fallocate(PUNCH | KEEP, 0, 4096, NO_LIMIT), Err(Errno::EOPNOTSUPP));
+    assert_eq!(f.fallocate(ZERO, 0, 4096, NO_LIMIT), Err(Errno::EOPNOTSUPP));
+    // Punching works on block-mapped files (the ext4 driver's rules).
+    let g = mkfile(&root, "g");
+    g.write_at(0, &vec![9u8; 300 * 1024]).unwrap();
+    let before = blocks(&g);
+    g.fallocate(PUNCH | KEEP, 4096, 280 * 1024, NO_LIMIT).unwrap();
+    assert_eq!(blocks(&g), before - 280 * 2);
+    let data = read_all(&g);
+    assert!(data[..4096].iter().all(|&b| b == 9) && data[4096..284 * 1024].iter().all(|&b| b == 0) && data[284 * 1024..].iter().all(|&b| b == 9));
+    drop(g);
     assert_eq!(f.seek_data_hole(0, true), Ok(0));
     assert_eq!(f.seek_data_hole(0, false), Ok(5001));
     assert_eq!(f.seek_data_hole(5001, true), Err(Errno::ENXIO));

@@ -1,7 +1,7 @@
 /* FS_IOC_FIEMAP and FIBMAP on tmpfs: shmem has neither fiemap
  * (EOPNOTSUPP, before the argument is read) nor bmap (EINVAL, after the
- * CAP_SYS_RAWIO check: EPERM without it); on a pipe FIEMAP is no ioctl of
- * the pipe's (ENOTTY). */
+ * CAP_SYS_RAWIO check: EPERM without it); FIEMAP reaches every file
+ * (EOPNOTSUPP on a pipe), FIBMAP only regular files (ENOTTY on a pipe). */
 #include "common.h"
 #include <sys/ioctl.h>
 
@@ -27,6 +27,8 @@ int main(void)
     int p[2];
     pipe(p);
     check("fiemap on a pipe", ioctl(p[0], FS_IOC_FIEMAP, buf));
+    block = 0;
+    check("fibmap on a pipe", ioctl(p[0], FIBMAP, &block));
     if (fork() == 0) {
         setuid(65534);
         block = 0;
