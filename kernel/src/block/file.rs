@@ -211,6 +211,15 @@ impl FileOps for BlockFile {
         Some(self.dev.flush())
     }
 
+    /// blkdev_fallocate: ZERO_RANGE (with or without KEEP_SIZE) writes
+    /// zeros; PUNCH_HOLE|KEEP_SIZE needs the device's write-zeroes
+    /// without fallback, which no driver here has (EOPNOTSUPP); other
+    /// modes are EOPNOTSUPP. The range must start inside the device and
+    /// end inside it (KEEP_SIZE clips it), aligned to the logical block.
+    fn fallocate(&self, _file: &OpenFile, mode: u32, offset: u64, len: u64) -> Option<Result<()>> {
+        Some(self.fallocate_range(mode, offset, len))
+    }
+
     fn ioctl(&self, file: &OpenFile, request: u32, arg: usize) -> Result<isize> {
         use linux_raw_sys::ioctl as io;
         let driver = &self.dev.disk.driver;
@@ -286,6 +295,31 @@ impl FileOps for BlockFile {
 }
 
 impl BlockFile {
+    fn fallocate_range(&self, mode: u32, offset: u64, mut len: u64) -> Result<()> {
+        let keep = abi::FALLOC_FL_KEEP_SIZE;
+        if mode & !(keep | abi::FALLOC_FL_PUNCH_HOLE | abi::FALLOC_FL_ZERO_RANGE | abi::FALLOC_FL_NO_HIDE_STALE) != 0 {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        let size = self.dev.bytes();
+        if offset >= size {
+            return Err(Errno::EINVAL);
+        }
+        if offset + len - 1 >= size {
+            if mode & keep == 0 {
+                return Err(Errno::EINVAL);
+            }
+            len = size - offset;
+        }
+        let lbs = u64::from(self.dev.disk.driver.logical_block_size());
+        if (offset | len) & (lbs - 1) != 0 {
+            return Err(Errno::EINVAL);
+        }
+        if mode == abi::FALLOC_FL_ZERO_RANGE || mode == abi::FALLOC_FL_ZERO_RANGE | keep {
+            return self.write_zeros(offset, len);
+        }
+        Err(Errno::EOPNOTSUPP)
+    }
+
     /// The `uint64_t range[2]` (start, length in bytes) of BLKDISCARD and
     /// BLKZEROOUT: both multiples of 512 and inside the device, else
     /// EINVAL.
@@ -305,6 +339,12 @@ impl BlockFile {
     /// multiples of 512, inside the device: else EINVAL).
     fn zero_out(&self, arg: usize) -> Result<isize> {
         let (start, len) = self.byte_range(arg)?;
+        self.write_zeros(start, len)?;
+        Ok(0)
+    }
+
+    /// Writes zeros over bytes `[start, start + len)` (sector-aligned).
+    fn write_zeros(&self, start: u64, len: u64) -> Result<()> {
         let end = start + len;
         let zeros = alloc::vec![0u8; CHUNK];
         let mut pos = start;
@@ -316,6 +356,6 @@ impl BlockFile {
                 return Err(Errno::EINTR);
             }
         }
-        Ok(0)
+        Ok(())
     }
 }

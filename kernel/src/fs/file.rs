@@ -140,6 +140,11 @@ pub trait FileOps: Send + Sync {
     fn sync(&self) -> Option<Result<()>> {
         None
     }
+    /// fallocate(2) on a file that is not a file system's regular file (a
+    /// block device); `None`: the node's file system does it.
+    fn fallocate(&self, _file: &OpenFile, _mode: u32, _offset: u64, _len: u64) -> Option<Result<()>> {
+        None
+    }
     /// Lines /proc/PID/fdinfo shows after the common ones for this kind
     /// of file.
     fn fdinfo(&self) -> Option<alloc::string::String> {
@@ -320,7 +325,7 @@ impl FileOps for InodeFile {
 
 /// Returns the current process's RLIMIT_FSIZE soft limit (unlimited in
 /// kernel context).
-fn file_size_limit() -> u64 {
+pub(crate) fn file_size_limit() -> u64 {
     match crate::process::current() {
         Some(thread) => thread.process.limits.lock()[linux_raw_sys::general::RLIMIT_FSIZE as usize][0],
         None => u64::MAX,
@@ -329,7 +334,7 @@ fn file_size_limit() -> u64 {
 
 /// Sends SIGXFSZ to the current process, as Linux does before failing a
 /// write or truncate past RLIMIT_FSIZE with EFBIG.
-fn signal_file_too_big() -> Errno {
+pub(crate) fn signal_file_too_big() -> Errno {
     if let Some(thread) = crate::process::current() {
         crate::process::signal::send_signal_to_current(&thread, linux_raw_sys::general::SIGXFSZ);
     }

@@ -195,3 +195,20 @@ pub fn check_mmap(inode: &dyn Inode, shared: bool, prot_write: bool) -> Result<(
     }
     Ok(())
 }
+
+/// What the seals forbid of fallocate (shmem_fallocate): punching a hole
+/// under F_SEAL_WRITE or F_SEAL_FUTURE_WRITE, allocating past the end
+/// under F_SEAL_GROW (EPERM).
+pub fn check_fallocate(inode: &dyn Inode, punch: bool, end: u64) -> Result<()> {
+    let seals = active_seals(inode);
+    if seals == 0 {
+        return Ok(());
+    }
+    if punch && seals & (abi::F_SEAL_WRITE | abi::F_SEAL_FUTURE_WRITE) != 0 {
+        return Err(Errno::EPERM);
+    }
+    if !punch && seals & abi::F_SEAL_GROW != 0 && end > inode.stat()?.size {
+        return Err(Errno::EPERM);
+    }
+    Ok(())
+}

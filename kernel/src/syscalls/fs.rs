@@ -381,13 +381,22 @@ pub fn lseek(thread: &Thread, fd: i32, offset: i64, whence: u32) -> Result<isize
         abi::SEEK_CUR => *pos as i64,
         abi::SEEK_END => f.ops.size()? as i64,
         abi::SEEK_DATA | abi::SEEK_HOLE => {
-            // Whole files count as data; the hole is at the end.
-            let size = f.ops.size()? as i64;
-            if offset < 0 || offset >= size {
+            if offset < 0 {
                 return Err(Errno::ENXIO);
             }
-            let new = if whence == abi::SEEK_DATA { offset } else { size };
-            *pos = new as u64;
+            // A regular file's own map of data and holes; anything else
+            // is data to its end.
+            let new = match f.ops.inode().filter(|n| n.file_type() == FileType::Regular) {
+                Some(node) => node.seek_data_hole(offset as u64, whence == abi::SEEK_DATA)?,
+                None => {
+                    let size = f.ops.size()?;
+                    if offset as u64 >= size {
+                        return Err(Errno::ENXIO);
+                    }
+                    if whence == abi::SEEK_DATA { offset as u64 } else { size }
+                }
+            };
+            *pos = new;
             return Ok(new as isize);
         }
         _ => return Err(Errno::EINVAL),
@@ -577,7 +586,10 @@ pub fn ioctl(thread: &Thread, fd: i32, request: u32, arg: usize) -> Result<isize
             f.set_status_flags(fd, flags);
             Ok(0)
         }
-        _ => f.ops.ioctl(&f, request, arg),
+        _ => match super::falloc::map_ioctl(thread, &f, request, arg) {
+            Some(result) => result,
+            None => f.ops.ioctl(&f, request, arg),
+        },
     }
 }
 

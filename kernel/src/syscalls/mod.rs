@@ -8,6 +8,7 @@
 mod adjtime;
 mod caps;
 mod events;
+mod falloc;
 mod fs;
 
 use crate::process::futex;
@@ -347,6 +348,7 @@ syscall_table! { thread, frame, a;
         nr::__NR_fchown => fs::fchown(thread, a.i32(0), a.u32(1), a.u32(2)),
         nr::__NR_truncate => fs::truncate(thread, a.usize(0), a.0[1] as i64),
         nr::__NR_ftruncate => fs::ftruncate(thread, a.i32(0), a.0[1] as i64),
+        nr::__NR_fallocate => falloc::fallocate(thread, a.i32(0), a.u32(1), a.0[2] as i64, a.0[3] as i64),
         nr::__NR_utimensat => fs::utimensat(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
         nr::__NR_fsync | nr::__NR_fdatasync => fs::fsync(thread, a.i32(0)),
         nr::__NR_sync => {

@@ -320,7 +320,7 @@ impl State {
         }
     }
 
-    fn mark_dirty(&mut self, ino: u32, index: u64) {
+    pub(crate) fn mark_dirty(&mut self, ino: u32, index: u64) {
         let now = self.now;
         if let Some(e) = self.pages.get_mut(&(ino, index)) {
             if !e.needs_write_back() {

@@ -25,6 +25,8 @@ pub const EXTENT_MAGIC: u16 = 0xf30a;
 const ROOT_ENTRIES: usize = 4;
 /// Longest written run.
 const MAX_LEN: u32 = 32768;
+/// Free blocks a new run of a growing file looks for room for.
+const NEW_RUN_BLOCKS: u32 = 256;
 /// Deepest tree accepted (Linux's limit is 5).
 const MAX_DEPTH: u16 = 5;
 
@@ -42,7 +44,8 @@ pub struct Extent {
 }
 
 impl Extent {
-    fn end(&self) -> u64 {
+    /// The logical block after the run.
+    pub fn end(&self) -> u64 {
         u64::from(self.lblk) + u64::from(self.len)
     }
 }
@@ -103,6 +106,32 @@ fn put_index_entry(node: &mut [u8], i: usize, lblk: u32, child: u32) {
     put32(node, off, lblk);
     put32(node, off + 4, child);
     put32(node, off + 8, 0);
+}
+
+/// Longest run of each kind: written runs up to 32768 blocks, unwritten
+/// ones up to 32767 (the length's top value marks them).
+pub fn max_len(unwritten: bool) -> u32 {
+    if unwritten { MAX_LEN - 1 } else { MAX_LEN }
+}
+
+/// Joins neighbouring runs that continue each other (logically and on the
+/// disk, of the same kind) while they fit one entry, as ext4 merges.
+pub fn merge_extents(all: &mut Vec<Extent>) {
+    let mut out: Vec<Extent> = Vec::with_capacity(all.len());
+    for e in all.drain(..) {
+        if let Some(last) = out.last_mut() {
+            if last.unwritten == e.unwritten
+                && last.end() == u64::from(e.lblk)
+                && last.pblk.checked_add(last.len) == Some(e.pblk)
+                && last.len + e.len <= max_len(e.unwritten)
+            {
+                last.len += e.len;
+                continue;
+            }
+        }
+        out.push(e);
+    }
+    *all = out;
 }
 
 /// Where a leaf lives: in the inode, or in a block.
@@ -196,7 +225,7 @@ impl State {
             if !alloc {
                 return Ok(0);
             }
-            self.write_unwritten(inode, ino, e)?;
+            self.write_unwritten(inode, ino, e, lblk)?;
             return Ok(b);
         }
         if !alloc {
@@ -205,26 +234,63 @@ impl State {
         self.extent_alloc(inode, ino, lblk as u32)
     }
 
-    /// Zeroes an unwritten run's blocks on the disk and marks it written.
-    fn write_unwritten(&mut self, inode: &mut DiskInode, ino: u32, e: Extent) -> Result<()> {
+    /// Writing into an unwritten run: block `lblk` becomes written, with
+    /// ext4's rules (ext4_ext_convert_to_initialized, the default
+    /// `extent_max_zeroout_kb` of 32): a block at either end of the run
+    /// joins a written neighbour it continues; a run of at most 32 KiB is
+    /// zeroed and written whole; else a short tail (at most 32 KiB) and a
+    /// short head are zeroed with it, and the run splits around what was
+    /// converted. The zeroed blocks are zeroed on the disk first.
+    fn write_unwritten(&mut self, inode: &mut DiskInode, ino: u32, e: Extent, lblk: u64) -> Result<()> {
         if u64::from(e.pblk) + u64::from(e.len) > u64::from(self.geo.blocks_count) {
             return Err(Errno::EUCLEAN);
         }
+        let lblk = lblk as u32;
+        let end = e.lblk + e.len;
         let bs = self.geo.block_size;
-        let zeros = vec![0u8; bs * 16];
-        let per = (bs / self.dev.sector_size()) as u64;
-        let mut done = 0u32;
-        while done < e.len {
-            let n = (e.len - done).min(16);
-            self.dev.write_sectors(u64::from(e.pblk + done) * per, &zeros[..n as usize * bs])?;
-            done += n;
-        }
+        let max_zeroout = (32 * 1024 / bs) as u32;
         let mut all = self.collect_extents(inode, ino)?;
-        for x in all.iter_mut() {
-            if x.lblk == e.lblk {
-                x.unwritten = false;
+        let at = all.iter().position(|x| x.lblk == e.lblk).ok_or(Errno::EUCLEAN)?;
+        let continues = |a: &Extent, b: &Extent| !a.unwritten && a.end() == u64::from(b.lblk) && a.pblk.checked_add(a.len) == Some(b.pblk);
+        let joins_prev = lblk == e.lblk && e.len > 1 && at > 0 && continues(&all[at - 1], &e) && all[at - 1].len < MAX_LEN;
+        let joins_next = lblk + 1 == end && e.len > 1 && all.get(at + 1).is_some_and(|n| {
+            n.len < MAX_LEN && u64::from(n.lblk) == u64::from(end) && e.pblk.checked_add(e.len) == Some(n.pblk) && !n.unwritten
+        });
+        let (from, to) = if joins_prev || joins_next {
+            (lblk, lblk + 1)
+        } else if e.len <= max_zeroout {
+            (e.lblk, end)
+        } else {
+            let (mut from, mut to) = (lblk, lblk + 1);
+            let allocated = end - lblk;
+            if allocated > 1 {
+                if allocated <= max_zeroout {
+                    to = end;
+                }
+                if (from - e.lblk) + (to - from) < max_zeroout {
+                    from = e.lblk;
+                }
             }
+            (from, to)
+        };
+        let per = (bs / self.dev.sector_size()) as u64;
+        let zeros = vec![0u8; bs * 16];
+        let mut k = from;
+        while k < to {
+            let n = (to - k).min(16);
+            self.dev.write_sectors(u64::from(e.pblk + (k - e.lblk)) * per, &zeros[..n as usize * bs])?;
+            k += n;
         }
+        let mut pieces = Vec::with_capacity(3);
+        if from > e.lblk {
+            pieces.push(Extent { lblk: e.lblk, len: from - e.lblk, pblk: e.pblk, unwritten: true });
+        }
+        pieces.push(Extent { lblk: from, len: to - from, pblk: e.pblk + (from - e.lblk), unwritten: false });
+        if to < end {
+            pieces.push(Extent { lblk: to, len: end - to, pblk: e.pblk + (to - e.lblk), unwritten: true });
+        }
+        all.splice(at..=at, pieces);
+        merge_extents(&mut all);
         self.rebuild_tree(inode, ino, &all)
     }
 
@@ -245,6 +311,10 @@ impl State {
             Some(p) => p.pblk.wrapping_add(p.len).wrapping_add(lblk.saturating_sub(p.lblk.saturating_add(p.len))),
             None => self.geo.first_data_block + self.group_of(ino) * self.geo.blocks_per_group,
         };
+        // A run that cannot go on where it is starts where there is room
+        // for it to grow (as mballoc looks for free extents), not in the
+        // next small gap.
+        let goal = if self.block_is_free(goal) { goal } else { self.find_free_run(goal, NEW_RUN_BLOCKS).unwrap_or(goal) };
         let b = self.alloc_block_near(goal)?;
         self.forget_block(b);
         let sectors = (self.geo.block_size / 512) as u64;

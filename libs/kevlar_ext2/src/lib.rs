@@ -61,6 +61,7 @@ mod cache;
 mod csum;
 mod dir;
 mod extent;
+mod falloc;
 mod inode;
 mod jbd2;
 mod journal;

@@ -294,6 +294,32 @@ impl Inode for Ext2Node {
         self.set_attr(&SetAttr { size: Some(len), ..SetAttr::default() })
     }
 
+    fn fallocate(&self, mode: u32, offset: u64, len: u64, size_limit: u64) -> Result<()> {
+        if self.file_type != FileType::Regular {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        let me = self.ino;
+        self.change(|st| st.fallocate(me, mode, offset, len, size_limit))
+    }
+
+    fn seek_data_hole(&self, offset: u64, data: bool) -> Result<u64> {
+        self.fs.state.lock().seek_data_hole(self.ino, offset, data)
+    }
+
+    fn fiemap(&self, start: u64, len: u64, flags: &mut u32) -> Result<Vec<kevlar_vfs::MappedRun>> {
+        if self.file_type != FileType::Regular {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        self.fs.state.lock().fiemap(self.ino, start, len, flags)
+    }
+
+    fn bmap(&self, block: u64) -> Result<u64> {
+        if self.file_type != FileType::Regular {
+            return Err(Errno::EINVAL);
+        }
+        self.fs.state.lock().fibmap(self.ino, block)
+    }
+
     fn lookup(&self, name: &[u8]) -> Result<Arc<dyn Inode>> {
         self.check_dir()?;
         if name == b"." || name.is_empty() {

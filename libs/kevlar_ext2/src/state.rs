@@ -705,7 +705,7 @@ impl State {
 
     /// Returns where in the tree logical block `lblk` lives: the `i_block`
     /// slot, the depth below it, and the index within that subtree.
-    fn map_path(&self, lblk: u64) -> Result<(usize, u32, u64)> {
+    pub(crate) fn map_path(&self, lblk: u64) -> Result<(usize, u32, u64)> {
         let p = self.geo.ptrs_per_block();
         let mut rest = lblk;
         if rest < N_DIRECT as u64 {

@@ -48,6 +48,7 @@
 extern crate alloc;
 
 use alloc::collections::btree_map::{BTreeMap, Entry};
+use alloc::collections::BTreeSet;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::any::Any;
@@ -361,6 +362,10 @@ struct FileData {
     /// Page index to page; missing pages are holes.
     pages: BTreeMap<u64, Arc<dyn DataPage>>,
     size: u64,
+    /// Pages fallocate added that nothing has written yet (Linux's
+    /// !uptodate shmem pages): they count in `st_blocks` but SEEK_DATA
+    /// and SEEK_HOLE see holes there.
+    unwritten: BTreeSet<u64>,
 }
 
 struct Meta {
@@ -638,6 +643,7 @@ impl TmpInode {
                 last_page + 1
             };
             let dropped = data.pages.split_off(&first_dropped);
+            data.unwritten.split_off(&first_dropped);
             self.shared
                 .pages
                 .fetch_sub(dropped.len() as u64, Ordering::AcqRel);
@@ -650,6 +656,96 @@ impl TmpInode {
             }
         }
         data.size = len;
+        Ok(())
+    }
+
+    /// fallocate as Linux's shmem has it: allocating (mode 0, or
+    /// KEEP_SIZE to leave the size) and PUNCH_HOLE; anything else is
+    /// EOPNOTSUPP.
+    fn fallocate_data(&self, mode: u32, offset: u64, len: u64, size_limit: u64) -> Result<()> {
+        let file = self.file()?;
+        if mode & !(g::FALLOC_FL_KEEP_SIZE | g::FALLOC_FL_PUNCH_HOLE) != 0 {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        let page = PAGE_SIZE as u64;
+        let end = offset.checked_add(len).ok_or(Errno::EFBIG)?;
+        let now = self.shared.now();
+        if mode & g::FALLOC_FL_PUNCH_HOLE != 0 {
+            let mut data = file.write();
+            // Partial pages at either end are zeroed, whole ones dropped
+            // (zeroed instead while a mapping holds them).
+            let first_whole = offset.div_ceil(page);
+            let end_whole = end / page;
+            let zero = |data: &mut FileData, index: u64, from: usize, to: usize| {
+                if let Some(p) = data.pages.get(&index) {
+                    p.zero(from, to - from);
+                }
+            };
+            if first_whole > end_whole {
+                // Inside one page.
+                zero(&mut data, offset / page, (offset % page) as usize, (end - offset / page * page) as usize);
+            } else {
+                if offset % page != 0 {
+                    zero(&mut data, offset / page, (offset % page) as usize, PAGE_SIZE);
+                }
+                if end % page != 0 {
+                    zero(&mut data, end_whole, 0, (end % page) as usize);
+                }
+            }
+            let doomed: Vec<u64> = data.pages.range(first_whole..end_whole).map(|(&k, _)| k).collect();
+            for index in doomed {
+                if data.pages[&index].is_mapped() {
+                    data.pages[&index].zero(0, PAGE_SIZE);
+                    continue;
+                }
+                data.pages.remove(&index);
+                data.unwritten.remove(&index);
+                self.shared.pages.fetch_sub(1, Ordering::AcqRel);
+            }
+            drop(data);
+            self.touch_modified(now);
+            return Ok(());
+        }
+        let mut data = file.write();
+        // inode_newsize_ok runs even with KEEP_SIZE in shmem (against
+        // the largest loff_t, which the kernel checked); the size limit of
+        // this tmpfs applies to what the size becomes.
+        let keep = mode & g::FALLOC_FL_KEEP_SIZE != 0;
+        if end > data.size && (end > size_limit || (!keep && end > self.shared.max_file_size)) {
+            return Err(Errno::EFBIG);
+        }
+        let first = offset / page;
+        let last = end.div_ceil(page);
+        if self.shared.max_pages.is_some_and(|max| last - first > max) {
+            return Err(Errno::ENOSPC);
+        }
+        let mut added = Vec::new();
+        for index in first..last {
+            if data.pages.contains_key(&index) {
+                continue;
+            }
+            match alloc_page(&self.shared) {
+                Ok(p) => {
+                    data.pages.insert(index, p);
+                    data.unwritten.insert(index);
+                    added.push(index);
+                }
+                Err(e) => {
+                    // As shmem: the pages this call added go again.
+                    for index in added {
+                        data.pages.remove(&index);
+                        data.unwritten.remove(&index);
+                        self.shared.pages.fetch_sub(1, Ordering::AcqRel);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        if !keep && end > data.size {
+            data.size = end;
+        }
+        drop(data);
+        self.update_meta(|m| m.ctime = now);
         Ok(())
     }
 
@@ -935,6 +1031,9 @@ impl Inode for TmpInode {
                 },
             };
             page.write(in_page, &buf[done..done + n]);
+            if !data.unwritten.is_empty() {
+                data.unwritten.remove(&index);
+            }
             done += n;
         }
         if done == 0 {
@@ -955,11 +1054,45 @@ impl Inode for TmpInode {
         if index >= data.size.div_ceil(PAGE_SIZE as u64) {
             return Err(Errno::ENXIO);
         }
+        // A mapped page is data from now on (a fault zeroes a fallocated
+        // page and marks it up to date).
+        data.unwritten.remove(&index);
         match data.pages.entry(index) {
             Entry::Occupied(page) => Ok(page.get().clone()),
             // A hole: it gets a page now, which reads as zeros.
             Entry::Vacant(slot) => Ok(slot.insert(alloc_page(&self.shared)?).clone()),
         }
+    }
+
+    fn fallocate(&self, mode: u32, offset: u64, len: u64, size_limit: u64) -> Result<()> {
+        self.fallocate_data(mode, offset, len, size_limit)
+    }
+
+    fn seek_data_hole(&self, offset: u64, data: bool) -> Result<u64> {
+        let file = self.file()?;
+        let file = file.read();
+        let size = file.size;
+        if offset >= size {
+            return Err(Errno::ENXIO);
+        }
+        let page = PAGE_SIZE as u64;
+        let last = (size - 1) / page;
+        let is_data = |i: u64| file.pages.contains_key(&i) && !file.unwritten.contains(&i);
+        let mut i = offset / page;
+        if data {
+            // The next page with data: from the map, not page by page.
+            loop {
+                let Some((&k, _)) = file.pages.range(i..=last).next() else { return Err(Errno::ENXIO) };
+                if is_data(k) {
+                    return Ok(offset.max(k * page));
+                }
+                i = k + 1;
+            }
+        }
+        while i <= last && is_data(i) {
+            i += 1;
+        }
+        Ok(offset.max(i * page).min(size))
     }
 
     fn truncate(&self, len: u64) -> Result<()> {
@@ -1011,6 +1144,7 @@ impl Inode for TmpInode {
             FileType::Regular => Kind::File(RwLock::new(FileData {
                 pages: BTreeMap::new(),
                 size: 0,
+                unwritten: BTreeSet::new(),
             })),
             FileType::Directory => Kind::Dir(Dir::new(self.this.clone())),
             FileType::Symlink => return Err(Errno::EINVAL),

@@ -124,6 +124,7 @@ errnos! {
     EINPROGRESS => "Operation now in progress",
     EBADMSG => "Bad message",
     EUCLEAN => "Structure needs cleaning",
+    EBADR => "Invalid request descriptor",
 }
 
 impl Errno {

@@ -155,6 +155,48 @@ pub trait Inode: Send + Sync + Any {
         Err(data_op_error(self.file_type()))
     }
 
+    /// fallocate(2) on a regular file: `mode` is Linux's `FALLOC_FL_*`
+    /// bits, already checked by the kernel for the combinations every file
+    /// system refuses alike (vfs_fallocate); `offset + len` does not
+    /// overflow an `i64`. Growing the file past `size_limit` (the caller's
+    /// RLIMIT_FSIZE) fails with EFBIG, as does going past the file
+    /// system's largest file. A file system without the operation, or
+    /// without this mode, answers EOPNOTSUPP.
+    fn fallocate(&self, mode: u32, offset: u64, len: u64, size_limit: u64) -> Result<()> {
+        let _ = (mode, offset, len, size_limit);
+        Err(Errno::EOPNOTSUPP)
+    }
+
+    /// lseek's SEEK_DATA (`data`) and SEEK_HOLE on a regular file: the
+    /// first offset at or after `offset` that is data (or a hole; the end
+    /// of the file counts as a hole); ENXIO when `offset` is at or past the
+    /// end, or no data follows. The default sees the whole file as data.
+    fn seek_data_hole(&self, offset: u64, data: bool) -> Result<u64> {
+        let size = self.stat()?.size;
+        if offset >= size {
+            return Err(Errno::ENXIO);
+        }
+        Ok(if data { offset } else { size })
+    }
+
+    /// FS_IOC_FIEMAP: the file's mapped runs that meet bytes
+    /// `[start, start + len)` (the kernel has clipped the range to the
+    /// largest file), in order, as the file system's fiemap reports them;
+    /// `flags` is the request's `fm_flags`, left as the reply's: flags the
+    /// file system does not know fail with EBADR and `flags` set to them.
+    /// A file system without fiemap answers EOPNOTSUPP.
+    fn fiemap(&self, start: u64, len: u64, flags: &mut u32) -> Result<Vec<crate::MappedRun>> {
+        let _ = (start, len, flags);
+        Err(Errno::EOPNOTSUPP)
+    }
+
+    /// FIBMAP: the disk block holding file block `block` (0 for a hole or
+    /// an unwritten block); EINVAL where the file system has no bmap.
+    fn bmap(&self, block: u64) -> Result<u64> {
+        let _ = block;
+        Err(Errno::EINVAL)
+    }
+
     /// Finds the entry `name` in this directory. `"."` is the directory
     /// itself and `".."` its parent (a file system's root is its own parent;
     /// crossing mounts is the path walker's job).

@@ -44,4 +44,4 @@ pub use path::{
     NAME_MAX, PATH_MAX,
 };
 pub use perm::{check_access, check_owner, check_sticky, Access, Credentials};
-pub use types::{DirEntry, FileType, RenameFlags, SetAttr, Stat, Timespec};
+pub use types::{DirEntry, FileType, MappedRun, RenameFlags, SetAttr, Stat, Timespec};

@@ -336,3 +336,16 @@ mod tests {
         .is_empty());
     }
 }
+
+/// One run of a file's bytes on its device, as FIEMAP reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MappedRun {
+    /// Byte offset in the file.
+    pub logical: u64,
+    /// Byte offset on the device.
+    pub physical: u64,
+    /// Bytes.
+    pub length: u64,
+    /// Allocated but not written (reads as zeros).
+    pub unwritten: bool,
+}
