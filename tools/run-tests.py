@@ -681,6 +681,9 @@ def _options_for(spec: dict, args) -> "run_qemu.Options":
         contracts = _load_tool("contracts", "contracts.py")
         suite = contracts.suite_of_initrd(spec.get("initrd"))
         fields["disks"] = contracts.fresh_disks(suite or "contracts", "kevlar", spec.get("smp", 1))
+    if spec.get("check") == "fuzz":
+        # kfuzz's scratch disks: a raw one for partition tables, an ext4 one.
+        fields["disks"] = _load_tool("fuzz", "fuzz.py").fresh_disks(spec["name"])
     return run_qemu.Options(**fields)
 
 
