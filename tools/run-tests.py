@@ -156,7 +156,7 @@ KERNEL_RUNS: list[dict] = [
     # items, POSIX timers) made by 32 users until the heap is down to half
     # its reserve: ENOMEM, never a panic; free memory comes back.
     *[{"name": f"objects-{mode}-smp{smp}", "layer": "kernel", "check": "expect", "smp": smp, "mem": "256M",
-       "timeout": 300, "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"),
+       "timeout": 400, "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"),
        "append": f"init=/objects -- {mode}", "patterns": [rf"^OBJECTS-CHECK {mode} ok"]}
       for mode, smp in (("fds", 2), ("timers", 1), ("dup", 2))],
     # The virtio network card: TCP to an echo service QEMU forwards
