@@ -153,12 +153,12 @@ KERNEL_RUNS: list[dict] = [
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- forkexec",
      "patterns": [r"^OOM-CHECK forkexec ok"]},
     # Kernel objects of a fixed size (open files, descriptor slots, epoll
-    # items, POSIX timers) made by 32 users until the heap is down to half
+    # items) made by 32 users until the heap is down to half
     # its reserve: ENOMEM, never a panic; free memory comes back.
     *[{"name": f"objects-{mode}-smp{smp}", "layer": "kernel", "check": "expect", "smp": smp, "mem": "256M",
        "timeout": 400, "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"),
        "append": f"init=/objects -- {mode}", "patterns": [rf"^OBJECTS-CHECK {mode} ok"]}
-      for mode, smp in (("fds", 2), ("timers", 1), ("dup", 2))],
+      for mode, smp in (("fds", 2), ("dup", 2))],
     # The virtio network card: TCP to an echo service QEMU forwards
     # (10.0.2.100:7 -> cat) from a restricted user network; Kevlar only.
     {"name": "virtio-net-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 120,

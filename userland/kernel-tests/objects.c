@@ -5,8 +5,9 @@
  *   fds      uid 1000..1031 (one process each, RLIMIT_NOFILE raised to
  *            1<<20 by root first) make eventfds and put each in an epoll
  *            instance: open files, descriptor slots and epoll items
- *   timers   the same users make POSIX timers (RLIMIT_SIGPENDING raised)
- *            and eventfds alternately
+ *   timers   the same users make 500 POSIX timers each, and eventfds;
+ *            once the heap says no, one more timer_create (ENOMEM, EAGAIN
+ *            or a timer)
  *   dup      the same users dup2 onto descriptor numbers up to 1<<20
  *            (descriptor tables of 24 MiB each)
  *
@@ -81,8 +82,6 @@ static void maker(const char *mode, int out, int id)
 {
     struct rlimit big = {1 << 20, 1 << 20};
     setrlimit(RLIMIT_NOFILE, &big);
-    struct rlimit sig = {1 << 20, 1 << 20};
-    setrlimit(RLIMIT_SIGPENDING, &sig);
     setgroups(0, NULL);
     if (setgid(1000 + id) != 0 || setuid(1000 + id) != 0)
         _exit(9);
@@ -103,14 +102,28 @@ static void maker(const char *mode, int out, int id)
                 report(out, errno);
         }
     } else if (!strcmp(mode, "timers")) {
+        int limited = 0;
         for (int i = 0;; i++) {
             timer_t t;
             if (cap && i >= cap)
                 report(out, 0);
-            if (syscall(SYS_timer_create, CLOCK_MONOTONIC, NULL, &t) != 0)
-                report(out, errno);
-            if (eventfd(0, 0) < 0)
-                report(out, errno);
+            /* Timers up to RLIMIT_SIGPENDING's default (EAGAIN, as Linux),
+               then descriptors alone until the heap says no. */
+            if (!limited && syscall(SYS_timer_create, CLOCK_MONOTONIC, NULL, &t) != 0) {
+                if (errno != EAGAIN)
+                    report(out, errno);
+                limited = 1;
+            }
+            if (i == 500)
+                limited = 1; /* Kevlar's timer_create looks at every timer */
+            if (eventfd(0, 0) < 0) {
+                int e = errno;
+                /* The heap is low: one more timer fails as Linux's, or fits. */
+                if (syscall(SYS_timer_create, CLOCK_MONOTONIC, NULL, &t) != 0 && errno != ENOMEM &&
+                    errno != EAGAIN)
+                    report(out, errno);
+                report(out, e);
+            }
         }
     } else {
         for (int n = 1 << 20; n > 3; n -= 4096 + id) {
