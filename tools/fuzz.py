@@ -41,6 +41,7 @@ import time
 TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
 SRC = os.path.join(REPO_ROOT, "userland", "fuzz", "kfuzz.c")
+SURFACES = os.path.join(REPO_ROOT, "userland", "fuzz", "surfaces.c")
 OUT = os.path.join(REPO_ROOT, "build", "fuzz")
 KFUZZ = os.path.join(OUT, "kfuzz")
 SYSNAMES = os.path.join(OUT, "sysnames.h")
@@ -116,7 +117,7 @@ def gen_sysnames() -> None:
 def build_kfuzz() -> str:
     os.makedirs(OUT, exist_ok=True)
     gen_sysnames()
-    if _stale(KFUZZ, [SRC, SYSNAMES]):
+    if _stale(KFUZZ, [SRC, SURFACES, SYSNAMES]):
         r = subprocess.run([CC, "-static", "-O2", "-Wall", "-I", OUT, "-o", KFUZZ, SRC],
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -174,6 +175,33 @@ def fetch_trinity() -> str:
     deb = os.path.join(debs, sorted(n for n in os.listdir(debs) if n.startswith("trinity_"))[-1])
     subprocess.run(["dpkg-deb", "-x", deb, os.path.join(TRINITY_DIR, "root")], check=True)
     return binary
+
+
+DISK_DIR = os.path.join(OUT, "disks")
+MKFS_EXT4 = "/usr/sbin/mkfs.ext4"
+
+
+def fresh_disks(tag: str) -> list:
+    """The two disks a kfuzz boot gets, new for each boot: vda, 16 MiB of
+    zeros the fuzzer writes partition tables to (BLKRRPART, partitions'
+    I/O), and vdb, a 64 MiB ext4 file system (mkfs.ext4's defaults) that
+    kfuzz mounts at /mnt/ext4 for the batches. Without mkfs.ext4 on the
+    host, only vda (kfuzz says the ext4 actions will fail)."""
+    os.makedirs(DISK_DIR, exist_ok=True)
+    vda = os.path.join(DISK_DIR, f"{tag}-vda.img")
+    vdb = os.path.join(DISK_DIR, f"{tag}-vdb.img")
+    with open(vda, "wb") as f:
+        f.truncate(16 << 20)
+    disks = [vda]
+    if os.path.exists(vdb):
+        os.unlink(vdb)
+    with open(vdb, "wb") as f:
+        f.truncate(64 << 20)
+    if os.path.isfile(MKFS_EXT4):
+        r = subprocess.run([MKFS_EXT4, "-F", "-q", vdb], capture_output=True, text=True)
+        if r.returncode == 0:
+            disks.append(vdb)
+    return disks
 
 
 # ---------------------------------------------------------------------------
@@ -308,6 +336,7 @@ def boot(kernel: str, initrd: str, smp: int, args: list, total_timeout: float,
         os.unlink(monitor)
     opts = run_qemu.Options(kernel=kernel, initrd=initrd, append=append, smp=smp, mem=mem,
                             timeout=total_timeout, echo=echo,
+                            disks=fresh_disks(os.path.basename(log).rsplit(".", 1)[0]),
                             extra=["-monitor", f"unix:{monitor},server,nowait"])
     cmd = run_qemu.build_command(opts)
     run = Run()

@@ -158,6 +158,13 @@ KERNEL_RUNS: list[dict] = [
     {"name": "oom-forkexec-smp1", "layer": "kernel", "check": "expect", "smp": 1, "mem": "256M", "timeout": 400,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/oom -- forkexec",
      "patterns": [r"^OOM-CHECK forkexec ok"]},
+    # Kernel objects of a fixed size (open files, descriptor slots, epoll
+    # items) made by 32 users until the heap is down to half
+    # its reserve: ENOMEM, never a panic; free memory comes back.
+    *[{"name": f"objects-{mode}-smp{smp}", "layer": "kernel", "check": "expect", "smp": smp, "mem": "256M",
+       "timeout": 400, "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"),
+       "append": f"init=/objects -- {mode}", "patterns": [rf"^OBJECTS-CHECK {mode} ok"]}
+      for mode, smp in (("fds", 2), ("dup", 2))],
     # The virtio network card: TCP to an echo service QEMU forwards
     # (10.0.2.100:7 -> cat) from a restricted user network; Kevlar only.
     {"name": "virtio-net-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 120,
@@ -688,6 +695,9 @@ def _options_for(spec: dict, args) -> "run_qemu.Options":
         contracts = _load_tool("contracts", "contracts.py")
         suite = contracts.suite_of_initrd(spec.get("initrd"))
         fields["disks"] = contracts.fresh_disks(suite or "contracts", "kevlar", spec.get("smp", 1))
+    if spec.get("check") == "fuzz":
+        # kfuzz's scratch disks: a raw one for partition tables, an ext4 one.
+        fields["disks"] = _load_tool("fuzz", "fuzz.py").fresh_disks(spec["name"])
     return run_qemu.Options(**fields)
 
 

@@ -703,6 +703,7 @@ pub fn make(parent: &Arc<Cgroup>, name: &[u8], uid: u32, gid: u32, mode: u32) ->
         level += 1;
         node = n.parent.as_ref();
     }
+    crate::mm::kbuf::check_object()?;
     let cg = Cgroup::new(NEXT_ID.fetch_add(1, Ordering::Relaxed), name.to_vec(), Some(parent.clone()), uid, gid, mode);
     parent.state.lock().children.push(cg.clone());
     let mut node = Some(parent);

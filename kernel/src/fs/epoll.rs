@@ -276,6 +276,7 @@ impl Epoll {
                 if items.contains_key(&key) {
                     return Err(Errno::EEXIST);
                 }
+                crate::mm::kbuf::check_object()?;
                 let (events, data) = event.unwrap();
                 let item = Arc::new_cyclic(|me| Item {
                     file: Arc::downgrade(target),

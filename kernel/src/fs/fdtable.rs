@@ -55,6 +55,10 @@ impl FdTable {
     /// Installs `file` at the lowest free fd >= `min`.
     pub fn insert_from(&mut self, min: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<i32> {
         let fd = (min..self.limit.min(NR_OPEN)).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
+        // A new descriptor keeps its file (and its socket, epoll or timer
+        // state) on the heap: not past half of the reserve.
+        crate::mm::kbuf::check_object()?;
+        self.grow(fd)?;
         self.put(fd, file, cloexec);
         Ok(fd as i32)
     }
@@ -72,6 +76,16 @@ impl FdTable {
     /// Installs `file` at the lowest free fd.
     pub fn insert(&mut self, file: Arc<OpenFile>, cloexec: bool) -> Result<i32> {
         self.insert_from(0, file, cloexec)
+    }
+
+    /// Makes room for slot `fd` (ENOMEM rather than a panic when the heap
+    /// cannot have it: up to NR_OPEN slots of 24 bytes).
+    pub fn grow(&mut self, fd: usize) -> Result<()> {
+        let len = self.slots.len();
+        if len <= fd {
+            crate::mm::kbuf::reserve(&mut self.slots, fd + 1 - len)?;
+        }
+        Ok(())
     }
 
     /// Installs `file` at exactly `fd`, closing what was there.

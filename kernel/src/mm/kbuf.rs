@@ -31,6 +31,21 @@ pub fn check_headroom(bytes: usize) -> Result<()> {
     Err(Errno::ENOMEM)
 }
 
+/// Fails with ENOMEM (and asks for the OOM killer) when the heap is down
+/// to half of the reserve. For kernel objects of a fixed size that a user
+/// makes and keeps (open files and descriptor slots, epoll items, POSIX
+/// timers, cgroups): each is small, but a user can make them without end,
+/// and the heap's infallible allocation of one panics once the reserve is
+/// gone. Checked before the object is made, so that what a user holds
+/// stops at half of the reserve as the buffers above do.
+pub fn check_object() -> Result<()> {
+    if pmm::heap_headroom(0) {
+        return Ok(());
+    }
+    super::oom::request();
+    Err(Errno::ENOMEM)
+}
+
 /// A zero-filled buffer of `len` bytes, or ENOMEM.
 pub fn zeroed(len: usize) -> Result<Vec<u8>> {
     check_headroom(len)?;

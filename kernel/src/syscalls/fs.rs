@@ -460,6 +460,7 @@ pub fn dup3(thread: &Thread, old: i32, new: i32, flags: u32, is_dup2: bool) -> R
     if new < 0 || new as usize >= table.limit() {
         return Err(Errno::EBADF);
     }
+    table.grow(new as usize)?;
     let replaced = table.put(new as usize, f, flags & abi::O_CLOEXEC != 0);
     drop(table);
     drop(replaced);

@@ -91,6 +91,7 @@ fn decode_sigevent(raw: &[u8; 64]) -> Result<(Notify, u64)> {
 pub fn timer_create(thread: &Arc<Thread>, clock: u32, sevp: usize, id_addr: usize) -> Result<isize> {
     let event = if sevp != 0 { Some(read_bytes::<64>(sevp)?) } else { None };
     check_clock(clock)?;
+    crate::mm::kbuf::check_object()?;
     let process = &thread.process;
     let notify = match event {
         Some(raw) => match decode_sigevent(&raw) {
