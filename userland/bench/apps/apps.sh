@@ -207,7 +207,8 @@ drop_caches() {
 # fio: 4 KiB reads and writes of one file on the disk (ext4 through the
 # kernel's page cache: buffered psync I/O, one job, as a program sees
 # the disk), sequential and random, cold (after drop_caches) and warm
-# (the file read through once, untimed). Writes overwrite the laid-out
+# (the file read through once, untimed; --invalidate=0, or fio would
+# drop the file's cached pages first). Writes overwrite the laid-out
 # file and end with an fsync, so the data reaches the disk.
 FIO_ROWS=""
 for rw in read randread write randwrite; do
@@ -226,7 +227,7 @@ if [ $fio_wanted = 1 ]; then
                 extra=""
                 case $rw in *write) extra="--end_fsync=1 --overwrite=1" ;; esac
                 $T $name -- fio --name=$name --filename=fio.dat --size=${MB}M --bs=4k --rw=$rw \
-                    --ioengine=psync --thread --randrepeat=1 --output=/dev/null $extra
+                    --ioengine=psync --thread --randrepeat=1 --invalidate=0 --output=/dev/null $extra
             done
         done
     else
@@ -235,12 +236,12 @@ if [ $fio_wanted = 1 ]; then
     rm -f fio.dat
 fi
 
-# A source tree (the C headers and Python's standard library: about 50
-# MiB) untarred onto the disk from a tarball in tmpfs, then synced
+# A source tree (the C headers, Python's standard library and Perl's
+# modules: about 50 MiB) untarred onto the disk from a tarball in tmpfs, then synced
 # (app_untar_src); then, cold, every file read back (app_readback_src).
 if want app_untar_src || want app_readback_src; then
     if [ $QUICK = 1 ]; then DIRS="usr/include/x86_64-linux-gnu"
-    else DIRS="usr/include usr/lib/python3.11"; fi
+    else DIRS="usr/include usr/lib/python3.11 usr/share/perl"; fi
     if tar -cf /tmp/src.tar -C / $DIRS 2> /tmp/src-setup.err; then
         echo "BENCH-NOTE app_untar_src tarball $(( $(stat -c %s /tmp/src.tar) / 1024 )) KiB $(tar -tf /tmp/src.tar | grep -vc '/$') files"
         rm -rf src && mkdir src
