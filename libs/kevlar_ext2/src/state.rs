@@ -161,6 +161,9 @@ pub struct State {
     pub(crate) stale_bitmaps: BTreeSet<(u32, bool)>,
     /// ext4's metadata overhead for statfs, counted at mount.
     ext4_overhead: u64,
+    /// Inode records whose checksum was verified, so that reading one
+    /// again unchanged skips the crc32c (`read_inode`).
+    pub(crate) verified_inodes: crate::inode::VerifiedInodes,
 }
 
 fn mount_error(errno: Errno, message: String) -> MountError {
@@ -328,6 +331,7 @@ impl State {
             meta_owner: BTreeMap::new(),
             stale_bitmaps: BTreeSet::new(),
             ext4_overhead: 0,
+            verified_inodes: crate::inode::VerifiedInodes::default(),
         };
         let mut state = state;
         if flavour == Flavour::Ext4 {
