@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The benchmark's Debian root: the Debian suite's root (tools/build-debian-root.py)
 with the programs the application benchmarks run (gcc, make, git, python3,
-sqlite3, redis, nginx, dropbear, xz), as an ext2 image (docs/benchmarks.md,
+sqlite3, redis, nginx, dropbear, xz, fio), as an ext2 image (docs/benchmarks.md,
 "Application benchmarks").
 
     build-bench-root.py root     resolve, download and unpack into build/bench-root/root
@@ -35,9 +35,9 @@ REPO_ROOT = os.path.dirname(TOOLS_DIR)
 OUT = os.path.join(REPO_ROOT, "build", "bench-root")
 # On top of the Debian suite's packages. libc6-dev: headers and libc.a for
 # `gcc -static`. nginx-light is Debian's small nginx build; dropbear-bin has
-# both the server and dbclient.
+# both the server and dbclient. fio: the disk rows (app_fio_*).
 BENCH_PACKAGES = ["gcc", "libc6-dev", "make", "git", "python3", "sqlite3", "redis-server",
-                  "redis-tools", "nginx-light", "dropbear-bin", "xz-utils", "iproute2"]
+                  "redis-tools", "nginx-light", "dropbear-bin", "xz-utils", "iproute2", "fio"]
 # Sparse: only the blocks in use take room on the host. The benchmarks write
 # their work files on this disk (a QEMU snapshot overlay keeps the image
 # itself unchanged).

@@ -110,12 +110,11 @@ fn before_user_return(frame: &mut TrapFrame) {
 #[inline(always)]
 fn return_to_user(thread: alloc::sync::Arc<crate::process::Thread>, frame: &mut TrapFrame) {
     // The common case, nothing to do, is decided by a few loads; the
-    // slow path below does each step as before.
+    // slow path below does each step as before. The global conditions
+    // (console input, O_ASYNC signals, memory, a frozen cgroup) are bits
+    // of one word (kevlar_platform::attention).
     if !scheduler::cpu_needs_attention(&thread)
-        && !kevlar_platform::arch::serial::events_pending()
-        && !crate::fs::fasync::is_pending()
-        && !crate::mm::oom::needs_attention()
-        && !crate::cgroup::freezing()
+        && !kevlar_platform::attention::any()
         && thread.state() == crate::process::ThreadState::Runnable
         && !thread.has_return_work()
     {

@@ -13,6 +13,7 @@
 
 extern crate alloc;
 
+pub mod attention;
 pub mod backtrace;
 pub mod console;
 pub mod debug;

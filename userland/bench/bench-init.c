@@ -27,7 +27,7 @@
  * /bench/disk, it loads the kernel modules listed in /modules.list (Linux
  * needs virtio and ext4 as modules; Kevlar has them built in and no module
  * loader, so there every load fails, which is ignored), waits for /dev/vda,
- * mounts its ext2 file system read-write on /root with devtmpfs, devpts,
+ * mounts its ext4 file system read-write on /root with devtmpfs, devpts,
  * proc, sysfs and a tmpfs /tmp inside, chroots into it and runs
  * `/bin/bash /bench/apps.sh` with the words of /bench/args instead of
  * /bench/bench. A step that fails prints `BENCH-EXIT setup: ...` and
@@ -169,8 +169,8 @@ static const char *enter_disk_root(void)
         nanosleep(&tick, NULL);
     }
     mkdir(NEWROOT, 0755);
-    if (mount(DISK, NEWROOT, "ext2", 0, NULL) != 0)
-        return "mount " DISK " (ext2) on " NEWROOT;
+    if (mount(DISK, NEWROOT, "ext4", 0, NULL) != 0)
+        return "mount " DISK " (ext4) on " NEWROOT;
     if (mount("devtmpfs", NEWROOT "/dev", "devtmpfs", 0, NULL) != 0)
         return "mount devtmpfs";
     mkdir(NEWROOT "/dev/pts", 0755);

@@ -13,6 +13,9 @@ use crate::process::{Thread, ThreadState};
 static FREEZING: AtomicU64 = AtomicU64::new(0);
 /// Frozen threads sleep here.
 static THAW: WaitQueue = WaitQueue::new();
+/// `FREEZING != 0`, as a bit of the return-to-user attention word.
+static FREEZING_FLAG: kevlar_platform::attention::Flag =
+    kevlar_platform::attention::Flag::new(kevlar_platform::attention::FREEZING);
 
 /// Whether some cgroup is frozen (read on every return to user mode).
 #[inline]
@@ -52,9 +55,17 @@ pub fn set_freeze(cg: &Arc<Cgroup>, freeze: bool) {
         // Running threads stop at their next return to user mode (a
         // timer tick at the latest); sleeping ones count as frozen and
         // stop before they run user code again.
-        FREEZING.fetch_add(1, Ordering::Relaxed);
+        FREEZING.fetch_add(1, Ordering::AcqRel);
+        FREEZING_FLAG.set();
     } else {
-        FREEZING.fetch_sub(1, Ordering::Relaxed);
+        if FREEZING.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Cleared, then looked at again: a freeze that raced in keeps
+            // its bit.
+            FREEZING_FLAG.clear();
+            if FREEZING.load(Ordering::Acquire) != 0 {
+                FREEZING_FLAG.set();
+            }
+        }
         THAW.wake_all();
     }
     refresh_frozen(cg, None, true);

@@ -64,12 +64,12 @@ static REGISTERED: SpinLock<Vec<Registered>> = SpinLock::new(Vec::new());
 /// Some file has O_ASYNC set: wake-ups must be looked at.
 static ANY: AtomicBool = AtomicBool::new(false);
 /// A wake-up happened since the last look.
-static PENDING: AtomicBool = AtomicBool::new(false);
+static PENDING: kevlar_platform::attention::Flag = kevlar_platform::attention::Flag::new(kevlar_platform::attention::FASYNC_PENDING);
 
 /// Called for every poller wake-up (any context: atomics only).
 pub fn note_wakeup() {
     if ANY.load(Ordering::Relaxed) {
-        PENDING.store(true, Ordering::Release);
+        PENDING.set();
     }
 }
 
@@ -84,17 +84,11 @@ pub fn set_async(file: &Arc<OpenFile>, fd: i32, on: bool) {
     ANY.store(!list.is_empty(), Ordering::Relaxed);
 }
 
-/// Sends the signals that wake-ups since the last look call for. Every
-/// return to user mode asks: the check is inline, the work out of line.
-#[inline]
-pub fn is_pending() -> bool {
-    PENDING.load(Ordering::Relaxed)
-}
-
-/// Sends the signals due (see [`run_pending`]'s caller).
+/// Sends the signals that wake-ups since the last look call for: on a
+/// return to user mode that found the attention word set.
 #[inline]
 pub fn run_pending() {
-    if PENDING.load(Ordering::Acquire) {
+    if PENDING.get() {
         run_pending_slow();
     }
 }
@@ -102,7 +96,7 @@ pub fn run_pending() {
 #[cold]
 #[inline(never)]
 fn run_pending_slow() {
-    if !PENDING.swap(false, Ordering::AcqRel) {
+    if !PENDING.take() {
         return;
     }
     let mut due = Vec::new();

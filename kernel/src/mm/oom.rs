@@ -217,7 +217,7 @@ pub fn score_text(p: &Process) -> alloc::string::String {
 static VICTIM: SpinLock<Option<(Weak<Process>, u64)>> = SpinLock::new(None);
 /// Set by contexts that cannot run the killer (a usercopy fault, perhaps
 /// under a lock); the next return to user mode runs it.
-static REQUESTED: AtomicBool = AtomicBool::new(false);
+static REQUESTED: kevlar_platform::attention::Flag = kevlar_platform::attention::Flag::new(kevlar_platform::attention::OOM_REQUESTED);
 /// Serialises the choice (a second CPU out of memory waits for the first
 /// one's victim instead of picking another).
 static CHOOSING: SpinLock<()> = SpinLock::new(());
@@ -311,7 +311,7 @@ pub fn wait_for_victim(thread: &Arc<Thread>) {
 /// Asks the next return to user mode to run the killer (for a context
 /// that may hold locks).
 pub fn request() {
-    REQUESTED.store(true, Ordering::Relaxed);
+    REQUESTED.set();
 }
 
 /// On the way back to user mode: runs the killer when asked to, or when a
@@ -319,7 +319,7 @@ pub fn request() {
 /// frees what waits to be freed (kernel stacks beyond the cache).
 #[inline]
 pub fn needs_attention() -> bool {
-    kevlar_platform::mm::stacks::has_excess() || REQUESTED.load(Ordering::Relaxed) || kevlar_platform::mm::pmm::has_pressure()
+    kevlar_platform::mm::stacks::has_excess() || REQUESTED.get() || kevlar_platform::mm::pmm::has_pressure()
 }
 
 /// On the way back to user mode (see [`before_user_return_slow`]).
@@ -338,7 +338,7 @@ fn before_user_return_slow(thread: &Arc<Thread>) {
         kevlar_platform::mm::stacks::release_excess();
         kevlar_platform::mm::heap::shrink_all();
     }
-    let requested = REQUESTED.load(Ordering::Relaxed) && REQUESTED.swap(false, Ordering::Relaxed);
+    let requested = REQUESTED.take();
     let pressure = kevlar_platform::mm::pmm::take_pressure();
     if (requested || pressure) && kevlar_platform::mm::pmm::below_reserve() {
         out_of_memory(Some(thread));

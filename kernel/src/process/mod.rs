@@ -20,7 +20,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use kevlar_platform::x86::trap::TrapFrame;
@@ -327,6 +327,11 @@ pub struct Thread {
     /// at all. Every return to user mode reads it instead of taking the
     /// signal lock.
     pub signal_hint: AtomicBool,
+    /// System-call work: one bit per reason a system call of this thread
+    /// leaves the fast path (`SYSCALL_WORK_*`: traced, seccomp filtered),
+    /// set by ptrace and seccomp next to their own state, so that entry
+    /// tests one word (Linux's SYSCALL_WORK flags).
+    syscall_work: AtomicU32,
     /// The owning process.
     pub process: Arc<Process>,
     /// The platform's execution context.
@@ -376,6 +381,11 @@ pub static CONTEXT_SWITCHES: core::sync::atomic::AtomicU64 = core::sync::atomic:
 /// No mask saved: SIGKILL and SIGSTOP can never be blocked, so no real
 /// mask has every bit set.
 const NO_SAVED_MASK: u64 = u64::MAX;
+
+/// `Thread::syscall_work`: ptrace traces the thread's system calls.
+pub const SYSCALL_WORK_TRACE: u32 = 1;
+/// `Thread::syscall_work`: a seccomp mode filters them.
+pub const SYSCALL_WORK_SECCOMP: u32 = 2;
 
 /// Every process by pid. A pid can name a reaped process (still referenced
 /// somewhere) and its successor at once, hence a list per pid.
@@ -498,6 +508,21 @@ impl Thread {
     /// interrupted call, a mask to restore, or a signal that may be
     /// deliverable.
     #[inline]
+    /// Sets or clears one `SYSCALL_WORK_*` bit.
+    pub fn set_syscall_work(&self, bit: u32, on: bool) {
+        if on {
+            self.syscall_work.fetch_or(bit, Ordering::AcqRel);
+        } else {
+            self.syscall_work.fetch_and(!bit, Ordering::AcqRel);
+        }
+    }
+
+    /// Whether a system call must take the slow path (traced or filtered).
+    #[inline(always)]
+    pub fn has_syscall_work(&self) -> bool {
+        self.syscall_work.load(Ordering::Acquire) != 0
+    }
+
     pub fn has_return_work(&self) -> bool {
         self.interrupted_syscall.load(Ordering::Relaxed) != u64::MAX
             || self.saved_sigmask.load(Ordering::Relaxed) != NO_SAVED_MASK
@@ -787,6 +812,7 @@ fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid
     Arc::new(Thread {
         tid: AtomicI32::new(tid),
         signal_hint: AtomicBool::new(true),
+        syscall_work: AtomicU32::new(0),
         process: process.clone(),
         task,
         state: AtomicU8::new(ThreadState::Runnable as u8),

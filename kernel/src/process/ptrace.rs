@@ -214,6 +214,7 @@ fn link(tracee: &Arc<Thread>, tracer: &Arc<Process>, seized: bool, options: u32)
         t.options = options;
     }
     tracee.ptrace.traced.store(true, Ordering::Release);
+    tracee.set_syscall_work(super::SYSCALL_WORK_TRACE, true);
     list.retain(|t| !Arc::ptr_eq(t, tracee));
     list.push(tracee.clone());
 }
@@ -224,6 +225,7 @@ fn unlink(tracee: &Arc<Thread>, sig: u32) {
     let was_stepping = {
         let mut t = tracee.ptrace.inner.lock();
         tracee.ptrace.traced.store(false, Ordering::Release);
+        tracee.set_syscall_work(super::SYSCALL_WORK_TRACE, false);
         t.tracer = Weak::new();
         t.tracer_pid = 0;
         t.interrupt = false;
@@ -688,6 +690,7 @@ pub fn wait_tracees(me: &Process, pid: Pid, keep: bool, stops: bool, exits: bool
     if let Some(i) = remove {
         let tracee = list.remove(i);
         tracee.ptrace.traced.store(false, Ordering::Release);
+        tracee.set_syscall_work(super::SYSCALL_WORK_TRACE, false);
         tracee.ptrace.inner.lock().tracer = Weak::new();
     }
     drop(list);

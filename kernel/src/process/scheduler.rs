@@ -6,11 +6,11 @@
 
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 use kevlar_platform::arch::interrupts;
 use kevlar_platform::smp::{self, MAX_CPUS};
-use kevlar_platform::sync::SpinLock;
+use kevlar_platform::sync::{CpuSlot, SpinLock};
 use kevlar_platform::x86::user::{self as platform_task, Task};
 
 use super::{Thread, ThreadState};
@@ -26,13 +26,37 @@ struct CpuState {
     /// A thread that ran last and is finished: dropped by whoever runs next,
     /// once the CPU is off its stack.
     finished: SpinLock<Option<Arc<Thread>>>,
-    need_resched: AtomicBool,
     ticks_in_slice: AtomicUsize,
-    /// Whether `finished` holds a thread.
-    has_finished: AtomicBool,
-    /// Set by each timer tick: timers may have expired since the last
-    /// return to user mode looked.
-    tick_seen: AtomicBool,
+    /// The CPU's work for the way back to user mode, one bit each, so
+    /// that the common return tests one byte: `NEED_RESCHED`,
+    /// `HAS_FINISHED` (`finished` holds a thread), `TICK_SEEN` (set by
+    /// each timer tick: timers may have expired since the last return to
+    /// user mode looked).
+    work: AtomicU8,
+}
+
+const NEED_RESCHED: u8 = 1 << 0;
+const HAS_FINISHED: u8 = 1 << 1;
+const TICK_SEEN: u8 = 1 << 2;
+
+impl CpuState {
+    fn set(&self, bit: u8) {
+        self.work.fetch_or(bit, Ordering::AcqRel);
+    }
+
+    fn clear(&self, bit: u8) {
+        self.work.fetch_and(!bit, Ordering::AcqRel);
+    }
+
+    fn get(&self, bit: u8) -> bool {
+        self.work.load(Ordering::Acquire) & bit != 0
+    }
+
+    /// Returns and clears `bit` (a plain load first: the common answer
+    /// is no).
+    fn take(&self, bit: u8) -> bool {
+        self.get(bit) && self.work.fetch_and(!bit, Ordering::AcqRel) & bit != 0
+    }
 }
 
 static CPUS: [CpuState; MAX_CPUS] = [const {
@@ -41,10 +65,8 @@ static CPUS: [CpuState; MAX_CPUS] = [const {
         current: SpinLock::new(None),
         idle: SpinLock::new(None),
         finished: SpinLock::new(None),
-        need_resched: AtomicBool::new(false),
         ticks_in_slice: AtomicUsize::new(0),
-        has_finished: AtomicBool::new(false),
-        tick_seen: AtomicBool::new(true),
+        work: AtomicU8::new(TICK_SEEN),
     }
 }; MAX_CPUS];
 
@@ -52,9 +74,22 @@ fn this() -> &'static CpuState {
     &CPUS[smp::cpu_index()]
 }
 
+/// Each CPU's current thread again, for its own CPU to read without the
+/// lock (every system call asks): changed with `CpuState::current`, under
+/// its lock, by `set_current`.
+static CURRENT: CpuSlot<Thread> = CpuSlot::new();
+
 /// Returns the thread running on this CPU, if a user thread runs.
+#[inline(always)]
 pub fn current() -> Option<Arc<Thread>> {
-    this().current.lock().clone()
+    CURRENT.get()
+}
+
+/// Makes `thread` this CPU's current thread (`slot` is this CPU's
+/// `current`, locked), in both places.
+fn set_current(slot: &mut Option<Arc<Thread>>, thread: Option<Arc<Thread>>) {
+    drop(CURRENT.replace(thread.clone()));
+    *slot = thread;
 }
 
 /// Makes `thread` runnable, on the least loaded online CPU, and wakes that
@@ -130,11 +165,13 @@ fn pick_next() -> Option<Arc<Thread>> {
 pub fn schedule() {
     let cpu = this();
     let next = pick_next();
-    cpu.need_resched.store(false, Ordering::Relaxed);
+    cpu.clear(NEED_RESCHED);
     cpu.ticks_in_slice.store(0, Ordering::Relaxed);
     let next_task = {
         let mut current = cpu.current.lock();
-        let Some(prev) = current.take() else {
+        let taken = current.take();
+        drop(CURRENT.replace(None));
+        let Some(prev) = taken else {
             drop(current);
             if let Some(next) = next {
                 requeue(cpu, next);
@@ -143,7 +180,7 @@ pub fn schedule() {
         };
         match next {
             Some(next) if Arc::ptr_eq(&prev, &next) => {
-                *current = Some(prev);
+                set_current(&mut current, Some(prev));
                 return;
             }
             Some(next) => {
@@ -151,14 +188,14 @@ pub fn schedule() {
                 next.account_switch_in();
                 next.activate_address_space();
                 let task = next.task.clone();
-                *current = Some(next);
+                set_current(&mut current, Some(next));
                 drop(current);
                 requeue_or_retire(cpu, prev);
                 task
             }
             None => {
                 if prev.state() == ThreadState::Runnable && prev.allowed_on(smp::cpu_index()) {
-                    *current = Some(prev);
+                    set_current(&mut current, Some(prev));
                     return; // nothing else to run: keep going
                 }
                 drop(current);
@@ -191,7 +228,7 @@ fn requeue_or_retire(cpu: &CpuState, prev: Arc<Thread>) {
         ThreadState::Runnable => requeue(cpu, prev),
         ThreadState::Dead => {
             *cpu.finished.lock() = Some(prev);
-            cpu.has_finished.store(true, Ordering::Release);
+            cpu.set(HAS_FINISHED);
         }
         ThreadState::Sleeping => drop(prev),
     }
@@ -211,8 +248,7 @@ pub fn after_switch() {
     let cpu = this();
     // Checked without the lock first: this runs on every return to user
     // mode, and a finished thread is rare.
-    if cpu.has_finished.load(Ordering::Acquire) {
-        cpu.has_finished.store(false, Ordering::Release);
+    if cpu.take(HAS_FINISHED) {
         let finished = cpu.finished.lock().take();
         drop(finished);
     }
@@ -226,10 +262,7 @@ pub fn after_switch() {
 pub fn cpu_needs_attention(thread: &Thread) -> bool {
     let index = smp::cpu_index();
     let cpu = &CPUS[index];
-    cpu.has_finished.load(Ordering::Relaxed)
-        || cpu.tick_seen.load(Ordering::Relaxed)
-        || cpu.need_resched.load(Ordering::Relaxed)
-        || !thread.allowed_on(index)
+    cpu.work.load(Ordering::Relaxed) != 0 || !thread.allowed_on(index)
 }
 
 /// The idle loop of a CPU: runs threads while there are any, halts
@@ -251,7 +284,7 @@ pub fn idle_once() {
         next.account_switch_in();
         next.activate_address_space();
         let task = next.task.clone();
-        *cpu.current.lock() = Some(next);
+        set_current(&mut cpu.current.lock(), Some(next));
         platform_task::switch_to(task);
         after_switch();
     }
@@ -288,7 +321,7 @@ pub fn idle_loop() -> ! {
 /// the timer list, whose resolution is the tick, needs a look only then.
 pub fn take_tick() -> bool {
     let cpu = this();
-    cpu.tick_seen.load(Ordering::Relaxed) && cpu.tick_seen.swap(false, Ordering::Relaxed)
+    cpu.take(TICK_SEEN)
 }
 
 /// Timer tick (interrupt context): asks for a reschedule when the slice is
@@ -296,9 +329,9 @@ pub fn take_tick() -> bool {
 pub fn on_tick(from_user: bool) {
     super::cputimer::count_tick(from_user);
     let cpu = this();
-    cpu.tick_seen.store(true, Ordering::Relaxed);
+    cpu.set(TICK_SEEN);
     if cpu.ticks_in_slice.fetch_add(1, Ordering::Relaxed) + 1 >= TIME_SLICE_TICKS {
-        cpu.need_resched.store(true, Ordering::Relaxed);
+        cpu.set(NEED_RESCHED);
     }
 }
 
@@ -306,7 +339,7 @@ pub fn on_tick(from_user: bool) {
 /// moves the thread if its affinity no longer allows this CPU.
 pub fn preempt_if_needed(thread: &Arc<Thread>) {
     let misplaced = !thread.allowed_on(smp::cpu_index());
-    if misplaced || this().need_resched.load(Ordering::Relaxed) {
+    if misplaced || this().get(NEED_RESCHED) {
         // Only a running thread is preempted: a dead one must stay dead.
         if thread.state() != ThreadState::Runnable {
             return;
@@ -325,7 +358,7 @@ pub fn cond_resched() {
     // sleeper whose deadline passed (and whoever would end the loop with
     // a signal) never runs again.
     crate::timer::run_expired_if_due();
-    if this().need_resched.load(Ordering::Relaxed) {
+    if this().get(NEED_RESCHED) {
         if let Some(thread) = current() {
             preempt_if_needed(&thread);
         }
@@ -338,6 +371,6 @@ pub fn dump() {
         let cpu = &CPUS[index];
         let current = cpu.current.lock().as_ref().map(|t| t.tid());
         let queue: alloc::vec::Vec<i32> = cpu.run_queue.lock().iter().map(|t| t.tid()).collect();
-        kevlar_platform::println!("cpu{}: current {:?} queue {:?} need_resched {}", index, current, queue, cpu.need_resched.load(Ordering::Relaxed));
+        kevlar_platform::println!("cpu{}: current {:?} queue {:?} need_resched {}", index, current, queue, cpu.get(NEED_RESCHED));
     }
 }

@@ -111,6 +111,7 @@ impl SeccompSlot {
 /// (see `install`'s TSYNC).
 pub fn inherit(creator: &Thread, new: &Thread) {
     new.seccomp.inherit(&creator.seccomp);
+    new.set_syscall_work(super::SYSCALL_WORK_SECCOMP, new.seccomp.active());
 }
 
 /// SECCOMP_SET_MODE_STRICT: Linux's EINVAL once in filter mode.
@@ -119,6 +120,7 @@ pub fn set_strict(thread: &Thread) -> Result<()> {
     match thread.seccomp.mode() {
         MODE_DISABLED | MODE_STRICT => {
             thread.seccomp.mode.store(MODE_STRICT, Ordering::Release);
+            thread.set_syscall_work(super::SYSCALL_WORK_SECCOMP, true);
             Ok(())
         }
         _ => Err(Errno::EINVAL),
@@ -199,6 +201,7 @@ pub fn install(thread: &Thread, prog: Filter, log: bool, tsync: bool) -> Result<
     *thread.seccomp.filter.lock() = new.clone();
     thread.seccomp.count.store(count, Ordering::Relaxed);
     thread.seccomp.mode.store(MODE_FILTER, Ordering::Release);
+    thread.set_syscall_work(super::SYSCALL_WORK_SECCOMP, true);
     if tsync {
         let nnp = thread.seccomp.no_new_privs();
         for other in threads.iter() {
@@ -211,6 +214,7 @@ pub fn install(thread: &Thread, prog: Filter, log: bool, tsync: bool) -> Result<
                 other.seccomp.set_no_new_privs();
             }
             other.seccomp.mode.store(MODE_FILTER, Ordering::Release);
+            other.set_syscall_work(super::SYSCALL_WORK_SECCOMP, true);
         }
     }
     Ok(Install::Done)

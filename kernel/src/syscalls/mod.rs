@@ -101,8 +101,9 @@ pub static TRACE_COMM: kevlar_platform::sync::SpinLock<Option<String>> = kevlar_
 // cost the hot path about 20 instructions.
 #[inline(always)]
 pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
-    // Traced or filtered by seccomp: one branch for both (`|`, not `||`).
-    if thread.ptrace.is_traced() | thread.seccomp.active() {
+    // Traced or filtered by seccomp: one word for both (the thread's
+    // system-call work bits, which ptrace and seccomp set).
+    if thread.has_syscall_work() {
         return slow_syscall(thread, frame);
     }
     run_syscall(thread, frame, frame.rax as usize);

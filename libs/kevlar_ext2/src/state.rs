@@ -166,6 +166,9 @@ pub struct State {
     pub(crate) journal: Option<crate::jbd2::Journal>,
     /// Inodes on the orphan list (`orphan.rs`).
     pub(crate) orphans: BTreeSet<u32>,
+    /// Inode records whose checksum was verified, so that reading one
+    /// again unchanged skips the crc32c (`read_inode`).
+    pub(crate) verified_inodes: crate::inode::VerifiedInodes,
 }
 
 fn mount_error(errno: Errno, message: String) -> MountError {
@@ -335,6 +338,7 @@ impl State {
             ext4_overhead: 0,
             journal: None,
             orphans: BTreeSet::new(),
+            verified_inodes: crate::inode::VerifiedInodes::default(),
         };
         let mut state = state;
         if flavour == Flavour::Ext4 {

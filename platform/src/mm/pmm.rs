@@ -31,7 +31,7 @@ static REFCOUNTS_BASE: AtomicUsize = AtomicUsize::new(0);
 static RESERVE_FRAMES: AtomicUsize = AtomicUsize::new(0);
 /// Set when a kernel allocation had to dip into the reserve; the kernel
 /// looks at it on its way to user mode and frees memory (the OOM killer).
-static PRESSURE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+static PRESSURE: crate::attention::Flag = crate::attention::Flag::new(crate::attention::MEMORY_PRESSURE);
 
 /// The largest block order callers may ask for (1 GiB).
 pub const MAX_BLOCK_ORDER: usize = MAX_ORDER;
@@ -171,7 +171,7 @@ pub(crate) fn alloc(order: usize) -> Option<PhysAddr> {
     let buddy = guard.as_mut()?;
     let frame = buddy.alloc(order)?;
     if buddy.free_frames() < RESERVE_FRAMES.load(Ordering::Relaxed) {
-        PRESSURE.store(true, Ordering::Relaxed);
+        PRESSURE.set();
     }
     Some(PhysAddr::from_frame_number(frame))
 }
@@ -200,14 +200,14 @@ pub(crate) fn alloc_user_zeroed(order: usize) -> Option<PhysAddr> {
 /// last [`take_pressure`], without clearing it.
 #[inline]
 pub fn has_pressure() -> bool {
-    PRESSURE.load(Ordering::Relaxed)
+    PRESSURE.get()
 }
 
 /// Returns and clears whether a kernel allocation dipped into the
 /// reserve since the last call.
 #[inline]
 pub fn take_pressure() -> bool {
-    PRESSURE.load(Ordering::Relaxed) && PRESSURE.swap(false, Ordering::Relaxed)
+    PRESSURE.take()
 }
 
 /// Returns whether free memory is short: within 256 KiB of the reserve,
@@ -225,7 +225,7 @@ pub fn heap_headroom(bytes: usize) -> bool {
     let wanted = bytes.div_ceil(PAGE_SIZE).saturating_add(RESERVE_FRAMES.load(Ordering::Relaxed) / 2);
     let ok = free >= wanted;
     if !ok {
-        PRESSURE.store(true, Ordering::Relaxed);
+        PRESSURE.set();
     }
     ok
 }

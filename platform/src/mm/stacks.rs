@@ -12,7 +12,7 @@
 //! translations down on every CPU and frees the frames, so a burst of
 //! tasks (a fork bomb) gives its memory back. Free slots are reused.
 
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use alloc::vec::Vec;
 
@@ -35,7 +35,7 @@ static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
 static FREE_STACKS: SpinLock<Vec<KernelStack>> = SpinLock::new(Vec::new());
 /// Mapped stacks beyond the cache, waiting for [`release_excess`].
 static EXCESS: SpinLock<Vec<KernelStack>> = SpinLock::new(Vec::new());
-static HAS_EXCESS: AtomicBool = AtomicBool::new(false);
+static HAS_EXCESS: crate::attention::Flag = crate::attention::Flag::new(crate::attention::STACKS_EXCESS);
 /// Slots whose stack was unmapped and freed: reused before new slots.
 static FREE_SLOTS: SpinLock<Vec<usize>> = SpinLock::new(Vec::new());
 
@@ -69,20 +69,20 @@ pub fn free(stack: KernelStack) {
         }
     }
     EXCESS.lock().push(stack);
-    HAS_EXCESS.store(true, Ordering::Release);
+    HAS_EXCESS.set();
 }
 
 /// Returns whether stacks wait for [`release_excess`].
 #[inline]
 pub fn has_excess() -> bool {
-    HAS_EXCESS.load(Ordering::Relaxed)
+    HAS_EXCESS.get()
 }
 
 /// Unmaps and frees the stacks beyond the cache. Call from process
 /// context with no lock held and interrupts enabled (it waits for every
 /// CPU to flush).
 pub fn release_excess() {
-    if !HAS_EXCESS.swap(false, Ordering::AcqRel) {
+    if !HAS_EXCESS.take() {
         return;
     }
     loop {

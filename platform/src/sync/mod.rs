@@ -11,6 +11,8 @@
 //!   queues). Without it, an interrupt arriving while the lock is held on the
 //!   same CPU would spin forever.
 
+mod cpu_slot;
 mod spin;
 
+pub use cpu_slot::CpuSlot;
 pub use spin::{IrqSpinLock, IrqSpinLockGuard, SpinLock, SpinLockGuard};

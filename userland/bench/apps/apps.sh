@@ -197,6 +197,81 @@ TXZ
     rm -rf tree back tree.tar tree.tar.xz tarxz.sh
 fi
 
+# The disk's page cache emptied (dirty data written first): the next
+# reads go to the disk.
+drop_caches() {
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+}
+
+# fio: 4 KiB reads and writes of one file on the disk (ext4 through the
+# kernel's page cache: buffered psync I/O, one job, as a program sees
+# the disk), sequential and random, cold (after drop_caches) and warm
+# (the file read through once, untimed; --invalidate=0, or fio would
+# drop the file's cached pages first). Writes overwrite the laid-out
+# file and end with an fsync, so the data reaches the disk.
+FIO_ROWS=""
+for rw in read randread write randwrite; do
+    for t in cold warm; do FIO_ROWS="$FIO_ROWS app_fio_${rw}_$t"; done
+done
+fio_wanted=0
+for r in $FIO_ROWS; do want $r && fio_wanted=1; done
+if [ $fio_wanted = 1 ]; then
+    MB=$(q 4 64)
+    if dd if=/dev/zero of=fio.dat bs=1M count=$MB 2> /tmp/fio-setup.err && sync; then
+        for rw in read randread write randwrite; do
+            for t in cold warm; do
+                name=app_fio_${rw}_$t
+                want $name || continue
+                if [ $t = cold ]; then drop_caches; else cat fio.dat > /dev/null; fi
+                extra=""
+                case $rw in *write) extra="--end_fsync=1 --overwrite=1" ;; esac
+                # The figure is fio's own: the job's run time (ms), from
+                # its first request to its last (the fsync included),
+                # without fio's start-up (it loads some 60 libraries,
+                # which would otherwise be most of a warm row).
+                rm -f /tmp/fio.json
+                timeout 900 fio --name=$name --filename=fio.dat --size=${MB}M --bs=4k --rw=$rw \
+                    --ioengine=psync --thread --randrepeat=1 --invalidate=0 \
+                    --output-format=json --output=/tmp/fio.json $extra > /dev/null 2> /tmp/fio.err
+                st=$?
+                ms=$(python3 -c 'import json; print(int(json.load(open("/tmp/fio.json"))["jobs"][0]["job_runtime"]))' 2>> /tmp/fio.err)
+                if [ $st = 0 ] && [ -n "$ms" ]; then
+                    echo "BENCH $name $((ms * 1000000))"
+                else
+                    echo "BENCH $name unsupported exit-$st"
+                    echo "BENCH-WHY $name $(tail -1 /tmp/fio.err)"
+                fi
+            done
+        done
+    else
+        for r in $FIO_ROWS; do want $r && setup_failed $r "the ${MB} MiB file: $(tail -1 /tmp/fio-setup.err)"; done
+    fi
+    rm -f fio.dat
+fi
+
+# A source tree (the C headers, Python's standard library and Perl's
+# modules: about 50 MiB) untarred onto the disk from a tarball in tmpfs, then synced
+# (app_untar_src); then, cold, every file read back (app_readback_src).
+if want app_untar_src || want app_readback_src; then
+    if [ $QUICK = 1 ]; then DIRS="usr/include/x86_64-linux-gnu"
+    else DIRS="usr/include usr/lib/python3.11 usr/share/perl"; fi
+    if tar -cf /tmp/src.tar -C / $DIRS 2> /tmp/src-setup.err; then
+        echo "BENCH-NOTE app_untar_src tarball $(( $(stat -c %s /tmp/src.tar) / 1024 )) KiB $(tar -tf /tmp/src.tar | grep -vc '/$') files"
+        rm -rf src && mkdir src
+        drop_caches
+        $T app_untar_src -- bash -c "tar -xf /tmp/src.tar -C src && sync"
+        drop_caches
+        $T app_readback_src -- bash -c "find src -type f -print0 | xargs -0 cat > /dev/null"
+        rm -rf src
+    else
+        why="tar of the tree: $(tail -1 /tmp/src-setup.err)"
+        want app_untar_src && setup_failed app_untar_src "$why"
+        want app_readback_src && setup_failed app_readback_src "$why"
+    fi
+    rm -f /tmp/src.tar
+fi
+
 cd /
 rm -rf "$W"
 sync

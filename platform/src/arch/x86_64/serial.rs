@@ -89,7 +89,7 @@ pub fn write_bytes(bytes: &[u8]) {
 
 /// Set by the interrupt when bytes arrive; the kernel wakes its readers
 /// from process context (the idle loop, the return to user mode).
-static INPUT_ARRIVED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+static INPUT_ARRIVED: crate::attention::Flag = crate::attention::Flag::new(crate::attention::SERIAL_INPUT);
 
 /// Drains the UART's receive FIFO into the input ring; called from the
 /// serial interrupt.
@@ -100,35 +100,33 @@ pub fn handle_interrupt() {
         // Ctrl-] asks the kernel for a state dump (a debugging aid, like
         // Linux's SysRq), and is not passed on as input.
         if byte == 0x1d {
-            DUMP_REQUESTED.store(true, core::sync::atomic::Ordering::Release);
+            DUMP_REQUESTED.set();
             continue;
         }
         input.push(byte);
     }
-    INPUT_ARRIVED.store(true, core::sync::atomic::Ordering::Release);
+    INPUT_ARRIVED.set();
 }
 
-static DUMP_REQUESTED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+static DUMP_REQUESTED: crate::attention::Flag = crate::attention::Flag::new(crate::attention::SERIAL_DUMP);
 
 /// Returns (and clears) whether Ctrl-] asked for a state dump.
 pub fn take_dump_request() -> bool {
     // A plain load first: this runs on every return to user mode.
-    DUMP_REQUESTED.load(core::sync::atomic::Ordering::Relaxed)
-        && DUMP_REQUESTED.swap(false, core::sync::atomic::Ordering::AcqRel)
+    DUMP_REQUESTED.take()
 }
 
 /// Tells whether input or a dump request is waiting to be taken (no
 /// side effects: a cheap check before the `take_*` calls).
 #[inline]
 pub fn events_pending() -> bool {
-    INPUT_ARRIVED.load(core::sync::atomic::Ordering::Relaxed) || DUMP_REQUESTED.load(core::sync::atomic::Ordering::Relaxed)
+    INPUT_ARRIVED.get() || DUMP_REQUESTED.get()
 }
 
 /// Returns (and clears) whether input arrived since the last call.
 pub fn take_input_notification() -> bool {
     // A plain load first: this runs on every return to user mode.
-    INPUT_ARRIVED.load(core::sync::atomic::Ordering::Relaxed)
-        && INPUT_ARRIVED.swap(false, core::sync::atomic::Ordering::AcqRel)
+    INPUT_ARRIVED.take()
 }
 
 /// Takes the next received byte, if any.
