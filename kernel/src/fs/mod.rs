@@ -204,7 +204,13 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     // A read-only mount refuses writes to its files and directories
     // (not to device nodes or FIFOs on it) before permissions count.
     if matches!(file_type, FileType::Regular | FileType::Directory) && (want.contains(kevlar_vfs::Access::WRITE) || flags & abi::O_TRUNC != 0) {
-        mount::check_writable(&*node)?;
+        if file_type == FileType::Regular && mount::flags_vary(&*node) {
+            // Bind mounts of its file system differ: its directory tells.
+            let parent = fs.lookup_parent(cred, start, path)?;
+            mount::check_writable_in(&*parent.dir, &*node)?;
+        } else {
+            mount::check_writable(&*node)?;
+        }
     }
     // A file this open created is opened whatever its new mode says (Linux
     // skips the check: `open(name, O_CREAT | O_WRONLY, 0444)` gives a

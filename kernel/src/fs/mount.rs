@@ -172,6 +172,58 @@ impl MountNs {
     }
 }
 
+impl Drop for MountNs {
+    /// The last process of a namespace is gone: its mounts go (Linux's
+    /// put_mnt_ns). The last reference may go anywhere (a reap, a
+    /// scheduler's release of a thread), so what unmounting needs (inotify
+    /// events, a disk file system's flush) is left to [`finish_orphans`].
+    fn drop(&mut self) {
+        let mounts = core::mem::take(&mut *self.mounts.lock());
+        let mut orphans = ORPHANS.lock();
+        for m in mounts {
+            if m.on.is_some() {
+                orphans.push(m.kind);
+            }
+        }
+    }
+}
+
+/// The file systems of mounts whose namespace went away, until
+/// [`finish_orphans`] unmounts those mounted nowhere else.
+static ORPHANS: SpinLock<Vec<FsKind>> = SpinLock::new(Vec::new());
+
+/// Unmounts the file systems left by namespaces that went away and are
+/// mounted in no other (inotify's IN_UNMOUNT, a disk file system marked
+/// clean and flushed); called from process context (mount, umount,
+/// sync, unshare, setns).
+pub fn finish_orphans() {
+    let orphans = core::mem::take(&mut *ORPHANS.lock());
+    if orphans.is_empty() {
+        return;
+    }
+    let live = all_namespaces();
+    let any = live.iter().fold(0, |f, ns| f | ns.any_flags.load(Ordering::Acquire));
+    ANY_FLAGS.store(any, Ordering::Release);
+    let mut done: Vec<u64> = Vec::new();
+    for kind in orphans {
+        let fs_id = match &kind {
+            FsKind::Rootfs(fs) | FsKind::Tmpfs(fs, _) | FsKind::Devtmpfs(fs) => fs.root().fs_id(),
+            FsKind::Ext2(fs) => fs.root().fs_id(),
+            _ => continue,
+        };
+        if done.contains(&fs_id) || live.iter().any(|ns| ns.mounts.lock().iter().any(|m| m.root.fs_id() == fs_id)) {
+            continue;
+        }
+        done.push(fs_id);
+        super::notify::unmounted(fs_id);
+        if let FsKind::Ext2(fs) = &kind {
+            if let Err(e) = fs.unmount() {
+                log::warn!("umount: ext2: {:?}", e);
+            }
+        }
+    }
+}
+
 /// Returns every live namespace.
 pub(super) fn all_namespaces() -> Vec<Arc<MountNs>> {
     ALL_NS.lock().iter().filter_map(Weak::upgrade).collect()
@@ -246,7 +298,10 @@ impl MountTable for MountNs {
             return None;
         }
         let k = key(&**dir);
-        self.mounts.lock().iter().rev().find(|m| m.on_key == Some(k)).map(|m| m.root.clone())
+        // A directory bound over itself (`mount --bind /usr /usr`) leads
+        // to itself: the walk stays (the mount's flags are found by
+        // `flags_of`).
+        self.mounts.lock().iter().rev().find(|m| m.on_key == Some(k) && m.root_key != k).map(|m| m.root.clone())
     }
 
     fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
@@ -254,7 +309,7 @@ impl MountTable for MountNs {
             return None;
         }
         let k = key(&**root_of_mounted);
-        self.mounts.lock().iter().rev().find(|m| m.on_key.is_some() && m.root_key == k).and_then(|m| m.on.clone())
+        self.mounts.lock().iter().rev().find(|m| m.on_key.is_some() && m.on_key != Some(k) && m.root_key == k).and_then(|m| m.on.clone())
     }
 }
 
@@ -315,8 +370,65 @@ pub fn flags_of(node: &dyn Inode) -> u32 {
     if ns.any_flags.load(Ordering::Acquire) == 0 {
         return 0;
     }
-    let flags = ns.mounts.lock().iter().rev().find(|m| m.root_key.0 == fs_id).map_or(0, |m| m.flags);
-    flags
+    // The mounts of this file system (one, unless bind mounts show parts
+    // of it again): their roots and flags.
+    let candidates: Vec<((u64, u64), u32)> = ns.mounts.lock().iter().rev().filter(|m| m.root_key.0 == fs_id).map(|m| (m.root_key, m.flags)).collect();
+    let Some(&(_, last)) = candidates.first() else { return 0 };
+    if candidates.iter().all(|&(_, f)| f == last) || !node.file_type().is_dir() {
+        return last;
+    }
+    // Bind mounts with different flags (a read-only bind of /usr over a
+    // writable root): the innermost mount root above the directory
+    // decides, found by walking up with "..".
+    flags_above(node, &candidates).unwrap_or(last)
+}
+
+/// The flags of the first of `candidates` (mount roots and flags, the
+/// last made first) whose root is directory `dir` or above it.
+fn flags_above(dir: &dyn Inode, candidates: &[((u64, u64), u32)]) -> Option<u32> {
+    let mut here = (dir.fs_id(), dir.ino());
+    let mut node: Option<Arc<dyn Inode>> = None;
+    for _ in 0..4096 {
+        if let Some(&(_, flags)) = candidates.iter().find(|(k, _)| *k == here) {
+            return Some(flags);
+        }
+        let parent = match &node {
+            Some(n) => n.lookup(b"..").ok()?,
+            None => dir.lookup(b"..").ok()?,
+        };
+        let next = key(&*parent);
+        if next == here {
+            return None;
+        }
+        here = next;
+        node = Some(parent);
+    }
+    None
+}
+
+/// Tells whether the file system of `node` is mounted more than once with
+/// different flags in the caller's namespace (then a file's flags depend
+/// on its directory: see [`check_writable_in`]).
+pub fn flags_vary(node: &dyn Inode) -> bool {
+    if ANY_FLAGS.load(Ordering::Acquire) == 0 {
+        return false;
+    }
+    let fs_id = node.fs_id();
+    let ns = current_ns();
+    let mounts = ns.mounts.lock();
+    let mut flags = mounts.iter().filter(|m| m.root_key.0 == fs_id).map(|m| m.flags);
+    let first = flags.next();
+    let varies = flags.any(|f| Some(f) != first);
+    varies
+}
+
+/// Fails with EROFS if file `node` in directory `dir` is on a read-only
+/// mount (the directory tells which bind mount holds it).
+pub fn check_writable_in(dir: &dyn Inode, node: &dyn Inode) -> Result<()> {
+    if node.file_type().is_dir() || !flags_vary(node) {
+        return check_writable(node);
+    }
+    check_writable(dir)
 }
 
 /// Fails with EROFS if `node` is on a read-only mount.
@@ -539,6 +651,7 @@ pub fn sync_all() {
         }
     }
     let _plug = crate::block::plug_all();
+    finish_orphans();
     for fs in mounted {
         if let Err(e) = fs.sync() {
             log::warn!("sync: ext2: {:?}", e);

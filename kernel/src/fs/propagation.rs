@@ -28,6 +28,10 @@ pub struct Propagation {
     pub unbindable: bool,
 }
 
+/// Serialises changes of propagation state (group ids are chosen by
+/// looking at every table, then used): taken before any table's lock.
+static PROPAGATION: kevlar_platform::sync::SpinLock<()> = kevlar_platform::sync::SpinLock::new(());
+
 /// Returns the smallest peer-group id no mount uses (Linux takes group
 /// ids from an IDA, smallest free first), skipping `taken`.
 fn new_group(taken: &[u32]) -> u32 {
@@ -66,25 +70,20 @@ fn receiving_groups(group: u32) -> Vec<u32> {
 /// slave of that mount (Linux's propagate_mnt): copies on peers join the
 /// new group, copies on slaves become its slaves.
 pub fn add_propagated(ns: &Arc<MountNs>, mut mount: Mount) {
-    let parent_group = {
+    let _serial = PROPAGATION.lock();
+    let parent = {
         let mounts = ns.mounts.lock();
-        mounts.iter().find(|m| m.id == mount.parent_id).map_or(0, |p| p.prop.group)
+        mounts.iter().find(|m| m.id == mount.parent_id).map(|p| (p.prop.group, p.root.clone(), p.path.clone()))
     };
-    if parent_group == 0 {
+    let Some((parent_group, parent_root, parent_path)) = parent.filter(|p| p.0 != 0) else {
         let mut mounts = ns.mounts.lock();
         mounts.push(mount);
         ns.update_filters(&mounts);
         return;
-    }
-    let (parent_root, parent_path) = {
-        let mounts = ns.mounts.lock();
-        let parent = mounts.iter().find(|m| m.id == mount.parent_id).unwrap();
-        (parent.root.clone(), parent.path.clone())
     };
     mount.prop.group = new_group(&[]);
     mount.prop.master = 0;
     let source_group = mount.prop.group;
-    let source_id = mount.id;
     {
         let mut mounts = ns.mounts.lock();
         mounts.push(mount.clone());
@@ -94,7 +93,24 @@ pub fn add_propagated(ns: &Arc<MountNs>, mut mount: Mount) {
     // New groups for copies on shared slaves, one per receiving group.
     let mut slave_groups: BTreeMap<u32, u32> = BTreeMap::new();
     let mut taken: Vec<u32> = alloc::vec![source_group];
-    for other in all_namespaces() {
+    // Groups for copies on receivers that are slaves and shared
+    // themselves, chosen before any table is locked for the copies
+    // (new_group reads every table).
+    let namespaces = all_namespaces();
+    let mut slave_shared: Vec<u32> = Vec::new();
+    for other in &namespaces {
+        for q in other.mounts.lock().iter() {
+            if q.prop.group != 0 && q.prop.group != parent_group && groups.contains(&q.prop.master) && !slave_shared.contains(&q.prop.group) {
+                slave_shared.push(q.prop.group);
+            }
+        }
+    }
+    for g in slave_shared {
+        let new = new_group(&taken);
+        taken.push(new);
+        slave_groups.insert(g, new);
+    }
+    for other in namespaces {
         let mut mounts = other.mounts.lock();
         let receivers: Vec<Mount> = mounts
             .iter()
@@ -118,18 +134,9 @@ pub fn add_propagated(ns: &Arc<MountNs>, mut mount: Mount) {
             if peer {
                 copy.prop = Propagation { group: source_group, master: 0, unbindable: false };
             } else {
-                let group = if q.prop.group != 0 {
-                    *slave_groups.entry(q.prop.group).or_insert_with(|| {
-                        let g = new_group(&taken);
-                        taken.push(g);
-                        g
-                    })
-                } else {
-                    0
-                };
+                let group = slave_groups.get(&q.prop.group).copied().unwrap_or(0);
                 copy.prop = Propagation { group, master: source_group, unbindable: false };
             }
-            let _ = source_id;
             mounts.push(with_keys(copy));
         }
         other.update_filters(&mounts);
@@ -140,6 +147,7 @@ pub fn add_propagated(ns: &Arc<MountNs>, mut mount: Mount) {
 /// the copies propagation put on the peers and slaves of the mount it sat
 /// on, in every namespace, and returns them.
 pub fn remove_propagated(ns: &Arc<MountNs>, removed: &Mount) -> Vec<Mount> {
+    let _serial = PROPAGATION.lock();
     let parent_group = {
         let mounts = ns.mounts.lock();
         mounts.iter().find(|m| m.id == removed.parent_id).map_or(0, |p| p.prop.group)
@@ -184,6 +192,7 @@ pub fn is_mount_root(ns: &MountNs, root: &Arc<dyn Inode>) -> bool {
 /// (and with MS_REC of every mount below it) to `kind`: one of
 /// MS_SHARED, MS_PRIVATE, MS_SLAVE, MS_UNBINDABLE.
 pub fn set_propagation(ns: &Arc<MountNs>, root: &Arc<dyn Inode>, kind: u32, recursive: bool) -> Result<()> {
+    let _serial = PROPAGATION.lock();
     let targets: Vec<u32> = {
         let mounts = ns.mounts.lock();
         let index = index_of(&mounts, root).ok_or(Errno::EINVAL)?;

@@ -3,9 +3,10 @@
 //! inode numbers, and the nsfs nodes /proc/PID/ns shows and setns takes.
 //!
 //! Mount and UTS namespaces have their own state (`fs::mount::MountNs`,
-//! `uts::UtsNs`), the cgroup namespace its root cgroup; the IPC, network,
-//! PID, user and time namespaces are the initial ones only (clone and
-//! unshare refuse new ones with EINVAL, as a Linux built without them).
+//! `uts::UtsNs`), the cgroup namespace its root cgroup, an IPC namespace
+//! its objects (kept by `ipc::ns`); the network, PID, user and time
+//! namespaces are the initial ones only (clone and unshare refuse new ones
+//! with EINVAL, as a Linux built without them).
 
 pub mod nsfs;
 
@@ -66,13 +67,23 @@ impl Kind {
 pub const ALL_FLAGS: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWNET | abi::CLONE_NEWPID | abi::CLONE_NEWCGROUP | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
 
 /// The namespaces new ones can be made of here.
-pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWCGROUP;
+pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP;
 
 /// A namespace without state of its own here (the initial IPC, network,
 /// PID, user and time namespaces).
 pub struct Plain {
     /// Its nsfs inode number.
     pub inum: u64,
+    /// An IPC namespace (whose objects `ipc::ns` keeps by `inum`).
+    pub ipc: bool,
+}
+
+impl Drop for Plain {
+    fn drop(&mut self) {
+        if self.ipc {
+            crate::ipc::ns::forget(self.inum);
+        }
+    }
 }
 
 /// A cgroup namespace: the cgroup that is its root (what /proc/PID/cgroup
@@ -128,13 +139,13 @@ pub fn init_set() -> Arc<NsSet> {
     if let Some(set) = slot.as_ref() {
         return set.clone();
     }
-    let plain = |inum| Arc::new(Plain { inum });
+    let plain = |inum| Arc::new(Plain { inum, ipc: false });
     let pid = plain(PROC_PID_INIT_INO);
     let time = plain(PROC_TIME_INIT_INO);
     let set = Arc::new(NsSet {
         mnt: crate::fs::mount::init_ns(),
         uts: crate::uts::init_ns(),
-        ipc: plain(PROC_IPC_INIT_INO),
+        ipc: Arc::new(Plain { inum: PROC_IPC_INIT_INO, ipc: true }),
         net: plain(INIT_NET_INO),
         pid: pid.clone(),
         pid_for_children: pid,
@@ -171,6 +182,9 @@ pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>) -> Resu
     if flags & abi::CLONE_NEWUTS != 0 {
         set.uts = old.uts.copy();
     }
+    if flags & abi::CLONE_NEWIPC != 0 {
+        set.ipc = Arc::new(Plain { inum: alloc_inum(), ipc: true });
+    }
     if flags & abi::CLONE_NEWCGROUP != 0 {
         set.cgroup = Arc::new(CgroupNs { inum: alloc_inum(), root: cgroup });
     }
@@ -202,10 +216,13 @@ pub fn with(set: &NsSet, ns: &nsfs::NsRef) -> Arc<NsSet> {
 /// mount namespace) its root and working directory become the
 /// namespace's root, as Linux's mntns_install.
 pub fn switch(process: &crate::process::Process, set: Arc<NsSet>, enter_root: bool) {
+    // What is replaced is dropped after the locks: the last reference to
+    // a mount namespace unmounts its file systems (disk I/O).
+    let mut old_mnt = None;
     {
         let mut fs = process.fs.lock();
         if !Arc::ptr_eq(&fs.mnt, &set.mnt) || enter_root {
-            fs.mnt = set.mnt.clone();
+            old_mnt = Some(core::mem::replace(&mut fs.mnt, set.mnt.clone()));
             if enter_root {
                 if let Some(root) = set.mnt.root() {
                     fs.root = root.clone();
@@ -215,7 +232,9 @@ pub fn switch(process: &crate::process::Process, set: Arc<NsSet>, enter_root: bo
             }
         }
     }
-    *process.ns.lock() = set;
+    let old_set = core::mem::replace(&mut *process.ns.lock(), set);
+    drop(old_set);
+    drop(old_mnt);
 }
 
 /// Returns cgroup path `path` as a process whose cgroup namespace's root

@@ -37,6 +37,7 @@ fn optional_string(addr: usize, max: usize) -> Result<Option<Vec<u8>>> {
 }
 
 pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags: u64, data: usize) -> Result<isize> {
+    mount::finish_orphans();
     if !is_root(thread) {
         return Err(Errno::EPERM);
     }
@@ -111,6 +112,7 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
 }
 
 pub fn umount2(thread: &Thread, target: usize, flags: u32) -> Result<isize> {
+    mount::finish_orphans();
     if flags & !(abi::MNT_FORCE | abi::MNT_DETACH | abi::MNT_EXPIRE | abi::UMOUNT_NOFOLLOW) != 0 {
         return Err(Errno::EINVAL);
     }

@@ -41,11 +41,14 @@ pub fn clone_namespaces(thread: &Thread, flags: u32, thread_clone: bool) -> Resu
     if has(abi::CLONE_NEWIPC) && has(abi::CLONE_SYSVSEM) {
         return Err(Errno::EINVAL);
     }
+    crate::ipc::ns::reap();
     let set = thread.process.ns.lock().clone();
     ns::copy(&set, wanted, thread.process.cgroup.cgroup()).map(Some)
 }
 
 pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
+    crate::fs::mount::finish_orphans();
+    crate::ipc::ns::reap();
     let mut flags = u32::try_from(flags).map_err(|_| Errno::EINVAL)?;
     // What a flag implies (Linux's ksys_unshare).
     if flags & abi::CLONE_NEWUSER != 0 {
@@ -95,6 +98,11 @@ pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
             *files = Arc::new(kevlar_platform::sync::SpinLock::new(copy));
         }
     }
+    // CLONE_SYSVSEM (which a new IPC namespace implies) is an exit as far
+    // as semaphore undo lists go: they are applied now, in the old one.
+    if flags & (abi::CLONE_SYSVSEM | abi::CLONE_NEWIPC) != 0 {
+        crate::ipc::sem::exit(process.pid);
+    }
     if let Some(set) = new_set {
         ns::switch(process, set, false);
     }
@@ -115,6 +123,8 @@ fn check_enter(process: &Process, ns: &nsfs::NsRef) -> Result<()> {
 }
 
 pub fn setns(thread: &Thread, fd: i32, nstype: i32) -> Result<isize> {
+    crate::fs::mount::finish_orphans();
+    crate::ipc::ns::reap();
     let file = thread.process.files.lock().lock().get(fd)?;
     let process = &thread.process;
     if let Some(ns) = file.ops.inode().and_then(|node| nsfs::of_node(&node)) {
@@ -157,4 +167,39 @@ pub fn setns(thread: &Thread, fd: i32, nstype: i32) -> Result<isize> {
     }
     ns::switch(process, set, mnt);
     Ok(0)
+}
+
+/// The nsfs ioctls on a namespace's fd (None for other files):
+/// NS_GET_NSTYPE (its CLONE_NEW* flag), NS_GET_USERNS (an fd of the user
+/// namespace that owns it: the initial one; EPERM for that one itself),
+/// NS_GET_PARENT (EPERM for the
+/// initial PID and user namespaces, which have no parent the caller may
+/// see; EINVAL for the kinds without parents), NS_GET_OWNER_UID (a user
+/// namespace's creator: root for the initial one; EINVAL for others).
+pub fn ns_ioctl(thread: &Thread, file: &crate::fs::file::OpenFile, request: u32, arg: usize) -> Option<Result<isize>> {
+    use linux_raw_sys::ioctl::{NS_GET_NSTYPE, NS_GET_OWNER_UID, NS_GET_PARENT, NS_GET_USERNS};
+    let ns = file.ops.inode().and_then(|node| nsfs::of_node(&node))?;
+    Some(match request {
+        NS_GET_NSTYPE => Ok(ns.kind().flag() as isize),
+        // The initial user namespace has no owner (Linux's ns_get_owner).
+        NS_GET_USERNS if ns.kind() == ns::Kind::User => Err(Errno::EPERM),
+        NS_GET_USERNS => {
+            let user = nsfs::entry(&thread.process.ns.lock(), b"user").expect("user namespace");
+            let node = nsfs::node(user.clone());
+            let text = user.link_text().into_bytes();
+            let file = crate::fs::file::OpenFile::new(crate::fs::file::InodeFile::new(node), abi::O_RDONLY, text);
+            let table = thread.process.files.lock().clone();
+            let fd = table.lock().insert(file, true);
+            fd.map(|fd| fd as isize)
+        }
+        NS_GET_PARENT => match ns.kind() {
+            ns::Kind::Pid | ns::Kind::User => Err(Errno::EPERM),
+            _ => Err(Errno::EINVAL),
+        },
+        NS_GET_OWNER_UID => match ns.kind() {
+            ns::Kind::User => crate::uaccess::copy_to_user(arg, &0u32.to_le_bytes()).map(|_| 0),
+            _ => Err(Errno::EINVAL),
+        },
+        _ => return None,
+    })
 }

@@ -12,18 +12,25 @@
 static void show_root(const char *label)
 {
     struct stat st;
-    DIR *d = opendir("/");
+    /* The names of /, sorted (tmpfs's listing order is its own). */
+    static const char *known[] = {"marker", "new", "newfile", "old", "plain"};
     char list[512] = "";
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+    for (unsigned i = 0; i < sizeof known / sizeof *known; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/%s", known[i]);
+        if (lstat(path, &st) == 0) {
             strcat(list, " ");
-            strcat(list, e->d_name);
+            strcat(list, known[i]);
         }
     }
+    int count = 0;
+    DIR *d = opendir("/");
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        count += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
     if (d)
         closedir(d);
-    out("%s: / has%s", label, list);
+    out("%s: / has%s (%d entries)", label, list, count);
     out("%s: /old/marker %s", label, stat("/old/marker", &st) == 0 ? "present" : errname(errno));
 }
 
