@@ -48,8 +48,9 @@ impl Object for Queue {
 static QUEUES: super::ns::PerNs<Ids<Queue>> = super::ns::PerNs::new(Ids::new);
 
 /// Takes away the queues of IPC namespace `inum`, which is gone.
-pub(super) fn forget_ns(inum: u64) -> Option<Ids<Queue>> {
-    QUEUES.take(inum)
+pub(super) fn forget_ns(inum: u64) {
+    // Dropped here, after the lock.
+    drop(QUEUES.take(inum));
 }
 /// Senders waiting for room and receivers waiting for a message.
 static WAITERS: WaitQueue = WaitQueue::new();

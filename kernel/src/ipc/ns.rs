@@ -78,9 +78,9 @@ pub fn forget(inum: u64) {
 pub fn reap() {
     let gone = core::mem::take(&mut *GONE.lock());
     for inum in gone {
-        drop(super::msg::forget_ns(inum));
-        drop(super::sem::forget_ns(inum));
-        drop(super::shm::forget_ns(inum));
-        drop(super::mqueue::forget_ns(inum));
+        super::msg::forget_ns(inum);
+        super::sem::forget_ns(inum);
+        super::shm::forget_ns(inum);
+        super::mqueue::forget_ns(inum);
     }
 }

@@ -61,8 +61,9 @@ struct State {
 static STATE: super::ns::PerNs<State> = super::ns::PerNs::new(|| State { sets: Ids::new(), undo: BTreeMap::new() });
 
 /// Takes away the sets of IPC namespace `inum`, which is gone.
-pub(super) fn forget_ns(inum: u64) -> Option<State> {
-    STATE.take(inum)
+pub(super) fn forget_ns(inum: u64) {
+    // Dropped here, after the lock.
+    drop(STATE.take(inum));
 }
 static WAITERS: WaitQueue = WaitQueue::new();
 

@@ -59,8 +59,9 @@ impl Segment {
 static SEGMENTS: super::ns::PerNs<Ids<Segment>> = super::ns::PerNs::new(Ids::new);
 
 /// Takes away the segments of IPC namespace `inum`, which is gone.
-pub(super) fn forget_ns(inum: u64) -> Option<Ids<Segment>> {
-    SEGMENTS.take(inum)
+pub(super) fn forget_ns(inum: u64) {
+    // Dropped here, after the lock.
+    drop(SEGMENTS.take(inum));
 }
 
 /// The segments, with removed ones that lost their last attachment gone.
