@@ -357,7 +357,16 @@ pub fn visible_path(fs: &super::FsContext, m: &Mount) -> Option<Vec<u8>> {
 /// one file system is mounted twice).
 pub fn mount_of(node: &dyn Inode) -> Option<Mount> {
     let fs_id = node.fs_id();
-    current_ns().mounts.lock().iter().rev().find(|m| m.root_key.0 == fs_id).cloned()
+    let candidates: Vec<Mount> = current_ns().mounts.lock().iter().rev().filter(|m| m.root_key.0 == fs_id).cloned().collect();
+    if candidates.len() > 1 && node.file_type().is_dir() {
+        // Bind mounts show parts of the file system again: the innermost
+        // mount root above the directory holds it.
+        let keys: Vec<((u64, u64), u32)> = candidates.iter().enumerate().map(|(i, m)| (m.root_key, i as u32)).collect();
+        if let Some(i) = flags_above(node, &keys) {
+            return candidates.into_iter().nth(i as usize);
+        }
+    }
+    candidates.into_iter().next()
 }
 
 /// Returns the MS_* flags of the mount holding `node` (0 if none).
@@ -383,8 +392,9 @@ pub fn flags_of(node: &dyn Inode) -> u32 {
     flags_above(node, &candidates).unwrap_or(last)
 }
 
-/// The flags of the first of `candidates` (mount roots and flags, the
-/// last made first) whose root is directory `dir` or above it.
+/// The value paired with the first of `candidates` (mount roots and
+/// flags or indexes, the last made first) whose root is directory `dir`
+/// or the nearest above it.
 fn flags_above(dir: &dyn Inode, candidates: &[((u64, u64), u32)]) -> Option<u32> {
     let mut here = (dir.fs_id(), dir.ino());
     let mut node: Option<Arc<dyn Inode>> = None;
