@@ -1,8 +1,9 @@
 #!/bin/bash
 # Namespaces with util-linux: unshare(1) for UTS and mount namespaces,
 # nsenter(1) joining a process's UTS namespace, findmnt's PROPAGATION
-# column for shared, private and slave mounts, and what propagates
-# between a namespace and its parent.
+# column for shared, private and slave mounts, what propagates between a
+# namespace and its parent, and a System V queue (ipcmk) that a new IPC
+# namespace does not see.
 sethost() { echo "$1" > /proc/sys/kernel/hostname; }
 sethost outer
 readlink /proc/self/ns/uts
@@ -35,4 +36,9 @@ kill $bg
 wait $bg 2>/dev/null
 umount /mnt/ns
 rmdir /mnt/ns
+key=$(ipcmk -Q | awk '{print $NF}')
+ipcs -q -i "$key" >/dev/null && echo "queue made"
+unshare --ipc sh -c 'ipcs -q | grep -c "^0x"'
+ipcs -q -i "$key" >/dev/null && echo "still in the parent's"
+ipcrm -q "$key"
 echo done
