@@ -21,6 +21,7 @@ mod ktest;
 mod mm;
 mod monitor;
 mod net;
+mod ns;
 mod ntp;
 mod process;
 mod syscall_names;

@@ -1,17 +1,45 @@
 //! The system's names as uname(2) reports them: the kernel's name, release
 //! and version, and the host and NIS domain names that sethostname and
-//! setdomainname change (/proc/sys/kernel shows the same).
+//! setdomainname change (/proc/sys/kernel shows the same), one pair per
+//! UTS namespace.
 
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use kevlar_platform::sync::SpinLock;
 
 use crate::error::{Errno, Result};
 
-/// The `struct utsname` uname copies out, kept whole so the call is one
-/// copy: six fields of 65 bytes; the host (1) and domain (5) names change
-/// with sethostname and setdomainname.
-static UTSNAME: SpinLock<[u8; UTS_LEN]> = SpinLock::new(initial_utsname());
+/// A UTS namespace: the `struct utsname` uname copies out, kept whole so
+/// the call is one copy: six fields of 65 bytes; the host (1) and domain
+/// (5) names change with sethostname and setdomainname.
+pub struct UtsNs {
+    /// The namespace's nsfs inode number (/proc/PID/ns/uts).
+    pub inum: u64,
+    names: SpinLock<[u8; UTS_LEN]>,
+}
+
+impl UtsNs {
+    /// Makes a new namespace with this one's names (CLONE_NEWUTS).
+    pub fn copy(&self) -> Arc<UtsNs> {
+        Arc::new(UtsNs { inum: crate::ns::alloc_inum(), names: SpinLock::new(*self.names.lock()) })
+    }
+}
+
+/// Linux's initial UTS namespace's inode number (PROC_UTS_INIT_INO).
+const INIT_UTS_INUM: u64 = 0xEFFF_FFFE;
+
+static INIT_NS: SpinLock<Option<Arc<UtsNs>>> = SpinLock::new(None);
+
+/// Returns the initial UTS namespace (made at first use).
+pub fn init_ns() -> Arc<UtsNs> {
+    INIT_NS.lock().get_or_insert_with(|| Arc::new(UtsNs { inum: INIT_UTS_INUM, names: SpinLock::new(initial_utsname()) })).clone()
+}
+
+/// The calling process's UTS namespace.
+fn current() -> Arc<UtsNs> {
+    crate::ns::current().uts.clone()
+}
 
 const UTS_FIELD: usize = 65;
 pub const UTS_LEN: usize = 6 * UTS_FIELD;
@@ -47,7 +75,8 @@ pub const VERSION: &str = "#1 SMP Kevlar";
 
 /// Returns the host name (or, with `domain`, the NIS domain name).
 pub fn host_name(domain: bool) -> Vec<u8> {
-    let uts = UTSNAME.lock();
+    let ns = current();
+    let uts = ns.names.lock();
     let field = &uts[name_field(domain)];
     let len = field.iter().position(|&b| b == 0).unwrap_or(64);
     field[..len].to_vec()
@@ -60,11 +89,13 @@ pub fn set_host_name(domain: bool, name: &[u8]) -> Result<()> {
     }
     let mut buf = [0u8; UTS_FIELD];
     buf[..name.len()].copy_from_slice(name);
-    UTSNAME.lock()[name_field(domain)].copy_from_slice(&buf);
+    current().names.lock()[name_field(domain)].copy_from_slice(&buf);
     Ok(())
 }
 
 /// The whole `struct utsname`, as uname copies it out.
 pub fn utsname() -> [u8; UTS_LEN] {
-    *UTSNAME.lock()
+    let ns = current();
+    let names = *ns.names.lock();
+    names
 }

@@ -18,8 +18,10 @@ pub mod pagecache;
 pub mod pages;
 pub mod pidfd;
 pub mod pipe;
+pub mod pivot;
 pub mod poll_queue;
 pub mod procfs;
+pub mod propagation;
 pub mod signalfd;
 pub mod splice;
 pub mod synth;
@@ -41,7 +43,7 @@ use file::{InodeFile, OpenFile};
 
 use crate::error::{Errno, Result};
 
-use mount::KernelMounts;
+use mount::MountNs;
 
 /// A process's view of the file tree.
 #[derive(Clone)]
@@ -54,16 +56,19 @@ pub struct FsContext {
     pub cwd_path: Vec<u8>,
     /// The file-creation mask.
     pub umask: u32,
+    /// The mount namespace path walks see (the process's: unshare and
+    /// setns change it with the namespace set).
+    pub mnt: Arc<MountNs>,
 }
 
 impl FsContext {
     /// Creates a context rooted (and working) at `root`.
     pub fn new(root: Arc<dyn Inode>) -> Self {
-        Self { cwd: root.clone(), root, cwd_path: b"/".to_vec(), umask: 0o022 }
+        Self { cwd: root.clone(), root, cwd_path: b"/".to_vec(), umask: 0o022, mnt: mount::init_ns() }
     }
 
     fn walk_context<'a>(&'a self, cred: &'a kevlar_vfs::Credentials) -> WalkContext<'a> {
-        WalkContext { root: &self.root, cwd: &self.cwd, mounts: &KernelMounts, cred: Some(cred) }
+        WalkContext { root: &self.root, cwd: &self.cwd, mounts: &*self.mnt, cred: Some(cred) }
     }
 
     /// Resolves `path` relative to `start` (None: the cwd).
@@ -199,7 +204,13 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     // A read-only mount refuses writes to its files and directories
     // (not to device nodes or FIFOs on it) before permissions count.
     if matches!(file_type, FileType::Regular | FileType::Directory) && (want.contains(kevlar_vfs::Access::WRITE) || flags & abi::O_TRUNC != 0) {
-        mount::check_writable(&*node)?;
+        if file_type == FileType::Regular && mount::flags_vary(&*node) {
+            // Bind mounts of its file system differ: its directory tells.
+            let parent = fs.lookup_parent(cred, start, path)?;
+            mount::check_writable_in(&*parent.dir, &*node)?;
+        } else {
+            mount::check_writable(&*node)?;
+        }
     }
     // A file this open created is opened whatever its new mode says (Linux
     // skips the check: `open(name, O_CREAT | O_WRONLY, 0444)` gives a
@@ -357,7 +368,7 @@ fn canonical_path_walk(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn 
             path = if target.starts_with(b"/") { target } else { FsContext::absolute(&dir, &target) };
             continue;
         }
-        let node = KernelMounts.mounted_at(&node).unwrap_or(node);
+        let node = fs.mnt.mounted_at(&node).unwrap_or(node);
         if dir != b"/" {
             dir.push(b'/');
         }
@@ -397,8 +408,8 @@ pub fn dir_path(fs: &FsContext, dir: Arc<dyn Inode>) -> Result<Vec<u8>> {
         }
         // At the root of a mounted filesystem, continue from the mount
         // point in the parent filesystem.
-        if let Some(on) = KernelMounts.mount_parent(&node) {
-            if kevlar_vfs::same_inode(&*KernelMounts.mounted_at(&on).unwrap_or(on.clone()), &*node) {
+        if let Some(on) = fs.mnt.mount_parent(&node) {
+            if kevlar_vfs::same_inode(&*fs.mnt.mounted_at(&on).unwrap_or(on.clone()), &*node) {
                 node = on;
                 continue;
             }

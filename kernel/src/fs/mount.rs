@@ -6,7 +6,8 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt::Write;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use alloc::sync::Weak;
 
 use kevlar_platform::sync::SpinLock;
 use kevlar_ext2::Ext2Fs;
@@ -75,6 +76,9 @@ pub struct Mount {
     pub flags: u32,
     /// The file system behind it.
     pub kind: FsKind,
+    /// Propagation: the peer group it shares mounts with (0: not shared),
+    /// the group it receives them from (0: not a slave), unbindable.
+    pub prop: super::propagation::Propagation,
     /// (device, inode) of `on` and of `root`, compared on every step of
     /// every path walk without calling into the nodes.
     on_key: Option<(u64, u64)>,
@@ -86,15 +90,161 @@ fn key(node: &dyn Inode) -> (u64, u64) {
     (node.fs_id(), node.ino())
 }
 
-/// The mounts in the order they were made, the root first.
-static MOUNTS: SpinLock<Vec<Mount>> = SpinLock::new(Vec::new());
-/// Whether anything is mounted besides the root (path walks skip the
-/// table while nothing is).
-static HAS_MOUNTS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+/// A mount namespace: its own table of mounts, the root first, in the
+/// order they were made; and the filters that let path walks skip the
+/// table (every step of every walk asks it).
+pub struct MountNs {
+    /// The namespace's nsfs inode number (/proc/PID/ns/mnt).
+    pub inum: u64,
+    pub(super) mounts: SpinLock<Vec<Mount>>,
+    /// Whether anything is mounted besides the root.
+    has_mounts: AtomicBool,
+    /// One bit per covered directory's inode number (modulo 64): a node
+    /// whose bit is clear has nothing mounted on it.
+    covered: AtomicU64,
+    /// The union of every mount's flags: a flag no mount has needs no lookup.
+    any_flags: AtomicU32,
+    /// One bit per first path component of a procfs mount point (a hash
+    /// modulo 64): a path whose bit is clear does not lead through procfs.
+    proc_filter: AtomicU64,
+}
 
-/// One bit per covered directory's inode number (modulo 64): a node whose
-/// bit is clear has nothing mounted on it.
-static COVERED_FILTER: AtomicU64 = AtomicU64::new(0);
+/// Linux's initial mount namespace's inode number.
+const INIT_MNT_INUM: u64 = 0xF000_0001;
+
+/// The initial namespace (boot's).
+static INIT_NS: SpinLock<Option<Arc<MountNs>>> = SpinLock::new(None);
+/// Every namespace made (for what is global: the disks mounted anywhere,
+/// sync, the union of flags).
+static ALL_NS: SpinLock<Vec<Weak<MountNs>>> = SpinLock::new(Vec::new());
+
+/// The union of every namespace's mount flags.
+static ANY_FLAGS: AtomicU32 = AtomicU32::new(0);
+
+impl MountNs {
+    fn new(inum: u64, mounts: Vec<Mount>) -> Arc<MountNs> {
+        let ns = Arc::new(MountNs { inum, mounts: SpinLock::new(mounts), has_mounts: AtomicBool::new(false), covered: AtomicU64::new(0), any_flags: AtomicU32::new(0), proc_filter: AtomicU64::new(0) });
+        ns.update_filters(&ns.mounts.lock());
+        let mut all = ALL_NS.lock();
+        all.retain(|w| w.strong_count() > 0);
+        all.push(Arc::downgrade(&ns));
+        ns
+    }
+
+    /// Recomputes the filters after the table changed.
+    pub(super) fn update_filters(&self, mounts: &[Mount]) {
+        let filter = mounts.iter().filter_map(|m| m.on_key).fold(0, |f, (_, ino)| f | filter_bit(ino));
+        self.covered.store(filter, Ordering::Release);
+        self.any_flags.store(mounts.iter().fold(0, |f, m| f | m.flags), Ordering::Release);
+        let proc_filter = mounts.iter().filter(|m| matches!(m.kind, FsKind::Proc)).fold(0, |f, m| f | first_component_bit(&m.path));
+        self.proc_filter.store(proc_filter, Ordering::Release);
+        self.has_mounts.store(mounts.iter().any(|m| m.on.is_some()), Ordering::Release);
+        let any = all_namespaces().iter().fold(self.any_flags.load(Ordering::Acquire), |f, ns| f | ns.any_flags.load(Ordering::Acquire));
+        ANY_FLAGS.store(any, Ordering::Release);
+    }
+
+    /// Makes a new namespace with a copy of this one's mounts (new ids;
+    /// the copies stay in their peer groups, as Linux's copy_mnt_ns).
+    pub fn copy(&self) -> Arc<MountNs> {
+        let mut mounts = self.mounts.lock().clone();
+        let mut ids = Vec::with_capacity(mounts.len());
+        for m in mounts.iter_mut() {
+            let id = NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed);
+            ids.push((m.id, id));
+            m.id = id;
+        }
+        for m in mounts.iter_mut() {
+            if let Some(&(_, new)) = ids.iter().find(|(old, _)| *old == m.parent_id) {
+                m.parent_id = new;
+            }
+        }
+        MountNs::new(crate::ns::alloc_inum(), mounts)
+    }
+
+    /// Returns the root of the namespace's root mount.
+    pub fn root(&self) -> Option<Arc<dyn Inode>> {
+        self.mounts.lock().first().map(|m| m.root.clone())
+    }
+
+    /// Returns every mount, the root first.
+    pub fn list(&self) -> Vec<Mount> {
+        self.mounts.lock().clone()
+    }
+}
+
+impl Drop for MountNs {
+    /// The last process of a namespace is gone: its mounts go (Linux's
+    /// put_mnt_ns). The last reference may go anywhere (a reap, a
+    /// scheduler's release of a thread), so what unmounting needs (inotify
+    /// events, a disk file system's flush) is left to [`finish_orphans`].
+    fn drop(&mut self) {
+        let mounts = core::mem::take(&mut *self.mounts.lock());
+        let mut orphans = ORPHANS.lock();
+        for m in mounts {
+            if m.on.is_some() {
+                orphans.push(m.kind);
+            }
+        }
+    }
+}
+
+/// The file systems of mounts whose namespace went away, until
+/// [`finish_orphans`] unmounts those mounted nowhere else.
+static ORPHANS: SpinLock<Vec<FsKind>> = SpinLock::new(Vec::new());
+
+/// Unmounts the file systems left by namespaces that went away and are
+/// mounted in no other (inotify's IN_UNMOUNT, a disk file system marked
+/// clean and flushed); called from process context (mount, umount,
+/// sync, unshare, setns).
+pub fn finish_orphans() {
+    let orphans = core::mem::take(&mut *ORPHANS.lock());
+    if orphans.is_empty() {
+        return;
+    }
+    let live = all_namespaces();
+    let any = live.iter().fold(0, |f, ns| f | ns.any_flags.load(Ordering::Acquire));
+    ANY_FLAGS.store(any, Ordering::Release);
+    let mut done: Vec<u64> = Vec::new();
+    for kind in orphans {
+        let fs_id = match &kind {
+            FsKind::Rootfs(fs) | FsKind::Tmpfs(fs, _) | FsKind::Devtmpfs(fs) => fs.root().fs_id(),
+            FsKind::Ext2(fs) => fs.root().fs_id(),
+            _ => continue,
+        };
+        if done.contains(&fs_id) || live.iter().any(|ns| ns.mounts.lock().iter().any(|m| m.root.fs_id() == fs_id)) {
+            continue;
+        }
+        done.push(fs_id);
+        super::notify::unmounted(fs_id);
+        if let FsKind::Ext2(fs) = &kind {
+            if let Err(e) = fs.unmount() {
+                log::warn!("umount: ext2: {:?}", e);
+            }
+        }
+    }
+}
+
+/// Returns every live namespace.
+pub(super) fn all_namespaces() -> Vec<Arc<MountNs>> {
+    ALL_NS.lock().iter().filter_map(Weak::upgrade).collect()
+}
+
+/// Returns the initial mount namespace (made at first use).
+pub fn init_ns() -> Arc<MountNs> {
+    let mut slot = INIT_NS.lock();
+    if let Some(ns) = slot.as_ref() {
+        return ns.clone();
+    }
+    let ns = MountNs::new(INIT_MNT_INUM, Vec::new());
+    *slot = Some(ns.clone());
+    ns
+}
+
+/// Returns the calling process's mount namespace (the initial one when
+/// no process is running).
+pub fn current_ns() -> Arc<MountNs> {
+    crate::ns::current().mnt.clone()
+}
 
 fn filter_bit(ino: u64) -> u64 {
     // The inode number alone: asking a node for its device too costs more
@@ -102,38 +252,29 @@ fn filter_bit(ino: u64) -> u64 {
     1 << (ino % 64)
 }
 
-/// The union of every mount's flags: a flag no mount has needs no lookup.
-static ANY_FLAGS: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
-
-/// One bit per first path component of a procfs mount point (a hash
-/// modulo 64): a path whose bit is clear does not lead through procfs.
-static PROC_FILTER: AtomicU64 = AtomicU64::new(0);
-
 fn first_component_bit(path: &[u8]) -> u64 {
     let first = path.iter().skip_while(|&&b| b == b'/').take_while(|&&b| b != b'/');
     let hash = first.fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     1 << (hash % 64)
 }
 
-/// Recomputes the filters and HAS_MOUNTS after the table changed.
-fn update_filters(mounts: &[Mount]) {
-    let filter = mounts.iter().filter_map(|m| m.on_key).fold(0, |f, (_, ino)| f | filter_bit(ino));
-    COVERED_FILTER.store(filter, Ordering::Release);
-    ANY_FLAGS.store(mounts.iter().fold(0, |f, m| f | m.flags), Ordering::Release);
-    let proc_filter = mounts.iter().filter(|m| matches!(m.kind, FsKind::Proc)).fold(0, |f, m| f | first_component_bit(&m.path));
-    PROC_FILTER.store(proc_filter, Ordering::Release);
-    HAS_MOUNTS.store(mounts.iter().any(|m| m.on.is_some()), Ordering::Release);
-}
-
-/// Adds a mount to the table.
+/// Adds a mount to the calling process's namespace (and, through
+/// propagation, to the peers and slaves of the mount it sits on).
 fn add(mut mount: Mount) {
     mount.on_key = mount.on.as_deref().map(key);
     mount.root_key = key(&*mount.root);
-    let mut mounts = MOUNTS.lock();
-    mounts.push(mount);
-    update_filters(&mounts);
+    let ns = current_ns();
+    super::propagation::add_propagated(&ns, mount);
 }
-static NEXT_MOUNT_ID: AtomicU32 = AtomicU32::new(1);
+
+/// Fills in a mount's keys (for a copy made by propagation).
+pub(super) fn with_keys(mut mount: Mount) -> Mount {
+    mount.on_key = mount.on.as_deref().map(key);
+    mount.root_key = key(&*mount.root);
+    mount
+}
+
+pub(super) static NEXT_MOUNT_ID: AtomicU32 = AtomicU32::new(1);
 
 /// Device numbers of file systems without a device (Linux's anonymous
 /// `0:N`), above the ones kevlar_tmpfs hands out by itself.
@@ -147,33 +288,35 @@ pub fn anon_dev() -> u64 {
 /// Flags a mount may carry (MS_REMOUNT changes only these).
 const MOUNT_FLAGS: u32 = abi::MS_RDONLY | abi::MS_NOSUID | abi::MS_NODEV | abi::MS_NOEXEC | abi::MS_NOATIME | abi::MS_NODIRATIME | abi::MS_RELATIME | abi::MS_STRICTATIME;
 
-/// The path walker's view of the mount table.
-pub struct KernelMounts;
-
-impl MountTable for KernelMounts {
+/// The path walker's view of a namespace's mount table.
+impl MountTable for MountNs {
     fn mounted_at(&self, dir: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
         // Every step of every walk asks: rule most nodes out with the
         // filter before taking the lock.
-        let filter = COVERED_FILTER.load(Ordering::Acquire);
+        let filter = self.covered.load(Ordering::Acquire);
         if filter == 0 || filter & filter_bit(dir.ino()) == 0 {
             return None;
         }
         let k = key(&**dir);
-        MOUNTS.lock().iter().rev().find(|m| m.on_key == Some(k)).map(|m| m.root.clone())
+        // A directory bound over itself (`mount --bind /usr /usr`) leads
+        // to itself: the walk stays (the mount's flags are found by
+        // `flags_of`).
+        self.mounts.lock().iter().rev().find(|m| m.on_key == Some(k) && m.root_key != k).map(|m| m.root.clone())
     }
 
     fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
-        if !HAS_MOUNTS.load(Ordering::Acquire) {
+        if !self.has_mounts.load(Ordering::Acquire) {
             return None;
         }
         let k = key(&**root_of_mounted);
-        MOUNTS.lock().iter().rev().find(|m| m.on_key.is_some() && m.root_key == k).and_then(|m| m.on.clone())
+        self.mounts.lock().iter().rev().find(|m| m.on_key.is_some() && m.on_key != Some(k) && m.root_key == k).and_then(|m| m.on.clone())
     }
 }
 
 /// Records the initramfs root as the first mount.
 pub fn set_root(fs: Arc<TmpFs>) {
-    let mut mounts = MOUNTS.lock();
+    let ns = init_ns();
+    let mut mounts = ns.mounts.lock();
     mounts.retain(|m| m.on.is_some());
     let mount = Mount {
         id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed),
@@ -187,13 +330,15 @@ pub fn set_root(fs: Arc<TmpFs>) {
         on_key: None,
         root_key: key(&*fs.root()),
         kind: FsKind::Rootfs(fs),
+        prop: Default::default(),
     };
     mounts.insert(0, mount);
+    ns.update_filters(&mounts);
 }
 
-/// Returns every mount, the root first.
+/// Returns every mount of the calling process's namespace, the root first.
 pub fn mounts() -> Vec<Mount> {
-    MOUNTS.lock().clone()
+    current_ns().list()
 }
 
 /// Returns where mount `m` is seen from `fs`'s root, as /proc/PID/mounts
@@ -212,7 +357,16 @@ pub fn visible_path(fs: &super::FsContext, m: &Mount) -> Option<Vec<u8>> {
 /// one file system is mounted twice).
 pub fn mount_of(node: &dyn Inode) -> Option<Mount> {
     let fs_id = node.fs_id();
-    MOUNTS.lock().iter().rev().find(|m| m.root_key.0 == fs_id).cloned()
+    let candidates: Vec<Mount> = current_ns().mounts.lock().iter().rev().filter(|m| m.root_key.0 == fs_id).cloned().collect();
+    if candidates.len() > 1 && node.file_type().is_dir() {
+        // Bind mounts show parts of the file system again: the innermost
+        // mount root above the directory holds it.
+        let keys: Vec<((u64, u64), u32)> = candidates.iter().enumerate().map(|(i, m)| (m.root_key, i as u32)).collect();
+        if let Some(i) = flags_above(node, &keys) {
+            return candidates.into_iter().nth(i as usize);
+        }
+    }
+    candidates.into_iter().next()
 }
 
 /// Returns the MS_* flags of the mount holding `node` (0 if none).
@@ -221,7 +375,70 @@ pub fn flags_of(node: &dyn Inode) -> u32 {
         return 0;
     }
     let fs_id = node.fs_id();
-    MOUNTS.lock().iter().rev().find(|m| m.root_key.0 == fs_id).map_or(0, |m| m.flags)
+    let ns = current_ns();
+    if ns.any_flags.load(Ordering::Acquire) == 0 {
+        return 0;
+    }
+    // The mounts of this file system (one, unless bind mounts show parts
+    // of it again): their roots and flags.
+    let candidates: Vec<((u64, u64), u32)> = ns.mounts.lock().iter().rev().filter(|m| m.root_key.0 == fs_id).map(|m| (m.root_key, m.flags)).collect();
+    let Some(&(_, last)) = candidates.first() else { return 0 };
+    if candidates.iter().all(|&(_, f)| f == last) || !node.file_type().is_dir() {
+        return last;
+    }
+    // Bind mounts with different flags (a read-only bind of /usr over a
+    // writable root): the innermost mount root above the directory
+    // decides, found by walking up with "..".
+    flags_above(node, &candidates).unwrap_or(last)
+}
+
+/// The value paired with the first of `candidates` (mount roots and
+/// flags or indexes, the last made first) whose root is directory `dir`
+/// or the nearest above it.
+fn flags_above(dir: &dyn Inode, candidates: &[((u64, u64), u32)]) -> Option<u32> {
+    let mut here = (dir.fs_id(), dir.ino());
+    let mut node: Option<Arc<dyn Inode>> = None;
+    for _ in 0..4096 {
+        if let Some(&(_, flags)) = candidates.iter().find(|(k, _)| *k == here) {
+            return Some(flags);
+        }
+        let parent = match &node {
+            Some(n) => n.lookup(b"..").ok()?,
+            None => dir.lookup(b"..").ok()?,
+        };
+        let next = key(&*parent);
+        if next == here {
+            return None;
+        }
+        here = next;
+        node = Some(parent);
+    }
+    None
+}
+
+/// Tells whether the file system of `node` is mounted more than once with
+/// different flags in the caller's namespace (then a file's flags depend
+/// on its directory: see [`check_writable_in`]).
+pub fn flags_vary(node: &dyn Inode) -> bool {
+    if ANY_FLAGS.load(Ordering::Acquire) == 0 {
+        return false;
+    }
+    let fs_id = node.fs_id();
+    let ns = current_ns();
+    let mounts = ns.mounts.lock();
+    let mut flags = mounts.iter().filter(|m| m.root_key.0 == fs_id).map(|m| m.flags);
+    let first = flags.next();
+    let varies = flags.any(|f| Some(f) != first);
+    varies
+}
+
+/// Fails with EROFS if file `node` in directory `dir` is on a read-only
+/// mount (the directory tells which bind mount holds it).
+pub fn check_writable_in(dir: &dyn Inode, node: &dyn Inode) -> Result<()> {
+    if node.file_type().is_dir() || !flags_vary(node) {
+        return check_writable(node);
+    }
+    check_writable(dir)
 }
 
 /// Fails with EROFS if `node` is on a read-only mount.
@@ -374,7 +591,7 @@ pub fn disk_fs_type(name: &[u8]) -> Option<&'static str> {
 /// Tells whether a file system on the disk `rdev` is mounted (an O_EXCL
 /// open of the disk then fails with EBUSY).
 pub fn is_disk_mounted(rdev: u64) -> bool {
-    MOUNTS.lock().iter().any(|m| matches!(&m.kind, FsKind::Ext2(_)) && m.root.fs_id() == rdev)
+    all_namespaces().iter().any(|ns| ns.mounts.lock().iter().any(|m| matches!(&m.kind, FsKind::Ext2(_)) && m.root.fs_id() == rdev))
 }
 
 /// Mounts the ext2/3/4 file system (`fstype`, from [`disk_fs_type`]) on
@@ -389,9 +606,11 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
     let disk = crate::block::by_rdev(rdev).ok_or(Errno::ENXIO)?;
     let mut flags = flags & MOUNT_FLAGS;
     // A disk already mounted is shared, as Linux shares its superblock.
-    let existing = MOUNTS.lock().iter().find_map(|m| match &m.kind {
-        FsKind::Ext2(fs) if m.root.fs_id() == rdev => Some(fs.clone()),
-        _ => None,
+    let existing = all_namespaces().iter().find_map(|ns| {
+        ns.mounts.lock().iter().find_map(|m| match &m.kind {
+            FsKind::Ext2(fs) if m.root.fs_id() == rdev => Some(fs.clone()),
+            _ => None,
+        })
     });
     let fs = match existing {
         Some(fs) => fs,
@@ -425,17 +644,24 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
     }
     let parent_id = mount_of(&*on).map_or(0, |m| m.id);
     let root = fs.root();
-    add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype, source, flags, kind: FsKind::Ext2(fs), on_key: None, root_key: (0, 0) });
+    add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype, source, flags, kind: FsKind::Ext2(fs), prop: Default::default(), on_key: None, root_key: (0, 0) });
     Ok(())
 }
 
 /// Writes out every disk file system and flushes the disks (sync(2)).
 pub fn sync_all() {
-    let mounted: Vec<Arc<Ext2Fs>> = MOUNTS.lock().iter().filter_map(|m| match &m.kind {
-        FsKind::Ext2(fs) => Some(fs.clone()),
-        _ => None,
-    }).collect();
+    let mut mounted: Vec<Arc<Ext2Fs>> = Vec::new();
+    for ns in all_namespaces() {
+        for m in ns.mounts.lock().iter() {
+            if let FsKind::Ext2(fs) = &m.kind {
+                if !mounted.iter().any(|f| Arc::ptr_eq(f, fs)) {
+                    mounted.push(fs.clone());
+                }
+            }
+        }
+    }
     let _plug = crate::block::plug_all();
+    finish_orphans();
     for fs in mounted {
         if let Err(e) = fs.sync() {
             log::warn!("sync: ext2: {:?}", e);
@@ -456,13 +682,17 @@ pub fn sync_node(node: &dyn Inode) -> Result<()> {
 pub fn mount_new(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u8], flags: u32, data: &[u8]) -> Result<()> {
     let (name, root, kind) = make_fs(fstype, data)?;
     let parent_id = mount_of(&*on).map_or(0, |m| m.id);
-    add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype: name, source, flags: flags & MOUNT_FLAGS, kind, on_key: None, root_key: (0, 0) });
+    add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype: name, source, flags: flags & MOUNT_FLAGS, kind, prop: Default::default(), on_key: None, root_key: (0, 0) });
     Ok(())
 }
 
 /// Bind-mounts directory `source` (of the mount `from`) on `on`.
 pub fn mount_bind(source: Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>, flags: u32) -> Result<()> {
     let from = mount_of(&*source).ok_or(Errno::EINVAL)?;
+    // An unbindable mount cannot be the source of a bind mount.
+    if from.prop.unbindable {
+        return Err(Errno::EINVAL);
+    }
     let parent_id = mount_of(&*on).map_or(0, |m| m.id);
     let mount = Mount {
         id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed),
@@ -474,6 +704,7 @@ pub fn mount_bind(source: Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>, fla
         source: from.source.clone(),
         flags: flags & MOUNT_FLAGS,
         kind: from.kind.clone(),
+        prop: Default::default(),
         on_key: None,
         root_key: (0, 0),
     };
@@ -492,35 +723,37 @@ fn index_of_root(mounts: &[Mount], root: &Arc<dyn Inode>) -> Option<usize> {
 /// resolved when recorded rather than when shown.
 pub fn through_procfs(path: &[u8]) -> bool {
     // Every open asks: rule most paths out by their first component.
-    let filter = PROC_FILTER.load(Ordering::Acquire);
+    let ns = current_ns();
+    let filter = ns.proc_filter.load(Ordering::Acquire);
     if filter == 0 || filter & first_component_bit(path) == 0 {
         return false;
     }
-    MOUNTS.lock().iter().any(|m| {
+    let found = ns.mounts.lock().iter().any(|m| {
         matches!(m.kind, FsKind::Proc) && path.starts_with(&m.path) && matches!(path.get(m.path.len()), None | Some(b'/'))
-    })
+    });
+    found
 }
 
 /// Changes the flags of the mount whose root is `root` (MS_REMOUNT).
 pub fn remount(root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
-    let mut mounts = MOUNTS.lock();
+    let ns = current_ns();
+    let mut mounts = ns.mounts.lock();
     let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
     mounts[index].flags = flags & MOUNT_FLAGS;
-    update_filters(&mounts);
+    ns.update_filters(&mounts);
     Ok(())
 }
 
-/// Tells whether `root` is the root of a mount (for the propagation
-/// flags, which need a mount point and change nothing here: there is one
-/// mount namespace and no peer groups).
-pub fn is_mount_root(root: &Arc<dyn Inode>) -> bool {
-    index_of_root(&MOUNTS.lock(), root).is_some()
+/// Finds the index of the last mount whose root is `root`.
+pub(super) fn index_of(mounts: &[Mount], root: &Arc<dyn Inode>) -> Option<usize> {
+    index_of_root(mounts, root)
 }
 
 /// Moves the mount whose root is `root` onto `on` (MS_MOVE).
 pub fn move_mount(root: &Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>) -> Result<()> {
     let parent_id = mount_of(&*on).map_or(0, |m| m.id);
-    let mut mounts = MOUNTS.lock();
+    let ns = current_ns();
+    let mut mounts = ns.mounts.lock();
     let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
     if mounts[index].on.is_none() {
         return Err(Errno::EINVAL);
@@ -531,7 +764,7 @@ pub fn move_mount(root: &Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>) -> R
     mount.path = path;
     mount.parent_id = parent_id;
     mounts.push(mount);
-    update_filters(&mounts);
+    ns.update_filters(&mounts);
     Ok(())
 }
 
@@ -540,35 +773,60 @@ pub fn move_mount(root: &Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>) -> R
 /// has one of its files open.
 pub fn unmount(root: &Arc<dyn Inode>, detach: bool) -> Result<()> {
     let fs_id = root.fs_id();
+    let ns = current_ns();
+    let mounted_elsewhere = |ns: &Arc<MountNs>| all_namespaces().iter().any(|other| !Arc::ptr_eq(other, ns) && other.mounts.lock().iter().any(|m| m.root.fs_id() == fs_id));
     {
-        let mounts = MOUNTS.lock();
+        let mounts = ns.mounts.lock();
         let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
         if mounts[index].on.is_none() {
             return Err(Errno::EBUSY);
         }
+        let id = mounts[index].id;
         let shared = mounts.iter().filter(|m| m.root.fs_id() == fs_id).count() > 1;
-        let has_submounts = mounts.iter().any(|m| m.on.as_ref().is_some_and(|on| on.fs_id() == fs_id));
-        if !detach && !shared && has_submounts {
+        let has_submounts = mounts.iter().any(|m| m.parent_id == id);
+        if !detach && has_submounts {
             return Err(Errno::EBUSY);
         }
-        if !detach && !shared && in_use(fs_id) {
+        drop(mounts);
+        if !detach && !shared && !mounted_elsewhere(&ns) && in_use(fs_id) {
             return Err(Errno::EBUSY);
         }
     }
-    let mut mounts = MOUNTS.lock();
+    let mut mounts = ns.mounts.lock();
     let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
-    let removed = mounts.remove(index);
-    update_filters(&mounts);
-    let last = !mounts.iter().any(|m| m.root.fs_id() == fs_id);
-    drop(mounts);
-    if last {
-        super::notify::unmounted(fs_id);
+    // A detached mount takes the mounts below it along (MNT_DETACH
+    // unmounts the whole subtree).
+    let mut gone = alloc::vec![mounts[index].id];
+    let mut i = 0;
+    while i < gone.len() {
+        let parent = gone[i];
+        gone.extend(mounts.iter().filter(|m| m.parent_id == parent).map(|m| m.id));
+        i += 1;
     }
-    // The last mount of a disk file system gone: mark it clean and flush
-    // (outside the table's lock: this does disk I/O).
-    if let (FsKind::Ext2(fs), true) = (&removed.kind, last) {
-        if let Err(e) = fs.unmount() {
-            log::warn!("umount: ext2: {:?}", e);
+    let removed_mount = mounts[index].clone();
+    let mut removed: Vec<Mount> = Vec::new();
+    mounts.retain(|m| {
+        let drop_it = gone.contains(&m.id);
+        if drop_it {
+            removed.push(m.clone());
+        }
+        !drop_it
+    });
+    ns.update_filters(&mounts);
+    drop(mounts);
+    removed.extend(super::propagation::remove_propagated(&ns, &removed_mount));
+    for m in removed {
+        let fs_id = m.root.fs_id();
+        let last = !all_namespaces().iter().any(|ns| ns.mounts.lock().iter().any(|m| m.root.fs_id() == fs_id));
+        if last {
+            super::notify::unmounted(fs_id);
+        }
+        // The last mount of a disk file system gone: mark it clean and
+        // flush (outside the table's lock: this does disk I/O).
+        if let (FsKind::Ext2(fs), true) = (&m.kind, last) {
+            if let Err(e) = fs.unmount() {
+                log::warn!("umount: ext2: {:?}", e);
+            }
         }
     }
     Ok(())

@@ -1,5 +1,5 @@
 //! Inter-process communication: System V message queues, semaphore sets
-//! and shared memory (one id space each, as Linux's IPC namespace has), and
+//! and shared memory (one id space each per IPC namespace, `ns.rs`), and
 //! POSIX message queues.
 //!
 //! Every object set lives under one lock; blocked senders, receivers and
@@ -9,6 +9,7 @@
 pub mod abi;
 pub mod ids;
 pub mod mqueue;
+pub mod ns;
 pub mod msg;
 pub mod sem;
 pub mod shm;

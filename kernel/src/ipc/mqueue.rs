@@ -82,7 +82,13 @@ impl Drop for Queue {
     }
 }
 
-static NAMES: SpinLock<BTreeMap<Vec<u8>, Arc<Queue>>> = SpinLock::new(BTreeMap::new());
+static NAMES: super::ns::PerNs<BTreeMap<Vec<u8>, Arc<Queue>>> = super::ns::PerNs::new(BTreeMap::new);
+
+/// Takes away the queue names of IPC namespace `inum`, which is gone.
+pub(super) fn forget_ns(inum: u64) {
+    // Dropped here, after the lock.
+    drop(NAMES.take(inum));
+}
 
 /// The file an mq_open descriptor refers to.
 pub struct MqFile(Arc<Queue>);

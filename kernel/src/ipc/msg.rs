@@ -6,7 +6,6 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use kevlar_platform::sync::SpinLock;
 
 use super::abi::*;
 use super::ids::{self, Ids, Object, Perm};
@@ -46,7 +45,13 @@ impl Object for Queue {
     }
 }
 
-static QUEUES: SpinLock<Ids<Queue>> = SpinLock::new(Ids::new());
+static QUEUES: super::ns::PerNs<Ids<Queue>> = super::ns::PerNs::new(Ids::new);
+
+/// Takes away the queues of IPC namespace `inum`, which is gone.
+pub(super) fn forget_ns(inum: u64) {
+    // Dropped here, after the lock.
+    drop(QUEUES.take(inum));
+}
 /// Senders waiting for room and receivers waiting for a message.
 static WAITERS: WaitQueue = WaitQueue::new();
 

@@ -7,7 +7,6 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use kevlar_platform::sync::SpinLock;
 
 use super::abi::*;
 use super::ids::{self, Ids, Object, Perm};
@@ -59,7 +58,13 @@ struct State {
     undo: BTreeMap<i32, BTreeMap<i32, Vec<i32>>>,
 }
 
-static STATE: SpinLock<State> = SpinLock::new(State { sets: Ids::new(), undo: BTreeMap::new() });
+static STATE: super::ns::PerNs<State> = super::ns::PerNs::new(|| State { sets: Ids::new(), undo: BTreeMap::new() });
+
+/// Takes away the sets of IPC namespace `inum`, which is gone.
+pub(super) fn forget_ns(inum: u64) {
+    // Dropped here, after the lock.
+    drop(STATE.take(inum));
+}
 static WAITERS: WaitQueue = WaitQueue::new();
 
 fn used_sems(sets: &Ids<Set>) -> usize {

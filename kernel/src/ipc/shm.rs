@@ -11,7 +11,6 @@ use alloc::sync::Arc;
 use core::fmt::Write;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use kevlar_platform::sync::SpinLock;
 
 use super::abi::*;
 use super::ids::{self, Ids, Object, Perm};
@@ -57,10 +56,16 @@ impl Segment {
     }
 }
 
-static SEGMENTS: SpinLock<Ids<Segment>> = SpinLock::new(Ids::new());
+static SEGMENTS: super::ns::PerNs<Ids<Segment>> = super::ns::PerNs::new(Ids::new);
+
+/// Takes away the segments of IPC namespace `inum`, which is gone.
+pub(super) fn forget_ns(inum: u64) {
+    // Dropped here, after the lock.
+    drop(SEGMENTS.take(inum));
+}
 
 /// The segments, with removed ones that lost their last attachment gone.
-fn segments() -> kevlar_platform::sync::SpinLockGuard<'static, Ids<Segment>> {
+fn segments() -> super::ns::PerNsGuard<'static, Ids<Segment>> {
     let mut segments = SEGMENTS.lock();
     segments.retain(|s| s.perm.mode & SHM_DEST == 0 || s.nattch() > 0);
     segments

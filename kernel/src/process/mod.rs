@@ -303,6 +303,9 @@ pub struct Process {
     pub personality: core::sync::atomic::AtomicU32,
     /// The cgroup the process belongs to (`crate::cgroup`).
     pub cgroup: crate::cgroup::Membership,
+    /// The namespaces it is in (`crate::ns`); the mount namespace is also
+    /// in `fs`, which path walks use.
+    pub ns: SpinLock<Arc<crate::ns::NsSet>>,
 }
 
 /// Scheduling state of a thread.
@@ -778,6 +781,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         nproc_exceeded: AtomicBool::new(false),
         personality: core::sync::atomic::AtomicU32::new(0),
         cgroup: crate::cgroup::Membership::for_init(),
+        ns: SpinLock::new(crate::ns::init_set()),
     });
     // What every exit will hold, made now: exit never allocates it.
     drop(Vm::dead());
@@ -860,6 +864,9 @@ pub struct CloneOptions {
     /// The cgroup the child starts in (CLONE_INTO_CGROUP; None: the
     /// parent's).
     pub cgroup: Option<alloc::sync::Arc<crate::cgroup::Cgroup>>,
+    /// The child's namespaces when clone asked for new ones (None: the
+    /// parent's).
+    pub ns: Option<alloc::sync::Arc<crate::ns::NsSet>>,
 }
 
 /// The execution context of a new child or thread: the creator's
@@ -905,6 +912,9 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     let pid = pid::alloc()?;
     let scheduling = inherited_scheduling(parent);
     let parent_of_child = if options.sibling { parent.parent().ok_or(Errno::EINVAL)? } else { parent.clone() };
+    let ns = options.ns.clone().unwrap_or_else(|| parent.ns.lock().clone());
+    let mut fs = parent.fs.lock().clone();
+    fs.mnt = ns.mnt.clone();
     let child = Arc::new(Process {
         pid,
         parent: SpinLock::new(Arc::downgrade(&parent_of_child)),
@@ -915,7 +925,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         exit_status: SpinLock::new(None),
         vm: SpinLock::new(vm),
         files: SpinLock::new(files),
-        fs: SpinLock::new(parent.fs.lock().clone()),
+        fs: SpinLock::new(fs),
         creds: SpinLock::new(parent.creds.lock().clone()),
         signals: SpinLock::new(parent.signals.lock().fork_copy(parent_thread.tid(), pid)),
         threads: SpinLock::new(Vec::new()),
@@ -947,6 +957,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         nproc_exceeded: AtomicBool::new(parent.nproc_exceeded.load(Ordering::Relaxed)),
         personality: core::sync::atomic::AtomicU32::new(parent.personality.load(Ordering::Relaxed)),
         cgroup: crate::cgroup::Membership::inherit(&parent.cgroup),
+        ns: SpinLock::new(ns),
     });
     let task = child_task(parent_thread, frame, &options)?;
     // Counted from the registration on, under the admission (nothing is

@@ -11,8 +11,8 @@ use crate::fs::mount;
 use crate::process::Thread;
 use crate::uaccess::copy_to_user;
 
-/// Propagation flags: they change how mounts spread between namespaces,
-/// and with one namespace and no peer groups they change nothing.
+/// Propagation flags: they change how mounts spread between mounts and
+/// namespaces (`fs::propagation`).
 const PROPAGATION: u32 = abi::MS_SHARED | abi::MS_PRIVATE | abi::MS_SLAVE | abi::MS_UNBINDABLE;
 
 /// Flags a new mount may have; the rest of MS_* is refused.
@@ -37,6 +37,7 @@ fn optional_string(addr: usize, max: usize) -> Result<Option<Vec<u8>>> {
 }
 
 pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags: u64, data: usize) -> Result<isize> {
+    mount::finish_orphans();
     if !is_root(thread) {
         return Err(Errno::EPERM);
     }
@@ -58,9 +59,10 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
     }
     if flags & PROPAGATION != 0 {
         let kind = flags & PROPAGATION;
-        if kind.count_ones() != 1 || flags & !(PROPAGATION | abi::MS_REC | abi::MS_SILENT) != 0 || !mount::is_mount_root(&on) {
+        if kind.count_ones() != 1 || flags & !(PROPAGATION | abi::MS_REC | abi::MS_SILENT) != 0 || !crate::fs::propagation::is_mount_root(&fs.mnt, &on) {
             return Err(Errno::EINVAL);
         }
+        crate::fs::propagation::set_propagation(&fs.mnt, &on, kind, flags & abi::MS_REC != 0)?;
         return Ok(0);
     }
     if on.file_type() != FileType::Directory && flags & abi::MS_BIND == 0 {
@@ -110,6 +112,7 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
 }
 
 pub fn umount2(thread: &Thread, target: usize, flags: u32) -> Result<isize> {
+    mount::finish_orphans();
     if flags & !(abi::MNT_FORCE | abi::MNT_DETACH | abi::MNT_EXPIRE | abi::UMOUNT_NOFOLLOW) != 0 {
         return Err(Errno::EINVAL);
     }
@@ -195,4 +198,24 @@ pub fn sysfs_call(option: u32, arg1: usize, arg2: usize) -> Result<isize> {
         3 => Ok(types().count() as isize),
         _ => Err(Errno::EINVAL),
     }
+}
+
+/// pivot_root(2): CAP_SYS_ADMIN (EPERM), two directories (ENOTDIR), and
+/// the mount rules `fs::pivot` checks.
+pub fn pivot_root(thread: &Thread, new_root: usize, put_old: usize) -> Result<isize> {
+    if !is_root(thread) {
+        return Err(Errno::EPERM);
+    }
+    let fs = thread.process.fs.lock().clone();
+    let cred = super::fs::fs_cred(thread);
+    let new = fs.lookup(&cred, None, &read_path(new_root)?, WalkFlags::EMPTY)?;
+    if !new.file_type().is_dir() {
+        return Err(Errno::ENOTDIR);
+    }
+    let old = fs.lookup(&cred, None, &read_path(put_old)?, WalkFlags::EMPTY)?;
+    if !old.file_type().is_dir() {
+        return Err(Errno::ENOTDIR);
+    }
+    crate::fs::pivot::pivot_root(&fs, new, old)?;
+    Ok(0)
 }

@@ -41,9 +41,9 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     // semaphore undo lists, of which there are none.
     let supported = abi::CLONE_VM | abi::CLONE_VFORK | abi::CLONE_SETTLS | abi::CLONE_CHILD_CLEARTID | abi::CLONE_CHILD_SETTID
         | abi::CLONE_PARENT_SETTID | abi::CLONE_FILES | abi::CLONE_THREAD | abi::CLONE_SIGHAND | abi::CLONE_FS
-        | abi::CLONE_SYSVSEM | abi::CLONE_DETACHED | abi::CLONE_PARENT | abi::CLONE_PIDFD | 0xff;
+        | abi::CLONE_SYSVSEM | abi::CLONE_DETACHED | abi::CLONE_PARENT | abi::CLONE_PIDFD | 0xff | crate::ns::ALL_FLAGS;
     if flags > u32::MAX as u64 || flags as u32 & !supported != 0 {
-        // Namespaces, CLONE_IO, CLONE_PTRACE come later.
+        // CLONE_IO, CLONE_PTRACE come later.
         return Err(Errno::EINVAL);
     }
     let flags = flags as u32;
@@ -74,6 +74,7 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     if has(abi::CLONE_THREAD) && into.as_ref().is_some_and(|cg| !alloc::sync::Arc::ptr_eq(cg, &thread.process.cgroup.cgroup())) {
         return Err(Errno::EOPNOTSUPP);
     }
+    let namespaces = super::ns::clone_namespaces(thread, flags, has(abi::CLONE_THREAD))?;
     // The pidfd's slot must be writable before the child exists (Linux
     // fails the whole clone with EFAULT otherwise).
     if has(abi::CLONE_PIDFD) {
@@ -90,6 +91,7 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
         set_child_tid: if has(abi::CLONE_CHILD_SETTID) { child_tid } else { 0 },
         clear_child_tid: if has(abi::CLONE_CHILD_CLEARTID) { child_tid } else { 0 },
         cgroup: into,
+        ns: namespaces,
     };
     // Out of memory, the killer frees some and the creation is tried
     // again, as Linux's allocator does.

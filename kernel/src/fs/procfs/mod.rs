@@ -10,6 +10,7 @@
 
 mod ipc;
 mod line;
+mod ns;
 mod pid;
 mod system;
 mod vmstat;

@@ -36,14 +36,14 @@ const PF_EXITING: u32 = 0x4;
 const PF_FORKNOEXEC: u32 = 0x40;
 
 /// Returns the live or zombie process `pid`.
-fn process(pid: Pid) -> Result<Arc<Process>> {
+pub(super) fn process(pid: Pid) -> Result<Arc<Process>> {
     find_process(pid).ok_or(Errno::ESRCH)
 }
 
 /// Tells whether the calling process may look at `target`'s memory, files
 /// and links: Linux's ptrace access check with the file-system ids
 /// (PTRACE_MODE_READ_FSCREDS, or ATTACH_FSCREDS for `mode` Attach).
-fn may_access(target: &Process, mode: PtraceMode) -> bool {
+pub(super) fn may_access(target: &Process, mode: PtraceMode) -> bool {
     let Some(me) = crate::process::current() else { return true };
     access::ptrace_may_access(&me.process, target, mode, PtraceCreds::Fs)
 }
@@ -103,12 +103,14 @@ enum Kind {
     /// `mem`: the process's memory, for a tracer.
     Mem,
     Task,
+    /// `ns`: links to the process's namespaces.
+    Ns,
 }
 
 /// The entries of `/proc/PID`, in listing order; the inode of the one at
 /// index i is the directory's plus i + 1. One table for every process,
 /// so that a lookup builds nothing but the node it returns.
-const PID_ENTRIES: [(&[u8], Kind); 22] = [
+const PID_ENTRIES: [(&[u8], Kind); 23] = [
     (b"auxv", Kind::Text(0o400, auxv, true)),
     (b"cmdline", Kind::Text(0o444, cmdline, false)),
     (b"environ", Kind::Text(0o400, environ, true)),
@@ -130,11 +132,25 @@ const PID_ENTRIES: [(&[u8], Kind); 22] = [
     (b"fdinfo", Kind::Fds(true)),
     (b"mem", Kind::Mem),
     (b"cgroup", Kind::Text(0o444, cgroup, false)),
+    (b"ns", Kind::Ns),
     (b"task", Kind::Task),
 ];
 
+/// /proc/PID/cgroup, with the path as the reader's cgroup namespace
+/// shows it.
 fn cgroup(p: &Arc<Process>) -> Result<Vec<u8>> {
-    Ok(crate::cgroup::proc_pid_cgroup(p))
+    let text = crate::cgroup::proc_pid_cgroup(p);
+    let root = crate::ns::current().cgroup.root.path();
+    if root == b"/" {
+        return Ok(text);
+    }
+    // "0::PATH[ (deleted)]\n"
+    let Some(rest) = text.strip_prefix(b"0::") else { return Ok(text) };
+    let end = rest.iter().position(|&b| b == b' ' || b == b'\n').unwrap_or(rest.len());
+    let mut out = b"0::".to_vec();
+    out.extend_from_slice(&crate::ns::cgroup_path_from(&root, &rest[..end]));
+    out.extend_from_slice(&rest[end..]);
+    Ok(out)
 }
 
 fn oom_score(p: &Arc<Process>) -> Result<Vec<u8>> {
@@ -145,7 +161,7 @@ fn kind_type(kind: Kind) -> FileType {
     match kind {
         Kind::Text(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj | Kind::Mem => FileType::Regular,
         Kind::Link(_) => FileType::Symlink,
-        Kind::Fds(_) | Kind::Task => FileType::Directory,
+        Kind::Fds(_) | Kind::Task | Kind::Ns => FileType::Directory,
     }
 }
 
@@ -186,6 +202,10 @@ impl DirSource for PidSource {
             Kind::Mem => {
                 let p = process(pid)?;
                 Ok(Arc::new(MemFile { attr: attr_of(&p, ino, 0o600), pid }) as Arc<dyn Inode>)
+            }
+            Kind::Ns => {
+                let p = process(pid)?;
+                Ok(SynthDir::new(attr_of(&p, ino, 0o511), Parent::Strong(dir.clone()), Box::new(super::ns::NsSource { pid, base: pid_ino(pid) + super::ns::NS_BASE, attr: attr_of(&p, 0, 0o777) })) as Arc<dyn Inode>)
             }
             Kind::Task => {
                 let p = process(pid)?;
@@ -1034,7 +1054,7 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
 fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
     let fs = p.fs.lock().clone();
     let mut out = String::new();
-    for m in crate::fs::mount::mounts() {
+    for m in fs.mnt.list() {
         let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
         crate::fs::mount::escape_into(&mut out, &m.source);
         out.push(' ');
@@ -1054,7 +1074,7 @@ fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
 fn mountinfo(p: &Arc<Process>) -> Result<Vec<u8>> {
     let fs = p.fs.lock().clone();
     let mut out = String::new();
-    for m in crate::fs::mount::mounts() {
+    for m in fs.mnt.list() {
         let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
         let dev = m.root.fs_id();
         let (major, minor) = ((dev >> 8) & 0xfff, (dev & 0xff) | ((dev >> 12) & 0xfff00));
@@ -1063,7 +1083,7 @@ fn mountinfo(p: &Arc<Process>) -> Result<Vec<u8>> {
         crate::fs::mount::escape_into(&mut out, &path);
         let ro = m.flags & abi::MS_RDONLY != 0;
         let fs_options = m.fs_options();
-        let _ = write!(out, " {} - {} ", m.mount_options(), m.fstype);
+        let _ = write!(out, " {}{} - {} ", m.mount_options(), crate::fs::propagation::optional_fields(&m), m.fstype);
         crate::fs::mount::escape_into(&mut out, &m.source);
         let _ = write!(out, " {}", if ro { "ro" } else { "rw" });
         if !fs_options.is_empty() {

@@ -1,0 +1,259 @@
+//! Namespaces: each process's set of them (Linux's nsproxy, shared by
+//! Arc and copied when clone or unshare asks for new ones), their nsfs
+//! inode numbers, and the nsfs nodes /proc/PID/ns shows and setns takes.
+//!
+//! Mount and UTS namespaces have their own state (`fs::mount::MountNs`,
+//! `uts::UtsNs`), the cgroup namespace its root cgroup, an IPC namespace
+//! its objects (kept by `ipc::ns`); the network, PID, user and time
+//! namespaces are the initial ones only (clone and unshare refuse new ones
+//! with EINVAL, as a Linux built without them).
+
+pub mod nsfs;
+
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use kevlar_platform::sync::SpinLock;
+use linux_raw_sys::general as abi;
+
+use crate::error::{Errno, Result};
+use crate::fs::mount::MountNs;
+use crate::uts::UtsNs;
+
+/// The kinds of namespace, with the CLONE_NEW* flag that makes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Mnt,
+    Uts,
+    Ipc,
+    Net,
+    Pid,
+    Cgroup,
+    User,
+    Time,
+}
+
+impl Kind {
+    /// The CLONE_NEW* flag (setns's `nstype`).
+    pub fn flag(self) -> u32 {
+        match self {
+            Kind::Mnt => abi::CLONE_NEWNS,
+            Kind::Uts => abi::CLONE_NEWUTS,
+            Kind::Ipc => abi::CLONE_NEWIPC,
+            Kind::Net => abi::CLONE_NEWNET,
+            Kind::Pid => abi::CLONE_NEWPID,
+            Kind::Cgroup => abi::CLONE_NEWCGROUP,
+            Kind::User => abi::CLONE_NEWUSER,
+            Kind::Time => abi::CLONE_NEWTIME,
+        }
+    }
+
+    /// The name /proc/PID/ns links show (`mnt:[4026531841]`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Mnt => "mnt",
+            Kind::Uts => "uts",
+            Kind::Ipc => "ipc",
+            Kind::Net => "net",
+            Kind::Pid => "pid",
+            Kind::Cgroup => "cgroup",
+            Kind::User => "user",
+            Kind::Time => "time",
+        }
+    }
+}
+
+/// Every CLONE_NEW* flag.
+pub const ALL_FLAGS: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWNET | abi::CLONE_NEWPID | abi::CLONE_NEWCGROUP | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
+
+/// The namespaces new ones can be made of here.
+pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP;
+
+/// A namespace without state of its own here (the initial IPC, network,
+/// PID, user and time namespaces).
+pub struct Plain {
+    /// Its nsfs inode number.
+    pub inum: u64,
+    /// An IPC namespace (whose objects `ipc::ns` keeps by `inum`).
+    pub ipc: bool,
+}
+
+impl Drop for Plain {
+    fn drop(&mut self) {
+        if self.ipc {
+            crate::ipc::ns::forget(self.inum);
+        }
+    }
+}
+
+/// A cgroup namespace: the cgroup that is its root (what /proc/PID/cgroup
+/// shows paths relative to).
+pub struct CgroupNs {
+    /// Its nsfs inode number.
+    pub inum: u64,
+    /// Its root.
+    pub root: Arc<crate::cgroup::Cgroup>,
+}
+
+/// A process's namespaces.
+#[derive(Clone)]
+pub struct NsSet {
+    pub mnt: Arc<MountNs>,
+    pub uts: Arc<UtsNs>,
+    pub ipc: Arc<Plain>,
+    pub net: Arc<Plain>,
+    /// The PID namespace the process is in (`pid`) and the one its
+    /// children will be in (`pid_for_children`).
+    pub pid: Arc<Plain>,
+    pub pid_for_children: Arc<Plain>,
+    pub cgroup: Arc<CgroupNs>,
+    pub user: Arc<Plain>,
+    pub time: Arc<Plain>,
+    pub time_for_children: Arc<Plain>,
+}
+
+// Linux's fixed inode numbers of the initial namespaces
+// (include/linux/proc_ns.h; the UTS one is in `uts`); the initial network and mount namespaces
+// take the first two dynamic numbers at boot.
+const PROC_IPC_INIT_INO: u64 = 0xEFFF_FFFF;
+const PROC_USER_INIT_INO: u64 = 0xEFFF_FFFD;
+const PROC_PID_INIT_INO: u64 = 0xEFFF_FFFC;
+const PROC_CGROUP_INIT_INO: u64 = 0xEFFF_FFFB;
+const PROC_TIME_INIT_INO: u64 = 0xEFFF_FFFA;
+const INIT_NET_INO: u64 = 0xF000_0000;
+
+/// The next dynamic inode number (Linux's proc_inum_ida, above the two
+/// boot takes and what its boot-time users take).
+static NEXT_INUM: AtomicU64 = AtomicU64::new(0xF000_0100);
+
+/// Returns a fresh nsfs inode number.
+pub fn alloc_inum() -> u64 {
+    NEXT_INUM.fetch_add(1, Ordering::Relaxed)
+}
+
+static INIT: SpinLock<Option<Arc<NsSet>>> = SpinLock::new(None);
+
+/// Returns the initial namespace set (made at first use).
+pub fn init_set() -> Arc<NsSet> {
+    let mut slot = INIT.lock();
+    if let Some(set) = slot.as_ref() {
+        return set.clone();
+    }
+    let plain = |inum| Arc::new(Plain { inum, ipc: false });
+    let pid = plain(PROC_PID_INIT_INO);
+    let time = plain(PROC_TIME_INIT_INO);
+    let set = Arc::new(NsSet {
+        mnt: crate::fs::mount::init_ns(),
+        uts: crate::uts::init_ns(),
+        ipc: Arc::new(Plain { inum: PROC_IPC_INIT_INO, ipc: true }),
+        net: plain(INIT_NET_INO),
+        pid: pid.clone(),
+        pid_for_children: pid,
+        cgroup: Arc::new(CgroupNs { inum: PROC_CGROUP_INIT_INO, root: crate::cgroup::root() }),
+        user: plain(PROC_USER_INIT_INO),
+        time: time.clone(),
+        time_for_children: time,
+    });
+    *slot = Some(set.clone());
+    set
+}
+
+/// Returns the calling process's namespaces (the initial ones when no
+/// process runs).
+pub fn current() -> Arc<NsSet> {
+    match crate::process::current() {
+        Some(thread) => thread.process.ns.lock().clone(),
+        None => init_set(),
+    }
+}
+
+/// Makes the set a process gets from `old` when clone or unshare asks
+/// for new namespaces with CLONE_NEW* `flags` (the caller checked the
+/// flags and the privilege). `cgroup` is the cgroup that becomes a new
+/// cgroup namespace's root.
+pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>) -> Result<Arc<NsSet>> {
+    if flags & ALL_FLAGS & !SUPPORTED != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let mut set = old.clone();
+    if flags & abi::CLONE_NEWNS != 0 {
+        set.mnt = old.mnt.copy();
+    }
+    if flags & abi::CLONE_NEWUTS != 0 {
+        set.uts = old.uts.copy();
+    }
+    if flags & abi::CLONE_NEWIPC != 0 {
+        set.ipc = Arc::new(Plain { inum: alloc_inum(), ipc: true });
+    }
+    if flags & abi::CLONE_NEWCGROUP != 0 {
+        set.cgroup = Arc::new(CgroupNs { inum: alloc_inum(), root: cgroup });
+    }
+    Ok(Arc::new(set))
+}
+
+/// Returns `set` with namespace `ns` in place of the one of its kind
+/// (setns); for a PID or time namespace, the one children will be in.
+pub fn with(set: &NsSet, ns: &nsfs::NsRef) -> Arc<NsSet> {
+    let mut new = set.clone();
+    match ns {
+        nsfs::NsRef::Mnt(mnt) => new.mnt = mnt.clone(),
+        nsfs::NsRef::Uts(uts) => new.uts = uts.clone(),
+        nsfs::NsRef::Cgroup(cg) => new.cgroup = cg.clone(),
+        nsfs::NsRef::Plain(kind, plain) => match kind {
+            Kind::Ipc => new.ipc = plain.clone(),
+            Kind::Net => new.net = plain.clone(),
+            Kind::Pid => new.pid_for_children = plain.clone(),
+            Kind::Time => new.time_for_children = plain.clone(),
+            Kind::User => new.user = plain.clone(),
+            Kind::Mnt | Kind::Uts | Kind::Cgroup => {}
+        },
+    }
+    Arc::new(new)
+}
+
+/// Moves `process` into the namespaces of `set`. A new mount namespace
+/// becomes the one its path walks see; with `enter_root` (setns into a
+/// mount namespace) its root and working directory become the
+/// namespace's root, as Linux's mntns_install.
+pub fn switch(process: &crate::process::Process, set: Arc<NsSet>, enter_root: bool) {
+    // What is replaced is dropped after the locks: the last reference to
+    // a mount namespace unmounts its file systems (disk I/O).
+    let mut old_mnt = None;
+    {
+        let mut fs = process.fs.lock();
+        if !Arc::ptr_eq(&fs.mnt, &set.mnt) || enter_root {
+            old_mnt = Some(core::mem::replace(&mut fs.mnt, set.mnt.clone()));
+            if enter_root {
+                if let Some(root) = set.mnt.root() {
+                    fs.root = root.clone();
+                    fs.cwd = root;
+                    fs.cwd_path = alloc::vec![b'/'];
+                }
+            }
+        }
+    }
+    let old_set = core::mem::replace(&mut *process.ns.lock(), set);
+    drop(old_set);
+    drop(old_mnt);
+}
+
+/// Returns cgroup path `path` as a process whose cgroup namespace's root
+/// is at `root` sees it (Linux's cgroup_path_ns): relative to the root,
+/// with `..` for each level a cgroup outside it lies above.
+pub fn cgroup_path_from(root: &[u8], path: &[u8]) -> alloc::vec::Vec<u8> {
+    let parts = |p: &[u8]| p.split(|&b| b == b'/').filter(|c| !c.is_empty()).map(|c| c.to_vec()).collect::<alloc::vec::Vec<_>>();
+    let (root, path) = (parts(root), parts(path));
+    let common = root.iter().zip(path.iter()).take_while(|(a, b)| a == b).count();
+    let mut out = alloc::vec::Vec::new();
+    for _ in common..root.len() {
+        out.extend_from_slice(b"/..");
+    }
+    for part in &path[common..] {
+        out.push(b'/');
+        out.extend_from_slice(part);
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    out
+}
