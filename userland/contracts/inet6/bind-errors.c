@@ -17,15 +17,24 @@ int main(void)
     struct sockaddr_in6 other = addr6("::1", 0);
     other.sin6_family = AF_UNSPEC;
     show("bind AF_UNSPEC", bind(s, (struct sockaddr *)&other, sizeof other));
-    a = addr6("2001:db8::1", 0);
-    show("bind 2001:db8::1", bind(s, (struct sockaddr *)&a, sizeof a));
-    a = addr6("fe80::1", 0);
-    show("bind fe80::1 no scope", bind(s, (struct sockaddr *)&a, sizeof a));
-    a = addr6("::1", 0);
-    a.sin6_scope_id = 99;
-    show("bind ::1 scope 99", bind(s, (struct sockaddr *)&a, sizeof a));
-    a = addr6("::ffff:10.9.9.9", 0);
-    show("bind ::ffff:10.9.9.9", bind(s, (struct sockaddr *)&a, sizeof a));
+    close(s);
+    static const struct { const char *label, *addr; unsigned scope; } cases[] = {
+        {"bind 2001:db8::1", "2001:db8::1", 0},
+        {"bind fe80::1 no scope", "fe80::1", 0},
+        {"bind fe80::1 scope 99", "fe80::1", 99},
+        {"bind fe80::1 scope 1", "fe80::1", 1},
+        {"bind ::1 scope 99", "::1", 99},
+        {"bind ::ffff:10.9.9.9", "::ffff:10.9.9.9", 0},
+        {"bind ::ffff:0.0.0.0", "::ffff:0.0.0.0", 0},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        s = socket(AF_INET6, SOCK_STREAM, 0);
+        a = addr6(cases[i].addr, 0);
+        a.sin6_scope_id = cases[i].scope;
+        show(cases[i].label, bind(s, (struct sockaddr *)&a, sizeof a));
+        close(s);
+    }
+    s = socket(AF_INET6, SOCK_STREAM, 0);
     a = addr6("::ffff:127.0.0.1", 0);
     show("bind ::ffff:127.0.0.1", bind(s, (struct sockaddr *)&a, sizeof a));
     socklen_t len = sizeof a;
@@ -35,7 +44,7 @@ int main(void)
     show("bind again", bind(s, (struct sockaddr *)&a, sizeof a));
     close(s);
 
-    int port;
+    int port = 0;
     int l = bound6(SOCK_STREAM, "::1", &port);
     int t = socket(AF_INET6, SOCK_STREAM, 0);
     a = addr6("::1", port);

@@ -8,7 +8,7 @@
 int main(void)
 {
     lo_up();
-    int port;
+    int port = 0;
     int l = bound6(SOCK_STREAM, "::", &port);
     int v6only = -1;
     socklen_t len = sizeof v6only;

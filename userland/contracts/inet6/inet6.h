@@ -49,6 +49,7 @@ static int port6_of(int fd)
 static int bound6(int type, const char *text, int *port) __attribute__((unused));
 static int bound6(int type, const char *text, int *port)
 {
+    *port = 0;
     int fd = socket(AF_INET6, type, 0);
     struct sockaddr_in6 a = addr6(text, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0) {

@@ -49,8 +49,10 @@ static void each(int fd)
     get(fd, "IPV6_RECVTCLASS", IPV6_RECVTCLASS);
     get(fd, "IPV6_MTU_DISCOVER", IPV6_MTU_DISCOVER);
     set(fd, "IPV6_MTU_DISCOVER", IPV6_MTU_DISCOVER, 9);
-    set(fd, "option 200", 200, 1);
-    get(fd, "option 200", 200);
+    set(fd, "option 200 (MRT6_INIT)", 200, 1);
+    get(fd, "option 200 (MRT6_INIT)", 200);
+    set(fd, "option 150", 150, 1);
+    get(fd, "option 150", 150);
     short small = 1;
     show("set IPV6_V6ONLY with 2 bytes", setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &small, sizeof small));
     set(fd, "IPV6_V6ONLY", IPV6_V6ONLY, 5);

@@ -6,7 +6,7 @@
 int main(void)
 {
     lo_up();
-    int port;
+    int port = 0;
     int l = bound6(SOCK_STREAM, "::1", &port);
     check("listen", listen(l, 4));
     out("port in range: %s", yesno(port >= 32768 && port <= 60999));

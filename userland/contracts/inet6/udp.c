@@ -7,7 +7,7 @@
 int main(void)
 {
     lo_up();
-    int pa, pb;
+    int pa = 0, pb = 0;
     int a = bound6(SOCK_DGRAM, "::1", &pa);
     int b = bound6(SOCK_DGRAM, "::1", &pb);
     struct sockaddr_in6 to = addr6("::1", pb);
@@ -29,7 +29,7 @@ int main(void)
     close(b);
 
     int d;
-    int pd;
+    int pd = 0;
     d = bound6(SOCK_DGRAM, "::", &pd);
     int c4 = socket(AF_INET, SOCK_DGRAM, 0);
     struct sockaddr_in lo4 = lo_addr(pd);

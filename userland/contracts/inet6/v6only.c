@@ -8,7 +8,7 @@
 int main(void)
 {
     lo_up();
-    int port;
+    int port = 0;
     int dual = bound6(SOCK_STREAM, "::", &port);
     listen(dual, 4);
     int one = 1;

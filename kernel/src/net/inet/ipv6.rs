@@ -22,6 +22,10 @@ pub const SIN6_LEN_RFC2133: usize = 24;
 pub const LOOPBACK6: Ipv6Address = Ipv6Address::LOCALHOST;
 /// net.ipv6.conf.all.hop_limit's default.
 const DEFAULT_HOPS: i32 = 64;
+/// The multicast routing options' range (MRT6_BASE, MRT6_MAX in
+/// include/uapi/linux/mroute6.h).
+const MRT6_BASE: u32 = 200;
+const MRT6_MAX: u32 = MRT6_BASE + 12;
 /// lo's interface index (eth0 is 2).
 pub const LO_INDEX: u32 = 1;
 
@@ -244,6 +248,8 @@ fn int_of(raw: &[u8]) -> Result<i32> {
 /// ENOPROTOOPT.
 pub fn set_option(o: &mut Ipv6Options, name: u32, raw: &[u8], bound: bool, stream: bool) -> Result<()> {
     match name {
+        // Multicast routing (MRT6_INIT..MRT6_MAX) is for raw ICMPv6 sockets.
+        MRT6_BASE..=MRT6_MAX => return Err(Errno::EOPNOTSUPP),
         netabi::IPV6_V6ONLY => {
             let v = int_of(raw)?;
             if bound {
@@ -301,6 +307,7 @@ pub fn set_option(o: &mut Ipv6Options, name: u32, raw: &[u8], bound: bool, strea
 /// getsockopt(SOL_IPV6, ...).
 pub fn get_option(o: &Ipv6Options, name: u32) -> Result<Vec<u8>> {
     let v = match name {
+        MRT6_BASE..=MRT6_MAX => return Err(Errno::EOPNOTSUPP),
         netabi::IPV6_V6ONLY => o.v6only as i32,
         netabi::IPV6_UNICAST_HOPS => {
             if o.unicast_hops == -1 {
@@ -383,7 +390,8 @@ pub fn parse_bind(thread: &crate::process::Thread, v6: bool, v6only: bool, raw: 
             if v6a.is_unicast_link_local() && a.scope_id == 0 {
                 return Err(Errno::EINVAL);
             }
-            if a.scope_id != 0 && a.scope_id != LO_INDEX && !(a.scope_id == 2 && super::stack::has_eth()) {
+            // Only a link-local address binds to the scope's interface.
+            if v6a.is_unicast_link_local() && a.scope_id != LO_INDEX && !(a.scope_id == 2 && super::stack::has_eth()) {
                 return Err(Errno::ENODEV);
             }
             if !is_local6(v6a) {
