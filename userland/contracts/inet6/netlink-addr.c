@@ -1,11 +1,13 @@
 /* RTM_GETADDR for AF_INET6 once lo is up: lo's ::1/128, host scope,
- * permanent, with IFA_ADDRESS, IFA_CACHEINFO (infinite lifetimes) and
- * IFA_FLAGS, in the order Linux puts them; an AF_UNSPEC dump has it after
+ * permanent, with IFA_ADDRESS, IFA_CACHEINFO (infinite lifetimes),
+ * IFA_FLAGS and IFA_PROTO (IFAPROT_KERNEL_LO), in the order Linux puts
+ * them; an AF_UNSPEC dump has it after
  * the IPv4 addresses; an AF_INET dump does not have it. */
 #include "../netlink/nl.h"
 #include <arpa/inet.h>
 
 #define IFA_CACHEINFO 6
+#define IFA_PROTO 11
 
 static void show_addr(struct nlmsghdr *h, void *arg)
 {
@@ -43,6 +45,8 @@ static void show_addr(struct nlmsghdr *h, void *arg)
     }
     if ((a = nl_find(at, al, IFA_FLAGS)))
         out("  IFA_FLAGS %#x", *(uint32_t *)NL_DATA(a));
+    if ((a = nl_find(at, al, IFA_PROTO)))
+        out("  IFA_PROTO %d", *(uint8_t *)NL_DATA(a));
 }
 
 int main(void)

@@ -30,6 +30,8 @@ pub struct Addr6 {
     pub scope: u8,
     /// IFA_F_* flags.
     pub flags: u32,
+    /// IFA_PROTO: who made it (IFAPROT_KERNEL_LO for ::1; 0: not sent).
+    pub proto: u8,
 }
 
 /// The IPv6 addresses, in Linux's dump order (by interface).
@@ -37,7 +39,7 @@ pub fn addrs() -> Vec<Addr6> {
     let lo_up = with_stack(|st| st.lo_up);
     let mut out = Vec::new();
     if lo_up {
-        out.push(Addr6 { index: LO_INDEX, addr: LOOPBACK6.octets(), prefix: 128, scope: nl::rt_scope_t::RT_SCOPE_HOST as u8, flags: PERMANENT });
+        out.push(Addr6 { index: LO_INDEX, addr: LOOPBACK6.octets(), prefix: 128, scope: nl::rt_scope_t::RT_SCOPE_HOST as u8, flags: PERMANENT, proto: nl::IFAPROT_KERNEL_LO as u8 });
     }
     out
 }
@@ -61,5 +63,8 @@ pub fn addr_message(kind: u16, flags: u16, seq: u32, pid: u32, a: &Addr6) -> Vec
     ci[12..16].copy_from_slice(&stamp.to_le_bytes());
     b.attr(nl::IFA_CACHEINFO as u16, &ci);
     b.attr_u32(nl::IFA_FLAGS as u16, a.flags);
+    if a.proto != 0 {
+        b.attr_u8(nl::IFA_PROTO as u16, a.proto);
+    }
     b.finish()
 }
