@@ -217,12 +217,11 @@ pub struct Ipv6Options {
     pub multicast_loop: bool,
     /// IPV6_TCLASS.
     pub tclass: i32,
-    /// IPV6_RECVPKTINFO, IPV6_RECVHOPLIMIT, IPV6_RECVTCLASS, IPV6_RECVERR
-    /// as given.
+    /// IPV6_RECVPKTINFO: UDP receives carry IPV6_PKTINFO.
     pub recvpktinfo: bool,
-    /// IPV6_RECVHOPLIMIT.
+    /// IPV6_RECVHOPLIMIT (kept; no IPV6_HOPLIMIT message is made yet).
     pub recvhoplimit: bool,
-    /// IPV6_RECVTCLASS.
+    /// IPV6_RECVTCLASS (kept; no IPV6_TCLASS message is made yet).
     pub recvtclass: bool,
     /// IPV6_RECVERR.
     pub recverr: bool,
@@ -454,4 +453,18 @@ pub fn parse_dest(v6: bool, v6only: bool, raw: &[u8]) -> Result<Option<(IpAddres
         netabi::AF_UNSPEC => Ok(None),
         _ => Err(Errno::EINVAL),
     }
+}
+
+/// struct in6_pktinfo for a datagram to `dst`: the address (IPv4 ones
+/// mapped) and the interface's index (lo's for loopback addresses, else
+/// eth0's).
+pub fn pktinfo(dst: IpAddress) -> Vec<u8> {
+    let (addr, index) = match dst {
+        IpAddress::Ipv4(a) => (map(a), if a.octets()[0] == 127 { LO_INDEX } else { 2 }),
+        IpAddress::Ipv6(a) => (a, if a == LOOPBACK6 { LO_INDEX } else { 2 }),
+    };
+    let mut out = alloc::vec![0u8; 20];
+    out[..16].copy_from_slice(&addr.octets());
+    out[16..20].copy_from_slice(&(index as i32).to_le_bytes());
+    out
 }

@@ -254,7 +254,7 @@ impl Socket for UdpSocket {
         let timeout = self.options.get().rcvtimeo_ns;
         let peek = flags & netabi::MSG_PEEK != 0;
         let room = sink.room();
-        let (data, full, from) = wait_for(&self.events.waiters, nonblocking, timeout, || {
+        let (data, full, from, dst) = wait_for(&self.events.waiters, nonblocking, timeout, || {
             with_stack(|st| {
                 let mut s = self.inner.lock();
                 if let Some(e) = s.error.take() {
@@ -270,13 +270,13 @@ impl Socket for UdpSocket {
                     self.filter(sock, peer, v6only);
                     let (payload, meta) = if peek { sock.peek().map(|(p, m)| (p, *m)).ok()? } else { sock.recv().ok()? };
                     let n = payload.len().min(room);
-                    Some((payload[..n].to_vec(), payload.len(), meta.endpoint))
+                    Some((payload[..n].to_vec(), payload.len(), meta.endpoint, meta.local_address))
                 });
                 if got.is_some() {
                     return Ok(got);
                 }
                 if s.shutdown & RCV_SHUTDOWN != 0 {
-                    return Ok(Some((Vec::new(), 0, IpEndpoint { addr: IpAddress::Ipv4(Ipv4Address::UNSPECIFIED), port: 0 })));
+                    return Ok(Some((Vec::new(), 0, IpEndpoint { addr: IpAddress::Ipv4(Ipv4Address::UNSPECIFIED), port: 0 }, None)));
                 }
                 Ok(None)
             })
@@ -284,10 +284,19 @@ impl Socket for UdpSocket {
         sink.put(&data)?;
         let truncated = full > data.len();
         let from = if from.port == 0 && full == 0 && data.is_empty() && self.inner.lock().shutdown & RCV_SHUTDOWN != 0 { None } else { Some(ipv6::encode_for(self.v6, from.addr, from.port)) };
+        // IPV6_RECVPKTINFO: the datagram's destination and the interface
+        // it came in on (ip6_datagram_recv_ctl; IPv4 ones mapped).
+        let mut control = Vec::new();
+        if self.v6 && self.inner.lock().ip6.recvpktinfo {
+            if let (Some(dst), Some(_)) = (dst, from.as_ref()) {
+                control.push((netabi::SOL_IPV6, netabi::IPV6_PKTINFO, ipv6::pktinfo(dst)));
+            }
+        }
         Ok(Incoming {
             len: if flags & netabi::MSG_TRUNC != 0 { full } else { data.len() },
             msg_flags: if truncated { netabi::MSG_TRUNC } else { 0 },
             from,
+            control,
             ..Default::default()
         })
     }
