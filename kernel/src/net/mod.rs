@@ -376,6 +376,7 @@ pub fn create(family: i32, sock_type: u32, protocol: i32) -> Result<Arc<dyn Sock
     match family as u32 {
         netabi::AF_UNIX => Ok(unix::UnixSocket::create(sock_type, protocol)?),
         netabi::AF_INET => inet::create(sock_type, protocol),
+        netabi::AF_INET6 => inet::create6(sock_type, protocol),
         netabi::AF_NETLINK => netlink::create(sock_type, protocol),
         _ => Err(Errno::EAFNOSUPPORT),
     }
@@ -398,6 +399,10 @@ pub fn create_pair(family: i32, sock_type: u32, protocol: i32) -> Result<(Arc<dy
         // socketpair is refused by the family.
         netabi::AF_INET => {
             inet::create(sock_type, protocol)?;
+            Err(Errno::EOPNOTSUPP)
+        }
+        netabi::AF_INET6 => {
+            inet::create6(sock_type, protocol)?;
             Err(Errno::EOPNOTSUPP)
         }
         netabi::AF_NETLINK => {

@@ -10,6 +10,7 @@
 
 mod ipc;
 mod line;
+mod net;
 mod ns;
 mod pid;
 mod system;
@@ -112,6 +113,7 @@ fn make_root() -> Arc<dyn Inode> {
     let n = next();
     table.add(b"sys", FileType::Directory, n, move |dir| Ok(system::sys_dir(n, dir)));
     table.add(b"sysvipc", FileType::Directory, ipc::SYSVIPC_INO, |dir| Ok(ipc::sysvipc_dir(ipc::SYSVIPC_INO, dir)));
+    table.add(b"net", FileType::Directory, net::NET_INO, |dir| Ok(net::net_dir(net::NET_INO, dir)));
     SynthDir::new(Attr::root(id, ROOT_INO, 0o555), Parent::None, Box::new(RootSource { table }))
 }
 

@@ -4,9 +4,12 @@
 //! (SIOCGIFFLAGS...) are in `iface.rs`.
 
 pub mod iface;
+pub mod ipv6;
 pub mod stack;
 pub mod tcp;
 pub mod udp;
+
+pub use ipv6::{parse_bind, parse_connect};
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -90,6 +93,15 @@ pub fn route(stack: &stack::Stack, addr: Ipv4Address) -> Result<(Ipv4Address, Ip
 /// a protocol here is ESOCKTNOSUPPORT, a protocol that does not match
 /// the type EPROTONOSUPPORT.
 pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
+    create_in(false, sock_type, protocol)
+}
+
+/// Creates an AF_INET6 socket (inet6_create makes the same checks).
+pub fn create6(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
+    create_in(true, sock_type, protocol)
+}
+
+fn create_in(v6: bool, sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
     if !(0..256).contains(&protocol) {
         return Err(Errno::EINVAL); // IPPROTO_MAX
     }
@@ -98,13 +110,13 @@ pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
             if protocol != 0 && protocol as u32 != IPPROTO_TCP {
                 return Err(Errno::EPROTONOSUPPORT);
             }
-            Ok(tcp::TcpSocket::new())
+            Ok(tcp::TcpSocket::new(v6))
         }
         netabi::SOCK_DGRAM => {
             if protocol != 0 && protocol as u32 != IPPROTO_UDP {
                 return Err(Errno::EPROTONOSUPPORT);
             }
-            Ok(udp::UdpSocket::new())
+            Ok(udp::UdpSocket::new(v6))
         }
         // Raw sockets need CAP_NET_RAW (EPERM, as inet_create checks
         // before making one); they are not implemented (ICMP, raw IP).

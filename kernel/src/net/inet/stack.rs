@@ -20,6 +20,8 @@ use smoltcp::socket::{tcp, udp};
 use smoltcp::time::Instant;
 use smoltcp::wire::{HardwareAddress, IpAddress, IpCidr, IpListenEndpoint, Ipv4Address};
 
+use super::ipv6::{self, PortAddr};
+
 use crate::error::{Errno, Result};
 use crate::process::wait_queue::WaitQueue;
 
@@ -300,30 +302,57 @@ impl EthPort {
     }
 }
 
-/// The destination port of a TCP SYN (not SYN-ACK) in an IPv4 packet.
+/// An IP packet's (protocol, payload), IPv4 or IPv6.
+fn transport(packet: &[u8]) -> Option<(u8, &[u8])> {
+    match *packet.first()? >> 4 {
+        4 => {
+            let header = (packet[0] as usize & 0xf) * 4;
+            if packet.len() < header.max(20) {
+                return None;
+            }
+            Some((packet[9], &packet[header..]))
+        }
+        6 => ipv6::transport6(packet),
+        _ => None,
+    }
+}
+
+/// The destination port of a TCP SYN (not SYN-ACK) in an IP packet.
 fn syn_port(packet: &[u8]) -> Option<u16> {
-    let header = (*packet.first()? as usize & 0xf) * 4;
-    if packet.len() < header + 14 || packet[9] != 6 {
+    let (proto, tcp) = transport(packet)?;
+    if tcp.len() < 14 || proto != 6 {
         return None;
     }
-    let tcp = &packet[header..];
     let flags = tcp[13];
     (flags & 0x02 != 0 && flags & 0x10 == 0).then(|| u16::from_be_bytes([tcp[2], tcp[3]]))
 }
 
 /// The (destination, source) ports of a TCP segment.
 fn tcp_ports(packet: &[u8]) -> Option<(u16, u16)> {
-    let header = (*packet.first()? as usize & 0xf) * 4;
-    if packet.len() < header + 4 || packet[9] != 6 {
+    let (proto, tcp) = transport(packet)?;
+    if tcp.len() < 4 || proto != 6 {
         return None;
     }
-    let tcp = &packet[header..];
     Some((u16::from_be_bytes([tcp[2], tcp[3]]), u16::from_be_bytes([tcp[0], tcp[1]])))
 }
 
-/// Decodes an ICMP port-unreachable about a UDP datagram: (the
+/// Decodes an ICMP or ICMPv6 port-unreachable about a UDP datagram: (the
 /// datagram's source port, its destination).
-fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (Ipv4Address, u16))> {
+fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (IpAddress, u16))> {
+    if packet.first()? >> 4 == 6 {
+        let (proto, icmp) = ipv6::transport6(packet)?;
+        // ICMPv6 type 1 (destination unreachable), code 4 (port unreachable).
+        if proto != 58 || icmp.len() < 8 || icmp[0] != 1 || icmp[1] != 4 {
+            return None;
+        }
+        let inner = &icmp[8..];
+        let dst = ipv6::dst6(inner)?;
+        let (inner_proto, udp) = ipv6::transport6(inner)?;
+        if inner_proto != 17 || udp.len() < 4 {
+            return None;
+        }
+        return Some((u16::from_be_bytes([udp[0], udp[1]]), (IpAddress::Ipv6(dst), u16::from_be_bytes([udp[2], udp[3]]))));
+    }
     let header = (*packet.first()? as usize & 0xf) * 4;
     if packet.len() < header + 8 || packet[9] != 1 {
         return None;
@@ -340,7 +369,7 @@ fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (Ipv4Address, u16))> {
     }
     let dst = Ipv4Address::new(inner[16], inner[17], inner[18], inner[19]);
     let udp = &inner[inner_header..];
-    Some((u16::from_be_bytes([udp[0], udp[1]]), (dst, u16::from_be_bytes([udp[2], udp[3]]))))
+    Some((u16::from_be_bytes([udp[0], udp[1]]), (IpAddress::Ipv4(dst), u16::from_be_bytes([udp[2], udp[3]]))))
 }
 
 /// The stack's one device: loopback for local destinations (127.0.0.0/8
@@ -354,7 +383,7 @@ pub struct Links {
     full_listeners: Vec<u16>,
     /// ICMP port-unreachable messages seen since the last sweep: (our UDP
     /// port, the peer that refused).
-    port_unreachable: Vec<(u16, (Ipv4Address, u16))>,
+    port_unreachable: Vec<(u16, (IpAddress, u16))>,
     /// (destination port, source port) of the TCP segments received since
     /// the last sweep: the connections the sweep must look at.
     seen: Vec<(u16, u16)>,
@@ -380,8 +409,13 @@ impl phy::TxToken for LinkTx<'_> {
     fn consume<R, F: FnOnce(&mut [u8]) -> R>(self, len: usize, f: F) -> R {
         let mut buf = vec![0u8; len];
         let r = f(&mut buf);
-        let dst = if len >= 20 { Ipv4Address::new(buf[16], buf[17], buf[18], buf[19]) } else { Ipv4Address::UNSPECIFIED };
-        if dst.octets()[0] == 127 || self.1.as_ref().is_some_and(|e| e.has_addr(dst)) {
+        // IPv6 leaves the machine nowhere yet: only ::1 (and what smoltcp
+        // sends to its own addresses) exists, and it loops back.
+        let v6 = buf.first().is_some_and(|b| b >> 4 == 6);
+        let dst = if !v6 && len >= 20 { Ipv4Address::new(buf[16], buf[17], buf[18], buf[19]) } else { Ipv4Address::UNSPECIFIED };
+        if v6 && !ipv6::dst6(&buf).is_some_and(ipv6::is_local6) {
+            // Not for this machine (multicast, link-local peers): dropped.
+        } else if v6 || dst.octets()[0] == 127 || self.1.as_ref().is_some_and(|e| e.has_addr(dst)) {
             self.2.tx_packets += 1;
             self.2.rx_packets += 1;
             self.2.tx_bytes += len as u64;
@@ -451,7 +485,7 @@ pub enum Proto {
 struct PortEntry {
     id: u64,
     proto: Proto,
-    addr: Ipv4Address,
+    addr: PortAddr,
     port: u16,
     reuse: bool,
     listening: bool,
@@ -491,13 +525,17 @@ struct UdpWatch {
     /// The local port and the connected peer: an ICMP port-unreachable for
     /// a datagram from that port to that peer sets `refused`.
     port: u16,
-    peer: Option<(Ipv4Address, u16)>,
+    peer: Option<(IpAddress, u16)>,
     refused: Arc<core::sync::atomic::AtomicBool>,
 }
 
 /// A listening TCP socket's queues.
 pub struct Listener {
     endpoint: IpListenEndpoint,
+    /// The addresses it takes connections for (an AF_INET listener on
+    /// 0.0.0.0 and a dual-stack one on `::` both listen on any address in
+    /// smoltcp; a connection is handed to the listener that takes it).
+    accept: PortAddr,
     /// listen()'s backlog: more completed connections than backlog + 1
     /// waiting for accept stop new ones (Linux's sk_acceptq_is_full).
     pub backlog: usize,
@@ -586,6 +624,7 @@ impl Stack {
         let mut iface = Interface::new(config, &mut device, now());
         iface.update_ip_addrs(|addrs| {
             let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1)), 8));
+            let _ = addrs.push(IpCidr::new(IpAddress::Ipv6(ipv6::LOOPBACK6), 128));
             if has_eth {
                 let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(ETH_ADDR), ETH_PREFIX));
             }
@@ -629,6 +668,7 @@ impl Stack {
         self.iface.update_ip_addrs(|addrs| {
             addrs.clear();
             let _ = addrs.push(IpCidr::new(IpAddress::Ipv4(Ipv4Address::new(127, 0, 0, 1)), 8));
+            let _ = addrs.push(IpCidr::new(IpAddress::Ipv6(ipv6::LOOPBACK6), 128));
             for a in &eth {
                 if addrs.push(IpCidr::new(IpAddress::Ipv4(a.addr), a.prefix)).is_err() {
                     full = true;
@@ -644,12 +684,12 @@ impl Stack {
 
     // --- ports ---------------------------------------------------------------
 
-    fn conflicts(&self, proto: Proto, addr: Ipv4Address, port: u16, reuse: bool, skip: u64) -> bool {
+    fn conflicts(&self, proto: Proto, addr: PortAddr, port: u16, reuse: bool, skip: u64) -> bool {
         self.ports.iter().any(|e| {
             e.id != skip
                 && e.proto == proto
                 && e.port == port
-                && (e.addr.is_unspecified() || addr.is_unspecified() || e.addr == addr)
+                && e.addr.overlaps(addr)
                 && !(reuse && e.reuse && !e.listening)
         })
     }
@@ -658,7 +698,7 @@ impl Stack {
     /// the binding's id. EADDRINUSE when taken (SO_REUSEADDR on both
     /// sides shares a port that is not listening), as Linux's
     /// inet_csk_get_port and udp_lib_get_port.
-    pub fn bind_port(&mut self, proto: Proto, addr: Ipv4Address, port: u16, reuse: bool) -> Result<(u16, u64)> {
+    pub fn bind_port(&mut self, proto: Proto, addr: PortAddr, port: u16, reuse: bool) -> Result<(u16, u64)> {
         let now_ns = kevlar_platform::time::monotonic_ns();
         self.ports.retain(|e| e.expires_ns.is_none_or(|t| t > now_ns));
         let port = if port != 0 {
@@ -691,7 +731,7 @@ impl Stack {
     pub fn listen_port(&mut self, id: u64) -> Result<()> {
         let e = self.ports.iter().find(|e| e.id == id).ok_or(Errno::EINVAL)?;
         let (proto, addr, port) = (e.proto, e.addr, e.port);
-        if self.ports.iter().any(|o| o.id != id && o.proto == proto && o.port == port && o.listening && (o.addr.is_unspecified() || addr.is_unspecified() || o.addr == addr)) {
+        if self.ports.iter().any(|o| o.id != id && o.proto == proto && o.port == port && o.listening && o.addr.overlaps(addr)) {
             return Err(Errno::EADDRINUSE);
         }
         if let Some(e) = self.ports.iter_mut().find(|e| e.id == id) {
@@ -808,7 +848,7 @@ impl Stack {
     }
 
     /// Records a UDP socket's connected peer (None: not connected).
-    pub fn set_udp_peer(&mut self, h: SocketHandle, peer: Option<(Ipv4Address, u16)>) {
+    pub fn set_udp_peer(&mut self, h: SocketHandle, peer: Option<(IpAddress, u16)>) {
         if let Some(w) = self.udp_watch.get_mut(&h) {
             w.peer = peer;
         }
@@ -821,10 +861,11 @@ impl Stack {
     }
 
     /// Starts a listener on `endpoint`; returns its id.
-    pub fn add_listener(&mut self, endpoint: IpListenEndpoint, backlog: usize, events: Arc<SockEvents>, nodelay: bool) -> u64 {
+    pub fn add_listener(&mut self, accept: PortAddr, port: u16, backlog: usize, events: Arc<SockEvents>, nodelay: bool) -> u64 {
         let id = self.next_listener_id;
         self.next_listener_id += 1;
-        self.listeners.insert(id, Listener { endpoint, backlog, listen: None, embryos: Vec::new(), ready: VecDeque::new(), events, nodelay });
+        let endpoint = IpListenEndpoint { addr: accept.listen_addr(), port };
+        self.listeners.insert(id, Listener { endpoint, accept, backlog, listen: None, embryos: Vec::new(), ready: VecDeque::new(), events, nodelay });
         self.refill(id);
         self.update_syn_filter();
         id
@@ -872,6 +913,52 @@ impl Stack {
         self.device.full_listeners.extend(self.listeners.values().filter(|l| l.listen.is_none()).map(|l| l.endpoint.port));
     }
 
+    /// Hands a handshake that reached a listener not taking its address
+    /// (smoltcp listens on any address of both families for 0.0.0.0 and
+    /// `::`) to the listener that does, the closest match as Linux picks
+    /// it; with none, it is refused with a reset, and with that
+    /// listener's queue full, the SYN is dropped (the client retries).
+    fn steer_handshakes(&mut self) {
+        let mut moves = Vec::new();
+        for (&id, l) in self.listeners.iter() {
+            let Some(h) = l.listen else { continue };
+            let s = self.sockets.get::<tcp::Socket>(h);
+            if s.state() == tcp::State::Listen {
+                continue;
+            }
+            let Some(local) = s.local_endpoint() else { continue };
+            let best = self.listeners.iter().filter(|(_, o)| o.endpoint.port == local.port).filter_map(|(&oid, o)| o.accept.score(local.addr).map(|sc| (sc, oid == id, oid))).max();
+            match best {
+                Some((_, true, _)) => {}
+                other => moves.push((id, h, other.map(|(_, _, oid)| oid))),
+            }
+        }
+        if moves.is_empty() {
+            return;
+        }
+        for (id, h, target) in moves {
+            if let Some(l) = self.listeners.get_mut(&id) {
+                l.listen = None;
+            }
+            match target.and_then(|t| self.listeners.get_mut(&t)) {
+                Some(t) if t.ready.len() + t.embryos.len() <= t.backlog => t.embryos.push(h),
+                Some(_) => {
+                    self.sockets.remove(h);
+                }
+                None => {
+                    // Reaped by the sweep once the reset has gone out.
+                    self.sockets.get_mut::<tcp::Socket>(h).abort();
+                    self.track(h, SockEvents::new());
+                    if let Some(c) = self.conns.get_mut(&h) {
+                        c.orphan = true;
+                    }
+                    self.mark(h);
+                }
+            }
+            self.refill(id);
+        }
+    }
+
     /// Takes the oldest completed connection of a listener; the caller
     /// tracks it for its new socket.
     pub fn take_ready(&mut self, id: u64) -> Option<SocketHandle> {
@@ -888,6 +975,7 @@ impl Stack {
     /// (a reset) has gone out.
     fn sweep(&mut self, reap_closed: bool) -> bool {
         let mut changed = false;
+        self.steer_handshakes();
         // Listeners first: a SYN moves the listening socket to the embryos
         // (and a new one takes its place before the next packet).
         // Scratch lists kept between sweeps: a sweep runs after every
@@ -1042,7 +1130,7 @@ impl Stack {
                 }
             }
             if let Some((local, reuse)) = time_wait {
-                let IpAddress::Ipv4(addr) = local.addr;
+                let addr = PortAddr::of(local.addr, true);
                 let id = self.next_port_id;
                 self.next_port_id += 1;
                 self.ports.push(PortEntry { id, proto: Proto::Tcp, addr, port: local.port, reuse, listening: false, expires_ns: Some(expires) });
@@ -1153,6 +1241,11 @@ pub fn is_local(addr: Ipv4Address) -> bool {
 /// frames arrive without an interrupt.
 fn has_card() -> bool {
     HAS_CARD.load(Ordering::Relaxed)
+}
+
+/// Returns whether there is an eth0 (a network card was found).
+pub fn has_eth() -> bool {
+    look_at_stack(|st| st.device.eth.is_some())
 }
 
 static HAS_CARD: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);

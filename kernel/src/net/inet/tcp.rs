@@ -17,10 +17,11 @@ use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::net as netabi;
 use smoltcp::iface::SocketHandle;
 use smoltcp::socket::tcp::{self as stcp, State as S};
-use smoltcp::wire::{IpAddress, IpEndpoint, IpListenEndpoint, Ipv4Address};
+use smoltcp::wire::{IpAddress, IpEndpoint, Ipv4Address};
 
 use super::stack::{self, with_stack, Proto, Stack};
-use super::{encode_addr, parse_addr, IpOptions, IPPROTO_TCP};
+use super::ipv6::{self, Ipv6Options, PortAddr};
+use super::{IpOptions, IPPROTO_TCP};
 use crate::error::{Errno, Result};
 use crate::fs::file::{PollEvents, POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDHUP, POLLRDNORM, POLLWRNORM};
 use crate::net::{raise_sigpipe, wait_for, Incoming, Outgoing, Sink, Socket, SocketOptions, Ucred};
@@ -53,7 +54,7 @@ struct Inner {
     phase: Phase,
     /// The bound address and port, and the binding's id (None for
     /// accepted sockets, which share their listener's port).
-    bound: Option<(Ipv4Address, u16, Option<u64>)>,
+    bound: Option<(IpAddress, u16, Option<u64>)>,
     /// The port was bound by connect or listen, not by bind (a failed
     /// connect gives it back, as Linux does for an autobound port).
     autobound: bool,
@@ -67,10 +68,14 @@ struct Inner {
     cork: bool,
     /// SOL_IP options.
     ip: IpOptions,
+    /// SOL_IPV6 options (AF_INET6).
+    ip6: Ipv6Options,
 }
 
 /// A TCP socket.
 pub struct TcpSocket {
+    /// AF_INET6 (else AF_INET).
+    v6: bool,
     inner: SpinLock<Inner>,
     options: SocketOptions,
     /// Bumped by the stack when this socket's state or queues change.
@@ -79,8 +84,8 @@ pub struct TcpSocket {
 
 impl TcpSocket {
     /// Creates an unbound, unconnected socket.
-    pub fn new() -> Arc<TcpSocket> {
-        let socket = Self::with(Phase::Closed, None, SockEvents::new());
+    pub fn new(v6: bool) -> Arc<TcpSocket> {
+        let socket = Self::with(v6, Phase::Closed, None, SockEvents::new());
         // tcp_init_sock starts from net.ipv4.tcp_wmem[1] and tcp_rmem[1].
         let mut o = socket.options.get();
         o.sndbuf = DEFAULT_SNDBUF;
@@ -89,9 +94,10 @@ impl TcpSocket {
         socket
     }
 
-    fn with(phase: Phase, bound: Option<(Ipv4Address, u16, Option<u64>)>, events: Arc<SockEvents>) -> Arc<TcpSocket> {
+    fn with(v6: bool, phase: Phase, bound: Option<(IpAddress, u16, Option<u64>)>, events: Arc<SockEvents>) -> Arc<TcpSocket> {
         Arc::new(TcpSocket {
-            inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, cork: false, ip: IpOptions::default() }),
+            v6,
+            inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, cork: false, ip: IpOptions::default(), ip6: Ipv6Options::default() }),
             options: SocketOptions::default(),
             events,
         })
@@ -106,11 +112,21 @@ impl TcpSocket {
     fn autobind(&self, st: &mut Stack, s: &mut Inner) -> Result<()> {
         if s.bound.is_none() {
             let reuse = self.options.get().reuseaddr;
-            let (port, id) = st.bind_port(Proto::Tcp, Ipv4Address::UNSPECIFIED, 0, reuse)?;
-            s.bound = Some((Ipv4Address::UNSPECIFIED, port, Some(id)));
+            let any = self.any_addr();
+            let (port, id) = st.bind_port(Proto::Tcp, PortAddr::of(any, s.ip6.v6only), 0, reuse)?;
+            s.bound = Some((any, port, Some(id)));
             s.autobound = true;
         }
         Ok(())
+    }
+
+    /// The family's wildcard address (0.0.0.0 or `::`).
+    fn any_addr(&self) -> IpAddress {
+        if self.v6 {
+            IpAddress::Ipv6(smoltcp::wire::Ipv6Address::UNSPECIFIED)
+        } else {
+            IpAddress::Ipv4(Ipv4Address::UNSPECIFIED)
+        }
     }
 
     /// Forgets a connection that failed to connect; gives back an
@@ -196,7 +212,11 @@ impl TcpSocket {
 
 impl Socket for TcpSocket {
     fn family(&self) -> u32 {
-        netabi::AF_INET
+        if self.v6 {
+            netabi::AF_INET6
+        } else {
+            netabi::AF_INET
+        }
     }
 
     fn sock_type(&self) -> u32 {
@@ -212,25 +232,15 @@ impl Socket for TcpSocket {
     }
 
     fn bind(&self, thread: &Thread, addr: &[u8]) -> Result<()> {
-        let parsed = parse_addr(addr)?;
-        // AF_UNSPEC is taken as AF_INET only with INADDR_ANY (a
-        // compatibility rule of inet_bind).
-        let (ip, port) = match parsed {
-            Some(a) => a,
-            None if addr.len() >= super::SOCKADDR_IN_LEN && addr[4..8] == [0; 4] => (Ipv4Address::UNSPECIFIED, u16::from_be_bytes([addr[2], addr[3]])),
-            None => return Err(Errno::EAFNOSUPPORT),
-        };
-        if !stack::is_local(ip) {
-            return Err(Errno::EADDRNOTAVAIL);
-        }
-        super::check_bind_port(thread, port)?;
+        let v6only = self.inner.lock().ip6.v6only;
+        let (ip, port) = super::parse_bind(thread, self.v6, v6only, addr)?;
         let reuse = self.options.get().reuseaddr;
         with_stack(|st| {
             let mut s = self.inner.lock();
             if s.bound.is_some() || s.phase != Phase::Closed {
                 return Err(Errno::EINVAL);
             }
-            let (port, id) = st.bind_port(Proto::Tcp, ip, port, reuse)?;
+            let (port, id) = st.bind_port(Proto::Tcp, PortAddr::of(ip, s.ip6.v6only), port, reuse)?;
             s.bound = Some((ip, port, Some(id)));
             s.autobound = false;
             Ok(())
@@ -255,8 +265,7 @@ impl Socket for TcpSocket {
             if let Some(id) = id {
                 st.listen_port(id)?;
             }
-            let addr = if ip.is_unspecified() { None } else { Some(IpAddress::Ipv4(ip)) };
-            let lid = st.add_listener(IpListenEndpoint { addr, port }, backlog, self.events.clone(), s.nodelay);
+            let lid = st.add_listener(PortAddr::of(ip, s.ip6.v6only), port, backlog, self.events.clone(), s.nodelay);
             s.phase = Phase::Listening(lid);
             Ok(())
         })
@@ -269,7 +278,10 @@ impl Socket for TcpSocket {
             _ => return Err(Errno::EINVAL),
         };
         let events = SockEvents::new();
-        let nodelay = self.inner.lock().nodelay;
+        let (nodelay, ip6) = {
+            let s = self.inner.lock();
+            (s.nodelay, s.ip6)
+        };
         let socket = wait_for(&self.events.waiters, nonblocking, timeout, || {
             with_stack(|st| {
                 if !matches!(self.inner.lock().phase, Phase::Listening(id) if id == lid) {
@@ -280,18 +292,20 @@ impl Socket for TcpSocket {
                 let Some(handle) = st.take_ready(lid) else { return Ok(None) };
                 st.track(handle, events.clone());
                 let local = st.sockets.get::<stcp::Socket>(handle).local_endpoint();
-                let bound = local.map(|e| (ipv4_of(e.addr), e.port, None));
-                Ok(Some(TcpSocket::with(Phase::Connected(handle), bound, events.clone())))
+                let bound = local.map(|e| (e.addr, e.port, None));
+                Ok(Some(TcpSocket::with(self.v6, Phase::Connected(handle), bound, events.clone())))
             })
         })?;
         // Accepted sockets inherit the listener's options (sk_clone_lock).
         socket.options.set_all(self.options.get());
         socket.inner.lock().nodelay = nodelay;
+        socket.inner.lock().ip6 = ip6;
         Ok(socket)
     }
 
     fn connect(&self, _thread: &Thread, addr: &[u8], nonblocking: bool) -> Result<()> {
-        let Some((ip, port)) = parse_addr(addr)? else {
+        let v6only = self.inner.lock().ip6.v6only;
+        let Some((ip, port)) = super::parse_connect(self.v6, v6only, false, addr)? else {
             // AF_UNSPEC disconnects; only an unconnected socket is
             // supported here (tcp_disconnect of a live connection is not).
             return match self.inner.lock().phase {
@@ -313,12 +327,12 @@ impl Socket for TcpSocket {
                 }
                 Phase::Closed => {}
             }
-            let (dest, source) = super::route(st, ip)?;
+            let (dest, source) = ipv6::route_any(st, ip)?;
             self.autobind(st, &mut s)?;
             let (local_ip, local_port, _) = s.bound.unwrap();
             let handle = st.new_tcp(s.nodelay);
-            let local = IpEndpoint { addr: IpAddress::Ipv4(if local_ip.is_unspecified() { source } else { local_ip }), port: local_port };
-            let remote = IpEndpoint { addr: IpAddress::Ipv4(dest), port };
+            let local = IpEndpoint { addr: if local_ip.is_unspecified() { source } else { local_ip }, port: local_port };
+            let remote = IpEndpoint { addr: dest, port };
             if st.sockets.get_mut::<stcp::Socket>(handle).connect(st.iface.context(), remote, local).is_err() {
                 st.sockets.remove(handle);
                 return Err(Errno::EINVAL);
@@ -355,13 +369,13 @@ impl Socket for TcpSocket {
         if let Some(h) = handle {
             let local = with_stack(|st| st.sockets.get::<stcp::Socket>(h).local_endpoint());
             if let Some(e) = local {
-                return Ok(encode_addr(ipv4_of(e.addr), e.port));
+                return Ok(ipv6::encode_for(self.v6, e.addr, e.port));
             }
         }
         let s = self.inner.lock();
         Ok(match s.bound {
-            Some((ip, port, _)) => encode_addr(ip, port),
-            None => encode_addr(Ipv4Address::UNSPECIFIED, 0),
+            Some((ip, port, _)) => ipv6::encode_for(self.v6, ip, port),
+            None => ipv6::encode_for(self.v6, self.any_addr(), 0),
         })
     }
 
@@ -376,7 +390,7 @@ impl Socket for TcpSocket {
                 return Err(Errno::ENOTCONN);
             }
             match st.sockets.get::<stcp::Socket>(h).remote_endpoint() {
-                Some(e) => Ok(encode_addr(ipv4_of(e.addr), e.port)),
+                Some(e) => Ok(ipv6::encode_for(self.v6, e.addr, e.port)),
                 None => Err(Errno::ENOTCONN),
             }
         })
@@ -656,7 +670,7 @@ impl Socket for TcpSocket {
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {
-        if level as u32 == netabi::SOL_TCP || level as u32 == netabi::SOL_IP { Ok(()) } else { Err(Errno::ENOPROTOOPT) }
+        if level as u32 == netabi::SOL_TCP || level as u32 == netabi::SOL_IP || (self.v6 && level as u32 == netabi::SOL_IPV6) { Ok(()) } else { Err(Errno::ENOPROTOOPT) }
     }
 
     fn set_protocol_option(&self, level: i32, name: u32, raw: &[u8]) -> Result<()> {
@@ -684,6 +698,11 @@ impl Socket for TcpSocket {
                 _ => Err(Errno::ENOPROTOOPT),
             },
             netabi::SOL_IP => super::set_ip_option(&mut self.inner.lock().ip, name, raw),
+            netabi::SOL_IPV6 if self.v6 => {
+                let mut s = self.inner.lock();
+                let bound = s.bound.is_some();
+                ipv6::set_option(&mut s.ip6, name, raw, bound, true)
+            }
             // Linux hands other levels to ip_setsockopt, which knows only
             // SOL_IP.
             _ => Err(Errno::ENOPROTOOPT),
@@ -698,6 +717,7 @@ impl Socket for TcpSocket {
                 _ => Err(Errno::ENOPROTOOPT),
             },
             netabi::SOL_IP => super::get_ip_option(&self.inner.lock().ip, name),
+            netabi::SOL_IPV6 if self.v6 => ipv6::get_option(&self.inner.lock().ip6, name),
             // ip_getsockopt answers other levels with EOPNOTSUPP.
             _ => Err(Errno::EOPNOTSUPP),
         }
@@ -732,9 +752,4 @@ impl Socket for TcpSocket {
     }
 }
 
-/// The IPv4 address inside a smoltcp address.
-pub fn ipv4_of(addr: IpAddress) -> Ipv4Address {
-    match addr {
-        IpAddress::Ipv4(a) => a,
-    }
-}
+

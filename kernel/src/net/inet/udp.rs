@@ -14,11 +14,11 @@ use linux_raw_sys::general as abi;
 use linux_raw_sys::net as netabi;
 use smoltcp::iface::SocketHandle;
 use smoltcp::socket::udp as sudp;
-use smoltcp::wire::{IpAddress, IpEndpoint, IpListenEndpoint, Ipv4Address};
+use smoltcp::wire::{IpAddress, IpEndpoint, IpListenEndpoint, Ipv4Address, Ipv6Address};
 
+use super::ipv6::{self, Ipv6Options, PortAddr};
 use super::stack::{self, with_stack, Proto, Stack};
-use super::tcp::ipv4_of;
-use super::{encode_addr, parse_addr, IpOptions, IPPROTO_UDP};
+use super::{IpOptions, IPPROTO_UDP};
 use crate::error::{Errno, Result};
 use crate::fs::file::PollEvents;
 use crate::net::{wait_for, Incoming, Outgoing, Sink, Socket, SocketOptions, Ucred};
@@ -39,18 +39,22 @@ const SHUTDOWN_MASK: u8 = 3;
 struct Inner {
     handle: Option<SocketHandle>,
     /// Bound address, port, binding id.
-    bound: Option<(Ipv4Address, u16, u64)>,
+    bound: Option<(IpAddress, u16, u64)>,
     /// The default destination (connect).
-    peer: Option<(Ipv4Address, u16)>,
+    peer: Option<(IpAddress, u16)>,
     /// The source address connect chose (getsockname reports it).
-    source: Option<Ipv4Address>,
+    source: Option<IpAddress>,
     shutdown: u8,
     error: Option<Errno>,
     ip: IpOptions,
+    /// SOL_IPV6 options (AF_INET6).
+    ip6: Ipv6Options,
 }
 
 /// A UDP socket.
 pub struct UdpSocket {
+    /// AF_INET6 (else AF_INET).
+    v6: bool,
     inner: SpinLock<Inner>,
     /// Set by the stack when the connected peer answered with ICMP port
     /// unreachable: the next receive (or SO_ERROR) reports ECONNREFUSED.
@@ -61,9 +65,10 @@ pub struct UdpSocket {
 
 impl UdpSocket {
     /// Creates an unbound socket.
-    pub fn new() -> Arc<UdpSocket> {
+    pub fn new(v6: bool) -> Arc<UdpSocket> {
         Arc::new(UdpSocket {
-            inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, source: None, shutdown: 0, error: None, ip: IpOptions::default() }),
+            v6,
+            inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, source: None, shutdown: 0, error: None, ip: IpOptions::default(), ip6: Ipv6Options::default() }),
             options: SocketOptions::default(),
             events: SockEvents::new(),
             refused: Arc::new(AtomicBool::new(false)),
@@ -71,13 +76,13 @@ impl UdpSocket {
     }
 
     /// Binds (port 0: ephemeral) and opens the smoltcp socket.
-    fn bind_to(&self, st: &mut Stack, s: &mut Inner, ip: Ipv4Address, port: u16) -> Result<()> {
+    fn bind_to(&self, st: &mut Stack, s: &mut Inner, ip: IpAddress, port: u16) -> Result<()> {
         let reuse = self.options.get().reuseaddr;
-        let (port, id) = st.bind_port(Proto::Udp, ip, port, reuse)?;
+        let (port, id) = st.bind_port(Proto::Udp, PortAddr::of(ip, s.ip6.v6only), port, reuse)?;
         let rx = sudp::PacketBuffer::new(vec![sudp::PacketMetadata::EMPTY; RX_PACKETS], vec![0u8; RX_BYTES]);
         let tx = sudp::PacketBuffer::new(vec![sudp::PacketMetadata::EMPTY; TX_PACKETS], vec![0u8; TX_BYTES]);
         let mut sock = sudp::Socket::new(rx, tx);
-        let addr = if ip.is_unspecified() { None } else { Some(IpAddress::Ipv4(ip)) };
+        let addr = if ip.is_unspecified() { None } else { Some(ip) };
         if sock.bind(IpListenEndpoint { addr, port }).is_err() {
             st.release_port(id);
             return Err(Errno::EINVAL);
@@ -88,20 +93,35 @@ impl UdpSocket {
     }
 
     /// Drops queued datagrams that did not come from the connected peer.
-    fn filter(sock: &mut sudp::Socket<'static>, peer: Option<(Ipv4Address, u16)>) {
-        let Some((ip, port)) = peer else { return };
+    /// Drops queued datagrams of a family the socket does not take
+    /// (smoltcp delivers both to a socket bound to any address).
+    fn filter(&self, sock: &mut sudp::Socket<'static>, peer: Option<(IpAddress, u16)>, v6only: bool) {
         while let Ok((_, meta)) = sock.peek() {
-            if ipv4_of(meta.endpoint.addr) == ip && meta.endpoint.port == port {
+            let from_peer = peer.is_none_or(|(ip, port)| meta.endpoint.addr == ip && meta.endpoint.port == port);
+            if from_peer && ipv6::family_takes(self.v6, v6only, meta.endpoint.addr) {
                 break;
             }
             let _ = sock.recv();
+        }
+    }
+
+    /// The family's wildcard address (0.0.0.0 or `::`).
+    fn any_addr(&self) -> IpAddress {
+        if self.v6 {
+            IpAddress::Ipv6(Ipv6Address::UNSPECIFIED)
+        } else {
+            IpAddress::Ipv4(Ipv4Address::UNSPECIFIED)
         }
     }
 }
 
 impl Socket for UdpSocket {
     fn family(&self) -> u32 {
-        netabi::AF_INET
+        if self.v6 {
+            netabi::AF_INET6
+        } else {
+            netabi::AF_INET
+        }
     }
 
     fn sock_type(&self) -> u32 {
@@ -117,15 +137,8 @@ impl Socket for UdpSocket {
     }
 
     fn bind(&self, thread: &Thread, addr: &[u8]) -> Result<()> {
-        let (ip, port) = match parse_addr(addr)? {
-            Some(a) => a,
-            None if addr.len() >= super::SOCKADDR_IN_LEN && addr[4..8] == [0; 4] => (Ipv4Address::UNSPECIFIED, u16::from_be_bytes([addr[2], addr[3]])),
-            None => return Err(Errno::EAFNOSUPPORT),
-        };
-        if !stack::is_local(ip) {
-            return Err(Errno::EADDRNOTAVAIL);
-        }
-        super::check_bind_port(thread, port)?;
+        let v6only = self.inner.lock().ip6.v6only;
+        let (ip, port) = super::parse_bind(thread, self.v6, v6only, addr)?;
         with_stack(|st| {
             let mut s = self.inner.lock();
             if s.bound.is_some() {
@@ -144,7 +157,8 @@ impl Socket for UdpSocket {
     }
 
     fn connect(&self, _thread: &Thread, addr: &[u8], _nonblocking: bool) -> Result<()> {
-        let target = parse_addr(addr)?;
+        let v6only = self.inner.lock().ip6.v6only;
+        let target = super::parse_connect(self.v6, v6only, true, addr)?;
         with_stack(|st| {
             let mut s = self.inner.lock();
             let Some((ip, port)) = target else {
@@ -156,9 +170,10 @@ impl Socket for UdpSocket {
                 }
                 return Ok(());
             };
-            let (dest, source) = super::route(st, ip)?;
+            let (dest, source) = ipv6::route_any(st, ip)?;
             if s.bound.is_none() {
-                self.bind_to(st, &mut s, Ipv4Address::UNSPECIFIED, 0)?;
+                let any = self.any_addr();
+                self.bind_to(st, &mut s, any, 0)?;
             }
             s.peer = Some((dest, port));
             s.source = Some(source);
@@ -172,15 +187,15 @@ impl Socket for UdpSocket {
         let s = self.inner.lock();
         Ok(match s.bound {
             // A connected socket reports the source address it uses.
-            Some((ip, port, _)) if ip.is_unspecified() && s.source.is_some() => encode_addr(s.source.unwrap(), port),
-            Some((ip, port, _)) => encode_addr(ip, port),
-            None => encode_addr(Ipv4Address::UNSPECIFIED, 0),
+            Some((ip, port, _)) if ip.is_unspecified() && s.source.is_some() => ipv6::encode_for(self.v6, s.source.unwrap(), port),
+            Some((ip, port, _)) => ipv6::encode_for(self.v6, ip, port),
+            None => ipv6::encode_for(self.v6, self.any_addr(), 0),
         })
     }
 
     fn peer_name(&self) -> Result<Vec<u8>> {
         match self.inner.lock().peer {
-            Some((ip, port)) => Ok(encode_addr(ip, port)),
+            Some((ip, port)) => Ok(ipv6::encode_for(self.v6, ip, port)),
             None => Err(Errno::ENOTCONN),
         }
     }
@@ -190,7 +205,7 @@ impl Socket for UdpSocket {
             return Err(Errno::EOPNOTSUPP);
         }
         let target = match &msg.addr {
-            Some(raw) => parse_addr(raw)?,
+            Some(raw) => ipv6::parse_dest(self.v6, self.inner.lock().ip6.v6only, raw)?,
             None => None,
         };
         let len = msg.data.remaining();
@@ -210,16 +225,17 @@ impl Socket for UdpSocket {
                     Some(t) => t,
                     None => return Err(Errno::EDESTADDRREQ),
                 };
-                let (dest, source) = super::route(st, ip)?;
+                let (dest, source) = ipv6::route_any(st, ip)?;
                 if s.bound.is_none() {
-                    self.bind_to(st, &mut s, Ipv4Address::UNSPECIFIED, 0)?;
+                    let any = self.any_addr();
+                    self.bind_to(st, &mut s, any, 0)?;
                 }
                 let bound_ip = s.bound.unwrap().0;
                 let h = s.handle.unwrap();
                 let sock = st.sockets.get_mut::<sudp::Socket>(h);
                 let meta = sudp::UdpMetadata {
-                    endpoint: IpEndpoint { addr: IpAddress::Ipv4(dest), port },
-                    local_address: Some(IpAddress::Ipv4(if bound_ip.is_unspecified() { source } else { bound_ip })),
+                    endpoint: IpEndpoint { addr: dest, port },
+                    local_address: Some(if bound_ip.is_unspecified() { source } else { bound_ip }),
                     meta: Default::default(),
                 };
                 match sock.send_slice(&data, meta) {
@@ -238,7 +254,7 @@ impl Socket for UdpSocket {
         let timeout = self.options.get().rcvtimeo_ns;
         let peek = flags & netabi::MSG_PEEK != 0;
         let room = sink.room();
-        let (data, full, from) = wait_for(&self.events.waiters, nonblocking, timeout, || {
+        let (data, full, from, dst) = wait_for(&self.events.waiters, nonblocking, timeout, || {
             with_stack(|st| {
                 let mut s = self.inner.lock();
                 if let Some(e) = s.error.take() {
@@ -248,29 +264,39 @@ impl Socket for UdpSocket {
                     return Err(Errno::ECONNREFUSED);
                 }
                 let peer = s.peer;
+                let v6only = s.ip6.v6only;
                 let got = s.handle.and_then(|h| {
                     let sock = st.sockets.get_mut::<sudp::Socket>(h);
-                    Self::filter(sock, peer);
+                    self.filter(sock, peer, v6only);
                     let (payload, meta) = if peek { sock.peek().map(|(p, m)| (p, *m)).ok()? } else { sock.recv().ok()? };
                     let n = payload.len().min(room);
-                    Some((payload[..n].to_vec(), payload.len(), meta.endpoint))
+                    Some((payload[..n].to_vec(), payload.len(), meta.endpoint, meta.local_address))
                 });
                 if got.is_some() {
                     return Ok(got);
                 }
                 if s.shutdown & RCV_SHUTDOWN != 0 {
-                    return Ok(Some((Vec::new(), 0, IpEndpoint { addr: IpAddress::Ipv4(Ipv4Address::UNSPECIFIED), port: 0 })));
+                    return Ok(Some((Vec::new(), 0, IpEndpoint { addr: IpAddress::Ipv4(Ipv4Address::UNSPECIFIED), port: 0 }, None)));
                 }
                 Ok(None)
             })
         })?;
         sink.put(&data)?;
         let truncated = full > data.len();
-        let from = if from.port == 0 && full == 0 && data.is_empty() && self.inner.lock().shutdown & RCV_SHUTDOWN != 0 { None } else { Some(encode_addr(ipv4_of(from.addr), from.port)) };
+        let from = if from.port == 0 && full == 0 && data.is_empty() && self.inner.lock().shutdown & RCV_SHUTDOWN != 0 { None } else { Some(ipv6::encode_for(self.v6, from.addr, from.port)) };
+        // IPV6_RECVPKTINFO: the datagram's destination and the interface
+        // it came in on (ip6_datagram_recv_ctl; IPv4 ones mapped).
+        let mut control = Vec::new();
+        if self.v6 && self.inner.lock().ip6.recvpktinfo {
+            if let (Some(dst), Some(_)) = (dst, from.as_ref()) {
+                control.push((netabi::SOL_IPV6, netabi::IPV6_PKTINFO, ipv6::pktinfo(dst)));
+            }
+        }
         Ok(Incoming {
             len: if flags & netabi::MSG_TRUNC != 0 { full } else { data.len() },
             msg_flags: if truncated { netabi::MSG_TRUNC } else { 0 },
             from,
+            control,
             ..Default::default()
         })
     }
@@ -298,9 +324,10 @@ impl Socket for UdpSocket {
         stack::look_at_stack(|st| {
             let s = self.inner.lock();
             let peer = s.peer;
+            let v6only = s.ip6.v6only;
             let readable = s.handle.is_some_and(|h| {
                 let sock = st.sockets.get_mut::<sudp::Socket>(h);
-                Self::filter(sock, peer);
+                self.filter(sock, peer, v6only);
                 sock.can_recv()
             });
             let writable = s.handle.is_none_or(|h| st.sockets.get::<sudp::Socket>(h).can_send());
@@ -360,12 +387,17 @@ impl Socket for UdpSocket {
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {
-        if level as u32 == netabi::SOL_UDP || level as u32 == netabi::SOL_IP { Ok(()) } else { Err(Errno::ENOPROTOOPT) }
+        if level as u32 == netabi::SOL_UDP || level as u32 == netabi::SOL_IP || (self.v6 && level as u32 == netabi::SOL_IPV6) { Ok(()) } else { Err(Errno::ENOPROTOOPT) }
     }
 
     fn set_protocol_option(&self, level: i32, name: u32, raw: &[u8]) -> Result<()> {
         match level as u32 {
             netabi::SOL_IP => super::set_ip_option(&mut self.inner.lock().ip, name, raw),
+            netabi::SOL_IPV6 if self.v6 => {
+                let mut s = self.inner.lock();
+                let bound = s.bound.is_some();
+                ipv6::set_option(&mut s.ip6, name, raw, bound, false)
+            }
             netabi::SOL_UDP => Err(Errno::ENOPROTOOPT),
             // Linux hands other levels to ip_setsockopt, which knows only
             // SOL_IP.
@@ -376,6 +408,7 @@ impl Socket for UdpSocket {
     fn get_protocol_option(&self, level: i32, name: u32) -> Result<Vec<u8>> {
         match level as u32 {
             netabi::SOL_IP => super::get_ip_option(&self.inner.lock().ip, name),
+            netabi::SOL_IPV6 if self.v6 => ipv6::get_option(&self.inner.lock().ip6, name),
             netabi::SOL_UDP => Err(Errno::ENOPROTOOPT),
             // ip_getsockopt answers other levels with EOPNOTSUPP.
             _ => Err(Errno::EOPNOTSUPP),

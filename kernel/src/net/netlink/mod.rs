@@ -18,6 +18,7 @@
 //! asked for and queued as datagrams.
 
 pub mod route;
+pub mod route6;
 pub mod uevent;
 
 use alloc::collections::{BTreeMap, VecDeque};

@@ -490,14 +490,23 @@ fn dump_addrs(body: &[u8], family: u8, strict: bool, r: &Reply, out: &mut Vec<Ve
     if strict && body.len() < IFADDRMSG_LEN {
         return Err(Errno::EINVAL);
     }
-    if family != AF_INET && family != AF_UNSPEC {
+    let v6 = family == netabi::AF_INET6 as u8 || family == AF_UNSPEC;
+    if family != AF_INET && !v6 {
         return Ok(());
     }
     let index = if strict { u32_at(body, 4) } else { 0 };
-    let list = with_stack(|st| links(st));
-    for l in list.iter().filter(|l| index == 0 || l.index == index) {
-        for (i, a) in l.addrs.iter().enumerate() {
-            out.push(addr_message(t!(RTM_NEWADDR), r, l, a, is_secondary(&l.addrs, i)));
+    if family != netabi::AF_INET6 as u8 {
+        let list = with_stack(|st| links(st));
+        for l in list.iter().filter(|l| index == 0 || l.index == index) {
+            for (i, a) in l.addrs.iter().enumerate() {
+                out.push(addr_message(t!(RTM_NEWADDR), r, l, a, is_secondary(&l.addrs, i)));
+            }
+        }
+    }
+    // AF_UNSPEC dumps every family in turn: IPv6 after IPv4.
+    if v6 {
+        for a in super::route6::addrs().iter().filter(|a| index == 0 || a.index == index) {
+            out.push(super::route6::addr_message(t!(RTM_NEWADDR), r.flags, r.seq, r.pid, a));
         }
     }
     Ok(())
