@@ -9,6 +9,7 @@ mod adjtime;
 mod caps;
 mod events;
 mod fs;
+mod fhandle;
 
 use crate::process::futex;
 mod info;
@@ -620,6 +621,10 @@ syscall_table! { thread, frame, a;
         nr::__NR_mq_timedsend => mqueue::mq_timedsend(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
         nr::__NR_mq_timedreceive => mqueue::mq_timedreceive(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4)),
         nr::__NR_mq_getsetattr => mqueue::mq_getsetattr(thread, a.i32(0), a.usize(1), a.usize(2)),
+
+        // File handles.
+        nr::__NR_name_to_handle_at => fhandle::name_to_handle_at(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.u32(4)),
+        nr::__NR_open_by_handle_at => fhandle::open_by_handle_at(thread, a.i32(0), a.usize(1), a.u32(2)),
 
 }
 

@@ -57,6 +57,7 @@ mod cache;
 mod csum;
 mod dir;
 mod extent;
+mod handle;
 mod inode;
 mod journal;
 mod layout;
