@@ -518,6 +518,13 @@ impl Thread {
         self.saved_sigmask.store(mask.unwrap_or(NO_SAVED_MASK), Ordering::Relaxed);
     }
 
+    /// The mask to restore after the next handler, left in place
+    /// (PTRACE_GETSIGMASK reports it while a sigsuspend's mask is in force).
+    pub fn saved_sigmask(&self) -> Option<u64> {
+        let mask = self.saved_sigmask.load(Ordering::Relaxed);
+        (mask != NO_SAVED_MASK).then_some(mask)
+    }
+
     /// Takes the mask to restore after the next handler.
     pub fn take_saved_sigmask(&self) -> Option<u64> {
         // Only this thread sets it: a plain load spares the common case

@@ -456,7 +456,7 @@ syscall_table! { thread, frame, a;
             crate::process::scheduler::schedule();
             Ok(0)
         },
-        // partial(ptrace): PTRACE_PEEKSIGINFO, GETSIGMASK/SETSIGMASK, ARCH_PRCTL and the seccomp requests give EIO
+        // partial(ptrace): PTRACE_ARCH_PRCTL and the seccomp requests give EIO
         nr::__NR_ptrace => ptrace::ptrace(thread, a),
         nr::__NR_process_vm_readv => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], false),
         nr::__NR_process_vm_writev => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], true),
