@@ -15,6 +15,7 @@ use crate::process::futex;
 mod info;
 mod ioport;
 mod ipc;
+mod keys;
 mod mqueue;
 mod itimer;
 pub mod memory;
@@ -621,6 +622,12 @@ syscall_table! { thread, frame, a;
         nr::__NR_mq_timedsend => mqueue::mq_timedsend(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
         nr::__NR_mq_timedreceive => mqueue::mq_timedreceive(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4)),
         nr::__NR_mq_getsetattr => mqueue::mq_getsetattr(thread, a.i32(0), a.usize(1), a.usize(2)),
+
+        // Keys.
+        nr::__NR_add_key => keys::add_key(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3), a.i32(4)),
+        nr::__NR_request_key => keys::request_key(thread, a.usize(0), a.usize(1), a.usize(2), a.i32(3)),
+        // partial(keyctl): no key quotas or /proc/keys; ASSUME_AUTHORITY, GET_SECURITY, SESSION_TO_PARENT and the operations past GET_PERSISTENT give EOPNOTSUPP
+        nr::__NR_keyctl => keys::keyctl(thread, a.u32(0), a.0[1], a.0[2], a.0[3], a.0[4]),
 
         // File handles.
         nr::__NR_name_to_handle_at => fhandle::name_to_handle_at(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.u32(4)),
