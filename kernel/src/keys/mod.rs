@@ -108,7 +108,45 @@ pub struct Key {
     pub serial: i32,
     pub ktype: KeyType,
     pub description: Vec<u8>,
+    /// The user whose quota the key is charged to (its creator).
+    quota_uid: u32,
     state: SpinLock<KeyState>,
+}
+
+/// Keys and bytes each user holds, against Linux's default quotas
+/// (/proc/sys/kernel/keys/maxkeys and maxbytes, root_maxkeys and
+/// root_maxbytes): no user fills the kernel's memory with keys.
+static QUOTAS: SpinLock<BTreeMap<u32, (usize, usize)>> = SpinLock::new(BTreeMap::new());
+
+fn quota_limits(uid: u32) -> (usize, usize) {
+    if uid == 0 { (1_000_000, 25_000_000) } else { (200, 20_000) }
+}
+
+/// Charges one key of `bytes` (or, with `keys` 0, `bytes` more) to `uid`;
+/// EDQUOT past the quota unless `overrun` (the keyrings the kernel makes
+/// for a process may go over, as Linux's KEY_ALLOC_QUOTA_OVERRUN).
+fn charge(uid: u32, keys: usize, bytes: isize, overrun: bool) -> Result<()> {
+    let mut quotas = QUOTAS.lock();
+    let entry = quotas.entry(uid).or_insert((0, 0));
+    let (max_keys, max_bytes) = quota_limits(uid);
+    let new_keys = entry.0 + keys;
+    let new_bytes = entry.1.saturating_add_signed(bytes);
+    if !overrun && (new_keys > max_keys || (bytes > 0 && new_bytes > max_bytes)) {
+        return Err(Errno::EDQUOT);
+    }
+    *entry = (new_keys, new_bytes);
+    Ok(())
+}
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        // The quota lock is a leaf: a key may be dropped under any lock.
+        let bytes = self.state.get_mut().charged;
+        let mut quotas = QUOTAS.lock();
+        if let Some(entry) = quotas.get_mut(&self.quota_uid) {
+            *entry = (entry.0.saturating_sub(1), entry.1.saturating_sub(bytes));
+        }
+    }
 }
 
 struct KeyState {
@@ -123,6 +161,8 @@ struct KeyState {
     invalidated: bool,
     /// CLOCK_REALTIME nanoseconds at which the key expires, if set.
     expiry: Option<u64>,
+    /// Bytes charged to the owner's quota (description, NUL, payload).
+    charged: usize,
 }
 
 /// Every key alive, by serial.
@@ -143,13 +183,29 @@ fn new_serial() -> i32 {
 }
 
 impl Key {
-    fn new(ktype: KeyType, description: &[u8], uid: u32, gid: u32, perm: u32, payload: Vec<u8>) -> Arc<Key> {
+    /// A key made for a user's request, charged to its quota (EDQUOT).
+    fn new(ktype: KeyType, description: &[u8], uid: u32, gid: u32, perm: u32, payload: Vec<u8>) -> Result<Arc<Key>> {
+        let charged = description.len() + 1 + payload.len();
+        charge(uid, 1, charged as isize, false)?;
+        Ok(Key::construct(ktype, description, uid, gid, perm, payload, charged))
+    }
+
+    /// A keyring the kernel makes for a process or user: charged, but it
+    /// may go over the quota (Linux's KEY_ALLOC_QUOTA_OVERRUN).
+    fn keyring(description: &[u8], uid: u32, gid: u32, perm: u32) -> Arc<Key> {
+        let charged = description.len() + 1;
+        let _ = charge(uid, 1, charged as isize, true);
+        Key::construct(KeyType::Keyring, description, uid, gid, perm, Vec::new(), charged)
+    }
+
+    fn construct(ktype: KeyType, description: &[u8], uid: u32, gid: u32, perm: u32, payload: Vec<u8>, charged: usize) -> Arc<Key> {
         let serial = new_serial();
         let key = Arc::new(Key {
             serial,
             ktype,
             description: description.to_vec(),
-            state: SpinLock::new(KeyState { uid, gid, perm, payload, links: Vec::new(), revoked: false, invalidated: false, expiry: None }),
+            quota_uid: uid,
+            state: SpinLock::new(KeyState { uid, gid, perm, payload, links: Vec::new(), revoked: false, invalidated: false, expiry: None, charged }),
         });
         let mut keys = KEYS.lock();
         if keys.len() % 64 == 63 {
@@ -159,8 +215,14 @@ impl Key {
         key
     }
 
-    fn keyring(description: &[u8], uid: u32, gid: u32, perm: u32) -> Arc<Key> {
-        Key::new(KeyType::Keyring, description, uid, gid, perm, Vec::new())
+    /// Replaces a key's payload, charging the difference.
+    fn set_payload(&self, payload: Vec<u8>) -> Result<()> {
+        let mut st = self.state.lock();
+        let delta = payload.len() as isize - st.payload.len() as isize;
+        charge(self.quota_uid, 0, delta, false)?;
+        st.charged = st.charged.saturating_add_signed(delta);
+        st.payload = payload;
+        Ok(())
     }
 
     /// Fails as Linux's key_validate: EKEYREVOKED, EKEYEXPIRED, or ENOKEY
@@ -467,7 +529,7 @@ impl Caller<'_> {
         let existing = ring.links().into_iter().find(|k| k.ktype == ktype && k.description == desc && !k.is_dead());
         if let Some(old) = existing.as_ref().filter(|_| ktype != KeyType::Keyring) {
             self.check(old, true, KEY_WRITE)?;
-            old.state.lock().payload = payload;
+            old.set_payload(payload)?;
             return Ok(old.serial);
         }
         let mut perm = ((KEY_VIEW | KEY_SEARCH | KEY_LINK | KEY_SETATTR) << POS) | (KEY_VIEW << USR);
@@ -475,7 +537,7 @@ impl Caller<'_> {
             perm |= KEY_READ << POS;
         }
         perm |= KEY_WRITE << POS;
-        let key = Key::new(ktype, desc, self.cred.fsuid, self.cred.fsgid, perm, payload);
+        let key = Key::new(ktype, desc, self.cred.fsuid, self.cred.fsgid, perm, payload)?;
         let mut st = ring.state.lock();
         st.links.retain(|k| !(k.ktype == ktype && k.description == desc));
         st.links.push(key.clone());
@@ -610,7 +672,7 @@ impl Caller<'_> {
             return Err(Errno::EOPNOTSUPP);
         }
         key.ktype.vet_payload(&payload)?;
-        key.state.lock().payload = payload;
+        key.set_payload(payload)?;
         Ok(())
     }
 

@@ -626,7 +626,7 @@ syscall_table! { thread, frame, a;
         // Keys.
         nr::__NR_add_key => keys::add_key(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3), a.i32(4)),
         nr::__NR_request_key => keys::request_key(thread, a.usize(0), a.usize(1), a.usize(2), a.i32(3)),
-        // partial(keyctl): no key quotas or /proc/keys; ASSUME_AUTHORITY, GET_SECURITY, SESSION_TO_PARENT and the operations past GET_PERSISTENT give EOPNOTSUPP
+        // partial(keyctl): the key quotas are fixed (no /proc/sys/kernel/keys), no /proc/keys; ASSUME_AUTHORITY, GET_SECURITY, SESSION_TO_PARENT and the operations past GET_PERSISTENT give EOPNOTSUPP
         nr::__NR_keyctl => keys::keyctl(thread, a.u32(0), a.0[1], a.0[2], a.0[3], a.0[4]),
 
         // File handles.
