@@ -341,6 +341,8 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     drop(old_vm);
     crate::process::release_vfork(process);
     process.did_exec.store(true, core::sync::atomic::Ordering::Relaxed);
+    // exec drops the thread and process keyrings (Linux's prepare_exec_creds).
+    process.keys.lock().exec();
     *process.creds.lock() = loaded.creds;
     process.dumpable.store(loaded.exec.dumpable, core::sync::atomic::Ordering::Relaxed);
     if loaded.exec.secure {

@@ -16,6 +16,7 @@ mod exec;
 mod fault;
 mod fs;
 mod ipc;
+mod keys;
 mod klog;
 mod ktest;
 mod mm;

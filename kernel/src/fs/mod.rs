@@ -6,6 +6,7 @@ pub mod devices;
 pub mod epoll;
 pub mod eventfd;
 pub mod fasync;
+pub mod fhandle;
 pub mod fdtable;
 pub mod file;
 pub mod initramfs;
@@ -177,10 +178,16 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         // /proc/PID/fd/N of a pipe or device: a new open of the same object.
         return target.reopen(cred, flags);
     }
+    open_node(fs, cred, node, flags, created, FsContext::absolute(&fs.cwd_path, path))
+}
+
+/// Opens the node `node` found (or, with `created`, just made) by a path
+/// walk or a file handle, with open(2) flags, as `cred`; `abs` is the
+/// absolute path the open file records.
+pub fn open_node(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn Inode>, flags: u32, created: bool, abs: Vec<u8>) -> Result<Arc<OpenFile>> {
     let file_type = node.file_type();
     if flags & abi::O_PATH != 0 {
         // O_PATH: a handle for *at() calls, fstat, fchdir; no I/O.
-        let abs = FsContext::absolute(&fs.cwd_path, path);
         return Ok(OpenFile::new(InodeFile::new(node), abi::O_PATH | (flags & abi::O_DIRECTORY), abs));
     }
     if file_type == FileType::Symlink {
@@ -205,8 +212,9 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     // (not to device nodes or FIFOs on it) before permissions count.
     if matches!(file_type, FileType::Regular | FileType::Directory) && (want.contains(kevlar_vfs::Access::WRITE) || flags & abi::O_TRUNC != 0) {
         if file_type == FileType::Regular && mount::flags_vary(&*node) {
-            // Bind mounts of its file system differ: its directory tells.
-            let parent = fs.lookup_parent(cred, start, path)?;
+            // Bind mounts of its file system differ: its directory tells
+            // (found again by the absolute path the open records).
+            let parent = fs.lookup_parent(cred, None, &abs)?;
             mount::check_writable_in(&*parent.dir, &*node)?;
         } else {
             mount::check_writable(&*node)?;
@@ -235,7 +243,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     }
     // The access stays with the open file only if it was opened for writing.
     let write_access = if accmode == abi::O_WRONLY || accmode == abi::O_RDWR { write_access } else { None };
-    let mut abs = FsContext::absolute(&fs.cwd_path, path);
+    let mut abs = abs;
     if mount::through_procfs(&abs) {
         // Opened through /proc/self/fd/N or the like: record the file's
         // own path, which does not depend on who reads /proc later.

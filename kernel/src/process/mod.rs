@@ -246,6 +246,8 @@ pub struct Process {
     /// Signal dispositions and pending signals (the process's and each
     /// thread's).
     pub signals: SpinLock<SignalState>,
+    /// Its thread, process and session keyrings (`keys/`).
+    pub keys: SpinLock<crate::keys::ProcessKeys>,
     /// The live threads (the main thread first while it lives). Lock
     /// order: `signals` before `threads`.
     threads: SpinLock<Vec<Arc<Thread>>>,
@@ -546,6 +548,13 @@ impl Thread {
         self.saved_sigmask.store(mask.unwrap_or(NO_SAVED_MASK), Ordering::Relaxed);
     }
 
+    /// The mask to restore after the next handler, left in place
+    /// (PTRACE_GETSIGMASK reports it while a sigsuspend's mask is in force).
+    pub fn saved_sigmask(&self) -> Option<u64> {
+        let mask = self.saved_sigmask.load(Ordering::Relaxed);
+        (mask != NO_SAVED_MASK).then_some(mask)
+    }
+
     /// Takes the mask to restore after the next handler.
     pub fn take_saved_sigmask(&self) -> Option<u64> {
         // Only this thread sets it: a plain load spares the common case
@@ -757,6 +766,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         fs: SpinLock::new(fs),
         creds: SpinLock::new(Credentials::default()),
         signals: SpinLock::new(SignalState::new(pid)),
+        keys: SpinLock::new(crate::keys::ProcessKeys::default()),
         threads: SpinLock::new(Vec::new()),
         thread_left: WaitQueue::new(),
         exited_threads_ns: AtomicU64::new(0),
@@ -928,6 +938,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         fs: SpinLock::new(fs),
         creds: SpinLock::new(parent.creds.lock().clone()),
         signals: SpinLock::new(parent.signals.lock().fork_copy(parent_thread.tid(), pid)),
+        keys: SpinLock::new(parent.keys.lock().fork()),
         threads: SpinLock::new(Vec::new()),
         thread_left: WaitQueue::new(),
         exited_threads_ns: AtomicU64::new(0),

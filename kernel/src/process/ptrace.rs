@@ -405,6 +405,38 @@ pub fn set_siginfo(tracer: &Process, tid: Pid, info: SigInfo) -> Result<()> {
     Ok(())
 }
 
+/// PTRACE_PEEKSIGINFO: the signals queued for a stopped tracee (or, with
+/// `shared`, for its process), in the order queued, from index `off`, at
+/// most `nr` of them.
+pub fn peek_siginfo(tracer: &Process, tid: Pid, off: u64, shared: bool, nr: usize) -> Result<Vec<SigInfo>> {
+    let tracee = tracee_of(tracer, tid, true)?;
+    let queued = tracee.process.signals.lock().queued_signals(tid, shared);
+    let off = usize::try_from(off).unwrap_or(usize::MAX);
+    Ok(queued.into_iter().skip(off).take(nr).collect())
+}
+
+/// PTRACE_GETSIGMASK: a stopped tracee's mask; while a sigsuspend, ppoll
+/// or pselect replaced it, the one to restore (Linux's saved_sigmask).
+pub fn get_sigmask(tracer: &Process, tid: Pid) -> Result<u64> {
+    let tracee = tracee_of(tracer, tid, true)?;
+    if let Some(saved) = tracee.saved_sigmask() {
+        return Ok(saved);
+    }
+    let mask = tracee.process.signals.lock().blocked(tid);
+    Ok(mask)
+}
+
+/// PTRACE_SETSIGMASK: sets a stopped tracee's mask (SIGKILL and SIGSTOP
+/// stay unblocked); a mask a sigsuspend would restore is forgotten.
+pub fn set_sigmask(tracer: &Process, tid: Pid, mask: u64) -> Result<()> {
+    let tracee = tracee_of(tracer, tid, true)?;
+    tracee.process.signals.lock().set_blocked(tid, mask);
+    tracee.set_saved_sigmask(None);
+    // A signal the new mask unblocks is looked at when the tracee resumes.
+    tracee.signal_hint.store(true, core::sync::atomic::Ordering::Release);
+    Ok(())
+}
+
 /// The `struct user_regs_struct` of a stopped tracee, as 27 words.
 pub fn get_regs(tracer: &Process, tid: Pid) -> Result<[u64; 27]> {
     let tracee = tracee_of(tracer, tid, true)?;

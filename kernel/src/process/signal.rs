@@ -377,17 +377,22 @@ struct Pending {
     /// real-time signal's bit while `realtime` holds an instance of it.
     set: u64,
     standard_info: [SigInfo; SIGRTMIN as usize],
-    realtime: VecDeque<SigInfo>,
+    /// When each pending standard signal was queued (`next_seq` then), so
+    /// the queue can be listed in Linux's order (PTRACE_PEEKSIGINFO).
+    standard_seq: [u64; SIGRTMIN as usize],
+    /// Real-time instances in the order sent, each with its sequence.
+    realtime: VecDeque<(u64, SigInfo)>,
+    next_seq: u64,
 }
 
 impl Pending {
     fn new() -> Self {
-        Self { set: 0, standard_info: [SigInfo::default(); SIGRTMIN as usize], realtime: VecDeque::new() }
+        Self { set: 0, standard_info: [SigInfo::default(); SIGRTMIN as usize], standard_seq: [0; SIGRTMIN as usize], realtime: VecDeque::new(), next_seq: 0 }
     }
 
     fn discard(&mut self, set: u64) {
         self.set &= !set;
-        self.realtime.retain(|info| bit(info.signo) & set == 0);
+        self.realtime.retain(|(_, info)| bit(info.signo) & set == 0);
     }
 
     /// Queues `info`; `queued` is how many real-time signals the process
@@ -398,6 +403,8 @@ impl Pending {
             if self.set & bit(sig) == 0 {
                 self.set |= bit(sig);
                 self.standard_info[sig as usize] = info;
+                self.standard_seq[sig as usize] = self.next_seq;
+                self.next_seq += 1;
             }
             return Ok(());
         }
@@ -410,10 +417,11 @@ impl Pending {
             if self.set & bit(sig) != 0 {
                 return Ok(());
             }
-            self.realtime.push_back(SigInfo::new(sig, SI_USER));
+            self.realtime.push_back((self.next_seq, SigInfo::new(sig, SI_USER)));
         } else {
-            self.realtime.push_back(info);
+            self.realtime.push_back((self.next_seq, info));
         }
+        self.next_seq += 1;
         self.set |= bit(sig);
         Ok(())
     }
@@ -437,14 +445,25 @@ impl Pending {
             self.set &= !bit(sig);
             return Some(self.standard_info[sig as usize]);
         }
-        let info = match self.realtime.iter().position(|info| info.signo == sig) {
-            Some(index) => self.realtime.remove(index).unwrap_or_default(),
+        let info = match self.realtime.iter().position(|(_, info)| info.signo == sig) {
+            Some(index) => self.realtime.remove(index).map(|(_, info)| info).unwrap_or_default(),
             None => SigInfo::new(sig, SI_USER),
         };
-        if !self.realtime.iter().any(|info| info.signo == sig) {
+        if !self.realtime.iter().any(|(_, info)| info.signo == sig) {
             self.set &= !bit(sig);
         }
         Some(info)
+    }
+
+    /// Every queued signal, in the order queued (Linux's pending list).
+    fn listed(&self) -> alloc::vec::Vec<SigInfo> {
+        let mut all: alloc::vec::Vec<(u64, SigInfo)> = (1..SIGRTMIN)
+            .filter(|&sig| self.set & bit(sig) != 0)
+            .map(|sig| (self.standard_seq[sig as usize], self.standard_info[sig as usize]))
+            .chain(self.realtime.iter().copied())
+            .collect();
+        all.sort_by_key(|(seq, _)| *seq);
+        all.into_iter().map(|(_, info)| info).collect()
     }
 
     fn queued_count(&self) -> usize {
@@ -570,7 +589,13 @@ impl SignalState {
         static NONE: ThreadSignals = ThreadSignals {
             tid: 0,
             blocked: 0,
-            pending: Pending { set: 0, standard_info: [SigInfo { signo: 0, errno: 0, code: 0, fields: [0; 32] }; SIGRTMIN as usize], realtime: VecDeque::new() },
+            pending: Pending {
+                set: 0,
+                standard_info: [SigInfo { signo: 0, errno: 0, code: 0, fields: [0; 32] }; SIGRTMIN as usize],
+                standard_seq: [0; SIGRTMIN as usize],
+                realtime: VecDeque::new(),
+                next_seq: 0,
+            },
             alt_stack: AltStack::NONE,
             joined_stop: 0,
         };
@@ -673,6 +698,12 @@ impl SignalState {
         false
     }
 
+    /// The signals queued for thread `tid` alone (or, with `shared`, for
+    /// the process), in the order queued: PTRACE_PEEKSIGINFO's list.
+    pub fn queued_signals(&self, tid: Pid, shared: bool) -> alloc::vec::Vec<SigInfo> {
+        if shared { self.shared.listed() } else { self.thread(tid).pending.listed() }
+    }
+
     /// Thread `tid`'s pending set: its own and the process's.
     pub fn pending(&self, tid: Pid) -> u64 {
         self.thread(tid).pending.set | self.shared.set
@@ -744,7 +775,7 @@ impl SignalState {
         for pending in queues {
             let set = pending.set;
             let standard = pending.standard_info.iter_mut().enumerate().filter(move |(sig, _)| set & bit(*sig as u32) != 0).map(|(_, i)| i);
-            if let Some(info) = standard.chain(pending.realtime.iter_mut()).find(|i| i.is_timer(id, owner)) {
+            if let Some(info) = standard.chain(pending.realtime.iter_mut().map(|(_, i)| i)).find(|i| i.is_timer(id, owner)) {
                 return Some(info);
             }
         }
@@ -1263,7 +1294,7 @@ fn restart_syscall(frame: &mut TrapFrame, number: u64) {
 /// RESTART_NO_HANDLER for those that restart only when no handler runs):
 /// it is made to run again when no handler runs, or before a handler with
 /// SA_RESTART, so the handler's frame saves the restarting registers.
-pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, saved_mask: Option<u64>, interrupted: Option<u64>) {
+pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, mut saved_mask: Option<u64>, interrupted: Option<u64>) {
     if saved_mask.is_none() && interrupted.is_none() && !thread.signal_hint.load(Ordering::Acquire) {
         return; // the common case: nothing to do, no lock taken
     }
@@ -1304,17 +1335,23 @@ pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, saved_mask: 
         if thread.ptrace.is_traced() && info.signo != SIGKILL {
             // The signal-delivery stop: the tracer may suppress the signal
             // or replace it.
-            let Some(new) = super::ptrace::signal_delivery(thread, frame, info) else { continue };
-            if new.signo != info.signo {
-                let mut signals = process.signals.lock();
-                if signals.blocked(tid) & bit(new.signo) != 0 {
-                    let already = signals.realtime_queued();
-                    let _ = signals.thread_mut(tid).pending.enqueue(new, already, u64::MAX);
-                    continue;
-                }
-                action = signals.actions[new.signo as usize - 1];
-                blocked = signals.blocked(tid);
+            // The mask a sigsuspend replaced stays visible to the tracer
+            // (PTRACE_GETSIGMASK), and PTRACE_SETSIGMASK drops it.
+            thread.set_saved_sigmask(saved_mask);
+            let delivered = super::ptrace::signal_delivery(thread, frame, info);
+            saved_mask = thread.take_saved_sigmask();
+            let Some(new) = delivered else { continue };
+            // The tracer may have changed the mask (PTRACE_SETSIGMASK):
+            // the handler runs with the mask in force now.
+            let mut signals = process.signals.lock();
+            if new.signo != info.signo && signals.blocked(tid) & bit(new.signo) != 0 {
+                let already = signals.realtime_queued();
+                let _ = signals.thread_mut(tid).pending.enqueue(new, already, u64::MAX);
+                continue;
             }
+            action = signals.actions[new.signo as usize - 1];
+            blocked = signals.blocked(tid);
+            drop(signals);
             info = new;
         }
         let sig = info.signo;

@@ -10,11 +10,13 @@ mod caps;
 mod events;
 mod falloc;
 mod fs;
+mod fhandle;
 
 use crate::process::futex;
 mod info;
 mod ioport;
 mod ipc;
+mod keys;
 mod mqueue;
 mod itimer;
 pub mod memory;
@@ -459,7 +461,7 @@ syscall_table! { thread, frame, a;
             crate::process::scheduler::schedule();
             Ok(0)
         },
-        // partial(ptrace): PTRACE_PEEKSIGINFO, GETSIGMASK/SETSIGMASK, ARCH_PRCTL and the seccomp requests give EIO
+        // partial(ptrace): PTRACE_ARCH_PRCTL and the seccomp requests give EIO
         nr::__NR_ptrace => ptrace::ptrace(thread, a),
         nr::__NR_process_vm_readv => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], false),
         nr::__NR_process_vm_writev => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], true),
@@ -629,6 +631,16 @@ syscall_table! { thread, frame, a;
         nr::__NR_mq_timedsend => mqueue::mq_timedsend(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
         nr::__NR_mq_timedreceive => mqueue::mq_timedreceive(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4)),
         nr::__NR_mq_getsetattr => mqueue::mq_getsetattr(thread, a.i32(0), a.usize(1), a.usize(2)),
+
+        // Keys.
+        nr::__NR_add_key => keys::add_key(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3), a.i32(4)),
+        nr::__NR_request_key => keys::request_key(thread, a.usize(0), a.usize(1), a.usize(2), a.i32(3)),
+        // partial(keyctl): the key quotas are fixed (no /proc/sys/kernel/keys), no /proc/keys; ASSUME_AUTHORITY, GET_SECURITY, SESSION_TO_PARENT and the operations past GET_PERSISTENT give EOPNOTSUPP
+        nr::__NR_keyctl => keys::keyctl(thread, a.u32(0), a.0[1], a.0[2], a.0[3], a.0[4]),
+
+        // File handles.
+        nr::__NR_name_to_handle_at => fhandle::name_to_handle_at(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.u32(4)),
+        nr::__NR_open_by_handle_at => fhandle::open_by_handle_at(thread, a.i32(0), a.usize(1), a.u32(2)),
 
 }
 

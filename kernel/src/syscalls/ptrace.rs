@@ -191,6 +191,49 @@ pub fn ptrace(thread: &Arc<Thread>, a: Args) -> Result<isize> {
             copy_from_user(&mut image, data as usize)?;
             ptrace::set_fpregs(me, pid, &image).map(|_| 0)
         }
+        pt::PTRACE_PEEKSIGINFO => {
+            // struct ptrace_peeksiginfo_args { u64 off; u32 flags; s32 nr; }
+            ptrace::get_regs(me, pid)?;
+            let mut args = [0u8; 16];
+            copy_from_user(&mut args, addr as usize)?;
+            let off = u64::from_le_bytes(args[0..8].try_into().unwrap());
+            let flags = u32::from_le_bytes(args[8..12].try_into().unwrap());
+            let nr = i32::from_le_bytes(args[12..16].try_into().unwrap());
+            if flags & !pt::PTRACE_PEEKSIGINFO_SHARED != 0 || nr < 0 {
+                return Err(Errno::EINVAL);
+            }
+            let infos = ptrace::peek_siginfo(me, pid, off, flags & pt::PTRACE_PEEKSIGINFO_SHARED != 0, nr as usize)?;
+            // As Linux: the ones copied before a fault count; a fault on
+            // the first is EFAULT.
+            let mut copied = 0usize;
+            for info in &infos {
+                let at = (data as usize).checked_add(copied * 128).ok_or(Errno::EFAULT);
+                match at.and_then(|at| copy_to_user(at, &info.to_user()).map_err(Into::into)) {
+                    Ok(()) => copied += 1,
+                    Err(e) if copied == 0 => return Err(e),
+                    Err(_) => break,
+                }
+            }
+            Ok(copied as isize)
+        }
+        pt::PTRACE_GETSIGMASK => {
+            ptrace::get_regs(me, pid)?;
+            if addr != 8 {
+                return Err(Errno::EINVAL);
+            }
+            let mask = ptrace::get_sigmask(me, pid)?;
+            copy_to_user(data as usize, &mask.to_le_bytes())?;
+            Ok(0)
+        }
+        pt::PTRACE_SETSIGMASK => {
+            ptrace::get_regs(me, pid)?;
+            if addr != 8 {
+                return Err(Errno::EINVAL);
+            }
+            let mut raw = [0u8; 8];
+            copy_from_user(&mut raw, data as usize)?;
+            ptrace::set_sigmask(me, pid, u64::from_le_bytes(raw)).map(|_| 0)
+        }
         pt::PTRACE_GETREGSET => regset(me, pid, addr, data, false),
         pt::PTRACE_SETREGSET => regset(me, pid, addr, data, true),
         pt::PTRACE_GET_SYSCALL_INFO => {

@@ -62,6 +62,7 @@ mod csum;
 mod dir;
 mod extent;
 mod falloc;
+mod handle;
 mod inode;
 mod jbd2;
 mod journal;

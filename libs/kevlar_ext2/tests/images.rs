@@ -576,3 +576,36 @@ fn changes_after_unmount_are_written_at_once() {
     assert_eq!(&got, b"after unmount");
     drop((f, root));
 }
+
+#[test]
+fn file_handles_find_inodes_again_until_they_are_deleted() {
+    let scratch = Scratch::new("handles");
+    let image = mkfs(&scratch, 2048, &[], None);
+    let disk = disk_of(&image);
+    let c = clock();
+    let fs = mount(&disk, &c);
+    let root = fs.root();
+    let f = root.create(b"file", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+    f.write_at(0, b"handle").unwrap();
+    let ino = f.ino() as u32;
+    let generation = fs.generation(ino).unwrap();
+    drop(f);
+    // Found again from the disk once no one holds it, by any generation
+    // given as 0 too; another generation is stale.
+    let again = fs.node_by_handle(ino, generation).unwrap();
+    assert_eq!(read_all(&again), b"handle".to_vec());
+    assert!(fs.node_by_handle(ino, 0).is_ok());
+    assert_eq!(fs.node_by_handle(ino, generation.wrapping_add(1)).err(), Some(Errno::ESTALE));
+    assert_eq!(fs.node_by_handle(2, 0).unwrap().file_type(), FileType::Directory, "the root");
+    assert_eq!(fs.node_by_handle(0, 0).err(), Some(Errno::ESTALE));
+    assert_eq!(fs.node_by_handle(5, 0).err(), Some(Errno::ESTALE), "reserved inode");
+    assert_eq!(fs.node_by_handle(u32::MAX, 0).err(), Some(Errno::ESTALE));
+    // Unlinked: found while held, stale once released.
+    root.unlink(b"file").unwrap();
+    assert!(fs.node_by_handle(ino, generation).is_ok());
+    drop(again);
+    assert_eq!(fs.node_by_handle(ino, generation).err(), Some(Errno::ESTALE));
+    drop(root);
+    fs.unmount().unwrap();
+    fsck_clean(&disk, &image);
+}

@@ -171,6 +171,9 @@ struct PidSource {
     pid: Pid,
     base: u64,
     with_task: bool,
+    /// In `/proc/PID/task/TID`: the thread whose own figures `stat` and
+    /// `status` show.
+    tid: Option<Pid>,
 }
 
 impl PidSource {
@@ -193,6 +196,13 @@ impl DirSource for PidSource {
         let index = self.shown().iter().position(|(n, _)| *n == name).ok_or(Errno::ENOENT)?;
         let (pid, ino) = (self.pid, self.base + index as u64 + 1);
         match self.shown()[index].1 {
+            Kind::Text(perm, _, _) if self.tid.is_some() && (name == b"stat" || name == b"status") => {
+                let tid = self.tid.unwrap_or(pid);
+                let text = if name == b"stat" { task_stat } else { task_status };
+                let p = process(pid)?;
+                let file: Arc<dyn Inode> = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?, tid)));
+                Ok(file)
+            }
             Kind::Text(perm, text, checked) => process_file(pid, ino, perm, text, checked),
             Kind::Comm => comm_file(pid, ino),
             Kind::OomScoreAdj => oom_file(pid, ino, |p| alloc::format!("{}\n", p.oom.adj()), crate::mm::oom::write_score_adj),
@@ -233,7 +243,7 @@ impl DirSource for PidSource {
 }
 
 fn entries(pid: Pid, base: u64, with_task: bool) -> PidSource {
-    PidSource { pid, base, with_task }
+    PidSource { pid, base, with_task, tid: None }
 }
 
 /// `/proc/PID/mem`: the process's memory at the file offset, read and
@@ -308,8 +318,9 @@ impl Inode for MemFile {
 }
 
 /// `/proc/PID/task`: one directory per live thread, named by its id. A
-/// thread's directory shows its process's files (per-thread figures such
-/// as its own CPU time are not split out).
+/// thread's directory shows its process's files, but `stat` and `status`
+/// give the thread's own id, state, signals, seccomp state and CPUs (its
+/// own CPU time is not split out).
 struct TaskSource {
     pid: Pid,
 }
@@ -341,7 +352,7 @@ impl DirSource for TaskSource {
         }
         let p = find_process(self.pid).ok_or(Errno::ENOENT)?;
         let ino = pid_ino(tid) + TASK_BASE;
-        Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(entries(self.pid, ino, false))))
+        Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(PidSource { tid: Some(tid), ..entries(self.pid, ino, false) })))
     }
 
     fn create_error(&self) -> Errno {
@@ -646,18 +657,19 @@ fn environ(p: &Arc<Process>) -> Result<Vec<u8>> {
     read_memory(p, program.env_start, program.env_end)
 }
 
-/// One-letter state and its name, as `ps` and /proc/PID/status show it.
-fn state(p: &Process) -> (char, &'static str) {
+/// One-letter state and its name, as `ps` and /proc/PID/status show it:
+/// the state of `task`, a thread of `p` (None: it has none left).
+fn state_of(p: &Process, task: Option<&crate::process::Thread>) -> (char, &'static str) {
     if p.exit_status().is_some() {
         return ('Z', "zombie");
     }
-    if p.any_thread().is_some_and(|t| t.ptrace.in_stop()) {
+    if task.is_some_and(|t| t.ptrace.in_stop()) {
         return ('t', "tracing stop");
     }
     if p.signals.lock().is_stopped() {
         return ('T', "stopped");
     }
-    match p.any_thread().map(|t| t.state()) {
+    match task.map(|t| t.state()) {
         Some(ThreadState::Runnable) => ('R', "running"),
         Some(ThreadState::Sleeping) => ('S', "sleeping"),
         _ => ('X', "dead"),
@@ -679,9 +691,18 @@ fn ignored_and_caught(p: &Process) -> (u64, u64) {
 }
 
 fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
-    let (state, _) = state(p);
+    stat_of(p, p.any_thread(), p.pid)
+}
+
+/// `/proc/PID/task/TID/stat`: the thread's own state, id, signals and CPU.
+fn task_stat(p: &Arc<Process>, tid: Pid) -> Result<Vec<u8>> {
+    stat_of(p, p.threads().into_iter().find(|t| t.tid() == tid), tid)
+}
+
+/// `stat` of process `p` as seen through its thread `thread`, numbered `id`.
+fn stat_of(p: &Arc<Process>, thread: Option<Arc<crate::process::Thread>>, id: Pid) -> Result<Vec<u8>> {
+    let (state, _) = state_of(p, thread.as_deref());
     let zombie = p.exit_status().is_some();
-    let thread = p.any_thread();
     let permitted = may_access(p, PtraceMode::Read);
     let (program, (vm_size, resident), brk_start) = {
         let vm = p.vm.lock().clone();
@@ -714,7 +735,7 @@ fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
     let comm = p.comm.lock().clone();
     let rt = if policy == abi::SCHED_FIFO || policy == abi::SCHED_RR { rt_priority } else { 0 };
     let mut out = Line::with_capacity(320);
-    out.num(p.pid as i128).text(b" (").text(comm.as_bytes()).text(b") ");
+    out.num(id as i128).text(b" (").text(comm.as_bytes()).text(b") ");
     out.text(&[state as u8, b' ']);
     nums!(out;
         p.ppid(),
@@ -818,7 +839,18 @@ fn cpu_list(mask: u64, cpus: usize) -> String {
 }
 
 fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
-    let (letter, name) = state(p);
+    status_of(p, p.any_thread(), p.pid)
+}
+
+/// `/proc/PID/task/TID/status`: the thread's own state, id, tracer,
+/// signals, seccomp state and CPUs.
+fn task_status(p: &Arc<Process>, tid: Pid) -> Result<Vec<u8>> {
+    status_of(p, p.threads().into_iter().find(|t| t.tid() == tid), tid)
+}
+
+/// `status` of process `p` as seen through its thread `task`, numbered `id`.
+fn status_of(p: &Arc<Process>, task: Option<Arc<crate::process::Thread>>, id: Pid) -> Result<Vec<u8>> {
+    let (letter, name) = state_of(p, task.as_deref());
     let creds = p.creds.lock().clone();
     let umask = p.fs.lock().umask;
     let fd_slots = {
@@ -832,16 +864,16 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "State:\t{} ({})", letter, name);
     let _ = writeln!(out, "Tgid:\t{}", p.pid);
     let _ = writeln!(out, "Ngid:\t0");
-    let _ = writeln!(out, "Pid:\t{}", p.pid);
+    let _ = writeln!(out, "Pid:\t{}", id);
     let _ = writeln!(out, "PPid:\t{}", p.ppid());
-    let _ = writeln!(out, "TracerPid:\t{}", p.any_thread().map_or(0, |t| t.ptrace.tracer_pid()));
+    let _ = writeln!(out, "TracerPid:\t{}", task.as_ref().map_or(0, |t| t.ptrace.tracer_pid()));
     let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", creds.uid, creds.euid, creds.suid, creds.fsuid);
     let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", creds.gid, creds.egid, creds.sgid, creds.fsgid);
     let _ = writeln!(out, "FDSize:\t{}", fd_slots);
     let groups: Vec<String> = creds.groups.iter().map(|g| format!("{}", g)).collect();
     let _ = writeln!(out, "Groups:\t{} ", groups.join(" "));
     let _ = writeln!(out, "NStgid:\t{}", p.pid);
-    let _ = writeln!(out, "NSpid:\t{}", p.pid);
+    let _ = writeln!(out, "NSpid:\t{}", id);
     let _ = writeln!(out, "NSpgid:\t{}", p.pgid.load(Ordering::Relaxed));
     let _ = writeln!(out, "NSsid:\t{}", p.sid.load(Ordering::Relaxed));
     let (program, usage, locked) = {
@@ -878,7 +910,7 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "CoreDumping:\t0");
     let _ = writeln!(out, "THP_enabled:\t1");
     let _ = writeln!(out, "Threads:\t{}", p.thread_count().max(1));
-    let tid = p.any_thread().map_or(p.pid, |t| t.tid());
+    let tid = task.as_ref().map_or(id, |t| t.tid());
     let (queued, private, pending, blocked) = {
         let signals = p.signals.lock();
         (signals.queued_count(), signals.private_pending(tid), signals.shared_pending(), signals.blocked(tid))
@@ -895,14 +927,14 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "CapEff:\t{:016x}", creds.cap_effective);
     let _ = writeln!(out, "CapBnd:\t{:016x}", crate::process::ALL_CAPS);
     let _ = writeln!(out, "CapAmb:\t{:016x}", 0);
-    let (nnp, seccomp, filters) = p.any_thread().map_or((false, 0, 0), |t| (t.seccomp.no_new_privs(), t.seccomp.mode(), t.seccomp.filter_count()));
+    let (nnp, seccomp, filters) = task.as_ref().map_or((false, 0, 0), |t| (t.seccomp.no_new_privs(), t.seccomp.mode(), t.seccomp.filter_count()));
     let _ = writeln!(out, "NoNewPrivs:\t{}", u8::from(nnp));
     let _ = writeln!(out, "Seccomp:\t{}", seccomp);
     let _ = writeln!(out, "Seccomp_filters:\t{}", filters);
     let _ = writeln!(out, "Speculation_Store_Bypass:\tnot vulnerable");
     let _ = writeln!(out, "SpeculationIndirectBranch:\talways enabled");
     let cpus = kevlar_platform::smp::cpu_count();
-    let mask = p.any_thread().map_or(u64::MAX, |t| t.affinity.load(Ordering::Relaxed)) & (u64::MAX >> (64 - cpus.clamp(1, 64)));
+    let mask = task.as_ref().map_or(u64::MAX, |t| t.affinity.load(Ordering::Relaxed)) & (u64::MAX >> (64 - cpus.clamp(1, 64)));
     let _ = writeln!(out, "Cpus_allowed:\t{}", cpu_mask(mask, cpus));
     let _ = writeln!(out, "Cpus_allowed_list:\t{}", cpu_list(mask, cpus));
     // One memory node; Linux prints MAX_NUMNODES (1024) bits of it.
