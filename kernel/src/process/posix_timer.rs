@@ -189,7 +189,11 @@ pub fn create(
         waiting: false,
         stale_deadline: 0,
     };
-    TIMERS.lock().timers.push(timer);
+    // One list holds every process's timers: its growth (a copy of all of
+    // them) is fallible, ENOMEM as Linux's timer_create when memory is out.
+    let mut registry = TIMERS.lock();
+    crate::mm::kbuf::reserve(&mut registry.timers, 1)?;
+    registry.timers.push(timer);
     Ok(id)
 }
 
