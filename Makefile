@@ -109,7 +109,11 @@ build/rootdev.img: userland/kernel-tests/rootdev.c tools/build-rootdev.py | setu
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/rootdev userland/kernel-tests/rootdev.c
 	$(PYTHON) tools/build-rootdev.py $@ build/kernel-tests/rootdev
 
-test: kernel contracts build/kernel-tests.cpio build/rootdev.img $(INTERACTIVE_CPIO) $(FUZZ_CPIO)
+# The power-cut workload's initramfs (make test's powercut layer).
+build/powercut.cpio: userland/powercut/workload.c tools/powercut.py tools/build-initramfs.py | setup
+	$(PYTHON) tools/powercut.py --build
+
+test: kernel contracts build/kernel-tests.cpio build/rootdev.img build/powercut.cpio $(INTERACTIVE_CPIO) $(FUZZ_CPIO)
 	$(PYTHON) tools/gen-syscall-table.py --check
 	$(PYTHON) tools/bench.py --quick
 	$(PYTHON) tools/run-tests.py --kernel $(KERNEL_ELF)

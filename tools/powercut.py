@@ -280,7 +280,11 @@ def main() -> int:
     p.add_argument("--smp", type=int, default=1)
     p.add_argument("--timeout", type=float, default=240.0, help="seconds per boot")
     p.add_argument("--log", default=os.path.join(REPO_ROOT, "build", "test-logs", "powercut.log"))
+    p.add_argument("--build", action="store_true", help="only build the workload's initramfs (make test's prerequisite)")
     ns = p.parse_args()
+    if ns.build:
+        build_initrd()
+        return 0
     os.makedirs(os.path.dirname(ns.log), exist_ok=True)
     results = run(ns.kernel, smp=ns.smp, timeout=ns.timeout, log=ns.log, echo=True,
                   suffix=f"[smp{ns.smp}]", points=ns.points, first=ns.first,
