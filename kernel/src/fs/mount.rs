@@ -159,7 +159,11 @@ impl MountTable for KernelMounts {
             return None;
         }
         let k = key(&**dir);
-        MOUNTS.lock().iter().rev().find(|m| m.on_key == Some(k)).map(|m| m.root.clone())
+        // A mount whose root is the very node it covers (proc or sysfs
+        // mounted again on its own mount point, `mount --bind /x /x`) shows
+        // the same tree: the walk stays on the node (and the table keyed by
+        // nodes has no cycle to follow).
+        MOUNTS.lock().iter().rev().find(|m| m.on_key == Some(k) && m.root_key != k).map(|m| m.root.clone())
     }
 
     fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
@@ -167,7 +171,7 @@ impl MountTable for KernelMounts {
             return None;
         }
         let k = key(&**root_of_mounted);
-        MOUNTS.lock().iter().rev().find(|m| m.on_key.is_some() && m.root_key == k).and_then(|m| m.on.clone())
+        MOUNTS.lock().iter().rev().find(|m| m.on_key.is_some() && m.on_key != Some(k) && m.root_key == k).and_then(|m| m.on.clone())
     }
 }
 
