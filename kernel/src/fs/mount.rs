@@ -115,8 +115,19 @@ fn first_component_bit(path: &[u8]) -> u64 {
     1 << (hash % 64)
 }
 
+/// Changes to the mount table so far (what polling /proc/PID/mountinfo
+/// reports, as Linux's namespace event count).
+static CHANGES: AtomicU64 = AtomicU64::new(0);
+
+/// Returns how many times the mount table changed.
+pub fn changes() -> u64 {
+    CHANGES.load(Ordering::Acquire)
+}
+
 /// Recomputes the filters and HAS_MOUNTS after the table changed.
 fn update_filters(mounts: &[Mount]) {
+    CHANGES.fetch_add(1, Ordering::AcqRel);
+    super::file::notify_pollers();
     let filter = mounts.iter().filter_map(|m| m.on_key).fold(0, |f, (_, ino)| f | filter_bit(ino));
     COVERED_FILTER.store(filter, Ordering::Release);
     ANY_FLAGS.store(mounts.iter().fold(0, |f, m| f | m.flags), Ordering::Release);

@@ -75,9 +75,14 @@ pub fn process_dir(pid: Pid, parent: &Arc<dyn Inode>) -> Result<Arc<dyn Inode>> 
 /// A text file of process `pid`, made by `text` from the process.
 /// With `checked`, opening it needs ptrace read access to the process (as
 /// Linux's proc_mem_open for maps and environ): EACCES otherwise.
-fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result<Vec<u8>>, checked: bool) -> Result<Arc<dyn Inode>> {
+fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result<Vec<u8>>, checked: bool, name: &[u8]) -> Result<Arc<dyn Inode>> {
     let p = process(pid)?;
-    let file = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?)));
+    let mut file = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?)));
+    if name == b"mounts" || name == b"mountinfo" {
+        // Pollable as on Linux: POLLERR | POLLPRI after the table changed
+        // (systemd and libmount watch mountinfo so).
+        file = file.with_change_counter(crate::fs::mount::changes);
+    }
     if !checked {
         let file: Arc<dyn Inode> = file;
         return Ok(file);
@@ -177,7 +182,7 @@ impl DirSource for PidSource {
         let index = self.shown().iter().position(|(n, _)| *n == name).ok_or(Errno::ENOENT)?;
         let (pid, ino) = (self.pid, self.base + index as u64 + 1);
         match self.shown()[index].1 {
-            Kind::Text(perm, text, checked) => process_file(pid, ino, perm, text, checked),
+            Kind::Text(perm, text, checked) => process_file(pid, ino, perm, text, checked, name),
             Kind::Comm => comm_file(pid, ino),
             Kind::OomScoreAdj => oom_file(pid, ino, |p| alloc::format!("{}\n", p.oom.adj()), crate::mm::oom::write_score_adj),
             Kind::OomAdj => oom_file(pid, ino, crate::mm::oom::legacy_adj_text, crate::mm::oom::write_legacy_adj),
