@@ -878,8 +878,8 @@ fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
     let _ = writeln!(out, "CapInh:\t{:016x}", creds.cap_inheritable);
     let _ = writeln!(out, "CapPrm:\t{:016x}", creds.cap_permitted);
     let _ = writeln!(out, "CapEff:\t{:016x}", creds.cap_effective);
-    let _ = writeln!(out, "CapBnd:\t{:016x}", crate::process::ALL_CAPS);
-    let _ = writeln!(out, "CapAmb:\t{:016x}", 0);
+    let _ = writeln!(out, "CapBnd:\t{:016x}", creds.cap_bounding);
+    let _ = writeln!(out, "CapAmb:\t{:016x}", creds.cap_ambient);
     let (nnp, seccomp, filters) = p.any_thread().map_or((false, 0, 0), |t| (t.seccomp.no_new_privs(), t.seccomp.mode(), t.seccomp.filter_count()));
     let _ = writeln!(out, "NoNewPrivs:\t{}", u8::from(nnp));
     let _ = writeln!(out, "Seccomp:\t{}", seccomp);
