@@ -21,7 +21,7 @@ KERNEL_ELF := build/kevlar.elf
 CARGO_OUT  := target/$(TARGET)/$(PROFILE)/kevlar
 ACCEL      := $(if $(KVM),--kvm,)
 
-.PHONY: all setup kernel run debug test test-host contracts interactive bench check clean fuzz fuzz-trinity powercut
+.PHONY: all setup kernel run debug test test-host contracts interactive bench check clean fuzz fuzz-trinity powercut run-debian test-debian-boot
 
 all: kernel
 
@@ -45,6 +45,18 @@ interactive: $(INTERACTIVE_CPIO)
 
 run: kernel $(INTERACTIVE_CPIO)
 	$(PYTHON) tools/run-qemu.py --kernel $(KERNEL_ELF) --initrd $(INTERACTIVE_CPIO) --interactive --smp $(SMP) --mem $(MEM) $(ACCEL) --append "$(CMDLINE)"
+
+# Debian 12 with systemd as PID 1 (docs/debian-boot.md): KERNEL=linux boots
+# the same image under Debian's Linux 6.1; root's password is `kevlar`,
+# host port $(SSH_PORT) reaches the guest's sshd.
+KERNEL  ?= kevlar
+SSH_PORT ?= 2222
+run-debian: $(if $(filter kevlar,$(KERNEL)),kernel)
+	$(PYTHON) tools/debian-boot.py run --kernel $(KERNEL) --elf $(KERNEL_ELF) --port $(SSH_PORT) --smp $(SMP) --append "$(CMDLINE)"
+
+# The Debian boot test (not part of `make test`: several minutes of TCG).
+test-debian-boot: kernel
+	$(PYTHON) tools/debian-boot-test.py --elf $(KERNEL_ELF) --smp $(SMP)
 
 debug: kernel $(INTERACTIVE_CPIO)
 	@echo "QEMU waits for gdb on :1234; in another terminal: gdb $(KERNEL_ELF) -ex 'target remote :1234'"

@@ -5,6 +5,10 @@ Debian suite (docs/contracts.md, "The Debian suite").
     build-debian-root.py root      resolve, download and unpack the packages
                                    into build/debian/root (once; cached)
     build-debian-root.py image     also write build/debian/disk.img (mke2fs -d)
+    build-debian-root.py --systemd image
+                                   the bootable system instead (docs/debian-boot.md):
+                                   SYSTEMD_PACKAGES in build/debian-systemd/,
+                                   configured by _configure_systemd()
 
 The packages are the ones named in PACKAGES plus everything they depend on,
 as apt resolves it for an empty system (`apt-get -s` with an empty dpkg
@@ -303,14 +307,149 @@ def build_image(extra: list, out: str = IMAGE) -> str:
     return out
 
 
+# ---------------------------------------------------------------------------
+# The bootable system (`--systemd`, docs/debian-boot.md): Debian 12 with
+# systemd as PID 1, booted from the image by `make run-debian`.
+# ---------------------------------------------------------------------------
+
+SYSTEMD_OUT = os.path.join(REPO_ROOT, "build", "debian-systemd")
+SYSTEMD_PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianutils", "diffutils",
+                    "dpkg", "findutils", "grep", "gzip", "libc-bin", "mawk", "mount", "perl-base",
+                    "sed", "tar", "usr-is-merged", "util-linux", "login", "passwd", "hostname",
+                    "systemd", "systemd-sysv", "dbus", "udev", "openssh-server", "iproute2",
+                    "ifupdown", "isc-dhcp-client", "procps", "less", "vim-tiny", "e2fsprogs",
+                    "kmod", "iputils-ping", "netbase", "strace"]
+SYSTEMD_IMAGE_SIZE = 1 << 30
+# root's password, set at build time (documented in docs/debian-boot.md).
+ROOT_PASSWORD = "kevlar"
+# The fixed salt keeps the hash (and so the image) the same on every build.
+ROOT_SALT = "kevlarboot"
+MACHINE_ID = "6b6576c16172457800000000000000d3"
+HOSTNAME = "kevlar-debian"
+# Units the packages' maintainer scripts enable (deb-systemd-helper enable),
+# by package: systemd's getty@ and remote-fs.target, openssh-server's ssh,
+# ifupdown's networking.
+ENABLED_UNITS = ["getty@.service", "remote-fs.target", "ssh.service", "networking.service"]
+
+
+def use_systemd() -> None:
+    """Point this module at the bootable system: its own directory, package
+    list and image size, and _configure_systemd() after _configure()."""
+    global OUT, DEBS, ROOT, IMAGE, RESOLVED, STAMP, PACKAGES, IMAGE_SIZE, _configure
+    OUT = SYSTEMD_OUT
+    DEBS = os.path.join(OUT, "debs")
+    ROOT = os.path.join(OUT, "root")
+    IMAGE = os.path.join(OUT, "disk.img")
+    RESOLVED = os.path.join(OUT, "packages.txt")
+    STAMP = os.path.join(OUT, "root.stamp")
+    PACKAGES = SYSTEMD_PACKAGES
+    IMAGE_SIZE = SYSTEMD_IMAGE_SIZE
+    base = _configure
+
+    def configure(root: str) -> None:
+        base(root)
+        _configure_systemd(root)
+    _configure = configure
+
+
+def client_key() -> str:
+    """The private key whose public half is root's authorized key in the
+    image (made once, beside the tree)."""
+    return os.path.join(SYSTEMD_OUT, "ssh", "id_ed25519")
+
+
+def _write(root: str, path: str, text: str, mode: int = 0o644) -> None:
+    dest = os.path.join(root, path.lstrip("/"))
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    if os.path.lexists(dest):
+        os.unlink(dest)
+    with open(dest, "w") as f:
+        f.write(text)
+    os.chmod(dest, mode)
+
+
+def _configure_systemd(root: str) -> None:
+    """What the maintainer scripts of the system's packages would have done
+    (users, configuration files made by postinst, enabled units, host keys),
+    and what an installer asks: root's password, host name, fstab, network."""
+    # Shadow passwords: every account locked but root's.
+    days = FIXED_TIME // 86400
+    pw = _run(["openssl", "passwd", "-6", "-salt", ROOT_SALT, ROOT_PASSWORD], text=True).stdout.strip()
+    with open(os.path.join(root, "etc", "passwd")) as f:
+        users = [l.split(":") for l in f.read().splitlines() if l]
+    _write(root, "etc/passwd", "".join(":".join([u[0], "x"] + u[2:]) + "\n" for u in users))
+    _write(root, "etc/shadow", "".join(
+        f"{u[0]}:{pw if u[0] == 'root' else '*'}:{days}:0:99999:7:::\n" for u in users), 0o640)
+    with open(os.path.join(root, "etc", "group")) as f:
+        groups = [l.split(":") for l in f.read().splitlines() if l]
+    _write(root, "etc/gshadow", "".join(f"{g[0]}:*::\n" for g in groups), 0o640)
+    # The system users of the packages' sysusers.d files (systemd-journal,
+    # systemd-network, messagebus...) and openssh-server's privilege
+    # separation user, which its postinst makes with adduser.
+    r = subprocess.run(["systemd-sysusers", f"--root={root}", "-"], input="u sshd - - /run/sshd /usr/sbin/nologin\n",
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"build-debian-root: systemd-sysusers failed: {r.stderr}")
+    r = subprocess.run(["systemd-sysusers", f"--root={root}"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"build-debian-root: systemd-sysusers failed: {r.stderr}")
+    shadow_gid = next((g[2] for g in groups if g[0] == "shadow"), "42")
+    for name in ("shadow", "gshadow"):
+        os.chown(os.path.join(root, "etc", name), 0, int(shadow_gid))
+    _write(root, "etc/shells", "# /etc/shells: valid login shells\n/bin/sh\n/usr/bin/sh\n/bin/bash\n"
+           "/usr/bin/bash\n/bin/dash\n/usr/bin/dash\n")
+    _write(root, "etc/hostname", HOSTNAME + "\n")
+    _write(root, "etc/hosts", f"127.0.0.1\tlocalhost\n127.0.1.1\t{HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+    _write(root, "etc/fstab", "# <file system> <mount point> <type> <options> <dump> <pass>\n"
+           "/dev/vda\t/\text4\terrors=remount-ro\t0\t1\n")
+    # Predictable interface names are off on the command line (net.ifnames=0),
+    # so the card is eth0 under both kernels.
+    _write(root, "etc/network/interfaces", "source /etc/network/interfaces.d/*\n\n"
+           "auto lo\niface lo inet loopback\n\nallow-hotplug eth0\niface eth0 inet dhcp\n")
+    os.makedirs(os.path.join(root, "etc", "network", "interfaces.d"), exist_ok=True)
+    _write(root, "etc/resolv.conf", "nameserver 10.0.2.3\n")
+    _write(root, "etc/machine-id", MACHINE_ID + "\n", 0o444)
+    os.makedirs(os.path.join(root, "var", "lib", "dbus"), exist_ok=True)
+    os.symlink("/etc/machine-id", os.path.join(root, "var", "lib", "dbus", "machine-id"))
+    os.makedirs(os.path.join(root, "var", "log", "journal"), exist_ok=True)
+    # openssh-server's postinst: sshd_config from its template, host keys.
+    with open(os.path.join(root, "usr", "share", "openssh", "sshd_config")) as f:
+        _write(root, "etc/ssh/sshd_config", f.read())
+    _run(["ssh-keygen", "-A", "-f", root])
+    key = client_key()
+    if not os.path.isfile(key):
+        os.makedirs(os.path.dirname(key), exist_ok=True)
+        _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "kevlar-debian-boot", "-f", key])
+    with open(key + ".pub") as f:
+        _write(root, "root/.ssh/authorized_keys", f.read(), 0o600)
+    os.chmod(os.path.join(root, "root", ".ssh"), 0o700)
+    # update-alternatives as the postinsts of less and vim-tiny run it.
+    alt = os.path.join(root, "etc", "alternatives")
+    for name, target in (("pager", "/usr/bin/less"), ("vi", "/usr/bin/vim.tiny"),
+                         ("editor", "/usr/bin/vim.tiny")):
+        if os.path.lexists(os.path.join(root, target.lstrip("/"))):
+            os.symlink(target, os.path.join(alt, name))
+            os.symlink(f"/etc/alternatives/{name}", os.path.join(root, "usr", "bin", name))
+    r = subprocess.run(["systemctl", f"--root={root}", "enable"] + ENABLED_UNITS,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"build-debian-root: systemctl enable failed: {r.stderr}")
+    # libc-bin's trigger.
+    _run([_tool("ldconfig"), "-r", root])
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=("root", "image"))
+    p.add_argument("--systemd", action="store_true",
+                   help="the bootable Debian with systemd as init (build/debian-systemd)")
     ns = p.parse_args(argv)
+    if ns.systemd:
+        use_systemd()
     if ns.what == "root":
         print(build_root())
     else:
-        print(build_image([]))
+        print(build_image([], out=IMAGE))
     return 0
 
 

@@ -54,7 +54,9 @@ fn kernel_main(context: BootContext) -> ! {
         let all_passed = ktest::run(selection);
         exit(if all_passed { ExitCode::Success } else { ExitCode::Failure });
     }
-    if context.initrd.is_some() || cmdline.has("init") {
+    // As Linux: user space starts from an initramfs, from init=, or from
+    // the root= file system's /sbin/init.
+    if context.initrd.is_some() || cmdline.has("init") || cmdline.has("root") {
         start_user_space(&context);
     }
     monitor::run()

@@ -118,6 +118,17 @@ static INIT_NS: SpinLock<Option<Arc<MountNs>>> = SpinLock::new(None);
 /// sync, the union of flags).
 static ALL_NS: SpinLock<Vec<Weak<MountNs>>> = SpinLock::new(Vec::new());
 
+/// Changes to any mount table so far (what polling /proc/PID/mountinfo
+/// reports, as Linux's namespace event count; one count for every
+/// namespace, so a change elsewhere wakes a watcher needlessly, never the
+/// reverse).
+static CHANGES: AtomicU64 = AtomicU64::new(0);
+
+/// Returns how many times a mount table changed.
+pub fn changes() -> u64 {
+    CHANGES.load(Ordering::Acquire)
+}
+
 /// The union of every namespace's mount flags.
 static ANY_FLAGS: AtomicU32 = AtomicU32::new(0);
 
@@ -133,6 +144,8 @@ impl MountNs {
 
     /// Recomputes the filters after the table changed.
     pub(super) fn update_filters(&self, mounts: &[Mount]) {
+        CHANGES.fetch_add(1, Ordering::AcqRel);
+        super::file::notify_pollers();
         let filter = mounts.iter().filter_map(|m| m.on_key).fold(0, |f, (_, ino)| f | filter_bit(ino));
         self.covered.store(filter, Ordering::Release);
         self.any_flags.store(mounts.iter().fold(0, |f, m| f | m.flags), Ordering::Release);

@@ -13,6 +13,7 @@ use alloc::boxed::Box;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::any::Any;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use kevlar_vfs::{DirEntry, FileType, Inode, Stat, Timespec};
@@ -88,17 +89,20 @@ pub struct SynthFile {
     read: Generator,
     write: Option<Writer>,
     check: Option<OpenCheck>,
+    /// A counter of changes to what the file shows, for files that poll
+    /// (/proc/PID/mounts and mountinfo).
+    changes: Option<fn() -> u64>,
 }
 
 impl SynthFile {
     /// Creates a read-only file.
     pub fn new(attr: Attr, read: Generator) -> Arc<SynthFile> {
-        Arc::new(SynthFile { attr, size: 0, read, write: None, check: None })
+        Arc::new(SynthFile { attr, size: 0, read, write: None, check: None, changes: None })
     }
 
     /// Creates a file that also takes writes.
     pub fn writable(attr: Attr, read: Generator, write: Writer) -> Arc<SynthFile> {
-        Arc::new(SynthFile { attr, size: 0, read, write: Some(write), check: None })
+        Arc::new(SynthFile { attr, size: 0, read, write: Some(write), check: None, changes: None })
     }
 
     /// Sets the size `stat` reports.
@@ -113,6 +117,16 @@ impl SynthFile {
     pub fn with_open_check(mut self: Arc<SynthFile>, check: OpenCheck) -> Arc<SynthFile> {
         if let Some(file) = Arc::get_mut(&mut self) {
             file.check = Some(check);
+        }
+        self
+    }
+
+    /// Makes the file pollable as Linux's /proc/PID/mounts is: always
+    /// readable, and POLLERR | POLLPRI once after each change `changes`
+    /// counts since the file was opened or last polled.
+    pub fn with_change_counter(mut self: Arc<SynthFile>, changes: fn() -> u64) -> Arc<SynthFile> {
+        if let Some(file) = Arc::get_mut(&mut self) {
+            file.changes = Some(changes);
         }
         self
     }
@@ -132,7 +146,8 @@ impl SynthFile {
         if let Some(check) = &self.check {
             check()?;
         }
-        Ok(Arc::new(SynthOpenFile { node: self.clone(), text: SpinLock::new(None) }))
+        let seen = AtomicU64::new(self.changes.map_or(0, |f| f()));
+        Ok(Arc::new(SynthOpenFile { node: self.clone(), text: SpinLock::new(None), seen }))
     }
 }
 
@@ -209,6 +224,8 @@ fn copy_at(text: &[u8], offset: u64, buf: &mut [u8]) -> usize {
 struct SynthOpenFile {
     node: Arc<SynthFile>,
     text: SpinLock<Option<Arc<Vec<u8>>>>,
+    /// The change count this file last reported (files with a counter).
+    seen: AtomicU64,
 }
 
 impl FileOps for SynthOpenFile {
@@ -235,6 +252,27 @@ impl FileOps for SynthOpenFile {
 
     fn inode(&self) -> Option<Arc<dyn Inode>> {
         Some(self.node.clone())
+    }
+
+    fn is_pollable(&self) -> bool {
+        self.node.changes.is_some()
+    }
+
+    fn poll(&self) -> super::file::PollEvents {
+        use super::file::{PollEvents, POLLERR, POLLIN, POLLRDNORM};
+        const POLLPRI: PollEvents = linux_raw_sys::general::POLLPRI as PollEvents;
+        let mut events = POLLIN | POLLRDNORM;
+        if let Some(changes) = self.node.changes {
+            let now = changes();
+            if self.seen.swap(now, Ordering::Relaxed) != now {
+                events |= POLLERR | POLLPRI;
+            }
+        }
+        events
+    }
+
+    fn poll_counts(&self) -> (u64, u64) {
+        (self.node.changes.map_or(0, |f| f()), 0)
     }
 }
 

@@ -91,6 +91,12 @@ fn build() -> Arc<dyn Inode> {
         b.file(&node, "dev", format!("{}:{}\n", device.major, device.minor));
         let mode = if device.mode != 0o600 { format!("DEVMODE={:04o}\n", device.mode) } else { format!("") };
         b.file(&node, "uevent", format!("MAJOR={}\nMINOR={}\nDEVNAME={}\n{}", device.major, device.minor, device.name, mode));
+        if device.class == "tty" && device.name == "console" {
+            // The consoles the kernel writes to (Linux: those of console=);
+            // Kevlar's is the serial port. systemd's getty generator
+            // starts serial-getty@ on what it lists.
+            b.file(&node, "active", format!("ttyS0\n"));
+        }
         b.link(&node, "subsystem", format!("../../../../class/{}", device.class));
         b.link(class_dir, device.name, format!("../../devices/virtual/{}/{}", device.class, device.name));
         b.link(&dev_char, &format!("{}:{}", device.major, device.minor), format!("../../devices/virtual/{}/{}", device.class, device.name));

@@ -428,6 +428,9 @@ pub struct OptionValues {
     pub sndtimeo_ns: Option<u64>,
     /// SO_PASSCRED.
     pub passcred: bool,
+    /// SO_TIMESTAMP (AF_UNIX datagram sockets: SCM_TIMESTAMP on each
+    /// message received).
+    pub timestamp: bool,
     /// SO_REUSEADDR.
     pub reuseaddr: bool,
     /// SO_REUSEPORT.
@@ -454,6 +457,7 @@ impl Default for OptionValues {
             rcvtimeo_ns: None,
             sndtimeo_ns: None,
             passcred: false,
+            timestamp: false,
             reuseaddr: false,
             reuseport: false,
             keepalive: false,
@@ -553,6 +557,8 @@ pub fn set_socket_option(socket: &dyn Socket, name: u32, raw: &[u8]) -> Result<(
         netabi::SO_RCVTIMEO_OLD | netabi::SO_RCVTIMEO_NEW => o.rcvtimeo_ns = timeout_from_timeval(raw)?,
         netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => o.sndtimeo_ns = timeout_from_timeval(raw)?,
         netabi::SO_PASSCRED => o.passcred = on,
+        // Only the sockets whose receive path adds SCM_TIMESTAMP take it.
+        netabi::SO_TIMESTAMP_OLD if socket.family() == u32::from(netabi::AF_UNIX) && socket.sock_type() == netabi::SOCK_DGRAM => o.timestamp = on,
         netabi::SO_REUSEADDR => o.reuseaddr = on,
         netabi::SO_REUSEPORT => o.reuseport = on,
         netabi::SO_KEEPALIVE => o.keepalive = on,
@@ -600,6 +606,7 @@ pub fn get_socket_option(socket: &dyn Socket, name: u32) -> Result<Vec<u8>> {
         netabi::SO_RCVTIMEO_OLD | netabi::SO_RCVTIMEO_NEW => timeval_bytes(o.rcvtimeo_ns),
         netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => timeval_bytes(o.sndtimeo_ns),
         netabi::SO_PASSCRED => int(o.passcred as i32),
+        netabi::SO_TIMESTAMP_OLD if socket.family() == u32::from(netabi::AF_UNIX) && socket.sock_type() == netabi::SOCK_DGRAM => int(o.timestamp as i32),
         netabi::SO_PEERCRED => socket.peer_cred().to_bytes().to_vec(),
         netabi::SO_ACCEPTCONN => int(socket.is_listening() as i32),
         netabi::SO_REUSEADDR => int(o.reuseaddr as i32),

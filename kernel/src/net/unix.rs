@@ -903,6 +903,15 @@ impl UnixSocket {
         out.len = if flags & netabi::MSG_TRUNC != 0 { data.len() } else { n };
         out.from = sender.name().map(|n| n.to_vec());
         out.rights = rights;
+        if opts.timestamp {
+            // SCM_TIMESTAMP, a struct timeval, before the credentials (the
+            // time of the receive: Linux's when the sender did not stamp).
+            let now = crate::clock::now();
+            let mut tv = Vec::with_capacity(16);
+            tv.extend_from_slice(&now.sec.to_le_bytes());
+            tv.extend_from_slice(&(i64::from(now.nsec) / 1000).to_le_bytes());
+            out.control.push((netabi::SOL_SOCKET, netabi::SO_TIMESTAMP_OLD, tv));
+        }
         if opts.passcred {
             out.creds = Some(creds.unwrap_or(NO_CREDS));
         }

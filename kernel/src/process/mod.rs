@@ -91,8 +91,36 @@ pub struct Credentials {
     pub cap_permitted: u64,
     /// Inheritable capabilities.
     pub cap_inheritable: u64,
-    /// PR_SET_KEEPCAPS: keep the permitted set when every uid leaves 0.
+    /// PR_SET_KEEPCAPS: keep the permitted set when every uid leaves 0
+    /// (securebits' SECBIT_KEEP_CAPS).
     pub keep_caps: bool,
+    /// The capability bounding set (PR_CAPBSET_READ/DROP): what an exec
+    /// by root may have at most.
+    pub cap_bounding: u64,
+    /// The ambient set (PR_CAP_AMBIENT): kept across an exec of an
+    /// unprivileged program; always within permitted and inheritable.
+    pub cap_ambient: u64,
+    /// The securebits other than SECBIT_KEEP_CAPS (that one is
+    /// `keep_caps`): SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP,
+    /// SECBIT_NO_CAP_AMBIENT_RAISE and the lock bits.
+    pub securebits: u32,
+}
+
+/// The securebits (linux/securebits.h, not in linux-raw-sys): bit 2n is a
+/// setting, bit 2n+1 its lock.
+pub mod secbit {
+    /// Root's uid 0 brings no capabilities across exec.
+    pub const NOROOT: u32 = 1 << 0;
+    /// Changing uids leaves the capability sets alone.
+    pub const NO_SETUID_FIXUP: u32 = 1 << 2;
+    /// PR_SET_KEEPCAPS's bit.
+    pub const KEEP_CAPS: u32 = 1 << 4;
+    /// PR_CAP_AMBIENT_RAISE is refused.
+    pub const NO_CAP_AMBIENT_RAISE: u32 = 1 << 6;
+    /// The four settings.
+    pub const ALL_BITS: u32 = NOROOT | NO_SETUID_FIXUP | KEEP_CAPS | NO_CAP_AMBIENT_RAISE;
+    /// Their locks.
+    pub const ALL_LOCKS: u32 = ALL_BITS << 1;
 }
 
 impl Default for Credentials {
@@ -112,6 +140,9 @@ impl Default for Credentials {
             cap_permitted: ALL_CAPS,
             cap_inheritable: 0,
             keep_caps: false,
+            cap_bounding: ALL_CAPS,
+            cap_ambient: 0,
+            securebits: 0,
         }
     }
 }
@@ -133,6 +164,9 @@ impl Credentials {
     /// drops the file-system capabilities from the effective set, becoming
     /// 0 raises the permitted ones among them.
     pub fn after_fsuid_change(&mut self, old_fsuid: u32) {
+        if self.securebits & secbit::NO_SETUID_FIXUP != 0 {
+            return;
+        }
         if old_fsuid == 0 && self.fsuid != 0 {
             self.cap_effective &= !access::CAP_FS_MASK;
         }
@@ -146,11 +180,19 @@ impl Credentials {
     /// keep_caps), clear the effective set when the effective uid left 0,
     /// and raise it to the permitted set when it became 0.
     pub fn after_uid_change(&mut self, old: (u32, u32, u32)) {
+        if self.securebits & secbit::NO_SETUID_FIXUP != 0 {
+            return;
+        }
         let (ruid, euid, suid) = old;
         let had_root = ruid == 0 || euid == 0 || suid == 0;
-        if had_root && self.uid != 0 && self.euid != 0 && self.suid != 0 && !self.keep_caps {
-            self.cap_permitted = 0;
-            self.cap_effective = 0;
+        if had_root && self.uid != 0 && self.euid != 0 && self.suid != 0 {
+            if !self.keep_caps {
+                self.cap_permitted = 0;
+                self.cap_effective = 0;
+            }
+            // Programs from before ambient capabilities expect a setuid
+            // away from root and an exec to drop them (Linux).
+            self.cap_ambient = 0;
         }
         if euid == 0 && self.euid != 0 {
             self.cap_effective = 0;
@@ -177,9 +219,12 @@ impl Credentials {
         if let Some(gid) = set_gid {
             self.egid = gid;
         }
-        let root = self.uid == 0 || self.euid == 0;
-        let effective = self.euid == 0;
-        let mut permitted = if root { ALL_CAPS } else { 0 };
+        // Root (unless SECBIT_NOROOT) gets the bounding set and its
+        // inheritable set, as if the file had every file capability.
+        let privileged_root = self.securebits & secbit::NOROOT == 0;
+        let root = privileged_root && (self.uid == 0 || self.euid == 0);
+        let effective = privileged_root && self.euid == 0;
+        let mut permitted = if root { self.cap_bounding | self.cap_inheritable } else { 0 };
         // Linux's __is_setuid/__is_setgid compare with the old *real* ids.
         let is_setid = self.euid != old.uid || self.egid != old.gid;
         let gained = permitted & !old.cap_permitted != 0;
@@ -194,10 +239,16 @@ impl Credentials {
         self.fsuid = self.euid;
         self.sgid = self.egid;
         self.fsgid = self.egid;
+        // The ambient set survives an exec that is not set-id, and is
+        // added to what the program gets.
+        if is_setid {
+            self.cap_ambient = 0;
+        }
+        permitted |= self.cap_ambient;
         self.cap_permitted = permitted;
-        self.cap_effective = if effective { permitted } else { 0 };
+        self.cap_effective = if effective { permitted } else { self.cap_ambient };
         self.keep_caps = false;
-        let secure = is_setid || (self.uid != 0 && (effective || permitted != 0));
+        let secure = is_setid || (self.uid != 0 && (effective || permitted & !self.cap_ambient != 0));
         // Dumpable unless the old ids differed (Linux looks at the current
         // credentials first) or commit_creds sees the effective or
         // file-system ids change or capabilities grow.

@@ -85,13 +85,17 @@ pub fn capset(thread: &Arc<Thread>, header: usize, data: usize) -> Result<isize>
     let setpcap = c.cap_effective & (1 << abi::CAP_SETPCAP) != 0;
     // Linux's cap_capset: the permitted set may only shrink, the effective
     // set stays within it, and the inheritable set may grow only into the
-    // permitted set (anywhere with CAP_SETPCAP: the bounding set is full).
+    // permitted set (anywhere with CAP_SETPCAP).
     let inheritable_ok = setpcap || inheritable & !(c.cap_inheritable | c.cap_permitted) == 0;
-    if permitted & !c.cap_permitted != 0 || effective & !permitted != 0 || !inheritable_ok {
+    // The inheritable set never leaves the bounding set (Linux's cap_capset).
+    let bounded = inheritable & !(c.cap_inheritable | c.cap_bounding) == 0;
+    if permitted & !c.cap_permitted != 0 || effective & !permitted != 0 || !inheritable_ok || !bounded {
         return Err(Errno::EPERM);
     }
     c.cap_effective = effective;
     c.cap_permitted = permitted;
     c.cap_inheritable = inheritable;
+    // The ambient set stays within both.
+    c.cap_ambient &= permitted & inheritable;
     Ok(0)
 }

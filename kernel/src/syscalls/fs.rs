@@ -867,6 +867,12 @@ fn check_dir_write(dir: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials) -> Resu
 pub fn mkdirat(thread: &Thread, dirfd: i32, path: usize, mode: u32) -> Result<isize> {
     let (parent, cred) = parent_of(thread, dirfd, path)?;
     let name = parent.name_for_mkdir()?;
+    // As Linux's filename_create: a name that exists is EEXIST before the
+    // mount's writability and the directory's permissions are looked at
+    // (systemd makes its root cgroup with mkdir("/sys/fs/cgroup/")).
+    if parent.dir.lookup(name).is_ok() {
+        return Err(Errno::EEXIST);
+    }
     check_dir_write(&parent.dir, &cred)?;
     let umask = thread.process.fs.lock().umask;
     // mkdir keeps only the sticky bit of the special bits (setgid comes

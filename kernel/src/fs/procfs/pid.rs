@@ -75,9 +75,14 @@ pub fn process_dir(pid: Pid, parent: &Arc<dyn Inode>) -> Result<Arc<dyn Inode>> 
 /// A text file of process `pid`, made by `text` from the process.
 /// With `checked`, opening it needs ptrace read access to the process (as
 /// Linux's proc_mem_open for maps and environ): EACCES otherwise.
-fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result<Vec<u8>>, checked: bool) -> Result<Arc<dyn Inode>> {
+fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result<Vec<u8>>, checked: bool, name: &[u8]) -> Result<Arc<dyn Inode>> {
     let p = process(pid)?;
-    let file = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?)));
+    let mut file = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?)));
+    if name == b"mounts" || name == b"mountinfo" {
+        // Pollable as on Linux: POLLERR | POLLPRI after the table changed
+        // (systemd and libmount watch mountinfo so).
+        file = file.with_change_counter(crate::fs::mount::changes);
+    }
     if !checked {
         let file: Arc<dyn Inode> = file;
         return Ok(file);
@@ -203,7 +208,7 @@ impl DirSource for PidSource {
                 let file: Arc<dyn Inode> = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?, tid)));
                 Ok(file)
             }
-            Kind::Text(perm, text, checked) => process_file(pid, ino, perm, text, checked),
+            Kind::Text(perm, text, checked) => process_file(pid, ino, perm, text, checked, name),
             Kind::Comm => comm_file(pid, ino),
             Kind::OomScoreAdj => oom_file(pid, ino, |p| alloc::format!("{}\n", p.oom.adj()), crate::mm::oom::write_score_adj),
             Kind::OomAdj => oom_file(pid, ino, crate::mm::oom::legacy_adj_text, crate::mm::oom::write_legacy_adj),
@@ -925,8 +930,8 @@ fn status_of(p: &Arc<Process>, task: Option<Arc<crate::process::Thread>>, id: Pi
     let _ = writeln!(out, "CapInh:\t{:016x}", creds.cap_inheritable);
     let _ = writeln!(out, "CapPrm:\t{:016x}", creds.cap_permitted);
     let _ = writeln!(out, "CapEff:\t{:016x}", creds.cap_effective);
-    let _ = writeln!(out, "CapBnd:\t{:016x}", crate::process::ALL_CAPS);
-    let _ = writeln!(out, "CapAmb:\t{:016x}", 0);
+    let _ = writeln!(out, "CapBnd:\t{:016x}", creds.cap_bounding);
+    let _ = writeln!(out, "CapAmb:\t{:016x}", creds.cap_ambient);
     let (nnp, seccomp, filters) = task.as_ref().map_or((false, 0, 0), |t| (t.seccomp.no_new_privs(), t.seccomp.mode(), t.seccomp.filter_count()));
     let _ = writeln!(out, "NoNewPrivs:\t{}", u8::from(nnp));
     let _ = writeln!(out, "Seccomp:\t{}", seccomp);
