@@ -2,8 +2,9 @@
 //! allocating unwritten runs (mode 0 and KEEP_SIZE), PUNCH_HOLE,
 //! ZERO_RANGE, COLLAPSE_RANGE and INSERT_RANGE on extent-mapped files;
 //! SEEK_DATA/SEEK_HOLE from the extent tree (and the block map of an
-//! indirect-mapped file). Linux's ext2 has no fallocate (EOPNOTSUPP) and
-//! sees whole files as data.
+//! indirect-mapped file); FIEMAP and FIBMAP. Block-mapped files (ext2 and
+//! ext3, which Debian's Linux serves with its ext4 driver) get only
+//! PUNCH_HOLE: unwritten extents need extent trees (EOPNOTSUPP).
 //!
 //! Every change collects the file's runs, edits the list and lays the
 //! tree out again (`extent.rs`); the page cache is kept in step: pages
@@ -441,17 +442,14 @@ impl State {
         }
     }
 
-    /// SEEK_DATA (`data`) or SEEK_HOLE from `offset` in file `ino`: ext4
-    /// reports holes and unwritten runs as holes; ext2 sees the whole
-    /// file as data (generic_file_llseek).
+    /// SEEK_DATA (`data`) or SEEK_HOLE from `offset` in file `ino`, as
+    /// the ext4 driver (which serves ext2 too on Debian's Linux) reports
+    /// them: holes and unwritten runs without cached pages are holes.
     pub fn seek_data_hole(&mut self, ino: u32, offset: u64, data: bool) -> Result<u64> {
         let mut inode = self.read_inode(ino)?;
         let size = inode.size();
         if offset >= size {
             return Err(Errno::ENXIO);
-        }
-        if self.geo.flavour == Flavour::Ext2 {
-            return Ok(if data { offset } else { size });
         }
         let bs = self.geo.block_size as u64;
         let last = (size - 1) / bs;
