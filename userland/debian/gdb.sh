@@ -6,14 +6,17 @@
 # program with two more threads and `info threads`; attaching to a
 # running program (gdb -p). What legitimately
 # varies is filtered: pids and thread ids (LWP), thread pointers, where a
-# waiting thread is inside the C library, the order the threads exit.
+# waiting thread is inside the C library, the order the threads exit (and
+# the `[New process N]` gdb sometimes prints when the threads of the
+# threaded program end around its main thread's exit, on either kernel).
 cd /contracts/debian-progs || exit 1
 filter() {
     sed -E -e 's/process [0-9]+/process N/' \
         -e 's/Thread 0x[0-9a-f]+ \(LWP [0-9]+\)/Thread T (LWP N)/' \
         -e '/^[* ] +[0-9]+ +Thread/s/("gdb-threads") .*/\1/' \
         -e '/^([* ] +[0-9]+ +Thread| +Id +Target Id)/s/ +/ /g' \
-        -e '/^\[Thread T \(LWP N\) exited\]$/d'
+        -e '/^\[Thread T \(LWP N\) exited\]$/d' \
+        -e '/^\[New process N\]$/d'
 }
 gdb -batch -nx \
     -ex 'break square' -ex run -ex bt -ex 'info registers rip' -ex 'print x' \
