@@ -25,7 +25,6 @@ tools/run-tests.py imports it and calls `run()`.
 """
 
 import argparse
-import importlib.util
 import os
 import re
 import shutil
@@ -52,14 +51,9 @@ TRIES = 10
 CLOCK_RE = rb"CLOCK (-?\d+) (-?\d+) (-?\d+) (-?\d+)\r?\n"
 
 
-def _load(name: str, filename: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
+from toolload import load as _load  # noqa: E402 (after the path)
 
 
 def start_load(workers: int, seconds: float) -> list:

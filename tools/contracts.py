@@ -35,7 +35,6 @@ import argparse
 import concurrent.futures
 import dataclasses
 import hashlib
-import importlib.util
 import os
 import re
 import shutil
@@ -112,14 +111,9 @@ DONE_RE = re.compile(r"^=== ALL DONE\s*$")
 KLOG_RE = re.compile(r"^\[\s*\d+\.\d+\] ")
 
 
-def _load(name: str, filename: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
+from toolload import load as _load  # noqa: E402 (after the path)
 
 
 # ---------------------------------------------------------------------------

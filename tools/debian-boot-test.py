@@ -17,7 +17,6 @@ does not fail on Linux.
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -36,14 +35,9 @@ MARK = "KEVLAR-BOOT-TEST-END"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def _load(name: str, filename: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
+from toolload import load as _load  # noqa: E402 (after the path)
 
 
 boot = _load("debian_boot", "debian-boot.py")

@@ -22,7 +22,6 @@ executes the same /sbin/init.
 """
 
 import argparse
-import importlib.util
 import os
 import signal
 import subprocess
@@ -45,14 +44,9 @@ KEVLAR_APPEND = "rootfstype=ext4"
 LINUX_APPEND = "panic=-1 no_timer_check"
 
 
-def _load(name: str, filename: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
+from toolload import load as _load  # noqa: E402 (after the path)
 
 
 def image() -> str:

@@ -28,7 +28,6 @@ the bounded fuzz stage of `make test`).
 """
 
 import argparse
-import importlib.util
 import os
 import random
 import re
@@ -70,14 +69,9 @@ UNKILLABLE_RE = re.compile(r"^kfuzz: UNKILLABLE .*$", re.M)
 CALL_RE = re.compile(r"^kfuzz: call #\d+ .*$", re.M)
 
 
-def _load(name: str, filename: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
+from toolload import load as _load  # noqa: E402 (after the path)
 
 
 # ---------------------------------------------------------------------------

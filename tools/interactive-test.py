@@ -36,7 +36,6 @@ fails the checks it reached and kills QEMU.
 """
 
 import argparse
-import importlib.util
 import os
 import re
 import selectors
@@ -62,14 +61,9 @@ CHECKS = ["boot", "command", "ctrl-c", "ctrl-c-busy", "ctrl-z-fg", "background-r
           "canonical-read", "history", "winsize", "vi", "respawn", "system", "poweroff"]
 
 
-def _load(name: str, filename: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
+from toolload import load as _load  # noqa: E402 (after the path)
 
 
 class Timeout(Exception):

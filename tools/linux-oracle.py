@@ -32,7 +32,6 @@ import argparse
 import dataclasses
 import glob
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -65,14 +64,9 @@ UNCACHEABLE_MARKERS = ("(contract-init: killed after", "Kernel panic - not synci
 CACHE_VERSION = "1"
 
 
-def _load(name: str, filename: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # dataclasses look their module up here
-    spec.loader.exec_module(mod)
-    return mod
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
+from toolload import load as _load  # noqa: E402 (after the path)
 
 
 run_qemu = _load("run_qemu", "run-qemu.py")

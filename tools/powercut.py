@@ -40,7 +40,6 @@ returns one outcome per point (a bounded number of points).
 """
 
 import argparse
-import importlib.util
 import os
 import selectors
 import shutil
@@ -62,12 +61,9 @@ DEBIAN_ROOT = os.path.join(REPO_ROOT, "build", "debian", "disk.img")
 IMAGE_MB = 64
 
 
-def _load(name: str, filename: str):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
+from toolload import load as _load  # noqa: E402 (after the path)
 
 
 run_qemu = _load("run_qemu", "run-qemu.py")

@@ -490,14 +490,9 @@ def check_ending(spec: dict, result) -> list:
     return [Outcome(spec["name"], True, f"ended by {spec['ends']}")]
 
 
-def _load_tool(name: str, filename: str):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, os.path.join(TOOLS_DIR, filename))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+if TOOLS_DIR not in sys.path:
+    sys.path.insert(0, TOOLS_DIR)
+from toolload import load as _load_tool  # noqa: E402 (after the path)
 
 
 def check_contracts(spec: dict, result) -> list:
