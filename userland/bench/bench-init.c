@@ -53,6 +53,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../init/modules.h"
 #include "say.h"
 
 static uint64_t rdtsc(void)
@@ -134,33 +136,13 @@ static void loopback_up(void)
 #define NEWROOT "/root"
 
 /* finit_module(2) on each module of /modules.list, in order. */
-static void load_modules(void)
-{
-    char list[4096];
-    int fd = open("/modules.list", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, list, sizeof list - 1);
-    close(fd);
-    if (n <= 0)
-        return;
-    list[n] = 0;
-    for (char *save = NULL, *line = strtok_r(list, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        int m = open(line, O_RDONLY | O_CLOEXEC);
-        if (m < 0)
-            continue;
-        syscall(SYS_finit_module, m, "", 0);
-        close(m);
-    }
-}
 
 /* Disk mode's set-up; NULL on success, else what failed (errno is set). */
 static const char *enter_disk_root(void)
 {
     struct stat st;
     struct timespec tick = {0, 20 * 1000 * 1000};
-    load_modules();
+    load_modules("/modules.list");
     for (int waited = 0; stat(DISK, &st) != 0 || !S_ISBLK(st.st_mode); waited += 20) {
         if (waited >= 10000) {
             errno = ENODEV;

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "modules.h"
+
 #define MODULE_LIST "/modules.list"
 #define DISK "/dev/vda"
 #define NEWROOT "/root"
@@ -36,26 +38,6 @@ static void fail(const char *what)
     _exit(1);
 }
 
-static void load_modules(void)
-{
-    char list[4096];
-    int fd = open(MODULE_LIST, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, list, sizeof list - 1);
-    close(fd);
-    if (n <= 0)
-        return;
-    list[n] = 0;
-    for (char *save = NULL, *line = strtok_r(list, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        int m = open(line, O_RDONLY | O_CLOEXEC);
-        if (m < 0)
-            continue;
-        syscall(SYS_finit_module, m, "", 0);
-        close(m);
-    }
-}
 
 int main(int argc, char **argv)
 {
@@ -63,7 +45,7 @@ int main(int argc, char **argv)
     mkdir("/dev", 0755);
     if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) != 0 && errno != EBUSY)
         fail("mount devtmpfs on /dev");
-    load_modules();
+    load_modules(MODULE_LIST);
     struct stat st;
     struct timespec tick = {0, 20 * 1000 * 1000};
     int waited = 0;

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "modules.h"
+
 #define MODULE_LIST "/modules.list"
 #define DISK "/dev/vda"
 #define SCRATCH "/dev/vdb"
@@ -46,28 +48,6 @@ static void fail(const char *what)
     _exit(1);
 }
 
-/* finit_module(2) on each listed module, in order; failures are expected
- * on a kernel without loadable modules and are not reported. */
-static void load_modules(void)
-{
-    char list[4096];
-    int fd = open(MODULE_LIST, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t n = read(fd, list, sizeof list - 1);
-    close(fd);
-    if (n <= 0)
-        return;
-    list[n] = 0;
-    for (char *save = NULL, *line = strtok_r(list, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save)) {
-        int m = open(line, O_RDONLY | O_CLOEXEC);
-        if (m < 0)
-            continue;
-        syscall(SYS_finit_module, m, "", 0);
-        close(m);
-    }
-}
 
 static void wait_for_disk(const char *disk)
 {
@@ -89,7 +69,7 @@ int main(void)
     mkdir("/dev", 0755);
     if (mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) != 0 && errno != EBUSY)
         fail("mount devtmpfs on /dev");
-    load_modules();
+    load_modules(MODULE_LIST);
     wait_for_disk(DISK);
     wait_for_disk(SCRATCH);
     mkdir(NEWROOT, 0755);
