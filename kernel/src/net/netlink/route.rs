@@ -193,13 +193,7 @@ fn addr_message(kind: u16, r: &Reply, l: &Link, a: &IfAddr, secondary: bool) -> 
     }
     b.attr_str(t!(IFA_LABEL), l.name);
     b.attr_u32(t!(IFA_FLAGS), flags);
-    let mut ci = [0u8; 16];
-    ci[0..4].copy_from_slice(&INFINITY_LIFE_TIME.to_le_bytes());
-    ci[4..8].copy_from_slice(&INFINITY_LIFE_TIME.to_le_bytes());
-    let stamp = (kevlar_platform::time::monotonic_ns() / 10_000_000) as u32;
-    ci[8..12].copy_from_slice(&stamp.to_le_bytes());
-    ci[12..16].copy_from_slice(&stamp.to_le_bytes());
-    b.attr(t!(IFA_CACHEINFO), &ci);
+    b.attr(t!(IFA_CACHEINFO), &address_cache_info());
     b.finish()
 }
 
@@ -828,4 +822,17 @@ fn dump_neigh(body: &[u8], family: u8, strict: bool, r: &Reply, out: &mut Vec<Ve
         out.push(b.finish());
     }
     Ok(())
+}
+
+/// IFA_CACHEINFO of an address that never expires (struct
+/// ifa_cacheinfo: preferred and valid lifetimes infinite; created and
+/// updated stamps in hundredths of a second since boot).
+pub(super) fn address_cache_info() -> [u8; 16] {
+    let mut ci = [0u8; 16];
+    ci[0..4].copy_from_slice(&INFINITY_LIFE_TIME.to_le_bytes());
+    ci[4..8].copy_from_slice(&INFINITY_LIFE_TIME.to_le_bytes());
+    let stamp = (kevlar_platform::time::monotonic_ns() / 10_000_000) as u32;
+    ci[8..12].copy_from_slice(&stamp.to_le_bytes());
+    ci[12..16].copy_from_slice(&stamp.to_le_bytes());
+    ci
 }

@@ -13,8 +13,6 @@ use crate::net::inet::stack::with_stack;
 
 /// sizeof(struct ifaddrmsg).
 const IFADDRMSG_LEN: usize = core::mem::size_of::<nl::ifaddrmsg>();
-/// ifa_valid/ifa_prefered of a permanent address.
-const INFINITY_LIFE_TIME: u32 = u32::MAX;
 /// IFA_F_PERMANENT.
 const PERMANENT: u32 = nl::IFA_F_PERMANENT;
 
@@ -55,13 +53,7 @@ pub fn addr_message(kind: u16, flags: u16, seq: u32, pid: u32, a: &Addr6) -> Vec
     ifa[4..8].copy_from_slice(&a.index.to_le_bytes());
     b.put(&ifa);
     b.attr(nl::IFA_ADDRESS as u16, &a.addr);
-    let mut ci = [0u8; 16];
-    ci[0..4].copy_from_slice(&INFINITY_LIFE_TIME.to_le_bytes());
-    ci[4..8].copy_from_slice(&INFINITY_LIFE_TIME.to_le_bytes());
-    let stamp = (kevlar_platform::time::monotonic_ns() / 10_000_000) as u32;
-    ci[8..12].copy_from_slice(&stamp.to_le_bytes());
-    ci[12..16].copy_from_slice(&stamp.to_le_bytes());
-    b.attr(nl::IFA_CACHEINFO as u16, &ci);
+    b.attr(nl::IFA_CACHEINFO as u16, &super::route::address_cache_info());
     b.attr_u32(nl::IFA_FLAGS as u16, a.flags);
     if a.proto != 0 {
         b.attr_u8(nl::IFA_PROTO as u16, a.proto);
