@@ -62,9 +62,11 @@ struct State {
 
 /// A message queue.
 pub struct Queue {
-    uid: u32,
-    gid: u32,
-    mode: u32,
+    /// Inode number of its file in the mqueue file system.
+    ino: u64,
+    /// Owner, group and permission bits (chown and chmod through the
+    /// mqueue file system change them).
+    owner: SpinLock<Owner>,
     maxmsg: usize,
     msgsize: usize,
     charged: (u32, u64),
@@ -81,6 +83,18 @@ impl Drop for Queue {
         }
     }
 }
+
+/// A queue's owner, group, permission bits and change time.
+#[derive(Clone, Copy)]
+pub(super) struct Owner {
+    pub uid: u32,
+    pub gid: u32,
+    pub mode: u32,
+    pub ctime: kevlar_vfs::Timespec,
+}
+
+/// Inode numbers of queue files.
+static NEXT_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(2);
 
 static NAMES: super::ns::PerNs<BTreeMap<Vec<u8>, Arc<Queue>>> = super::ns::PerNs::new(BTreeMap::new);
 
@@ -121,12 +135,13 @@ fn may_access(process: &Process, q: &Queue, want: u32) -> Result<()> {
     if creds.has_cap(abi::CAP_DAC_OVERRIDE) {
         return Ok(());
     }
-    let bits = if creds.fsuid == q.uid {
-        q.mode >> 6
-    } else if creds.fsgid == q.gid || creds.groups.contains(&q.gid) {
-        q.mode >> 3
+    let o = *q.owner.lock();
+    let bits = if creds.fsuid == o.uid {
+        o.mode >> 6
+    } else if creds.fsgid == o.gid || creds.groups.contains(&o.gid) {
+        o.mode >> 3
     } else {
-        q.mode
+        o.mode
     };
     if want & !bits & 7 != 0 {
         return Err(Errno::EACCES);
@@ -155,6 +170,18 @@ pub fn open(process: &Process, name: &[u8], flags: u32, mode: u32, attr: Option<
     if flags & abi::O_CREAT == 0 {
         return Err(Errno::ENOENT);
     }
+    let (fsuid, fsgid, umask) = {
+        let creds = process.creds.lock();
+        (creds.fsuid, creds.fsgid, process.fs.lock().umask)
+    };
+    let queue = make_queue(process, mode & 0o777 & !umask, fsuid, fsgid, attr)?;
+    names.insert(name.to_vec(), queue.clone());
+    Ok(MqFile(queue))
+}
+
+/// Makes a queue with attributes `attr` (the defaults if None), checking
+/// them and the limits, charging its creator `process`.
+fn make_queue(process: &Process, mode: u32, uid: u32, gid: u32, attr: Option<Attr>) -> Result<Arc<Queue>> {
     let resource = crate::process::access::capable(process, abi::CAP_SYS_RESOURCE);
     let (maxmsg, msgsize) = match attr {
         None => (MSG_DEFAULT.load(Ordering::Relaxed) as i64, MSGSIZE_DEFAULT.load(Ordering::Relaxed) as i64),
@@ -178,32 +205,75 @@ pub fn open(process: &Process, name: &[u8], flags: u32, mode: u32, attr: Option<
     }
     let (maxmsg, msgsize) = (maxmsg as u64, msgsize as u64);
     let cost = maxmsg * MSG_HEADER + maxmsg.min(PRIO_MAX as u64) * TREE_NODE + maxmsg * msgsize;
-    let (uid, fsuid, fsgid, umask) = {
-        let creds = process.creds.lock();
-        (creds.uid, creds.fsuid, creds.fsgid, process.fs.lock().umask)
-    };
+    let real_uid = process.creds.lock().uid;
     {
         let limit = process.limits.lock()[abi::RLIMIT_MSGQUEUE as usize][0];
         let mut charged = CHARGED.lock();
-        let used = charged.entry(uid).or_insert(0);
+        let used = charged.entry(real_uid).or_insert(0);
         if used.checked_add(cost).is_none_or(|total| total > limit) {
             return Err(Errno::EMFILE);
         }
         *used += cost;
     }
     QUEUES.fetch_add(1, Ordering::Relaxed);
-    let queue = Arc::new(Queue {
-        uid: fsuid,
-        gid: fsgid,
-        mode: mode & 0o777 & !umask,
+    Ok(Arc::new(Queue {
+        ino: NEXT_INO.fetch_add(1, Ordering::Relaxed),
+        owner: SpinLock::new(Owner { uid, gid, mode, ctime: crate::clock::now() }),
         maxmsg: maxmsg as usize,
         msgsize: msgsize as usize,
-        charged: (uid, cost),
+        charged: (real_uid, cost),
         state: SpinLock::new(State { messages: Vec::new(), bytes: 0, notify: None, receivers: 0 }),
         waiters: WaitQueue::new(),
-    });
+    }))
+}
+
+/// The queues named in IPC namespace `ns`, in name order.
+pub(super) fn names_in(ns: u64) -> Vec<(Vec<u8>, Arc<Queue>)> {
+    NAMES.lock_in(ns).iter().map(|(n, q)| (n.clone(), q.clone())).collect()
+}
+
+/// The queue named `name` in IPC namespace `ns`.
+pub(super) fn find_in(ns: u64, name: &[u8]) -> Option<Arc<Queue>> {
+    NAMES.lock_in(ns).get(name).cloned()
+}
+
+/// Creates the queue `name` in namespace `ns` with the default
+/// attributes (open(O_CREAT) in the mqueue file system); `mode` is
+/// already masked.
+pub(super) fn create_in(process: &Process, ns: u64, name: &[u8], mode: u32, uid: u32, gid: u32) -> Result<Arc<Queue>> {
+    check_name(name)?;
+    let mut names = NAMES.lock_in(ns);
+    if names.contains_key(name) {
+        return Err(Errno::EEXIST);
+    }
+    let queue = make_queue(process, mode & 0o777, uid, gid, None)?;
     names.insert(name.to_vec(), queue.clone());
-    Ok(MqFile(queue))
+    Ok(queue)
+}
+
+/// Removes the name `name` from namespace `ns` (unlink in the mqueue file
+/// system, whose caller checked the permissions).
+pub(super) fn remove_in(ns: u64, name: &[u8]) -> Result<()> {
+    NAMES.lock_in(ns).remove(name).map(drop).ok_or(Errno::ENOENT)
+}
+
+impl Queue {
+    pub(super) fn ino(&self) -> u64 {
+        self.ino
+    }
+
+    pub(super) fn owner(&self) -> Owner {
+        *self.owner.lock()
+    }
+
+    pub(super) fn set_owner(&self, owner: Owner) {
+        *self.owner.lock() = owner;
+    }
+
+    /// The file an open of its node in the mqueue file system gives.
+    pub(super) fn file(self: &Arc<Self>) -> MqFile {
+        MqFile(self.clone())
+    }
 }
 
 /// mq_unlink: the name goes; open descriptors keep the queue.
@@ -214,7 +284,7 @@ pub fn unlink(process: &Process, name: &[u8]) -> Result<()> {
     // The root directory is sticky and root's: others' queues need
     // CAP_FOWNER.
     let creds = process.creds.lock();
-    if creds.fsuid != q.uid && creds.fsuid != 0 && !creds.has_cap(abi::CAP_FOWNER) {
+    if creds.fsuid != q.owner.lock().uid && creds.fsuid != 0 && !creds.has_cap(abi::CAP_FOWNER) {
         return Err(Errno::EPERM);
     }
     drop(creds);

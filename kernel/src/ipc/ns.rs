@@ -82,5 +82,6 @@ pub fn reap() {
         super::sem::forget_ns(inum);
         super::shm::forget_ns(inum);
         super::mqueue::forget_ns(inum);
+        super::mqueue_fs::forget_ns(inum);
     }
 }
