@@ -45,10 +45,33 @@ static CHARGED: SpinLock<BTreeMap<u32, u64>> = SpinLock::new(BTreeMap::new());
 
 struct Notify {
     pid: i32,
-    /// SIGEV_NONE or SIGEV_SIGNAL.
+    /// SIGEV_NONE, SIGEV_SIGNAL or SIGEV_THREAD.
     how: u32,
     signo: u32,
     value: u64,
+    /// SIGEV_THREAD: the netlink socket the cookie goes to.
+    thread: Option<ThreadNotify>,
+}
+
+/// Where mq_notify's SIGEV_THREAD sends: a netlink socket (glibc's helper
+/// thread reads it) and the 32-byte cookie whose last byte says why.
+pub struct ThreadNotify {
+    pub sock: Arc<crate::net::netlink::NetlinkSocket>,
+    pub cookie: [u8; NOTIFY_COOKIE_LEN],
+}
+
+/// NOTIFY_COOKIE_LEN, and the reasons in the cookie's last byte
+/// (NOTIFY_WOKENUP, NOTIFY_REMOVED: include/uapi/linux/mqueue.h, which
+/// linux-raw-sys does not carry).
+pub const NOTIFY_COOKIE_LEN: usize = 32;
+const NOTIFY_WOKENUP: u8 = 1;
+const NOTIFY_REMOVED: u8 = 2;
+
+impl ThreadNotify {
+    fn send(mut self, why: u8) {
+        self.cookie[NOTIFY_COOKIE_LEN - 1] = why;
+        self.sock.send_attached(self.cookie.to_vec());
+    }
 }
 
 struct State {
@@ -331,7 +354,10 @@ impl MqFile {
         let notify = result?;
         q.waiters.wake_all();
         crate::fs::file::notify_pollers();
-        if let Some(n) = notify {
+        if let Some(mut n) = notify {
+            if let Some(t) = n.thread.take() {
+                t.send(NOTIFY_WOKENUP);
+            }
             if n.how == abi::SIGEV_SIGNAL && n.signo != 0 {
                 if let Some(target) = crate::process::find_process(n.pid) {
                     let uid = sender.creds.lock().uid;
@@ -392,32 +418,51 @@ impl MqFile {
         Attr { flags: 0, maxmsg: self.0.maxmsg as i64, msgsize: self.0.msgsize as i64, curmsgs: self.0.state.lock().messages.len() as i64 }
     }
 
-    /// mq_notify: `how` is None to unregister, else (SIGEV_NONE or
-    /// SIGEV_SIGNAL, signal, value).
-    pub fn notify(&self, process: &Process, how: Option<(u32, u32, u64)>) -> Result<()> {
-        let mut state = self.0.state.lock();
-        match how {
-            None => {
-                if state.notify.as_ref().is_some_and(|n| n.pid == process.pid) {
-                    state.notify = None;
+    /// mq_notify: `how` is None to unregister, else (SIGEV_NONE,
+    /// SIGEV_SIGNAL or SIGEV_THREAD, signal, value), with the socket and
+    /// cookie for SIGEV_THREAD.
+    pub fn notify(&self, process: &Process, how: Option<(u32, u32, u64)>, thread: Option<ThreadNotify>) -> Result<()> {
+        let removed = {
+            let mut state = self.0.state.lock();
+            match how {
+                None => {
+                    if state.notify.as_ref().is_some_and(|n| n.pid == process.pid) {
+                        state.notify.take()
+                    } else {
+                        None
+                    }
                 }
-                Ok(())
+                Some(_) if state.notify.is_some() => return Err(Errno::EBUSY),
+                Some((how, signo, value)) => {
+                    state.notify = Some(Notify { pid: process.pid, how, signo, value, thread });
+                    None
+                }
             }
-            Some(_) if state.notify.is_some() => Err(Errno::EBUSY),
-            Some((how, signo, value)) => {
-                state.notify = Some(Notify { pid: process.pid, how, signo, value });
-                Ok(())
-            }
+        };
+        Self::removed(removed);
+        Ok(())
+    }
+
+    /// Tells a SIGEV_THREAD registration that went away (outside the
+    /// queue's lock).
+    fn removed(notify: Option<Notify>) {
+        if let Some(t) = notify.and_then(|n| n.thread) {
+            t.send(NOTIFY_REMOVED);
         }
     }
 
     /// Drops the caller's registration when it closes a descriptor of the
     /// queue (Linux's flush).
     pub fn closed_by(&self, pid: i32) {
-        let mut state = self.0.state.lock();
-        if state.notify.as_ref().is_some_and(|n| n.pid == pid) {
-            state.notify = None;
-        }
+        let removed = {
+            let mut state = self.0.state.lock();
+            if state.notify.as_ref().is_some_and(|n| n.pid == pid) {
+                state.notify.take()
+            } else {
+                None
+            }
+        };
+        Self::removed(removed);
     }
 }
 
@@ -432,8 +477,10 @@ impl FileOps for MqFile {
         Ok(crate::fs::anon::anon_stat())
     }
 
+    /// Reads advance the file position, as Linux's (a second read of the
+    /// state line gives end of file); lseek and pread work.
     fn is_seekable(&self) -> bool {
-        false
+        true
     }
 
     fn is_pollable(&self) -> bool {
