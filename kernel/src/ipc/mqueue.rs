@@ -87,6 +87,9 @@ struct State {
 pub struct Queue {
     /// Inode number of its file in the mqueue file system.
     ino: u64,
+    /// The IPC namespace it was made in (whose mqueue file system holds
+    /// its node).
+    ns: u64,
     /// Owner, group and permission bits (chown and chmod through the
     /// mqueue file system change them).
     owner: SpinLock<Owner>,
@@ -197,14 +200,14 @@ pub fn open(process: &Process, name: &[u8], flags: u32, mode: u32, attr: Option<
         let creds = process.creds.lock();
         (creds.fsuid, creds.fsgid, process.fs.lock().umask)
     };
-    let queue = make_queue(process, mode & 0o777 & !umask, fsuid, fsgid, attr)?;
+    let queue = make_queue(process, names.key(), mode & 0o777 & !umask, fsuid, fsgid, attr)?;
     names.insert(name.to_vec(), queue.clone());
     Ok(MqFile(queue))
 }
 
 /// Makes a queue with attributes `attr` (the defaults if None), checking
 /// them and the limits, charging its creator `process`.
-fn make_queue(process: &Process, mode: u32, uid: u32, gid: u32, attr: Option<Attr>) -> Result<Arc<Queue>> {
+fn make_queue(process: &Process, ns: u64, mode: u32, uid: u32, gid: u32, attr: Option<Attr>) -> Result<Arc<Queue>> {
     let resource = crate::process::access::capable(process, abi::CAP_SYS_RESOURCE);
     let (maxmsg, msgsize) = match attr {
         None => (MSG_DEFAULT.load(Ordering::Relaxed) as i64, MSGSIZE_DEFAULT.load(Ordering::Relaxed) as i64),
@@ -241,6 +244,7 @@ fn make_queue(process: &Process, mode: u32, uid: u32, gid: u32, attr: Option<Att
     QUEUES.fetch_add(1, Ordering::Relaxed);
     Ok(Arc::new(Queue {
         ino: NEXT_INO.fetch_add(1, Ordering::Relaxed),
+        ns,
         owner: SpinLock::new(Owner { uid, gid, mode, ctime: crate::clock::now() }),
         maxmsg: maxmsg as usize,
         msgsize: msgsize as usize,
@@ -269,7 +273,7 @@ pub(super) fn create_in(process: &Process, ns: u64, name: &[u8], mode: u32, uid:
     if names.contains_key(name) {
         return Err(Errno::EEXIST);
     }
-    let queue = make_queue(process, mode & 0o777, uid, gid, None)?;
+    let queue = make_queue(process, ns, mode & 0o777, uid, gid, None)?;
     names.insert(name.to_vec(), queue.clone());
     Ok(queue)
 }
@@ -283,6 +287,10 @@ pub(super) fn remove_in(ns: u64, name: &[u8]) -> Result<()> {
 impl Queue {
     pub(super) fn ino(&self) -> u64 {
         self.ino
+    }
+
+    pub(super) fn ns(&self) -> u64 {
+        self.ns
     }
 
     pub(super) fn owner(&self) -> Owner {
@@ -473,8 +481,9 @@ fn realtime_to_monotonic(deadline: u64) -> u64 {
 }
 
 impl FileOps for MqFile {
+    /// The queue's node in its namespace's mqueue file system.
     fn stat(&self) -> Result<kevlar_vfs::Stat> {
-        Ok(crate::fs::anon::anon_stat())
+        Ok(super::mqueue_fs::queue_stat(&self.0))
     }
 
     /// Reads advance the file position, as Linux's (a second read of the

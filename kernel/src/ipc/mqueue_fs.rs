@@ -52,6 +52,25 @@ pub fn open(node: &Arc<dyn Inode>) -> Option<Arc<dyn FileOps>> {
     Some(Arc::new(q.queue.file()))
 }
 
+/// The stat of `q`'s node (what fstat of an mq_open descriptor gives).
+pub(super) fn queue_stat(q: &Queue) -> Stat {
+    let o = q.owner();
+    Stat {
+        dev: *DEVS.lock_in(q.ns()),
+        ino: q.ino(),
+        mode: abi::S_IFREG | o.mode,
+        nlink: 1,
+        uid: o.uid,
+        gid: o.gid,
+        size: FILENT_SIZE,
+        blksize: 4096,
+        atime: o.ctime,
+        mtime: o.ctime,
+        ctime: o.ctime,
+        ..Stat::default()
+    }
+}
+
 /// The root directory.
 struct Root {
     ns: u64,
@@ -149,21 +168,7 @@ impl Inode for QueueNode {
     }
 
     fn stat(&self) -> core::result::Result<Stat, VfsErrno> {
-        let o = self.queue.owner();
-        Ok(Stat {
-            dev: self.dev,
-            ino: self.queue.ino(),
-            mode: abi::S_IFREG | o.mode,
-            nlink: 1,
-            uid: o.uid,
-            gid: o.gid,
-            size: FILENT_SIZE,
-            blksize: 4096,
-            atime: o.ctime,
-            mtime: o.ctime,
-            ctime: o.ctime,
-            ..Stat::default()
-        })
+        Ok(queue_stat(&self.queue))
     }
 
     fn as_any(&self) -> &dyn Any {
