@@ -116,6 +116,8 @@ pub(super) struct Owner {
     pub uid: u32,
     pub gid: u32,
     pub mode: u32,
+    pub atime: kevlar_vfs::Timespec,
+    pub mtime: kevlar_vfs::Timespec,
     pub ctime: kevlar_vfs::Timespec,
 }
 
@@ -245,7 +247,10 @@ fn make_queue(process: &Process, ns: u64, mode: u32, uid: u32, gid: u32, attr: O
     Ok(Arc::new(Queue {
         ino: NEXT_INO.fetch_add(1, Ordering::Relaxed),
         ns,
-        owner: SpinLock::new(Owner { uid, gid, mode, ctime: crate::clock::now() }),
+        owner: {
+            let now = crate::clock::now();
+            SpinLock::new(Owner { uid, gid, mode, atime: now, mtime: now, ctime: now })
+        },
         maxmsg: maxmsg as usize,
         msgsize: msgsize as usize,
         charged: (real_uid, cost),
@@ -481,6 +486,11 @@ fn realtime_to_monotonic(deadline: u64) -> u64 {
 }
 
 impl FileOps for MqFile {
+    /// The queue's node (fchmod, fchown, futimens act on it).
+    fn inode(&self) -> Option<Arc<dyn kevlar_vfs::Inode>> {
+        Some(super::mqueue_fs::queue_node(&self.0))
+    }
+
     /// The queue's node in its namespace's mqueue file system.
     fn stat(&self) -> Result<kevlar_vfs::Stat> {
         Ok(super::mqueue_fs::queue_stat(&self.0))

@@ -64,11 +64,16 @@ pub(super) fn queue_stat(q: &Queue) -> Stat {
         gid: o.gid,
         size: FILENT_SIZE,
         blksize: 4096,
-        atime: o.ctime,
-        mtime: o.ctime,
+        atime: o.atime,
+        mtime: o.mtime,
         ctime: o.ctime,
         ..Stat::default()
     }
+}
+
+/// `q`'s node (an mq_open descriptor's, for fchmod and the like).
+pub(super) fn queue_node(q: &Arc<Queue>) -> Arc<dyn Inode> {
+    node(*DEVS.lock_in(q.ns()), q.clone())
 }
 
 /// The root directory.
@@ -192,6 +197,12 @@ impl Inode for QueueNode {
         }
         if let Some(gid) = attr.gid {
             o.gid = gid;
+        }
+        if let Some(t) = attr.atime {
+            o.atime = t;
+        }
+        if let Some(t) = attr.mtime {
+            o.mtime = t;
         }
         o.ctime = crate::clock::now();
         self.queue.set_owner(o);
