@@ -858,7 +858,9 @@ fn in_use(fs_id: u64) -> bool {
         }
         let files = p.files.lock().clone();
         let table = files.lock();
-        let busy = table.iter().any(|(_, file, _)| file.ops.inode().is_some_and(|i| i.fs_id() == fs_id));
+        // An mq_open descriptor is on the kernel's own mqueue mount, not
+        // on any the user made.
+        let busy = table.iter().any(|(_, file, _)| file.ops.as_mqueue().is_none_or(|q| q.pins_mount()) && file.ops.inode().is_some_and(|i| i.fs_id() == fs_id));
         busy
     })
 }

@@ -132,8 +132,10 @@ pub(super) fn forget_ns(inum: u64) {
     drop(NAMES.take(inum));
 }
 
-/// The file an mq_open descriptor refers to.
-pub struct MqFile(Arc<Queue>);
+/// The file an mq_open descriptor refers to (or an open of the queue's
+/// node through an mqueue mount, with `true`: that one keeps the mount
+/// busy, as an mq_open descriptor, on Linux's internal mount, does not).
+pub struct MqFile(Arc<Queue>, bool);
 
 /// The attributes mq_open may be given and mq_getsetattr reports.
 #[derive(Clone, Copy)]
@@ -193,7 +195,7 @@ pub fn open(process: &Process, name: &[u8], flags: u32, mode: u32, attr: Option<
             _ => return Err(Errno::EINVAL),
         };
         may_access(process, q, want)?;
-        return Ok(MqFile(q.clone()));
+        return Ok(MqFile(q.clone(), false));
     }
     if flags & abi::O_CREAT == 0 {
         return Err(Errno::ENOENT);
@@ -204,7 +206,7 @@ pub fn open(process: &Process, name: &[u8], flags: u32, mode: u32, attr: Option<
     };
     let queue = make_queue(process, names.key(), mode & 0o777 & !umask, fsuid, fsgid, attr)?;
     names.insert(name.to_vec(), queue.clone());
-    Ok(MqFile(queue))
+    Ok(MqFile(queue, false))
 }
 
 /// Makes a queue with attributes `attr` (the defaults if None), checking
@@ -308,7 +310,7 @@ impl Queue {
 
     /// The file an open of its node in the mqueue file system gives.
     pub(super) fn file(self: &Arc<Self>) -> MqFile {
-        MqFile(self.clone())
+        MqFile(self.clone(), true)
     }
 }
 
@@ -419,6 +421,12 @@ impl MqFile {
         q.waiters.wake_all();
         crate::fs::file::notify_pollers();
         Ok(message)
+    }
+
+    /// Whether the file was opened through a mount of the mqueue file
+    /// system (which then cannot be unmounted without MNT_DETACH).
+    pub fn pins_mount(&self) -> bool {
+        self.1
     }
 
     /// The largest message the queue takes.

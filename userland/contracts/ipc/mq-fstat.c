@@ -1,7 +1,8 @@
 /* fstat of an mq_open descriptor: the queue's node in the mqueue file
  * system (a regular file with the queue's mode and owner, size 80, the
  * same device and inode number as stat of its name under a mount),
- * following a chmod through the mount. */
+ * following a chmod through the mount; the descriptor does not keep
+ * the mount busy, a file opened through it does. */
 #include "ipc.h"
 #include <mqueue.h>
 #include <sys/mount.h>
@@ -25,6 +26,9 @@ int main(void)
         check("chmod", chmod(DIR_ "/kevlar-mq-fstat", 0604));
         fstat(q, &fs);
         out("fstat after chmod: mode %o", fs.st_mode);
+        int fd = open(DIR_ "/kevlar-mq-fstat", O_RDONLY);
+        check("umount with the queue's file open through it", umount(DIR_));
+        close(fd);
         check("umount", umount(DIR_));
     }
     rmdir(DIR_);
