@@ -265,6 +265,7 @@ pub fn open_node(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn I
         FileType::BlockDevice if mount::has_flag(&*node, abi::MS_NODEV) => return Err(Errno::EACCES),
         FileType::BlockDevice => crate::block::file::BlockFile::open(node.clone(), stat, flags)?,
         FileType::Socket => return Err(Errno::ENXIO),
+        _ if let Some(queue) = crate::ipc::mqueue_fs::open(&node) => queue,
         _ => match synth::as_synth_file(&node) {
             Some(generated) => generated.open(want.contains(kevlar_vfs::Access::WRITE))?,
             None => match crate::cgroup::fs::open(&node, want.contains(kevlar_vfs::Access::READ), want.contains(kevlar_vfs::Access::WRITE), cred) {

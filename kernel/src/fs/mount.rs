@@ -37,6 +37,8 @@ pub enum FsKind {
     Ext2(Arc<Ext2Fs>),
     /// The cgroup2 hierarchy (every mount shows the one tree).
     Cgroup2,
+    /// The POSIX message queues of an IPC namespace.
+    Mqueue,
 }
 
 /// The settings of a tmpfs mount that /proc/mounts shows when they differ
@@ -561,6 +563,7 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
         b"sysfs" => Ok(("sysfs", super::sysfs::root(), FsKind::Sysfs)),
         b"cgroup2" => Ok(("cgroup2", crate::cgroup::fs::mount(data)?, FsKind::Cgroup2)),
         b"devpts" => Ok(("devpts", crate::tty::devpts::mount(data)?, FsKind::Devpts)),
+        b"mqueue" => Ok(("mqueue", crate::ipc::mqueue_fs::mount(data)?, FsKind::Mqueue)),
         b"devtmpfs" => {
             let fs = devtmpfs()?;
             Ok(("devtmpfs", fs.root(), FsKind::Devtmpfs(fs)))
@@ -588,7 +591,7 @@ fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, 
 
 /// The file system types mount(2) knows, for /proc/filesystems: (name,
 /// needs no device).
-pub const FILESYSTEMS: [(&str, bool); 10] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("cgroup2", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext3", false), ("ext2", false), ("ext4", false)];
+pub const FILESYSTEMS: [(&str, bool); 11] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("cgroup2", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext3", false), ("ext2", false), ("ext4", false), ("mqueue", true)];
 
 /// The disk file system types mount(2) takes, by name: ext2 as Linux's
 /// ext2 driver, ext3 and ext4 as its ext4 driver (which mounts all three).
@@ -855,7 +858,9 @@ fn in_use(fs_id: u64) -> bool {
         }
         let files = p.files.lock().clone();
         let table = files.lock();
-        let busy = table.iter().any(|(_, file, _)| file.ops.inode().is_some_and(|i| i.fs_id() == fs_id));
+        // An mq_open descriptor is on the kernel's own mqueue mount, not
+        // on any the user made.
+        let busy = table.iter().any(|(_, file, _)| file.ops.as_mqueue().is_none_or(|q| q.pins_mount()) && file.ops.inode().is_some_and(|i| i.fs_id() == fs_id));
         busy
     })
 }
@@ -921,7 +926,7 @@ impl Mount {
                 }
                 out.push_str("inode64");
             }
-            FsKind::Proc | FsKind::Sysfs | FsKind::Ext2(_) => {}
+            FsKind::Proc | FsKind::Sysfs | FsKind::Ext2(_) | FsKind::Mqueue => {}
             FsKind::Cgroup2 => out.push_str(&crate::cgroup::fs::options_text()),
             FsKind::Devpts => {
                 let options = crate::tty::devpts::options();
@@ -1003,6 +1008,7 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
         FsKind::Sysfs => StatFs { fs_type: abi::SYSFS_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Cgroup2 => StatFs { fs_type: abi::CGROUP2_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Devpts => StatFs { fs_type: abi::DEVPTS_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
+        FsKind::Mqueue => StatFs { fs_type: crate::ipc::mqueue_fs::MQUEUE_MAGIC, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Ext2(fs) => {
             let usage = fs.usage();
             StatFs {

@@ -9,6 +9,7 @@
 pub mod abi;
 pub mod ids;
 pub mod mqueue;
+pub mod mqueue_fs;
 pub mod ns;
 pub mod msg;
 pub mod sem;

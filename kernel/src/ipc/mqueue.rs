@@ -45,10 +45,33 @@ static CHARGED: SpinLock<BTreeMap<u32, u64>> = SpinLock::new(BTreeMap::new());
 
 struct Notify {
     pid: i32,
-    /// SIGEV_NONE or SIGEV_SIGNAL.
+    /// SIGEV_NONE, SIGEV_SIGNAL or SIGEV_THREAD.
     how: u32,
     signo: u32,
     value: u64,
+    /// SIGEV_THREAD: the netlink socket the cookie goes to.
+    thread: Option<ThreadNotify>,
+}
+
+/// Where mq_notify's SIGEV_THREAD sends: a netlink socket (glibc's helper
+/// thread reads it) and the 32-byte cookie whose last byte says why.
+pub struct ThreadNotify {
+    pub sock: Arc<crate::net::netlink::NetlinkSocket>,
+    pub cookie: [u8; NOTIFY_COOKIE_LEN],
+}
+
+/// NOTIFY_COOKIE_LEN, and the reasons in the cookie's last byte
+/// (NOTIFY_WOKENUP, NOTIFY_REMOVED: include/uapi/linux/mqueue.h, which
+/// linux-raw-sys does not carry).
+pub const NOTIFY_COOKIE_LEN: usize = 32;
+const NOTIFY_WOKENUP: u8 = 1;
+const NOTIFY_REMOVED: u8 = 2;
+
+impl ThreadNotify {
+    fn send(mut self, why: u8) {
+        self.cookie[NOTIFY_COOKIE_LEN - 1] = why;
+        self.sock.send_attached(self.cookie.to_vec());
+    }
 }
 
 struct State {
@@ -62,9 +85,14 @@ struct State {
 
 /// A message queue.
 pub struct Queue {
-    uid: u32,
-    gid: u32,
-    mode: u32,
+    /// Inode number of its file in the mqueue file system.
+    ino: u64,
+    /// The IPC namespace it was made in (whose mqueue file system holds
+    /// its node).
+    ns: u64,
+    /// Owner, group and permission bits (chown and chmod through the
+    /// mqueue file system change them).
+    owner: SpinLock<Owner>,
     maxmsg: usize,
     msgsize: usize,
     charged: (u32, u64),
@@ -82,6 +110,20 @@ impl Drop for Queue {
     }
 }
 
+/// A queue's owner, group, permission bits and change time.
+#[derive(Clone, Copy)]
+pub(super) struct Owner {
+    pub uid: u32,
+    pub gid: u32,
+    pub mode: u32,
+    pub atime: kevlar_vfs::Timespec,
+    pub mtime: kevlar_vfs::Timespec,
+    pub ctime: kevlar_vfs::Timespec,
+}
+
+/// Inode numbers of queue files.
+static NEXT_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(2);
+
 static NAMES: super::ns::PerNs<BTreeMap<Vec<u8>, Arc<Queue>>> = super::ns::PerNs::new(BTreeMap::new);
 
 /// Takes away the queue names of IPC namespace `inum`, which is gone.
@@ -90,8 +132,10 @@ pub(super) fn forget_ns(inum: u64) {
     drop(NAMES.take(inum));
 }
 
-/// The file an mq_open descriptor refers to.
-pub struct MqFile(Arc<Queue>);
+/// The file an mq_open descriptor refers to (or an open of the queue's
+/// node through an mqueue mount, with `true`: that one keeps the mount
+/// busy, as an mq_open descriptor, on Linux's internal mount, does not).
+pub struct MqFile(Arc<Queue>, bool);
 
 /// The attributes mq_open may be given and mq_getsetattr reports.
 #[derive(Clone, Copy)]
@@ -121,12 +165,13 @@ fn may_access(process: &Process, q: &Queue, want: u32) -> Result<()> {
     if creds.has_cap(abi::CAP_DAC_OVERRIDE) {
         return Ok(());
     }
-    let bits = if creds.fsuid == q.uid {
-        q.mode >> 6
-    } else if creds.fsgid == q.gid || creds.groups.contains(&q.gid) {
-        q.mode >> 3
+    let o = *q.owner.lock();
+    let bits = if creds.fsuid == o.uid {
+        o.mode >> 6
+    } else if creds.fsgid == o.gid || creds.groups.contains(&o.gid) {
+        o.mode >> 3
     } else {
-        q.mode
+        o.mode
     };
     if want & !bits & 7 != 0 {
         return Err(Errno::EACCES);
@@ -150,11 +195,23 @@ pub fn open(process: &Process, name: &[u8], flags: u32, mode: u32, attr: Option<
             _ => return Err(Errno::EINVAL),
         };
         may_access(process, q, want)?;
-        return Ok(MqFile(q.clone()));
+        return Ok(MqFile(q.clone(), false));
     }
     if flags & abi::O_CREAT == 0 {
         return Err(Errno::ENOENT);
     }
+    let (fsuid, fsgid, umask) = {
+        let creds = process.creds.lock();
+        (creds.fsuid, creds.fsgid, process.fs.lock().umask)
+    };
+    let queue = make_queue(process, names.key(), mode & 0o777 & !umask, fsuid, fsgid, attr)?;
+    names.insert(name.to_vec(), queue.clone());
+    Ok(MqFile(queue, false))
+}
+
+/// Makes a queue with attributes `attr` (the defaults if None), checking
+/// them and the limits, charging its creator `process`.
+fn make_queue(process: &Process, ns: u64, mode: u32, uid: u32, gid: u32, attr: Option<Attr>) -> Result<Arc<Queue>> {
     let resource = crate::process::access::capable(process, abi::CAP_SYS_RESOURCE);
     let (maxmsg, msgsize) = match attr {
         None => (MSG_DEFAULT.load(Ordering::Relaxed) as i64, MSGSIZE_DEFAULT.load(Ordering::Relaxed) as i64),
@@ -178,32 +235,83 @@ pub fn open(process: &Process, name: &[u8], flags: u32, mode: u32, attr: Option<
     }
     let (maxmsg, msgsize) = (maxmsg as u64, msgsize as u64);
     let cost = maxmsg * MSG_HEADER + maxmsg.min(PRIO_MAX as u64) * TREE_NODE + maxmsg * msgsize;
-    let (uid, fsuid, fsgid, umask) = {
-        let creds = process.creds.lock();
-        (creds.uid, creds.fsuid, creds.fsgid, process.fs.lock().umask)
-    };
+    let real_uid = process.creds.lock().uid;
     {
         let limit = process.limits.lock()[abi::RLIMIT_MSGQUEUE as usize][0];
         let mut charged = CHARGED.lock();
-        let used = charged.entry(uid).or_insert(0);
+        let used = charged.entry(real_uid).or_insert(0);
         if used.checked_add(cost).is_none_or(|total| total > limit) {
             return Err(Errno::EMFILE);
         }
         *used += cost;
     }
     QUEUES.fetch_add(1, Ordering::Relaxed);
-    let queue = Arc::new(Queue {
-        uid: fsuid,
-        gid: fsgid,
-        mode: mode & 0o777 & !umask,
+    Ok(Arc::new(Queue {
+        ino: NEXT_INO.fetch_add(1, Ordering::Relaxed),
+        ns,
+        owner: {
+            let now = crate::clock::now();
+            SpinLock::new(Owner { uid, gid, mode, atime: now, mtime: now, ctime: now })
+        },
         maxmsg: maxmsg as usize,
         msgsize: msgsize as usize,
-        charged: (uid, cost),
+        charged: (real_uid, cost),
         state: SpinLock::new(State { messages: Vec::new(), bytes: 0, notify: None, receivers: 0 }),
         waiters: WaitQueue::new(),
-    });
+    }))
+}
+
+/// The queues named in IPC namespace `ns`, in name order.
+pub(super) fn names_in(ns: u64) -> Vec<(Vec<u8>, Arc<Queue>)> {
+    NAMES.lock_in(ns).iter().map(|(n, q)| (n.clone(), q.clone())).collect()
+}
+
+/// The queue named `name` in IPC namespace `ns`.
+pub(super) fn find_in(ns: u64, name: &[u8]) -> Option<Arc<Queue>> {
+    NAMES.lock_in(ns).get(name).cloned()
+}
+
+/// Creates the queue `name` in namespace `ns` with the default
+/// attributes (open(O_CREAT) in the mqueue file system); `mode` is
+/// already masked.
+pub(super) fn create_in(process: &Process, ns: u64, name: &[u8], mode: u32, uid: u32, gid: u32) -> Result<Arc<Queue>> {
+    check_name(name)?;
+    let mut names = NAMES.lock_in(ns);
+    if names.contains_key(name) {
+        return Err(Errno::EEXIST);
+    }
+    let queue = make_queue(process, ns, mode & 0o777, uid, gid, None)?;
     names.insert(name.to_vec(), queue.clone());
-    Ok(MqFile(queue))
+    Ok(queue)
+}
+
+/// Removes the name `name` from namespace `ns` (unlink in the mqueue file
+/// system, whose caller checked the permissions).
+pub(super) fn remove_in(ns: u64, name: &[u8]) -> Result<()> {
+    NAMES.lock_in(ns).remove(name).map(drop).ok_or(Errno::ENOENT)
+}
+
+impl Queue {
+    pub(super) fn ino(&self) -> u64 {
+        self.ino
+    }
+
+    pub(super) fn ns(&self) -> u64 {
+        self.ns
+    }
+
+    pub(super) fn owner(&self) -> Owner {
+        *self.owner.lock()
+    }
+
+    pub(super) fn set_owner(&self, owner: Owner) {
+        *self.owner.lock() = owner;
+    }
+
+    /// The file an open of its node in the mqueue file system gives.
+    pub(super) fn file(self: &Arc<Self>) -> MqFile {
+        MqFile(self.clone(), true)
+    }
 }
 
 /// mq_unlink: the name goes; open descriptors keep the queue.
@@ -214,7 +322,7 @@ pub fn unlink(process: &Process, name: &[u8]) -> Result<()> {
     // The root directory is sticky and root's: others' queues need
     // CAP_FOWNER.
     let creds = process.creds.lock();
-    if creds.fsuid != q.uid && creds.fsuid != 0 && !creds.has_cap(abi::CAP_FOWNER) {
+    if creds.fsuid != q.owner.lock().uid && creds.fsuid != 0 && !creds.has_cap(abi::CAP_FOWNER) {
         return Err(Errno::EPERM);
     }
     drop(creds);
@@ -261,7 +369,10 @@ impl MqFile {
         let notify = result?;
         q.waiters.wake_all();
         crate::fs::file::notify_pollers();
-        if let Some(n) = notify {
+        if let Some(mut n) = notify {
+            if let Some(t) = n.thread.take() {
+                t.send(NOTIFY_WOKENUP);
+            }
             if n.how == abi::SIGEV_SIGNAL && n.signo != 0 {
                 if let Some(target) = crate::process::find_process(n.pid) {
                     let uid = sender.creds.lock().uid;
@@ -312,6 +423,12 @@ impl MqFile {
         Ok(message)
     }
 
+    /// Whether the file was opened through a mount of the mqueue file
+    /// system (which then cannot be unmounted without MNT_DETACH).
+    pub fn pins_mount(&self) -> bool {
+        self.1
+    }
+
     /// The largest message the queue takes.
     pub fn msgsize(&self) -> usize {
         self.0.msgsize
@@ -322,32 +439,51 @@ impl MqFile {
         Attr { flags: 0, maxmsg: self.0.maxmsg as i64, msgsize: self.0.msgsize as i64, curmsgs: self.0.state.lock().messages.len() as i64 }
     }
 
-    /// mq_notify: `how` is None to unregister, else (SIGEV_NONE or
-    /// SIGEV_SIGNAL, signal, value).
-    pub fn notify(&self, process: &Process, how: Option<(u32, u32, u64)>) -> Result<()> {
-        let mut state = self.0.state.lock();
-        match how {
-            None => {
-                if state.notify.as_ref().is_some_and(|n| n.pid == process.pid) {
-                    state.notify = None;
+    /// mq_notify: `how` is None to unregister, else (SIGEV_NONE,
+    /// SIGEV_SIGNAL or SIGEV_THREAD, signal, value), with the socket and
+    /// cookie for SIGEV_THREAD.
+    pub fn notify(&self, process: &Process, how: Option<(u32, u32, u64)>, thread: Option<ThreadNotify>) -> Result<()> {
+        let removed = {
+            let mut state = self.0.state.lock();
+            match how {
+                None => {
+                    if state.notify.as_ref().is_some_and(|n| n.pid == process.pid) {
+                        state.notify.take()
+                    } else {
+                        None
+                    }
                 }
-                Ok(())
+                Some(_) if state.notify.is_some() => return Err(Errno::EBUSY),
+                Some((how, signo, value)) => {
+                    state.notify = Some(Notify { pid: process.pid, how, signo, value, thread });
+                    None
+                }
             }
-            Some(_) if state.notify.is_some() => Err(Errno::EBUSY),
-            Some((how, signo, value)) => {
-                state.notify = Some(Notify { pid: process.pid, how, signo, value });
-                Ok(())
-            }
+        };
+        Self::removed(removed);
+        Ok(())
+    }
+
+    /// Tells a SIGEV_THREAD registration that went away (outside the
+    /// queue's lock).
+    fn removed(notify: Option<Notify>) {
+        if let Some(t) = notify.and_then(|n| n.thread) {
+            t.send(NOTIFY_REMOVED);
         }
     }
 
     /// Drops the caller's registration when it closes a descriptor of the
     /// queue (Linux's flush).
     pub fn closed_by(&self, pid: i32) {
-        let mut state = self.0.state.lock();
-        if state.notify.as_ref().is_some_and(|n| n.pid == pid) {
-            state.notify = None;
-        }
+        let removed = {
+            let mut state = self.0.state.lock();
+            if state.notify.as_ref().is_some_and(|n| n.pid == pid) {
+                state.notify.take()
+            } else {
+                None
+            }
+        };
+        Self::removed(removed);
     }
 }
 
@@ -358,12 +494,20 @@ fn realtime_to_monotonic(deadline: u64) -> u64 {
 }
 
 impl FileOps for MqFile {
-    fn stat(&self) -> Result<kevlar_vfs::Stat> {
-        Ok(crate::fs::anon::anon_stat())
+    /// The queue's node (fchmod, fchown, futimens act on it).
+    fn inode(&self) -> Option<Arc<dyn kevlar_vfs::Inode>> {
+        Some(super::mqueue_fs::queue_node(&self.0))
     }
 
+    /// The queue's node in its namespace's mqueue file system.
+    fn stat(&self) -> Result<kevlar_vfs::Stat> {
+        Ok(super::mqueue_fs::queue_stat(&self.0))
+    }
+
+    /// Reads advance the file position, as Linux's (a second read of the
+    /// state line gives end of file); lseek and pread work.
     fn is_seekable(&self) -> bool {
-        false
+        true
     }
 
     fn is_pollable(&self) -> bool {

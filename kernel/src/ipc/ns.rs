@@ -46,6 +46,13 @@ impl<T> PerNs<T> {
     }
 }
 
+impl<T> PerNsGuard<'_, T> {
+    /// The namespace's inode number.
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+}
+
 impl<T> Deref for PerNsGuard<'_, T> {
     type Target = T;
 
@@ -82,5 +89,6 @@ pub fn reap() {
         super::sem::forget_ns(inum);
         super::shm::forget_ns(inum);
         super::mqueue::forget_ns(inum);
+        super::mqueue_fs::forget_ns(inum);
     }
 }

@@ -362,6 +362,12 @@ pub trait Socket: Send + Sync {
     }
     /// Called when the last fd of the socket closes.
     fn release(&self);
+
+    /// The netlink socket, when it is one (mq_notify's SIGEV_THREAD sends
+    /// its notification to one).
+    fn as_netlink(&self) -> Option<Arc<netlink::NetlinkSocket>> {
+        None
+    }
 }
 
 /// Creates a socket of `family`, `sock_type` (flags stripped) and

@@ -76,7 +76,8 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
         }
         Some(file) => {
             let inode = file.ops.inode().ok_or(Errno::ENODEV)?;
-            if inode.file_type() != kevlar_vfs::FileType::Regular {
+            // A message queue's node is a regular file without mmap.
+            if inode.file_type() != kevlar_vfs::FileType::Regular || file.ops.as_mqueue().is_some() {
                 return Err(Errno::ENODEV);
             }
             if !file.readable() || (shared && prot.write && !file.writable()) {

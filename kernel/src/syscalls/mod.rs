@@ -625,7 +625,6 @@ syscall_table! { thread, frame, a;
         nr::__NR_shmat => ipc::shmat(thread, a.i32(0), a.usize(1), a.i32(2)),
         nr::__NR_shmdt => ipc::shmdt(thread, a.usize(0)),
         nr::__NR_shmctl => ipc::shmctl(thread, a.i32(0), a.i32(1), a.usize(2)),
-        // partial(mq_notify): SIGEV_THREAD fails as without a netlink socket (no AF_NETLINK)
         nr::__NR_mq_notify => mqueue::mq_notify(thread, a.i32(0), a.usize(1)),
         nr::__NR_mq_open => mqueue::mq_open(thread, a.usize(0), a.u32(1), a.u32(2), a.usize(3)),
         nr::__NR_mq_unlink => mqueue::mq_unlink(thread, a.usize(0)),

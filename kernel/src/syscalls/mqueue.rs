@@ -96,6 +96,7 @@ pub fn mq_timedreceive(thread: &Thread, fd: i32, msg: usize, len: usize, prio: u
 }
 
 pub fn mq_notify(thread: &Thread, fd: i32, sevp: usize) -> Result<isize> {
+    let mut target = None;
     let how = if sevp != 0 {
         let raw = read_bytes::<64>(sevp)?;
         let value = u64::from_le_bytes(raw[..8].try_into().unwrap());
@@ -106,13 +107,15 @@ pub fn mq_notify(thread: &Thread, fd: i32, sevp: usize) -> Result<isize> {
             abi::SIGEV_SIGNAL if (0..=64).contains(&signo) => Some((notify, signo as u32, value)),
             abi::SIGEV_SIGNAL => return Err(Errno::EINVAL),
             abi::SIGEV_THREAD => {
-                // The notification goes to a netlink socket named by
-                // sigev_signo, with a cookie read from sival_ptr; there
-                // are no netlink sockets.
-                let mut cookie = [0u8; 32];
+                // The notification goes to the netlink socket sigev_signo
+                // names, as the cookie read from sival_ptr.
+                let mut cookie = [0u8; mqueue::NOTIFY_COOKIE_LEN];
                 copy_from_user(&mut cookie, value as usize)?;
                 let sock = thread.process.files.lock().lock().get(signo)?;
-                return Err(if sock.ops.as_socket().is_some() { Errno::EINVAL } else { Errno::ENOTSOCK });
+                let socket = sock.ops.as_socket().ok_or(Errno::ENOTSOCK)?;
+                let sock = socket.socket.as_netlink().ok_or(Errno::EINVAL)?;
+                target = Some(mqueue::ThreadNotify { sock, cookie });
+                Some((notify, 0, value))
             }
             _ => return Err(Errno::EINVAL),
         }
@@ -120,7 +123,7 @@ pub fn mq_notify(thread: &Thread, fd: i32, sevp: usize) -> Result<isize> {
         None
     };
     let file = file(thread, fd)?;
-    mqueue::queue_of(&file)?.notify(&thread.process, how)?;
+    mqueue::queue_of(&file)?.notify(&thread.process, how, target)?;
     Ok(0)
 }
 

@@ -107,13 +107,24 @@ pub(super) fn add_kernel_limits(table: &mut Table, base: u64) {
 pub(super) fn mqueue_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     use crate::ipc::mqueue::{self, HARD_MSGMAX, HARD_MSGSIZEMAX};
     let mut table = Table::new();
-    let settings: [(&'static [u8], &'static AtomicU32, u32, u32); 5] = [
+    let settings: [(&'static [u8], &'static AtomicU32, u32, u32); 4] = [
         (b"msg_default", &mqueue::MSG_DEFAULT, 1, HARD_MSGMAX),
         (b"msg_max", &mqueue::MSG_MAX, 1, HARD_MSGMAX),
         (b"msgsize_default", &mqueue::MSGSIZE_DEFAULT, 128, HARD_MSGSIZEMAX),
         (b"msgsize_max", &mqueue::MSGSIZE_MAX, 128, HARD_MSGSIZEMAX),
-        (b"queues_max", &mqueue::QUEUES_MAX, 0, i32::MAX as u32),
     ];
+    // queues_max is a plain int (proc_dointvec): any int, shown signed;
+    // the count compares with it unsigned, so a negative one is no limit.
+    let n = ino + 5;
+    table.add(b"queues_max", FileType::Regular, n, move |_| {
+        Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", mqueue::QUEUES_MAX.load(Ordering::Relaxed) as i32)), move |buf| {
+            let text = core::str::from_utf8(buf).map_err(|_| Errno::EINVAL)?;
+            let word = text.split_ascii_whitespace().next().ok_or(Errno::EINVAL)?;
+            let v = word.parse::<i32>().map_err(|_| Errno::EINVAL)?;
+            mqueue::QUEUES_MAX.store(v as u32, Ordering::Relaxed);
+            Ok(buf.len())
+        }))
+    });
     for (i, (name, value, min, max)) in settings.into_iter().enumerate() {
         let n = ino + 1 + i as u64;
         table.add(name, FileType::Regular, n, move |_| {

@@ -523,7 +523,20 @@ pub fn has_listeners(protocol: u32, group: u32) -> bool {
     PORTS.lock().iter().filter(|((p, _), _)| *p == protocol).filter_map(|(_, w)| w.upgrade()).any(|s| s.inner.lock().groups & (1u64 << (group - 1)) != 0)
 }
 
+impl NetlinkSocket {
+    /// Queues `data` from the kernel whatever its receive queue holds
+    /// (netlink_sendskb of a message attached at registration: mq_notify's
+    /// SIGEV_THREAD cookie).
+    pub fn send_attached(&self, data: Vec<u8>) {
+        self.from_kernel_with(data, true);
+    }
+}
+
 impl Socket for NetlinkSocket {
+    fn as_netlink(&self) -> Option<Arc<NetlinkSocket>> {
+        self.me.upgrade()
+    }
+
     fn family(&self) -> u32 {
         netabi::AF_NETLINK
     }
