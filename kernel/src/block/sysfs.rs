@@ -127,7 +127,9 @@ fn common(fs_id: u64, dev: &Arc<BlockDev>, out: &mut Vec<(Vec<u8>, Arc<dyn Inode
     out.push((b"stat".to_vec(), text(fs_id, ino(dev, 4), move || stat_line(&d))));
     out.push((b"inflight".to_vec(), text(fs_id, ino(dev, 5), || format!("{:8} {:8}\n", 0, 0))));
     let d = dev.clone();
-    out.push((b"uevent".to_vec(), text(fs_id, ino(dev, 6), move || uevent(&d))));
+    // Writable: an action written sends the device's uevent (coldplug).
+    let devpath = format!("/devices/{}", device_path(dev));
+    out.push((b"uevent".to_vec(), crate::fs::sysfs::uevent_file(Attr::root(fs_id, ino(dev, 6), 0o644), devpath, "block", uevent(&d))));
     out.push((b"alignment_offset".to_vec(), text(fs_id, ino(dev, 7), || String::from("0\n"))));
     out.push((b"discard_alignment".to_vec(), text(fs_id, ino(dev, 8), || String::from("0\n"))));
     out.push((b"subsystem".to_vec(), link(fs_id, ino(dev, 9), format!("{}class/block", up))));

@@ -57,6 +57,18 @@ impl Builder {
     }
 }
 
+fn parent_add(parent: &FixedDir, name: &str, node: Arc<dyn Inode>) {
+    parent.add(name.as_bytes(), node);
+}
+
+/// A device's `uevent` file: reading gives `env` (its KEY=VALUE lines);
+/// writing an action (`add`, `change`, `remove`...) broadcasts that event
+/// for the device at `devpath` of `subsystem` on NETLINK_KOBJECT_UEVENT.
+pub fn uevent_file(attr: Attr, devpath: alloc::string::String, subsystem: &'static str, env: alloc::string::String) -> Arc<dyn Inode> {
+    let shown = env.clone().into_bytes();
+    SynthFile::writable(attr, Box::new(move || Ok(shown.clone())), Box::new(move |data| crate::net::netlink::uevent::synthesize(data, &devpath, subsystem, &env))).with_size(4096)
+}
+
 fn build() -> Arc<dyn Inode> {
     let mut b = Builder { fs_id: super::mount::anon_dev(), next_ino: 0 };
     let root = FixedDir::new(b.attr(0o555), None);
@@ -74,9 +86,10 @@ fn build() -> Arc<dyn Inode> {
     let fs_id = b.fs_id;
     crate::block::sysfs::build(fs_id, &mut || b.attr(0o755).ino, &root, &class, &dev, &devices);
     let kernel = b.dir(&root, "kernel");
-    // Hot-plug events are never sent: mdev and udev find no helper and a
-    // sequence number that stays 0.
-    b.file(&kernel, "uevent_seqnum", format!("{}\n", 0));
+    // The number of the last uevent (only synthetic ones are sent: see
+    // net/netlink/uevent.rs); no helper is run for them.
+    let seqnum = SynthFile::new(b.attr(0o444), Box::new(|| Ok(format!("{}\n", crate::net::netlink::uevent::seqnum()).into_bytes()))).with_size(4096);
+    kernel.add(b"uevent_seqnum", seqnum);
     b.file(&kernel, "uevent_helper", format!("\n"));
 
     let mut classes: Vec<(&str, FixedDir, FixedDir)> = Vec::new();
@@ -90,7 +103,9 @@ fn build() -> Arc<dyn Inode> {
         let node = b.dir(virtual_dir, device.name);
         b.file(&node, "dev", format!("{}:{}\n", device.major, device.minor));
         let mode = if device.mode != 0o600 { format!("DEVMODE={:04o}\n", device.mode) } else { format!("") };
-        b.file(&node, "uevent", format!("MAJOR={}\nMINOR={}\nDEVNAME={}\n{}", device.major, device.minor, device.name, mode));
+        let env = format!("MAJOR={}\nMINOR={}\nDEVNAME={}\n{}", device.major, device.minor, device.name, mode);
+        let devpath = format!("/devices/virtual/{}/{}", device.class, device.name);
+        parent_add(&node, "uevent", uevent_file(b.attr(0o644), devpath, device.class, env));
         if device.class == "tty" && device.name == "console" {
             // The consoles the kernel writes to (Linux: those of console=);
             // Kevlar's is the serial port. systemd's getty generator

@@ -342,6 +342,13 @@ pub trait Socket: Send + Sync {
     fn check_option_level(&self, _level: i32) -> Result<()> {
         Err(Errno::EOPNOTSUPP)
     }
+    /// Attaches a socket filter (SO_ATTACH_FILTER, run on every message
+    /// delivered to the socket) or, for None, detaches it
+    /// (SO_DETACH_FILTER: ENOENT without one). Sockets that do not run
+    /// filters refuse with ENOPROTOOPT.
+    fn attach_filter(&self, _filter: Option<kevlar_bpf::Filter>) -> Result<()> {
+        Err(Errno::ENOPROTOOPT)
+    }
     /// Sets an option at a protocol level (SOL_TCP, SOL_IP...; never
     /// SOL_SOCKET). Families without such options refuse with EOPNOTSUPP.
     fn set_protocol_option(&self, _level: i32, _name: u32, _raw: &[u8]) -> Result<()> {
@@ -559,6 +566,20 @@ pub fn set_socket_option(socket: &dyn Socket, name: u32, raw: &[u8]) -> Result<(
         netabi::SO_RCVBUF => {
             let asked = (val as u32).min(MAX_BUFFER_REQUEST) as usize;
             o.rcvbuf = (asked * 2).max(MIN_RCVBUF);
+        }
+        // The forced sizes need CAP_NET_ADMIN and ignore the rmem_max and
+        // wmem_max caps; a negative size counts as 0.
+        netabi::SO_SNDBUFFORCE | netabi::SO_RCVBUFFORCE => {
+            let admin = crate::process::current().is_some_and(|t| crate::process::access::capable(&t.process, linux_raw_sys::general::CAP_NET_ADMIN));
+            if !admin {
+                return Err(Errno::EPERM);
+            }
+            let asked = val.clamp(0, i32::MAX / 2) as usize;
+            if name == netabi::SO_SNDBUFFORCE {
+                o.sndbuf = (asked * 2).max(MIN_SNDBUF);
+            } else {
+                o.rcvbuf = (asked * 2).max(MIN_RCVBUF);
+            }
         }
         netabi::SO_RCVTIMEO_OLD | netabi::SO_RCVTIMEO_NEW => o.rcvtimeo_ns = timeout_from_timeval(raw)?,
         netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => o.sndtimeo_ns = timeout_from_timeval(raw)?,

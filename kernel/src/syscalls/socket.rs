@@ -658,8 +658,43 @@ pub fn setsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
         socket.set_protocol_option(level, name, &raw)?;
         return Ok(0);
     }
+    if want >= 4 && name == netabi::SO_ATTACH_FILTER {
+        socket.attach_filter(Some(socket_filter(&raw, len as usize)?))?;
+        return Ok(0);
+    }
+    if want >= 4 && name == netabi::SO_DETACH_FILTER {
+        socket.attach_filter(None)?;
+        return Ok(0);
+    }
     net::set_socket_option(&*socket, name, &raw)?;
     Ok(0)
+}
+
+/// Reads SO_ATTACH_FILTER's `struct sock_fprog` (already copied into
+/// `head`, the option being `optlen` bytes) and its program, with Linux's
+/// errors in its order: EINVAL for a length other than the structure's,
+/// a null program or a count out of 1..=BPF_MAXINSNS, EFAULT for the
+/// program, EINVAL (ENOMEM) from the checks.
+fn socket_filter(head: &[u8], optlen: usize) -> Result<kevlar_bpf::Filter> {
+    use kevlar_bpf::SockFilter;
+    if optlen != size_of::<linux_raw_sys::ptrace::sock_fprog>() || head.len() < 16 {
+        return Err(Errno::EINVAL);
+    }
+    let count = usize::from(u16::from_le_bytes([head[0], head[1]]));
+    let ptr = u64::from_le_bytes(head[8..16].try_into().unwrap()) as usize;
+    if ptr == 0 || count == 0 || count > kevlar_bpf::MAX_INSNS {
+        return Err(Errno::EINVAL);
+    }
+    let bytes = count * SockFilter::SIZE; // at most 32 KiB: no overflow
+    let mut raw = Vec::new();
+    raw.try_reserve_exact(bytes).map_err(|_| Errno::ENOMEM)?;
+    raw.resize(bytes, 0u8);
+    copy_from_user(&mut raw, ptr)?;
+    let prog: Vec<SockFilter> = raw.chunks_exact(SockFilter::SIZE).map(|c| SockFilter::from_bytes(c.try_into().unwrap())).collect();
+    kevlar_bpf::Filter::load_socket(&prog).map_err(|e| match e {
+        kevlar_bpf::Error::Invalid => Errno::EINVAL,
+        kevlar_bpf::Error::NoMemory => Errno::ENOMEM,
+    })
 }
 
 pub fn getsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize, len_ptr: usize) -> Result<isize> {

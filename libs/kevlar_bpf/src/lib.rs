@@ -1,6 +1,7 @@
-//! Classic BPF as seccomp uses it: Linux's checks when a filter is loaded,
-//! and an interpreter that runs a checked filter over a `struct
-//! seccomp_data`.
+//! Classic BPF as seccomp and socket filters use it: Linux's checks when a
+//! filter is loaded, and an interpreter that runs a checked filter over a
+//! `struct seccomp_data` or a packet ([`Filter::load_socket`],
+//! [`Filter::run_packet`]).
 //!
 //! [`Filter::load`] applies, in one pass each, what Linux 6.1 applies to a
 //! filter given to `seccomp(SECCOMP_SET_MODE_FILTER)`:
@@ -84,6 +85,7 @@ enum AluOp {
     Sub,
     Mul,
     Div,
+    Mod,
     And,
     Or,
     Xor,
@@ -110,6 +112,16 @@ enum Src {
 enum Insn {
     /// A = 32-bit word of the input at this (aligned, in-range) offset.
     LoadData(u8),
+    /// Socket filters: A = the packet's bytes (1, 2 or 4, big-endian) at
+    /// K (absolute) or X + K (indirect); out of range, the program
+    /// returns 0 (the packet is dropped).
+    LoadPkt { size: u8, indirect: bool, k: u32 },
+    /// Socket filters: A = the packet's length.
+    LoadLen,
+    /// Socket filters: X = the packet's length.
+    LoadXLen,
+    /// Socket filters: X = 4 * (packet byte at K & 0xf) (BPF_MSH).
+    Msh(u32),
     LoadImm(u32),
     LoadXImm(u32),
     LoadMem(u8),
@@ -133,6 +145,7 @@ enum Kind {
     Ld(Insn),
     Mem(Insn, u32),
     Div(Src),
+    Mod(Src),
     Shift(AluOp, Src),
     Plain(Insn),
     Ja(u32),
@@ -226,6 +239,38 @@ fn classify(f: &SockFilter) -> Option<Kind> {
     })
 }
 
+/// Classifies an opcode a socket filter accepts: seccomp's, the packet
+/// loads and `BPF_MOD`.
+fn classify_socket(f: &SockFilter) -> Option<Kind> {
+    let code = u32::from(f.code);
+    let k = f.k;
+    let size = |code: u32| match code & 0x18 {
+        abi::BPF_W => Some(4u8),
+        abi::BPF_H => Some(2),
+        abi::BPF_B => Some(1),
+        _ => None,
+    };
+    if code & !0xff != 0 {
+        return None;
+    }
+    match (code & 0x07, code & 0xe0) {
+        (abi::BPF_LD, abi::BPF_ABS) => {
+            // The ancillary and link/network-layer areas (negative
+            // offsets) are not implemented.
+            if (k as i32) < 0 {
+                return None;
+            }
+            Some(Kind::Ld(Insn::LoadPkt { size: size(code)?, indirect: false, k }))
+        }
+        (abi::BPF_LD, abi::BPF_IND) => Some(Kind::Ld(Insn::LoadPkt { size: size(code)?, indirect: true, k })),
+        (abi::BPF_LD, abi::BPF_LEN) if code & 0x18 == abi::BPF_W => Some(Kind::Ld(Insn::LoadLen)),
+        (abi::BPF_LDX, abi::BPF_LEN) if code & 0x18 == abi::BPF_W => Some(Kind::Ld(Insn::LoadXLen)),
+        (abi::BPF_LDX, abi::BPF_MSH) if code & 0x18 == abi::BPF_B => Some(Kind::Ld(Insn::Msh(k))),
+        (abi::BPF_ALU, _) if code & 0xf0 == abi::BPF_MOD => Some(Kind::Mod(if code & 0x08 == abi::BPF_K { Src::K(k) } else { Src::X })),
+        _ => classify(f),
+    }
+}
+
 /// A checked filter, ready to run.
 #[derive(Debug, Clone)]
 pub struct Filter {
@@ -237,6 +282,19 @@ impl Filter {
     /// Checks `prog` as Linux checks a seccomp filter and returns it ready
     /// to run.
     pub fn load(prog: &[SockFilter]) -> Result<Filter, Error> {
+        Self::load_with(prog, false)
+    }
+
+    /// Checks `prog` as Linux checks a socket filter (SO_ATTACH_FILTER):
+    /// the classic checks, with the packet loads seccomp refuses (byte,
+    /// half-word and word loads at an absolute or indirect offset, the
+    /// length, `BPF_MSH`) and `BPF_MOD` allowed. Loads from the ancillary
+    /// areas (negative absolute offsets) are refused here with EINVAL.
+    pub fn load_socket(prog: &[SockFilter]) -> Result<Filter, Error> {
+        Self::load_with(prog, true)
+    }
+
+    fn load_with(prog: &[SockFilter], socket: bool) -> Result<Filter, Error> {
         let len = prog.len();
         if len == 0 || len > MAX_INSNS {
             return Err(Error::Invalid);
@@ -247,7 +305,8 @@ impl Filter {
             // Instructions left after this one: a jump may skip at most
             // that many minus one (it must land on an instruction).
             let after = len - pc - 1;
-            let insn = match classify(f).ok_or(Error::Invalid)? {
+            let kind = if socket { classify_socket(f) } else { classify(f) };
+            let insn = match kind.ok_or(Error::Invalid)? {
                 Kind::Load(k) => {
                     if k as usize >= SECCOMP_DATA_SIZE || k & 3 != 0 {
                         return Err(Error::Invalid);
@@ -266,6 +325,12 @@ impl Filter {
                         return Err(Error::Invalid);
                     }
                     Insn::Alu(AluOp::Div, src)
+                }
+                Kind::Mod(src) => {
+                    if src == Src::K(0) {
+                        return Err(Error::Invalid);
+                    }
+                    Insn::Alu(AluOp::Mod, src)
                 }
                 Kind::Shift(op, src) => {
                     if matches!(src, Src::K(k) if k >= 32) {
@@ -317,6 +382,17 @@ impl Filter {
     /// Runs the filter over `data` (a `struct seccomp_data`) and returns
     /// what its return instruction gave.
     pub fn run(&self, data: &[u8; SECCOMP_DATA_SIZE]) -> u32 {
+        self.exec(data)
+    }
+
+    /// Runs a socket filter (see [`Filter::load_socket`]) over a packet
+    /// and returns what its return instruction gave: the number of bytes
+    /// to keep, 0 to drop the packet.
+    pub fn run_packet(&self, packet: &[u8]) -> u32 {
+        self.exec(packet)
+    }
+
+    fn exec(&self, data: &[u8]) -> u32 {
         let mut a: u32 = 0;
         let mut x: u32 = 0;
         let mut mem = [0u32; MEMWORDS];
@@ -331,6 +407,27 @@ impl Filter {
                     let o = usize::from(off);
                     a = u32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]);
                 }
+                Insn::LoadPkt { size, indirect, k } => {
+                    let base = if indirect { x } else { 0 };
+                    let off = match base.checked_add(k) {
+                        // Negative offsets (the ancillary areas) are
+                        // refused on load for absolute loads; an indirect
+                        // one that reaches them reads nothing.
+                        Some(o) if (o as i32) >= 0 => o as usize,
+                        _ => return 0,
+                    };
+                    let n = usize::from(size);
+                    match off.checked_add(n).and_then(|end| data.get(off..end)) {
+                        Some(bytes) => a = bytes.iter().fold(0u32, |acc, b| (acc << 8) | u32::from(*b)),
+                        None => return 0,
+                    }
+                }
+                Insn::LoadLen => a = data.len() as u32,
+                Insn::LoadXLen => x = data.len() as u32,
+                Insn::Msh(k) => match data.get(k as usize) {
+                    Some(b) => x = 4 * u32::from(b & 0xf),
+                    None => return 0,
+                },
                 Insn::LoadImm(k) => a = k,
                 Insn::LoadXImm(k) => x = k,
                 Insn::LoadMem(i) => a = mem[usize::from(i)],
@@ -353,6 +450,10 @@ impl Filter {
                             Some(q) => q,
                             // Only X can be zero here (a constant zero is
                             // refused on load): the program returns 0.
+                            None => return 0,
+                        },
+                        AluOp::Mod => match a.checked_rem(v) {
+                            Some(r) => r,
                             None => return 0,
                         },
                         AluOp::And => a & v,
@@ -390,7 +491,7 @@ impl Filter {
 fn translated(insn: &Insn) -> usize {
     match *insn {
         // A division by X first checks X and returns 0 if it is zero.
-        Insn::Alu(AluOp::Div, Src::X) => 5,
+        Insn::Alu(AluOp::Div | AluOp::Mod, Src::X) => 5,
         // A = K, then exit.
         Insn::RetK(_) => 2,
         Insn::Jump(cond, src, jt, jf) => {

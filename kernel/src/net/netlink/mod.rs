@@ -114,6 +114,9 @@ struct Inner {
     charged: usize,
     /// A pending error (ENOBUFS after a dropped notification).
     error: Option<Errno>,
+    /// SO_ATTACH_FILTER's program, run on each message delivered (not on
+    /// a dump's parts, which Linux queues without it).
+    filter: Option<Arc<kevlar_bpf::Filter>>,
 }
 
 /// An AF_NETLINK socket.
@@ -158,6 +161,7 @@ pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
             queue: VecDeque::new(),
             charged: 0,
             error: None,
+            filter: None,
         }),
         waiters: WaitQueue::new(),
         pollers: PollQueue::new(),
@@ -262,7 +266,28 @@ impl NetlinkSocket {
     /// Queues a datagram; with `force` (a reply to this socket's own
     /// request) it is queued whatever the charge. Returns whether it was.
     fn deliver(&self, dgram: Datagram, force: bool) -> bool {
-        let cost = dgram.data.len() + SKB_OVERHEAD;
+        self.deliver_len(dgram, force).is_some()
+    }
+
+    /// [`Self::deliver`], giving the message's length after the filter
+    /// (what a unicast send returns on Linux: the length cut to what the
+    /// filter kept, or the whole length when it dropped it), or None when
+    /// the queue was full.
+    fn deliver_len(&self, mut dgram: Datagram, force: bool) -> Option<usize> {
+        if !force {
+            // The filter runs first (sk_filter): 0 drops the message
+            // silently, a smaller length cuts it.
+            let filter = self.inner.lock().filter.clone();
+            if let Some(f) = filter {
+                let keep = f.run_packet(&dgram.data) as usize;
+                if keep == 0 {
+                    return Some(dgram.data.len());
+                }
+                dgram.data.truncate(keep);
+            }
+        }
+        let len = dgram.data.len();
+        let cost = len + SKB_OVERHEAD;
         {
             let mut s = self.inner.lock();
             if !force && s.charged > self.options.get().rcvbuf {
@@ -271,13 +296,13 @@ impl NetlinkSocket {
                 }
                 drop(s);
                 self.changed();
-                return false;
+                return None;
             }
             s.charged += cost;
             s.queue.push_back(dgram);
         }
         self.changed();
-        true
+        Some(len)
     }
 
     fn changed(&self) {
@@ -681,10 +706,7 @@ impl Socket for NetlinkSocket {
                 return Err(Errno::ECONNREFUSED);
             }
         }
-        if !peer.deliver(Datagram { data, from, group: 0, creds: me }, false) {
-            return Err(Errno::EAGAIN);
-        }
-        Ok(len)
+        peer.deliver_len(Datagram { data, from, group: 0, creds: me }, false).ok_or(Errno::EAGAIN)
     }
 
     fn recv(&self, sink: &mut Sink<'_>, flags: u32, nonblocking: bool) -> Result<Incoming> {
@@ -772,6 +794,17 @@ impl Socket for NetlinkSocket {
     fn unread_bytes(&self) -> Result<usize> {
         // netlink has no ioctls of its own: FIONREAD is ENOTTY.
         Err(Errno::ENOTTY)
+    }
+
+    fn attach_filter(&self, filter: Option<kevlar_bpf::Filter>) -> Result<()> {
+        let mut s = self.inner.lock();
+        match filter {
+            Some(f) => s.filter = Some(Arc::new(f)),
+            None => {
+                s.filter.take().ok_or(Errno::ENOENT)?;
+            }
+        }
+        Ok(())
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {
