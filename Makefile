@@ -68,7 +68,7 @@ contracts: setup
 	$(PYTHON) tools/contracts.py build --suite debian
 
 # Kevlar-only user-space tests (no Linux oracle): leak checks and the like.
-build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/reboot.c userland/kernel-tests/net.c userland/kernel-tests/oom.c userland/kernel-tests/clock.c userland/kernel-tests/objects.c tools/build-initramfs.py | setup
+build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/reboot.c userland/kernel-tests/net.c userland/kernel-tests/oom.c userland/kernel-tests/clock.c userland/kernel-tests/objects.c userland/kernel-tests/memcheck.h tools/build-initramfs.py | setup
 	@mkdir -p build/kernel-tests
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/leak userland/kernel-tests/leak.c
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/reboot userland/kernel-tests/reboot.c

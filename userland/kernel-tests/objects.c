@@ -36,30 +36,10 @@
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 
+#define CHECK_MARKER "OBJECTS-CHECK"
+#include "memcheck.h"
+
 #define MAKERS 32
-
-static int failures;
-
-static void fail(const char *mode, const char *what, long a, long b)
-{
-    printf("OBJECTS-CHECK %s FAILED: %s (%ld, %ld)\n", mode, what, a, b);
-    fflush(stdout);
-    failures++;
-}
-
-static unsigned long free_ram(void)
-{
-    struct sysinfo si;
-    sysinfo(&si);
-    return si.freeram * si.mem_unit;
-}
-
-static unsigned long total_ram(void)
-{
-    struct sysinfo si;
-    sysinfo(&si);
-    return si.totalram * si.mem_unit;
-}
 
 /* One byte per maker: 'M' ENOMEM, 'F' EMFILE/ENFILE, 'A' EAGAIN, 'X'
    anything else; then it waits to be killed. */
@@ -134,22 +114,6 @@ static void maker(const char *mode, int out, int id)
         }
         report(out, EMFILE);
     }
-}
-
-static void check_alive(const char *mode)
-{
-    pid_t p = fork();
-    if (p == 0)
-        _exit(0);
-    if (p < 0)
-        fail(mode, "root cannot fork (errno)", errno, 0);
-    else
-        waitpid(p, NULL, 0);
-    static char big[65536];
-    int fd = open("/proc/self/maps", O_RDONLY);
-    if (fd < 0 || read(fd, big, sizeof big) <= 0)
-        fail(mode, "root cannot read /proc/self/maps (errno)", errno, 0);
-    close(fd);
 }
 
 static void run(const char *mode)

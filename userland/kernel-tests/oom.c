@@ -46,6 +46,9 @@
 #include <sys/stat.h>
 #include <grp.h>
 
+#define CHECK_MARKER "OOM-CHECK"
+#include "memcheck.h"
+
 /* Memory the compiler cannot optimise away: mapped and touched through a
  * volatile pointer. */
 static volatile char *touch(size_t len, char value)
@@ -56,29 +59,6 @@ static volatile char *touch(size_t len, char value)
     for (size_t i = 0; i < len; i += 4096)
         p[i] = value;
     return p;
-}
-
-static unsigned long free_ram(void)
-{
-    struct sysinfo si;
-    sysinfo(&si);
-    return si.freeram * si.mem_unit;
-}
-
-static unsigned long total_ram(void)
-{
-    struct sysinfo si;
-    sysinfo(&si);
-    return si.totalram * si.mem_unit;
-}
-
-static int failures;
-
-static void fail(const char *mode, const char *what, long a, long b)
-{
-    printf("OOM-CHECK %s FAILED: %s (%ld, %ld)\n", mode, what, a, b);
-    fflush(stdout);
-    failures++;
 }
 
 /* Free memory within 0.5% of RAM of `before`. */
@@ -421,23 +401,6 @@ static void pipe_filler(int report, uid_t id)
     write(report, &verdict, 1);
     for (;;)
         pause();
-}
-
-/* Whether root can still fork, and read a file through a 64 KiB buffer. */
-static void check_alive(const char *mode)
-{
-    pid_t p = fork();
-    if (p == 0)
-        _exit(0);
-    if (p < 0)
-        fail(mode, "root cannot fork (errno)", errno, 0);
-    else
-        waitpid(p, NULL, 0);
-    static char big[65536];
-    int fd = open("/proc/self/maps", O_RDONLY);
-    if (fd < 0 || read(fd, big, sizeof big) <= 0)
-        fail(mode, "root cannot read /proc/self/maps (errno)", errno, 0);
-    close(fd);
 }
 
 static void run_pipes(void)
