@@ -11,7 +11,12 @@ for i in $(seq 1 20); do (echo "$i" > job.$i) & done
 wait
 cat job.* | sort -n | tr '\n' ' '; echo
 # The slow job waits on a FIFO that is written only after `wait -n` has
-# returned, so which job finishes first does not depend on timing.
+# returned. The fast job exits only once this shell sleeps (in `wait -n`, the
+# next thing it does): a job that ends before `wait -n` starts is reaped and
+# forgotten by bash at the command boundary, and `wait -n` would then wait for
+# the slow job forever.
 mkfifo jobs.fifo
-bash -c '(read -r _ < jobs.fifo; exit 9) & (exit 2) & wait -n; echo "first to finish: $?"; echo go > jobs.fifo; wait; echo "then: $?"'
+bash -c '(read -r _ < jobs.fifo; exit 9) &
+  (st=; until [ "$st" = S ]; do read -r _ _ st _ < /proc/$$/stat; done; exit 2) &
+  wait -n; echo "first to finish: $?"; echo go > jobs.fifo; wait; echo "then: $?"'
 exit 0
