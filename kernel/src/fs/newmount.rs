@@ -298,10 +298,9 @@ fn subtree(mounts: &[Mount], id: u32, recursive: bool) -> Vec<u32> {
 }
 
 /// open_tree with OPEN_TREE_CLONE: a private copy of the mount `mnt`
-/// reached at directory `node` (the copy's root; `node_path` is its
-/// absolute path), with the mounts below it if `recursive` (Linux's
+/// reached at directory `node` (the copy's root), with the mounts below it if `recursive` (Linux's
 /// copy_tree with CL_PRIVATE), as a detached tree.
-pub fn clone_tree(mnt: MountId, node: &Arc<dyn Inode>, node_path: &[u8], recursive: bool) -> Result<Arc<MountNs>> {
+pub fn clone_tree(mnt: MountId, node: &Arc<dyn Inode>, recursive: bool) -> Result<Arc<MountNs>> {
     let source = mount::mount_at(mnt, &**node).ok_or(Errno::EINVAL)?;
     let (ns, anonymous) = namespace_of(source.id).ok_or(Errno::EINVAL)?;
     if anonymous && source.on.is_some() {
@@ -315,24 +314,38 @@ pub fn clone_tree(mnt: MountId, node: &Arc<dyn Inode>, node_path: &[u8], recursi
     if recursive {
         // (old id, new id) of every mount copied.
         let mut ids: Vec<(u32, u32)> = alloc::vec![(source.id, copies[0].id)];
-        let below = |path: &[u8]| node_path == b"/" || path == node_path || (path.starts_with(node_path) && path.get(node_path.len()) == Some(&b'/'));
         let mut i = 0;
         while i < ids.len() {
             let (old_parent, new_parent) = ids[i];
             for m in mounts.iter().filter(|m| m.parent_id == old_parent && m.id != old_parent) {
-                // The first level must lie below the copied directory; what
-                // is mounted inside those goes along whole.
-                if i == 0 && !below(&m.path) {
-                    continue;
-                }
+                // The first level must lie below the copied directory (found
+                // by inodes: paths are ambiguous with bind mounts); what is
+                // mounted inside those goes along whole.
+                let rel = match (i, &m.on) {
+                    (0, Some(on)) => match path_below(on, node, &source.root) {
+                        Some(rel) => Some(rel),
+                        None => continue,
+                    },
+                    _ => None,
+                };
                 if m.prop.unbindable {
                     continue;
                 }
                 let mut copy = mount::detached_mount(m.root.clone(), m.fstype, m.source.clone(), m.flags, m.kind.clone());
                 copy.on = m.on.clone();
                 copy.parent_id = new_parent;
-                let rest = if node_path == b"/" { &m.path[..] } else { m.path.get(node_path.len()..).unwrap_or(b"") };
-                copy.path = if rest.is_empty() { b"/".to_vec() } else { rest.to_vec() };
+                copy.path = match rel {
+                    Some(rel) => rel,
+                    // Deeper: its path below its parent's mount point.
+                    None => {
+                        let parent_path = copies.iter().find(|c| c.id == new_parent).map(|c| c.path.clone()).unwrap_or_default();
+                        let parent_old = mounts.iter().find(|p| p.id == old_parent).map(|p| p.path.clone()).unwrap_or_default();
+                        let rest = m.path.strip_prefix(parent_old.as_slice()).unwrap_or(&m.path);
+                        let mut p = if parent_path == b"/" { Vec::new() } else { parent_path };
+                        p.extend_from_slice(rest);
+                        if p.is_empty() { b"/".to_vec() } else { p }
+                    }
+                };
                 ids.push((m.id, copy.id));
                 copies.push(mount::with_keys(copy));
             }
@@ -340,6 +353,43 @@ pub fn clone_tree(mnt: MountId, node: &Arc<dyn Inode>, node_path: &[u8], recursi
         }
     }
     Ok(MountNs::new_anonymous(copies))
+}
+
+/// The path of directory `dir` below directory `top` of the same file
+/// system ("/" for `top` itself), found by walking up with ".."; None if
+/// `stop` (the mount's root) or the file system's root comes first.
+fn path_below(dir: &Arc<dyn Inode>, top: &Arc<dyn Inode>, stop: &Arc<dyn Inode>) -> Option<Vec<u8>> {
+    let mut names: Vec<Vec<u8>> = Vec::new();
+    let mut node = dir.clone();
+    for _ in 0..4096 {
+        if kevlar_vfs::same_inode(&*node, &**top) {
+            let mut out = Vec::new();
+            for name in names.iter().rev() {
+                out.push(b'/');
+                out.extend_from_slice(name);
+            }
+            return Some(if out.is_empty() { b"/".to_vec() } else { out });
+        }
+        if kevlar_vfs::same_inode(&*node, &**stop) {
+            return None;
+        }
+        let parent = node.lookup(b"..").ok()?;
+        if kevlar_vfs::same_inode(&*parent, &*node) {
+            return None;
+        }
+        let mut index = 0;
+        let mut name = None;
+        while name.is_none() {
+            let (entry, next) = parent.read_dir(index).ok()??;
+            if entry.name != b"." && entry.name != b".." && entry.ino == node.ino() {
+                name = Some(entry.name);
+            }
+            index = next;
+        }
+        names.push(name?);
+        node = parent;
+    }
+    None
 }
 
 /// move_mount: attaches the tree or mount `mnt` (whose root must be
@@ -420,7 +470,7 @@ pub fn set_attr(mnt: MountId, root: &Arc<dyn Inode>, set: u32, clear: u32, propa
         ns.update_filters(&mounts);
     }
     if propagation != 0 {
-        super::propagation::set_propagation(&ns, root, propagation, recursive)?;
+        super::propagation::set_propagation_at(&ns, mnt, root, propagation, recursive)?;
     }
     Ok(())
 }

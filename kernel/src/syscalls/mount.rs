@@ -62,7 +62,7 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
         if kind.count_ones() != 1 || flags & !(PROPAGATION | abi::MS_REC | abi::MS_SILENT) != 0 || !crate::fs::propagation::is_mount_root(&fs.mnt, &on) {
             return Err(Errno::EINVAL);
         }
-        crate::fs::propagation::set_propagation(&fs.mnt, &on, kind, flags & abi::MS_REC != 0)?;
+        crate::fs::propagation::set_propagation_at(&fs.mnt, on_mnt, &on, kind, flags & abi::MS_REC != 0)?;
         return Ok(0);
     }
     if on.file_type() != FileType::Directory && flags & abi::MS_BIND == 0 {
