@@ -62,16 +62,22 @@ fn parse_elf(inode: &Arc<dyn Inode>, mut head: Vec<u8>) -> Result<kevlar_elf::Lo
 }
 
 fn resolve_executable(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<Arc<dyn Inode>> {
+    Ok(resolve_executable_mnt(fs, cred, start, path)?.0)
+}
+
+/// [`resolve_executable`], also returning the mount the program was
+/// reached through (whose noexec and nosuid apply).
+fn resolve_executable_mnt(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
     if path.is_empty() {
         return Err(Errno::ENOENT);
     }
-    let node = fs.lookup(cred, start, path, WalkFlags::EMPTY)?;
+    let (node, mnt) = fs.lookup_mnt(cred, start.map(|s| (s, kevlar_vfs::NO_MOUNT)), path, WalkFlags::EMPTY)?;
     match node.file_type() {
         FileType::Regular => {}
         FileType::Directory => return Err(Errno::EACCES),
         _ => return Err(Errno::EACCES),
     }
-    if crate::fs::mount::has_flag(&*node, linux_raw_sys::general::MS_NOEXEC) {
+    if crate::fs::mount::has_flag_at(mnt, &*node, linux_raw_sys::general::MS_NOEXEC) {
         return Err(Errno::EACCES);
     }
     let stat = node.stat()?;
@@ -79,7 +85,7 @@ fn resolve_executable(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Opt
     if stat.mode & 0o111 == 0 {
         return Err(Errno::EACCES); // even root needs an x bit
     }
-    Ok(node)
+    Ok((node, mnt))
 }
 
 fn prot_of(seg: &kevlar_elf::Segment) -> Prot {
@@ -140,9 +146,9 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
 /// The file's owner and group when exec honours its set-user-id and
 /// set-group-id bits (Linux's bprm_fill_uid): never on a nosuid mount or
 /// under no_new_privs; set-group-id only with group execute.
-fn set_ids(node: &Arc<dyn Inode>, no_new_privs: bool) -> Result<(Option<u32>, Option<u32>)> {
+fn set_ids(node: &Arc<dyn Inode>, mnt: kevlar_vfs::MountId, no_new_privs: bool) -> Result<(Option<u32>, Option<u32>)> {
     use linux_raw_sys::general::{MS_NOSUID, S_ISGID, S_ISUID, S_IXGRP};
-    if no_new_privs || crate::fs::mount::has_flag(&**node, MS_NOSUID) {
+    if no_new_privs || crate::fs::mount::has_flag_at(mnt, &**node, MS_NOSUID) {
         return Ok((None, None));
     }
     let stat = node.stat()?;
@@ -161,7 +167,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     // the absolute one names the executable in /proc.
     let mut given = path.to_vec();
     let mut exec_path = FsContext::absolute(if start.is_some() { start_path } else { &fs.cwd_path }, path);
-    let mut node = resolve_executable(fs, &cred, start, path)?;
+    let (mut node, mut mnt) = resolve_executable_mnt(fs, &cred, start, path)?;
     let mut image = read_prefix(&node, HEAD_BYTES)?;
     for depth in 0.. {
         let Some((interp, arg)) = kevlar_elf::is_script(&image) else { break };
@@ -176,7 +182,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
         new_argv.push(given.clone());
         new_argv.extend(argv.into_iter().skip(1));
         argv = new_argv;
-        node = resolve_executable(fs, &cred, None, &interp)?;
+        (node, mnt) = resolve_executable_mnt(fs, &cred, None, &interp)?;
         image = read_prefix(&node, HEAD_BYTES)?;
         exec_path = FsContext::absolute(&fs.cwd_path, &interp);
         given = interp;
@@ -187,7 +193,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     let plan = parse_elf(&node, image)?;
     // The program's credentials: a script's set-id bits are ignored (the
     // interpreter's count), as Linux's.
-    let (set_uid, set_gid) = set_ids(&node, no_new_privs)?;
+    let (set_uid, set_gid) = set_ids(&node, mnt, no_new_privs)?;
     let mut new_creds = creds.clone();
     let exec_creds = new_creds.after_exec(set_uid, set_gid, no_new_privs);
     let creds = &new_creds;

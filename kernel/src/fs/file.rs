@@ -131,6 +131,10 @@ pub trait FileOps: Send + Sync {
     fn as_mqueue(&self) -> Option<&crate::ipc::mqueue::MqFile> {
         None
     }
+    /// The file-system context, when the file is one (fsopen).
+    fn as_fs_context(&self) -> Option<&super::newmount::FsContextFile> {
+        None
+    }
     /// The inotify instance, when the file is one.
     fn as_inotify(&self) -> Option<&super::notify::inotify::Inotify> {
         None
@@ -167,17 +171,30 @@ pub struct OpenFile {
     /// A regular file opened for writing holds write access to it (a
     /// program running from it refuses that with ETXTBSY).
     _write_access: Option<super::writecount::WriteAccess>,
+    /// The mount it was opened through (`kevlar_vfs::NO_MOUNT`: not
+    /// known): what its per-mount flags and a walk from it start with.
+    mnt: AtomicU32,
 }
 
 impl OpenFile {
     /// Wraps `ops` as a new open file description.
     pub fn new(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>) -> Arc<OpenFile> {
-        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: None })
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: None, mnt: AtomicU32::new(0) })
     }
 
     /// Wraps `ops` as [`OpenFile::new`] does, holding `access` while open.
     pub fn with_write_access(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>, access: Option<super::writecount::WriteAccess>) -> Arc<OpenFile> {
-        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: access })
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: access, mnt: AtomicU32::new(0) })
+    }
+
+    /// Records the mount the file was opened through.
+    pub fn set_mount(&self, mnt: kevlar_vfs::MountId) {
+        self.mnt.store(mnt, Ordering::Relaxed);
+    }
+
+    /// Returns the mount the file was opened through (NO_MOUNT: not known).
+    pub fn mount_id(&self) -> kevlar_vfs::MountId {
+        self.mnt.load(Ordering::Relaxed)
     }
 
     /// Returns the status flags.

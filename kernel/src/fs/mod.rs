@@ -15,6 +15,7 @@ pub mod locks;
 pub mod memfd;
 pub mod notify;
 pub mod mount;
+pub mod newmount;
 pub mod pagecache;
 pub mod pages;
 pub mod pidfd;
@@ -60,16 +61,34 @@ pub struct FsContext {
     /// The mount namespace path walks see (the process's: unshare and
     /// setns change it with the namespace set).
     pub mnt: Arc<MountNs>,
+    /// The mount `root` is in (NO_MOUNT: not known; the last mount
+    /// rooted there is taken).
+    pub root_mnt: kevlar_vfs::MountId,
+    /// The mount `cwd` is in (NO_MOUNT: not known).
+    pub cwd_mnt: kevlar_vfs::MountId,
 }
 
 impl FsContext {
     /// Creates a context rooted (and working) at `root`.
     pub fn new(root: Arc<dyn Inode>) -> Self {
-        Self { cwd: root.clone(), root, cwd_path: b"/".to_vec(), umask: 0o022, mnt: mount::init_ns() }
+        Self { cwd: root.clone(), root, cwd_path: b"/".to_vec(), umask: 0o022, mnt: mount::init_ns(), root_mnt: kevlar_vfs::NO_MOUNT, cwd_mnt: kevlar_vfs::NO_MOUNT }
     }
 
     fn walk_context<'a>(&'a self, cred: &'a kevlar_vfs::Credentials) -> WalkContext<'a> {
-        WalkContext { root: &self.root, cwd: &self.cwd, mounts: &*self.mnt, cred: Some(cred) }
+        let known = |mnt: kevlar_vfs::MountId, node: &Arc<dyn Inode>| if mnt != kevlar_vfs::NO_MOUNT { mnt } else { self.mnt.mount_rooted_at(node) };
+        WalkContext { root: &self.root, cwd: &self.cwd, root_mnt: known(self.root_mnt, &self.root), cwd_mnt: known(self.cwd_mnt, &self.cwd), mounts: &*self.mnt, cred: Some(cred) }
+    }
+
+    /// Resolves `path` from `start` in its mount (None: the cwd); returns
+    /// the node and the mount it was reached through.
+    pub fn lookup_mnt(&self, cred: &kevlar_vfs::Credentials, start: Option<(&Arc<dyn Inode>, kevlar_vfs::MountId)>, path: &[u8], flags: WalkFlags) -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
+        Ok(kevlar_vfs::walk_mnt(&self.walk_context(cred), start, path, flags)?)
+    }
+
+    /// Resolves all but the last component of `path` from `start` in its
+    /// mount (the result's `mnt` is its directory's).
+    pub fn lookup_parent_mnt(&self, cred: &kevlar_vfs::Credentials, start: Option<(&Arc<dyn Inode>, kevlar_vfs::MountId)>, path: &[u8]) -> Result<ParentLookup> {
+        Ok(kevlar_vfs::walk_parent_mnt(&self.walk_context(cred), start, path)?)
     }
 
     /// Resolves `path` relative to `start` (None: the cwd).
@@ -80,11 +99,6 @@ impl FsContext {
     /// Resolves all but the last component of `path`.
     pub fn lookup_parent(&self, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<ParentLookup> {
         Ok(kevlar_vfs::walk_parent(&self.walk_context(cred), start, path)?)
-    }
-
-    /// Resolves `path` for open(2): the node, or its parent and name.
-    pub fn lookup_open(&self, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], flags: WalkFlags) -> Result<OpenLookup> {
-        Ok(kevlar_vfs::walk_open(&self.walk_context(cred), start, path, flags)?)
     }
 
     /// Returns `path` made absolute against `base` and lexically
@@ -122,6 +136,11 @@ impl FsContext {
 
 /// Opens `path` with open(2) flags and mode, as `cred` in `fs`.
 pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8], flags: u32, mode: u32) -> Result<Arc<OpenFile>> {
+    open_path_at(fs, cred, start.map(|s| (s, kevlar_vfs::NO_MOUNT)), path, flags, mode)
+}
+
+/// [`open_path`] from `start` in its mount (a directory descriptor's).
+pub fn open_path_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<(&Arc<dyn Inode>, kevlar_vfs::MountId)>, path: &[u8], flags: u32, mode: u32) -> Result<Arc<OpenFile>> {
     // open(2) ignores unknown flag bits (openat2 would reject them).
     if flags & abi::O_TMPFILE & !abi::O_DIRECTORY != 0 {
         if flags & abi::O_ACCMODE == abi::O_RDONLY {
@@ -141,8 +160,11 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
     }
     let mut created = false;
     let mut tries = 0;
+    let mut mnt;
     let node = loop {
-        match fs.lookup_open(cred, start, path, walk_flags)? {
+        let (found, at) = kevlar_vfs::walk_open_mnt(&fs.walk_context(cred), start, path, walk_flags)?;
+        mnt = at;
+        match found {
             OpenLookup::Found(node) => {
                 if flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0 {
                     return Err(Errno::EEXIST);
@@ -157,7 +179,7 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
                     return Err(Errno::EISDIR);
                 }
                 kevlar_vfs::check_access(&dir.stat()?, cred, kevlar_vfs::Access::WRITE | kevlar_vfs::Access::EXEC)?;
-                mount::check_writable(&*dir)?;
+                mount::check_writable_at(mnt, &*dir)?;
                 match dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0) {
                     Ok(node) => {
                         notify::created(&*dir, &name, false);
@@ -178,13 +200,25 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
         // /proc/PID/fd/N of a pipe or device: a new open of the same object.
         return target.reopen(cred, flags);
     }
-    open_node(fs, cred, node, flags, created, FsContext::absolute(&fs.cwd_path, path))
+    open_node_at(fs, cred, node, mnt, flags, created, FsContext::absolute(&fs.cwd_path, path))
 }
 
 /// Opens the node `node` found (or, with `created`, just made) by a path
 /// walk or a file handle, with open(2) flags, as `cred`; `abs` is the
 /// absolute path the open file records.
 pub fn open_node(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn Inode>, flags: u32, created: bool, abs: Vec<u8>) -> Result<Arc<OpenFile>> {
+    open_node_at(fs, cred, node, kevlar_vfs::NO_MOUNT, flags, created, abs)
+}
+
+/// [`open_node`] of `node` reached through mount `mnt` (NO_MOUNT: not
+/// known): that mount's flags apply, and the open file records it.
+pub fn open_node_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn Inode>, mnt: kevlar_vfs::MountId, flags: u32, created: bool, abs: Vec<u8>) -> Result<Arc<OpenFile>> {
+    let file = open_node_in(fs, cred, node, mnt, flags, created, abs)?;
+    file.set_mount(mnt);
+    Ok(file)
+}
+
+fn open_node_in(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn Inode>, mnt: kevlar_vfs::MountId, flags: u32, created: bool, abs: Vec<u8>) -> Result<Arc<OpenFile>> {
     let file_type = node.file_type();
     if flags & abi::O_PATH != 0 {
         // O_PATH: a handle for *at() calls, fstat, fchdir; no I/O.
@@ -211,7 +245,9 @@ pub fn open_node(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn I
     // A read-only mount refuses writes to its files and directories
     // (not to device nodes or FIFOs on it) before permissions count.
     if matches!(file_type, FileType::Regular | FileType::Directory) && (want.contains(kevlar_vfs::Access::WRITE) || flags & abi::O_TRUNC != 0) {
-        if file_type == FileType::Regular && mount::flags_vary(&*node) {
+        if mnt != kevlar_vfs::NO_MOUNT {
+            mount::check_writable_at(mnt, &*node)?;
+        } else if file_type == FileType::Regular && mount::flags_vary(&*node) {
             // Bind mounts of its file system differ: its directory tells
             // (found again by the absolute path the open records).
             let parent = fs.lookup_parent(cred, None, &abs)?;
@@ -252,7 +288,7 @@ pub fn open_node(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn I
         }
     }
     let ops: Arc<dyn file::FileOps> = match file_type {
-        FileType::CharDevice if mount::has_flag(&*node, abi::MS_NODEV) => return Err(Errno::EACCES),
+        FileType::CharDevice if mount::has_flag_at(mnt, &*node, abi::MS_NODEV) => return Err(Errno::EACCES),
         FileType::CharDevice => {
             let rdev = stat.rdev;
             let (major, minor) = (((rdev >> 8) & 0xfff) as u32, ((rdev & 0xff) | ((rdev >> 12) & 0xfff00)) as u32);
@@ -262,7 +298,7 @@ pub fn open_node(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn I
             }
         }
         FileType::Fifo => return open_fifo(&node, flags, abs),
-        FileType::BlockDevice if mount::has_flag(&*node, abi::MS_NODEV) => return Err(Errno::EACCES),
+        FileType::BlockDevice if mount::has_flag_at(mnt, &*node, abi::MS_NODEV) => return Err(Errno::EACCES),
         FileType::BlockDevice => crate::block::file::BlockFile::open(node.clone(), stat, flags)?,
         FileType::Socket => return Err(Errno::ENXIO),
         _ if let Some(queue) = crate::ipc::mqueue_fs::open(&node) => queue,

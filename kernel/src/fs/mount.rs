@@ -12,7 +12,7 @@ use alloc::sync::Weak;
 use kevlar_platform::sync::SpinLock;
 use kevlar_ext2::Ext2Fs;
 use kevlar_tmpfs::{TmpFs, TmpFsOptions};
-use kevlar_vfs::{Inode, MountTable};
+use kevlar_vfs::{Inode, MountId, MountTable, NO_MOUNT};
 use linux_raw_sys::general as abi;
 
 use crate::error::{Errno, Result};
@@ -109,6 +109,12 @@ pub struct MountNs {
     /// One bit per first path component of a procfs mount point (a hash
     /// modulo 64): a path whose bit is clear does not lead through procfs.
     proc_filter: AtomicU64,
+    /// Changes to this namespace's table so far (Linux's mnt_ns event
+    /// count: what polling /proc/PID/mountinfo reports).
+    events: AtomicU64,
+    /// A detached tree's namespace (fsmount, open_tree with
+    /// OPEN_TREE_CLONE: Linux's anonymous mount namespace), no process's.
+    pub(super) anonymous: bool,
 }
 
 /// Linux's initial mount namespace's inode number.
@@ -120,23 +126,21 @@ static INIT_NS: SpinLock<Option<Arc<MountNs>>> = SpinLock::new(None);
 /// sync, the union of flags).
 static ALL_NS: SpinLock<Vec<Weak<MountNs>>> = SpinLock::new(Vec::new());
 
-/// Changes to any mount table so far (what polling /proc/PID/mountinfo
-/// reports, as Linux's namespace event count; one count for every
-/// namespace, so a change elsewhere wakes a watcher needlessly, never the
-/// reverse).
-static CHANGES: AtomicU64 = AtomicU64::new(0);
-
-/// Returns how many times a mount table changed.
-pub fn changes() -> u64 {
-    CHANGES.load(Ordering::Acquire)
-}
-
 /// The union of every namespace's mount flags.
 static ANY_FLAGS: AtomicU32 = AtomicU32::new(0);
 
 impl MountNs {
     fn new(inum: u64, mounts: Vec<Mount>) -> Arc<MountNs> {
-        let ns = Arc::new(MountNs { inum, mounts: SpinLock::new(mounts), has_mounts: AtomicBool::new(false), covered: AtomicU64::new(0), any_flags: AtomicU32::new(0), proc_filter: AtomicU64::new(0) });
+        Self::make(inum, mounts, false)
+    }
+
+    /// Makes the anonymous namespace of a detached tree (its root first).
+    pub(super) fn new_anonymous(mounts: Vec<Mount>) -> Arc<MountNs> {
+        Self::make(0, mounts, true)
+    }
+
+    fn make(inum: u64, mounts: Vec<Mount>, anonymous: bool) -> Arc<MountNs> {
+        let ns = Arc::new(MountNs { inum, mounts: SpinLock::new(mounts), has_mounts: AtomicBool::new(false), covered: AtomicU64::new(0), any_flags: AtomicU32::new(0), proc_filter: AtomicU64::new(0), events: AtomicU64::new(0), anonymous });
         ns.update_filters(&ns.mounts.lock());
         let mut all = ALL_NS.lock();
         all.retain(|w| w.strong_count() > 0);
@@ -146,7 +150,7 @@ impl MountNs {
 
     /// Recomputes the filters after the table changed.
     pub(super) fn update_filters(&self, mounts: &[Mount]) {
-        CHANGES.fetch_add(1, Ordering::AcqRel);
+        self.events.fetch_add(1, Ordering::AcqRel);
         super::file::notify_pollers();
         let filter = mounts.iter().filter_map(|m| m.on_key).fold(0, |f, (_, ino)| f | filter_bit(ino));
         self.covered.store(filter, Ordering::Release);
@@ -185,6 +189,39 @@ impl MountNs {
     pub fn list(&self) -> Vec<Mount> {
         self.mounts.lock().clone()
     }
+
+    /// Returns how many times this namespace's table changed.
+    pub fn changes(&self) -> u64 {
+        self.events.load(Ordering::Acquire)
+    }
+
+    /// Returns the id of a mount whose root is `node` (NO_MOUNT if none):
+    /// where a walk starting at a directory whose mount is not known
+    /// begins (a process root, a working directory after unshare). The
+    /// namespace's root mount if it is rooted there (a process root), else
+    /// the last made (the one on top).
+    pub fn mount_rooted_at(&self, node: &Arc<dyn Inode>) -> MountId {
+        if !self.has_mounts.load(Ordering::Acquire) {
+            return NO_MOUNT;
+        }
+        let k = key(&**node);
+        let mounts = self.mounts.lock();
+        if let Some(first) = mounts.first().filter(|m| m.root_key == k) {
+            return first.id;
+        }
+        let found = mounts.iter().rev().find(|m| m.root_key == k).map_or(NO_MOUNT, |m| m.id);
+        found
+    }
+
+    /// Returns the mount with id `mnt` if it holds `node` (is of its file
+    /// system).
+    pub fn mount_by_id(&self, mnt: MountId, node: &dyn Inode) -> Option<Mount> {
+        if mnt == NO_MOUNT {
+            return None;
+        }
+        let fs_id = node.fs_id();
+        self.mounts.lock().iter().find(|m| m.id == mnt && m.root_key.0 == fs_id).cloned()
+    }
 }
 
 impl Drop for MountNs {
@@ -196,7 +233,8 @@ impl Drop for MountNs {
         let mounts = core::mem::take(&mut *self.mounts.lock());
         let mut orphans = ORPHANS.lock();
         for m in mounts {
-            if m.on.is_some() {
+            // A detached tree's root too: it was mounted nowhere else.
+            if m.on.is_some() || self.anonymous {
                 orphans.push(m.kind);
             }
         }
@@ -275,7 +313,7 @@ fn first_component_bit(path: &[u8]) -> u64 {
 
 /// Adds a mount to the calling process's namespace (and, through
 /// propagation, to the peers and slaves of the mount it sits on).
-fn add(mut mount: Mount) {
+pub(super) fn add(mut mount: Mount) {
     mount.on_key = mount.on.as_deref().map(key);
     mount.root_key = key(&*mount.root);
     let ns = current_ns();
@@ -287,6 +325,13 @@ pub(super) fn with_keys(mut mount: Mount) -> Mount {
     mount.on_key = mount.on.as_deref().map(key);
     mount.root_key = key(&*mount.root);
     mount
+}
+
+/// Makes the root mount of a detached tree (fsmount, open_tree): a new
+/// id, on nothing, private.
+pub(super) fn detached_mount(root: Arc<dyn Inode>, fstype: &'static str, source: Vec<u8>, flags: u32, kind: FsKind) -> Mount {
+    let root_key = key(&*root);
+    Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id: 0, on: None, root, path: b"/".to_vec(), fstype, source, flags: flags & MOUNT_FLAGS_SETATTR, kind, prop: Default::default(), on_key: None, root_key }
 }
 
 pub(super) static NEXT_MOUNT_ID: AtomicU32 = AtomicU32::new(1);
@@ -301,7 +346,11 @@ pub fn anon_dev() -> u64 {
 }
 
 /// Flags a mount may carry (MS_REMOUNT changes only these).
-const MOUNT_FLAGS: u32 = abi::MS_RDONLY | abi::MS_NOSUID | abi::MS_NODEV | abi::MS_NOEXEC | abi::MS_NOATIME | abi::MS_NODIRATIME | abi::MS_RELATIME | abi::MS_STRICTATIME;
+pub(super) const MOUNT_FLAGS: u32 = abi::MS_RDONLY | abi::MS_NOSUID | abi::MS_NODEV | abi::MS_NOEXEC | abi::MS_NOATIME | abi::MS_NODIRATIME | abi::MS_RELATIME | abi::MS_STRICTATIME;
+
+/// Flags mount_setattr and fsmount may give a mount (MOUNT_ATTR_* as
+/// MS_*): MS_NOSYMFOLLOW too.
+pub(super) const MOUNT_FLAGS_SETATTR: u32 = MOUNT_FLAGS | abi::MS_NOSYMFOLLOW;
 
 /// The path walker's view of a namespace's mount table.
 impl MountTable for MountNs {
@@ -325,6 +374,54 @@ impl MountTable for MountNs {
         }
         let k = key(&**root_of_mounted);
         self.mounts.lock().iter().rev().find(|m| m.on_key.is_some() && m.on_key != Some(k) && m.root_key == k).and_then(|m| m.on.clone())
+    }
+
+    fn mounted_on(&self, mnt: MountId, dir: &Arc<dyn Inode>) -> Option<(Arc<dyn Inode>, MountId)> {
+        let filter = self.covered.load(Ordering::Acquire);
+        if filter == 0 || filter & filter_bit(dir.ino()) == 0 {
+            return None;
+        }
+        let k = key(&**dir);
+        let mounts = self.mounts.lock();
+        if mnt != NO_MOUNT {
+            // Linux's lookup_mnt: the mount on this directory of this
+            // mount (the last made, when several are stacked there).
+            if let Some(m) = mounts.iter().rev().find(|m| m.parent_id == mnt && m.on_key == Some(k)) {
+                return Some((m.root.clone(), m.id));
+            }
+            if mounts.iter().any(|m| m.id == mnt) {
+                return None;
+            }
+        }
+        // The walk's mount is not known: by inodes alone (a directory
+        // bound over itself is then not entered).
+        mounts.iter().rev().find(|m| m.on_key == Some(k) && m.root_key != k).map(|m| (m.root.clone(), m.id))
+    }
+
+    fn no_symlinks(&self, mnt: MountId) -> bool {
+        if mnt == NO_MOUNT || self.any_flags.load(Ordering::Acquire) & abi::MS_NOSYMFOLLOW == 0 {
+            return false;
+        }
+        let found = self.mounts.lock().iter().any(|m| m.id == mnt && m.flags & abi::MS_NOSYMFOLLOW != 0);
+        found
+    }
+
+    fn mount_point_of(&self, mnt: MountId, root: &Arc<dyn Inode>) -> Option<(Arc<dyn Inode>, MountId)> {
+        if !self.has_mounts.load(Ordering::Acquire) {
+            return None;
+        }
+        let k = key(&**root);
+        let mounts = self.mounts.lock();
+        if mnt != NO_MOUNT {
+            if let Some(m) = mounts.iter().find(|m| m.id == mnt) {
+                if m.root_key != k {
+                    return None;
+                }
+                let on = m.on.clone()?;
+                return Some((on, m.parent_id));
+            }
+        }
+        mounts.iter().rev().find(|m| m.on_key.is_some() && m.on_key != Some(k) && m.root_key == k).and_then(|m| Some((m.on.clone()?, m.parent_id)))
     }
 }
 
@@ -382,6 +479,44 @@ pub fn mount_of(node: &dyn Inode) -> Option<Mount> {
         }
     }
     candidates.into_iter().next()
+}
+
+/// Returns the mount `node` was reached through: mount `mnt` as the walk
+/// found it, else (not known) the nearest one [`mount_of`] finds.
+pub fn mount_at(mnt: MountId, node: &dyn Inode) -> Option<Mount> {
+    find_mount(mnt, node).or_else(|| mount_of(node))
+}
+
+/// Finds mount `mnt` holding `node`: in the caller's namespace, else in a
+/// detached tree (a descriptor from fsmount or open_tree).
+fn find_mount(mnt: MountId, node: &dyn Inode) -> Option<Mount> {
+    if mnt == NO_MOUNT {
+        return None;
+    }
+    current_ns().mount_by_id(mnt, node).or_else(|| all_namespaces().iter().filter(|ns| ns.anonymous).find_map(|ns| ns.mount_by_id(mnt, node)))
+}
+
+/// Returns the MS_* flags of mount `mnt` holding `node` (the walk's
+/// mount: bind mounts of one file system each have their own); when the
+/// mount is not known, the nearest one's ([`flags_of`]).
+pub fn flags_at(mnt: MountId, node: &dyn Inode) -> u32 {
+    if ANY_FLAGS.load(Ordering::Acquire) == 0 {
+        return 0;
+    }
+    if let Some(m) = find_mount(mnt, node) {
+        return m.flags;
+    }
+    flags_of(node)
+}
+
+/// Fails with EROFS if mount `mnt` holding `node` is read-only.
+pub fn check_writable_at(mnt: MountId, node: &dyn Inode) -> Result<()> {
+    if has_flag_at(mnt, node, abi::MS_RDONLY) { Err(Errno::EROFS) } else { Ok(()) }
+}
+
+/// Tells whether mount `mnt` holding `node` has `flag`.
+pub fn has_flag_at(mnt: MountId, node: &dyn Inode, flag: u32) -> bool {
+    ANY_FLAGS.load(Ordering::Acquire) & flag != 0 && flags_at(mnt, node) & flag != 0
 }
 
 /// Returns the MS_* flags of the mount holding `node` (0 if none).
@@ -557,7 +692,7 @@ fn parse_size(text: &str) -> Result<u64> {
 }
 
 /// Makes a new instance of file system type `fstype` with options `data`.
-fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, FsKind)> {
+pub(super) fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<dyn Inode>, FsKind)> {
     match fstype {
         b"proc" => Ok(("proc", super::procfs::root(), FsKind::Proc)),
         b"sysfs" => Ok(("sysfs", super::sysfs::root(), FsKind::Sysfs)),
@@ -614,11 +749,22 @@ pub fn is_disk_mounted(rdev: u64) -> bool {
 /// the disk with device number `rdev` (the block-device node `source`
 /// names) on `on`.
 pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64, flags: u32, data: &[u8], fstype: &'static str) -> Result<()> {
-    // mount(8) turns ro/rw and the generic options into flags; ext2's own
-    // options (acl, errors=...) are not implemented, so refuse them.
-    if data.split(|&b| b == b',').any(|o| !o.is_empty()) {
-        return Err(Errno::EINVAL);
+    mount_ext2_at(NO_MOUNT, on, path, source, rdev, flags, data, fstype)
+}
+
+/// The id of the mount a new mount on `on` sits on: `parent` (the mount
+/// the walk to `on` ended in) when known, else the nearest one.
+pub(super) fn parent_id_of(parent: MountId, on: &dyn Inode) -> u32 {
+    match current_ns().mount_by_id(parent, on) {
+        Some(m) => m.id,
+        None => mount_of(on).map_or(0, |m| m.id),
     }
+}
+
+/// Opens the ext2/3/4 file system on disk `rdev` (shared with its other
+/// mounts) for a mount with `flags`; returns it and the flags the mount
+/// gets (read-only when the file system is).
+pub(super) fn open_ext2(rdev: u64, flags: u32, fstype: &'static str) -> Result<(Arc<Ext2Fs>, u32)> {
     let disk = crate::block::by_rdev(rdev).ok_or(Errno::ENXIO)?;
     let mut flags = flags & MOUNT_FLAGS;
     // A disk already mounted is shared, as Linux shares its superblock.
@@ -658,7 +804,19 @@ pub fn mount_ext2(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64,
     if fs.is_read_only() {
         flags |= abi::MS_RDONLY;
     }
-    let parent_id = mount_of(&*on).map_or(0, |m| m.id);
+    Ok((fs, flags))
+}
+
+/// [`mount_ext2`] on `on` reached in mount `parent`.
+#[allow(clippy::too_many_arguments)]
+pub fn mount_ext2_at(parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64, flags: u32, data: &[u8], fstype: &'static str) -> Result<()> {
+    // mount(8) turns ro/rw and the generic options into flags; ext2's own
+    // options (acl, errors=...) are not implemented, so refuse them.
+    if data.split(|&b| b == b',').any(|o| !o.is_empty()) {
+        return Err(Errno::EINVAL);
+    }
+    let (fs, flags) = open_ext2(rdev, flags, fstype)?;
+    let parent_id = parent_id_of(parent, &*on);
     let root = fs.root();
     add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype, source, flags, kind: FsKind::Ext2(fs), prop: Default::default(), on_key: None, root_key: (0, 0) });
     Ok(())
@@ -696,20 +854,27 @@ pub fn sync_node(node: &dyn Inode) -> Result<()> {
 /// Mounts a new `fstype` file system from `source` on directory `on`
 /// (whose absolute path is `path`).
 pub fn mount_new(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u8], flags: u32, data: &[u8]) -> Result<()> {
+    mount_new_at(NO_MOUNT, on, path, source, fstype, flags, data)
+}
+
+/// [`mount_new`] on `on` reached in mount `parent`.
+pub fn mount_new_at(parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u8], flags: u32, data: &[u8]) -> Result<()> {
     let (name, root, kind) = make_fs(fstype, data)?;
-    let parent_id = mount_of(&*on).map_or(0, |m| m.id);
+    let parent_id = parent_id_of(parent, &*on);
     add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype: name, source, flags: flags & MOUNT_FLAGS, kind, prop: Default::default(), on_key: None, root_key: (0, 0) });
     Ok(())
 }
 
-/// Bind-mounts directory `source` (of the mount `from`) on `on`.
-pub fn mount_bind(source: Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>, flags: u32) -> Result<()> {
-    let from = mount_of(&*source).ok_or(Errno::EINVAL)?;
+
+/// Bind-mounts directory `source` (reached in mount `source_mnt`) on `on`
+/// (reached in mount `parent`).
+pub fn mount_bind_at(source_mnt: MountId, source: Arc<dyn Inode>, parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, flags: u32) -> Result<()> {
+    let from = mount_at(source_mnt, &*source).ok_or(Errno::EINVAL)?;
     // An unbindable mount cannot be the source of a bind mount.
     if from.prop.unbindable {
         return Err(Errno::EINVAL);
     }
-    let parent_id = mount_of(&*on).map_or(0, |m| m.id);
+    let parent_id = parent_id_of(parent, &*on);
     let mount = Mount {
         id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed),
         parent_id,
@@ -750,11 +915,25 @@ pub fn through_procfs(path: &[u8]) -> bool {
     found
 }
 
-/// Changes the flags of the mount whose root is `root` (MS_REMOUNT).
-pub fn remount(root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
+
+/// Finds the index of mount `mnt` when the walk knew it (None if `root`
+/// is not that mount's root: not a mount point), else of the last mount
+/// whose root is `root`.
+pub(super) fn index_of_mount(mounts: &[Mount], mnt: MountId, root: &Arc<dyn Inode>) -> Option<usize> {
+    if mnt != NO_MOUNT {
+        if let Some(i) = mounts.iter().position(|m| m.id == mnt) {
+            return (mounts[i].root_key == key(&**root)).then_some(i);
+        }
+    }
+    index_of_root(mounts, root)
+}
+
+/// Changes the flags of mount `mnt` (the walk's), whose root must be
+/// `root` (MS_REMOUNT, with MS_BIND too: the mount's own flags).
+pub fn remount_at(mnt: MountId, root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
     let ns = current_ns();
     let mut mounts = ns.mounts.lock();
-    let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
+    let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
     mounts[index].flags = flags & MOUNT_FLAGS;
     ns.update_filters(&mounts);
     Ok(())
@@ -765,12 +944,17 @@ pub(super) fn index_of(mounts: &[Mount], root: &Arc<dyn Inode>) -> Option<usize>
     index_of_root(mounts, root)
 }
 
-/// Moves the mount whose root is `root` onto `on` (MS_MOVE).
-pub fn move_mount(root: &Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>) -> Result<()> {
-    let parent_id = mount_of(&*on).map_or(0, |m| m.id);
+
+/// Moves mount `mnt` (rooted at `root`; not known: the last mount rooted
+/// there) onto `on` reached in mount `parent` (MS_MOVE).
+pub fn move_mount_at(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>) -> Result<()> {
+    let parent_id = parent_id_of(parent, &*on);
     let ns = current_ns();
     let mut mounts = ns.mounts.lock();
-    let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
+    let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
+    if mounts[index].id == parent_id {
+        return Err(Errno::ELOOP);
+    }
     if mounts[index].on.is_none() {
         return Err(Errno::EINVAL);
     }
@@ -784,16 +968,17 @@ pub fn move_mount(root: &Arc<dyn Inode>, on: Arc<dyn Inode>, path: Vec<u8>) -> R
     Ok(())
 }
 
-/// Unmounts the mount whose root is `root`. Without `detach`, fails with
-/// EBUSY while something is mounted inside it or a process works in it or
-/// has one of its files open.
-pub fn unmount(root: &Arc<dyn Inode>, detach: bool) -> Result<()> {
+
+/// Unmounts mount `mnt` (the walk's; its root must be `root`). Without
+/// `detach`, fails with EBUSY while something is mounted inside it or a
+/// process works in it or has one of its files open.
+pub fn unmount_at(mnt: MountId, root: &Arc<dyn Inode>, detach: bool) -> Result<()> {
     let fs_id = root.fs_id();
     let ns = current_ns();
     let mounted_elsewhere = |ns: &Arc<MountNs>| all_namespaces().iter().any(|other| !Arc::ptr_eq(other, ns) && other.mounts.lock().iter().any(|m| m.root.fs_id() == fs_id));
     {
         let mounts = ns.mounts.lock();
-        let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
+        let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
         if mounts[index].on.is_none() {
             return Err(Errno::EBUSY);
         }
@@ -803,13 +988,16 @@ pub fn unmount(root: &Arc<dyn Inode>, detach: bool) -> Result<()> {
         if !detach && has_submounts {
             return Err(Errno::EBUSY);
         }
+        if !detach && mount_in_use(id) {
+            return Err(Errno::EBUSY);
+        }
         drop(mounts);
         if !detach && !shared && !mounted_elsewhere(&ns) && in_use(fs_id) {
             return Err(Errno::EBUSY);
         }
     }
     let mut mounts = ns.mounts.lock();
-    let index = index_of_root(&mounts, root).ok_or(Errno::EINVAL)?;
+    let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
     // A detached mount takes the mounts below it along (MNT_DETACH
     // unmounts the whole subtree).
     let mut gone = alloc::vec![mounts[index].id];
@@ -848,6 +1036,21 @@ pub fn unmount(root: &Arc<dyn Inode>, detach: bool) -> Result<()> {
     Ok(())
 }
 
+/// Tells whether a process works in, or has a descriptor opened through,
+/// mount `id` (Linux's busy mount: a reference on the vfsmount).
+fn mount_in_use(id: u32) -> bool {
+    crate::process::all_processes().iter().any(|p| {
+        let fs = p.fs.lock().clone();
+        if fs.cwd_mnt == id || fs.root_mnt == id {
+            return true;
+        }
+        let files = p.files.lock().clone();
+        let table = files.lock();
+        let busy = table.iter().any(|(_, file, _)| file.mount_id() == id && file.ops.as_mqueue().is_none_or(|q| q.pins_mount()));
+        busy
+    })
+}
+
 /// Tells whether a process works in, or has open a file of, file system
 /// `fs_id`.
 fn in_use(fs_id: u64) -> bool {
@@ -882,7 +1085,7 @@ impl Mount {
     /// (`rw,nosuid,relatime`).
     pub fn mount_options(&self) -> String {
         let mut out = String::from(if self.flags & abi::MS_RDONLY != 0 { "ro" } else { "rw" });
-        for (flag, name) in [(abi::MS_NOSUID, ",nosuid"), (abi::MS_NODEV, ",nodev"), (abi::MS_NOEXEC, ",noexec"), (abi::MS_NOATIME, ",noatime"), (abi::MS_NODIRATIME, ",nodiratime")] {
+        for (flag, name) in [(abi::MS_NOSUID, ",nosuid"), (abi::MS_NODEV, ",nodev"), (abi::MS_NOEXEC, ",noexec"), (abi::MS_NOATIME, ",noatime"), (abi::MS_NODIRATIME, ",nodiratime"), (abi::MS_NOSYMFOLLOW, ",nosymfollow")] {
             if self.flags & flag != 0 {
                 out.push_str(name);
             }
@@ -979,7 +1182,13 @@ const ST_RELATIME: u64 = 0x1000;
 
 /// Returns what statfs reports for the file system holding `node`.
 pub fn statfs(node: &dyn Inode) -> StatFs {
-    let Some(mount) = mount_of(node) else {
+    statfs_at(NO_MOUNT, node)
+}
+
+/// Returns what statfs reports for `node` reached through mount `mnt`
+/// (its flags are that mount's).
+pub fn statfs_at(mnt: MountId, node: &dyn Inode) -> StatFs {
+    let Some(mount) = mount_at(mnt, node) else {
         return StatFs { fs_type: abi::TMPFS_MAGIC as u64, block_size: 4096, name_max: 255, flags: ST_VALID, ..StatFs::default() };
     };
     let total_pages = kevlar_platform::mm::pmm::stats().total_bytes as u64 / 4096;

@@ -191,11 +191,14 @@ pub fn is_mount_root(ns: &MountNs, root: &Arc<dyn Inode>) -> bool {
 /// Changes the propagation of the mount whose root is `root` in `ns`
 /// (and with MS_REC of every mount below it) to `kind`: one of
 /// MS_SHARED, MS_PRIVATE, MS_SLAVE, MS_UNBINDABLE.
-pub fn set_propagation(ns: &Arc<MountNs>, root: &Arc<dyn Inode>, kind: u32, recursive: bool) -> Result<()> {
+///
+/// The mount is `mnt` (the walk's; not known: the last mount rooted at
+/// `root`), whose root must be `root`.
+pub fn set_propagation_at(ns: &Arc<MountNs>, mnt: kevlar_vfs::MountId, root: &Arc<dyn Inode>, kind: u32, recursive: bool) -> Result<()> {
     let _serial = PROPAGATION.lock();
     let targets: Vec<u32> = {
         let mounts = ns.mounts.lock();
-        let index = index_of(&mounts, root).ok_or(Errno::EINVAL)?;
+        let index = super::mount::index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
         let mut ids = alloc::vec![mounts[index].id];
         if recursive {
             let mut i = 0;

@@ -81,6 +81,10 @@ fn boot_time() -> Timespec {
     *FIRST.lock().get_or_insert_with(crate::clock::now)
 }
 
+/// Counts changes to what a pollable file shows (see
+/// [`SynthFile::with_change_counter`]).
+pub type ChangeCounter = Arc<dyn Fn() -> u64 + Send + Sync>;
+
 /// A regular file whose text a closure produces.
 pub struct SynthFile {
     attr: Attr,
@@ -91,7 +95,7 @@ pub struct SynthFile {
     check: Option<OpenCheck>,
     /// A counter of changes to what the file shows, for files that poll
     /// (/proc/PID/mounts and mountinfo).
-    changes: Option<fn() -> u64>,
+    changes: Option<ChangeCounter>,
 }
 
 impl SynthFile {
@@ -124,7 +128,7 @@ impl SynthFile {
     /// Makes the file pollable as Linux's /proc/PID/mounts is: always
     /// readable, and POLLERR | POLLPRI once after each change `changes`
     /// counts since the file was opened or last polled.
-    pub fn with_change_counter(mut self: Arc<SynthFile>, changes: fn() -> u64) -> Arc<SynthFile> {
+    pub fn with_change_counter(mut self: Arc<SynthFile>, changes: ChangeCounter) -> Arc<SynthFile> {
         if let Some(file) = Arc::get_mut(&mut self) {
             file.changes = Some(changes);
         }
@@ -146,7 +150,7 @@ impl SynthFile {
         if let Some(check) = &self.check {
             check()?;
         }
-        let seen = AtomicU64::new(self.changes.map_or(0, |f| f()));
+        let seen = AtomicU64::new(self.changes.as_ref().map_or(0, |f| f()));
         Ok(Arc::new(SynthOpenFile { node: self.clone(), text: SpinLock::new(None), seen }))
     }
 }
@@ -262,7 +266,7 @@ impl FileOps for SynthOpenFile {
         use super::file::{PollEvents, POLLERR, POLLIN, POLLRDNORM};
         const POLLPRI: PollEvents = linux_raw_sys::general::POLLPRI as PollEvents;
         let mut events = POLLIN | POLLRDNORM;
-        if let Some(changes) = self.node.changes {
+        if let Some(changes) = &self.node.changes {
             let now = changes();
             if self.seen.swap(now, Ordering::Relaxed) != now {
                 events |= POLLERR | POLLPRI;
@@ -272,7 +276,7 @@ impl FileOps for SynthOpenFile {
     }
 
     fn poll_counts(&self) -> (u64, u64) {
-        (self.node.changes.map_or(0, |f| f()), 0)
+        (self.node.changes.as_ref().map_or(0, |f| f()), 0)
     }
 }
 

@@ -223,6 +223,10 @@ pub fn switch(process: &crate::process::Process, set: Arc<NsSet>, enter_root: bo
         let mut fs = process.fs.lock();
         if !Arc::ptr_eq(&fs.mnt, &set.mnt) || enter_root {
             old_mnt = Some(core::mem::replace(&mut fs.mnt, set.mnt.clone()));
+            // Mount ids are the old namespace's: found again from the
+            // nodes at the next walk.
+            fs.root_mnt = kevlar_vfs::NO_MOUNT;
+            fs.cwd_mnt = kevlar_vfs::NO_MOUNT;
             if enter_root {
                 if let Some(root) = set.mnt.root() {
                     fs.root = root.clone();

@@ -15,7 +15,7 @@ use crate::error::{Errno, Result};
 use crate::fs::fasync::{self, OwnerKind};
 use crate::fs::file::OpenFile;
 use crate::fs::pipe::Pipe;
-use crate::fs::{open_path, FsContext};
+use crate::fs::FsContext;
 use crate::mm::kbuf;
 use crate::process::Thread;
 
@@ -50,6 +50,27 @@ fn dir_start(thread: &Thread, dirfd: i32, path: &[u8]) -> Result<Option<Arc<dyn 
         return Err(Errno::ENOTDIR);
     }
     Ok(Some(inode))
+}
+
+/// [`dir_start`] with the mount the directory descriptor was opened
+/// through (what a walk from it starts in).
+fn dir_start_mnt(thread: &Thread, dirfd: i32, path: &[u8]) -> Result<Option<(Arc<dyn Inode>, kevlar_vfs::MountId)>> {
+    if path.starts_with(b"/") || dirfd == AT_FDCWD {
+        return Ok(None);
+    }
+    let f = file(thread, dirfd)?;
+    let inode = f.ops.inode().ok_or(Errno::ENOTDIR)?;
+    if inode.file_type() != FileType::Directory && !path.is_empty() {
+        return Err(Errno::ENOTDIR);
+    }
+    Ok(Some((inode, f.mount_id())))
+}
+
+/// Resolves `path` from `dirfd` as a *at() call does; returns the node
+/// and the mount it was reached through.
+fn lookup_at(thread: &Thread, cred: &kevlar_vfs::Credentials, dirfd: i32, path: &[u8], walk: WalkFlags) -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
+    let start = dir_start_mnt(thread, dirfd, path)?;
+    fs_ctx(thread).lookup_mnt(cred, start.as_ref().map(|(n, m)| (n, *m)), path, walk)
 }
 
 /// Bytes moved in one kernel buffer per step of read/write.
@@ -102,6 +123,11 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     check_user_buffer(buf, len)?;
     if super::socket::is_socket(&f) {
         return super::socket::read_socket(&f, vec![(buf, len)]);
+    }
+    // An O_PATH descriptor does no I/O: EBADF before anything about the
+    // file (a directory's EISDIR) is looked at, as Linux's fdget_pos.
+    if f.flags() & abi::O_PATH != 0 {
+        return Err(Errno::EBADF);
     }
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
@@ -414,10 +440,10 @@ pub fn openat(thread: &Thread, dirfd: i32, path: usize, flags: u32, mode: u32) -
     if path.is_empty() {
         return Err(Errno::ENOENT);
     }
-    let start = dir_start(thread, dirfd, &path)?;
+    let start = dir_start_mnt(thread, dirfd, &path)?;
     let ctx = fs_ctx(thread);
     let cred = fs_cred(thread);
-    let file = open_path(&ctx, &cred, start.as_ref(), &path, flags, mode)?;
+    let file = crate::fs::open_path_at(&ctx, &cred, start.as_ref().map(|(n, m)| (n, *m)), &path, flags, mode)?;
     let fd = thread.process.files.lock().lock().insert(file, flags & abi::O_CLOEXEC != 0)?;
     Ok(fd as isize)
 }
@@ -785,25 +811,26 @@ pub fn getcwd(thread: &Thread, buf: usize, size: usize) -> Result<isize> {
 /// The directory a chdir or chroot names: looked up, and searchable by
 /// the caller. Returns the path as given, the directory and the caller's
 /// credentials.
-fn searchable_dir(thread: &Thread, path: usize) -> Result<(Vec<u8>, Arc<dyn Inode>, kevlar_vfs::Credentials)> {
+fn searchable_dir(thread: &Thread, path: usize) -> Result<(Vec<u8>, Arc<dyn Inode>, kevlar_vfs::MountId)> {
     let path = read_path(path)?;
     if path.is_empty() {
         return Err(Errno::ENOENT);
     }
     let cred = fs_cred(thread);
-    let node = fs_ctx(thread).lookup(&cred, None, &path, WalkFlags::DIRECTORY)?;
+    let (node, mnt) = fs_ctx(thread).lookup_mnt(&cred, None, &path, WalkFlags::DIRECTORY)?;
     if node.file_type() != FileType::Directory {
         return Err(Errno::ENOTDIR);
     }
     kevlar_vfs::check_access(&node.stat()?, &cred, Access::EXEC)?;
-    Ok((path, node, cred))
+    Ok((path, node, mnt))
 }
 
 pub fn chdir(thread: &Thread, path: usize) -> Result<isize> {
-    let (path, node, _) = searchable_dir(thread, path)?;
+    let (path, node, mnt) = searchable_dir(thread, path)?;
     let mut fs = thread.process.fs.lock();
     fs.cwd_path = FsContext::absolute(&fs.cwd_path, &path);
     fs.cwd = node;
+    fs.cwd_mnt = mnt;
     Ok(0)
 }
 
@@ -817,6 +844,7 @@ pub fn fchdir(thread: &Thread, fd: i32) -> Result<isize> {
     let mut fs = thread.process.fs.lock();
     fs.cwd_path = f.path.clone();
     fs.cwd = node;
+    fs.cwd_mnt = f.mount_id();
     Ok(0)
 }
 
@@ -828,10 +856,11 @@ pub fn fchdir(thread: &Thread, fd: i32) -> Result<isize> {
 /// directory outside the new root keeps its old path text, since no path
 /// from the new root reaches it (Linux's getcwd says "(unreachable)").
 pub fn chroot(thread: &Thread, path: usize) -> Result<isize> {
-    let (_, node, _) = searchable_dir(thread, path)?;
+    let (_, node, mnt) = searchable_dir(thread, path)?;
     crate::process::access::require(&thread.process, abi::CAP_SYS_CHROOT)?;
     let mut fs = thread.process.fs.lock();
     fs.root = node;
+    fs.root_mnt = mnt;
     if let Ok(p) = crate::fs::dir_path(&fs, fs.cwd.clone()) {
         fs.cwd_path = p;
     }
@@ -852,15 +881,15 @@ fn parent_of(thread: &Thread, dirfd: i32, path_ptr: usize) -> Result<(kevlar_vfs
     if path.is_empty() {
         return Err(Errno::ENOENT);
     }
-    let start = dir_start(thread, dirfd, &path)?;
+    let start = dir_start_mnt(thread, dirfd, &path)?;
     let cred = fs_cred(thread);
-    let parent = fs_ctx(thread).lookup_parent(&cred, start.as_ref(), &path)?;
+    let parent = fs_ctx(thread).lookup_parent_mnt(&cred, start.as_ref().map(|(n, m)| (n, *m)), &path)?;
     Ok((parent, cred))
 }
 
-fn check_dir_write(dir: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials) -> Result<()> {
+fn check_dir_write(dir: &Arc<dyn Inode>, mnt: kevlar_vfs::MountId, cred: &kevlar_vfs::Credentials) -> Result<()> {
     // A read-only mount refuses changes before permissions are looked at.
-    crate::fs::mount::check_writable(&**dir)?;
+    crate::fs::mount::check_writable_at(mnt, &**dir)?;
     Ok(kevlar_vfs::check_access(&dir.stat()?, cred, Access::WRITE | Access::EXEC)?)
 }
 
@@ -873,7 +902,7 @@ pub fn mkdirat(thread: &Thread, dirfd: i32, path: usize, mode: u32) -> Result<is
     if parent.dir.lookup(name).is_ok() {
         return Err(Errno::EEXIST);
     }
-    check_dir_write(&parent.dir, &cred)?;
+    check_dir_write(&parent.dir, parent.mnt, &cred)?;
     let umask = thread.process.fs.lock().umask;
     // mkdir keeps only the sticky bit of the special bits (setgid comes
     // from the parent directory, not from the mode).
@@ -898,7 +927,7 @@ pub fn mknodat(thread: &Thread, dirfd: i32, path: usize, mode: u32, dev: u64) ->
         abi::S_IFDIR => return Err(Errno::EPERM),
         _ => return Err(Errno::EINVAL),
     };
-    check_dir_write(&parent.dir, &cred)?;
+    check_dir_write(&parent.dir, parent.mnt, &cred)?;
     // Linux's vfs_mknod: device nodes need CAP_MKNOD, after the directory
     // check; a whiteout (character device 0:0) does not.
     let whiteout = ty == FileType::CharDevice && dev == 0;
@@ -918,14 +947,14 @@ pub fn unlinkat(thread: &Thread, dirfd: i32, path: usize, flags: u32) -> Result<
     let (parent, cred) = parent_of(thread, dirfd, path)?;
     if flags & abi::AT_REMOVEDIR != 0 {
         let name = parent.name_for_rmdir()?;
-        check_dir_write(&parent.dir, &cred)?;
+        check_dir_write(&parent.dir, parent.mnt, &cred)?;
         check_sticky(&parent.dir, name, &cred)?;
         let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.rmdir(name)?;
         crate::fs::notify::removed(&*parent.dir, name, victim);
     } else {
         let name = parent.name_for_unlink()?;
-        check_dir_write(&parent.dir, &cred)?;
+        check_dir_write(&parent.dir, parent.mnt, &cred)?;
         check_sticky(&parent.dir, name, &cred)?;
         let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.unlink(name)?;
@@ -951,13 +980,15 @@ pub fn renameat2(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, 
     let new_name = new.name_for_rename()?;
     let source = old.dir.lookup(old_name)?;
     kevlar_vfs::ParentLookup::check_rename_slashes(&old, &new, source.file_type() == FileType::Directory)?;
-    check_dir_write(&old.dir, &cred)?;
-    check_dir_write(&new.dir, &cred)?;
+    check_dir_write(&old.dir, old.mnt, &cred)?;
+    check_dir_write(&new.dir, new.mnt, &cred)?;
     check_sticky(&old.dir, old_name, &cred)?;
     if new.dir.lookup(new_name).is_ok() {
         check_sticky(&new.dir, new_name, &cred)?;
     }
-    if old.dir.fs_id() != new.dir.fs_id() {
+    // Across file systems, or across two mounts of one (Linux compares
+    // the mounts).
+    if old.dir.fs_id() != new.dir.fs_id() || (old.mnt != kevlar_vfs::NO_MOUNT && new.mnt != kevlar_vfs::NO_MOUNT && old.mnt != new.mnt) {
         return Err(Errno::EXDEV);
     }
     let moving = crate::fs::notify::victim(&*old.dir, old_name);
@@ -972,17 +1003,16 @@ pub fn linkat(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, new
         return Err(Errno::EINVAL);
     }
     let path = read_path(oldpath)?;
-    let start = dir_start(thread, olddirfd, &path)?;
     let cred = fs_cred(thread);
     let walk = if flags & abi::AT_SYMLINK_FOLLOW != 0 { WalkFlags::EMPTY } else { WalkFlags::NOFOLLOW };
-    let target = fs_ctx(thread).lookup(&cred, start.as_ref(), &path, walk)?;
+    let (target, target_mnt) = lookup_at(thread, &cred, olddirfd, &path, walk)?;
     if target.file_type() == FileType::Directory {
         return Err(Errno::EPERM);
     }
     let (new, _) = parent_of(thread, newdirfd, newpath)?;
     let name = new.name_for_create()?;
-    check_dir_write(&new.dir, &cred)?;
-    if new.dir.fs_id() != target.fs_id() {
+    check_dir_write(&new.dir, new.mnt, &cred)?;
+    if new.dir.fs_id() != target.fs_id() || (target_mnt != kevlar_vfs::NO_MOUNT && new.mnt != kevlar_vfs::NO_MOUNT && target_mnt != new.mnt) {
         return Err(Errno::EXDEV);
     }
     new.dir.link(name, &target)?;
@@ -997,7 +1027,7 @@ pub fn symlinkat(thread: &Thread, target: usize, newdirfd: i32, linkpath: usize)
     }
     let (parent, cred) = parent_of(thread, newdirfd, linkpath)?;
     let name = parent.name_for_create()?;
-    check_dir_write(&parent.dir, &cred)?;
+    check_dir_write(&parent.dir, parent.mnt, &cred)?;
     parent.dir.symlink(name, &target, cred.uid, cred.gid)?;
     crate::fs::notify::created(&*parent.dir, name, false);
     Ok(0)
@@ -1038,8 +1068,8 @@ pub fn faccessat(thread: &Thread, dirfd: i32, path: usize, mode: u32, flags: u32
     Ok(0)
 }
 
-fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr: SetAttr) -> Result<()> {
-    crate::fs::mount::check_writable(&**node)?;
+fn set_attr_checked(node: &Arc<dyn Inode>, mnt: kevlar_vfs::MountId, cred: &kevlar_vfs::Credentials, attr: SetAttr) -> Result<()> {
+    crate::fs::mount::check_writable_at(mnt, &**node)?;
     let st = node.stat()?;
     if attr.mode.is_some() {
         kevlar_vfs::check_owner(&st, cred)?;
@@ -1074,16 +1104,16 @@ fn set_attr_checked(node: &Arc<dyn Inode>, cred: &kevlar_vfs::Credentials, attr:
 
 pub fn fchmodat(thread: &Thread, dirfd: i32, path: usize, mode: u32) -> Result<isize> {
     let path = read_path(path)?;
-    let start = dir_start(thread, dirfd, &path)?;
     let cred = fs_cred(thread);
-    let node = fs_ctx(thread).lookup(&cred, start.as_ref(), &path, WalkFlags::EMPTY)?;
-    set_attr_checked(&node, &cred, SetAttr { mode: Some(mode & 0o7777), ..SetAttr::default() })?;
+    let (node, mnt) = lookup_at(thread, &cred, dirfd, &path, WalkFlags::EMPTY)?;
+    set_attr_checked(&node, mnt, &cred, SetAttr { mode: Some(mode & 0o7777), ..SetAttr::default() })?;
     Ok(0)
 }
 
 pub fn fchmod(thread: &Thread, fd: i32, mode: u32) -> Result<isize> {
-    let node = file(thread, fd)?.ops.inode().ok_or(Errno::EINVAL)?;
-    set_attr_checked(&node, &fs_cred(thread), SetAttr { mode: Some(mode & 0o7777), ..SetAttr::default() })?;
+    let f = file(thread, fd)?;
+    let node = f.ops.inode().ok_or(Errno::EINVAL)?;
+    set_attr_checked(&node, f.mount_id(), &fs_cred(thread), SetAttr { mode: Some(mode & 0o7777), ..SetAttr::default() })?;
     Ok(0)
 }
 
@@ -1101,20 +1131,21 @@ pub fn fchownat(thread: &Thread, dirfd: i32, path: usize, uid: u32, gid: u32, fl
     }
     let path = read_path(path)?;
     let cred = fs_cred(thread);
-    let node = if path.is_empty() && flags & abi::AT_EMPTY_PATH != 0 {
-        file(thread, dirfd)?.ops.inode().ok_or(Errno::EINVAL)?
+    let (node, mnt) = if path.is_empty() && flags & abi::AT_EMPTY_PATH != 0 {
+        let f = file(thread, dirfd)?;
+        (f.ops.inode().ok_or(Errno::EINVAL)?, f.mount_id())
     } else {
-        let start = dir_start(thread, dirfd, &path)?;
         let walk = if flags & abi::AT_SYMLINK_NOFOLLOW != 0 { WalkFlags::NOFOLLOW } else { WalkFlags::EMPTY };
-        fs_ctx(thread).lookup(&cred, start.as_ref(), &path, walk)?
+        lookup_at(thread, &cred, dirfd, &path, walk)?
     };
-    set_attr_checked(&node, &cred, chown_attr(uid, gid))?;
+    set_attr_checked(&node, mnt, &cred, chown_attr(uid, gid))?;
     Ok(0)
 }
 
 pub fn fchown(thread: &Thread, fd: i32, uid: u32, gid: u32) -> Result<isize> {
-    let node = file(thread, fd)?.ops.inode().ok_or(Errno::EINVAL)?;
-    set_attr_checked(&node, &fs_cred(thread), chown_attr(uid, gid))?;
+    let f = file(thread, fd)?;
+    let node = f.ops.inode().ok_or(Errno::EINVAL)?;
+    set_attr_checked(&node, f.mount_id(), &fs_cred(thread), chown_attr(uid, gid))?;
     Ok(0)
 }
 
@@ -1124,11 +1155,11 @@ pub fn truncate(thread: &Thread, path: usize, len: i64) -> Result<isize> {
     }
     let path = read_path(path)?;
     let cred = fs_cred(thread);
-    let node = fs_ctx(thread).lookup(&cred, None, &path, WalkFlags::EMPTY)?;
+    let (node, mnt) = fs_ctx(thread).lookup_mnt(&cred, None, &path, WalkFlags::EMPTY)?;
     if node.file_type() == FileType::Directory {
         return Err(Errno::EISDIR);
     }
-    crate::fs::mount::check_writable(&*node)?;
+    crate::fs::mount::check_writable_at(mnt, &*node)?;
     let stat = node.stat()?;
     kevlar_vfs::check_access(&stat, &cred, Access::WRITE)?;
     let _access = crate::fs::writecount::get_write_access(&node)?;
@@ -1175,18 +1206,24 @@ pub fn utimensat(thread: &Thread, dirfd: i32, path: usize, times: usize, flags: 
         (decode(0)?, decode(16)?)
     };
     let cred = fs_cred(thread);
-    let node = if path == 0 {
-        file(thread, dirfd)?.ops.inode().ok_or(Errno::EINVAL)?
+    let of_fd = |fd: i32| -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
+        let f = file(thread, fd)?;
+        Ok((f.ops.inode().ok_or(Errno::EINVAL)?, f.mount_id()))
+    };
+    let (node, mnt) = if path == 0 {
+        of_fd(dirfd)?
     } else {
         let p = read_path(path)?;
         if p.is_empty() && flags & abi::AT_EMPTY_PATH != 0 {
-            file(thread, dirfd)?.ops.inode().ok_or(Errno::EINVAL)?
+            of_fd(dirfd)?
         } else {
-            let start = dir_start(thread, dirfd, &p)?;
             let walk = if flags & abi::AT_SYMLINK_NOFOLLOW != 0 { WalkFlags::NOFOLLOW } else { WalkFlags::EMPTY };
-            fs_ctx(thread).lookup(&cred, start.as_ref(), &p, walk)?
+            lookup_at(thread, &cred, dirfd, &p, walk)?
         }
     };
+    // A read-only mount refuses before ownership counts (mnt_want_write
+    // first, as Linux's vfs_utimes).
+    crate::fs::mount::check_writable_at(mnt, &*node)?;
     let st = node.stat()?;
     if !cred.has_cap(abi::CAP_FOWNER) && cred.uid != st.uid {
         let explicit = times != 0;

@@ -83,6 +83,11 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
             if !file.readable() || (shared && prot.write && !file.writable()) {
                 return Err(Errno::EACCES);
             }
+            // A file of a noexec mount (the one it was opened through) is
+            // never mapped executable (Linux's path_noexec in do_mmap).
+            if prot.exec && crate::fs::mount::has_flag_at(file.mount_id(), &*inode, abi::MS_NOEXEC) {
+                return Err(Errno::EPERM);
+            }
             crate::fs::memfd::check_mmap(&*inode, shared, prot.write)?;
             write_denied = shared && (!file.writable() || crate::fs::memfd::denies_shared_write(&*inode));
             if shared && !crate::fs::pages::can_map_shared(&*inode) {

@@ -49,12 +49,12 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
     let target_path = read_path(target)?;
     let fs = thread.process.fs.lock().clone();
     let cred = super::fs::fs_cred(thread);
-    let on = fs.lookup(&cred, None, &target_path, WalkFlags::EMPTY)?;
+    let (on, on_mnt) = fs.lookup_mnt(&cred, None, &target_path, WalkFlags::EMPTY)?;
     if flags & abi::MS_REMOUNT != 0 {
         if flags & !(NEW_MOUNT_FLAGS | abi::MS_REMOUNT | abi::MS_BIND) != 0 {
             return Err(Errno::EINVAL);
         }
-        mount::remount(&on, flags)?;
+        mount::remount_at(on_mnt, &on, flags)?;
         return Ok(0);
     }
     if flags & PROPAGATION != 0 {
@@ -62,7 +62,7 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
         if kind.count_ones() != 1 || flags & !(PROPAGATION | abi::MS_REC | abi::MS_SILENT) != 0 || !crate::fs::propagation::is_mount_root(&fs.mnt, &on) {
             return Err(Errno::EINVAL);
         }
-        crate::fs::propagation::set_propagation(&fs.mnt, &on, kind, flags & abi::MS_REC != 0)?;
+        crate::fs::propagation::set_propagation_at(&fs.mnt, on_mnt, &on, kind, flags & abi::MS_REC != 0)?;
         return Ok(0);
     }
     if on.file_type() != FileType::Directory && flags & abi::MS_BIND == 0 {
@@ -73,8 +73,8 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
         if flags & !(abi::MS_MOVE | abi::MS_SILENT) != 0 {
             return Err(Errno::EINVAL);
         }
-        let from = fs.lookup(&cred, None, &read_path(source)?, WalkFlags::EMPTY)?;
-        mount::move_mount(&from, on, mount_point)?;
+        let (from, from_mnt) = fs.lookup_mnt(&cred, None, &read_path(source)?, WalkFlags::EMPTY)?;
+        mount::move_mount_at(from_mnt, &from, on_mnt, on, mount_point)?;
         return Ok(0);
     }
     if flags & abi::MS_BIND != 0 {
@@ -83,11 +83,11 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
         if flags & !(NEW_MOUNT_FLAGS | abi::MS_BIND | abi::MS_REC) != 0 {
             return Err(Errno::EINVAL);
         }
-        let from = fs.lookup(&cred, None, &read_path(source)?, WalkFlags::EMPTY)?;
+        let (from, from_mnt) = fs.lookup_mnt(&cred, None, &read_path(source)?, WalkFlags::EMPTY)?;
         if from.file_type().is_dir() != on.file_type().is_dir() {
             return Err(if on.file_type().is_dir() { Errno::ENOTDIR } else { Errno::EISDIR });
         }
-        mount::mount_bind(from, on, mount_point, flags)?;
+        mount::mount_bind_at(from_mnt, from, on_mnt, on, mount_point, flags)?;
         return Ok(0);
     }
     if flags & !NEW_MOUNT_FLAGS != 0 {
@@ -104,10 +104,10 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
             return Err(Errno::ENOTBLK);
         }
         let rdev = node.stat()?.rdev;
-        mount::mount_ext2(on, mount_point, source, rdev, flags, &data, disk_fs)?;
+        mount::mount_ext2_at(on_mnt, on, mount_point, source, rdev, flags, &data, disk_fs)?;
         return Ok(0);
     }
-    mount::mount_new(on, mount_point, source, &fstype, flags, &data)?;
+    mount::mount_new_at(on_mnt, on, mount_point, source, &fstype, flags, &data)?;
     Ok(0)
 }
 
@@ -125,13 +125,13 @@ pub fn umount2(thread: &Thread, target: usize, flags: u32) -> Result<isize> {
     let path = read_path(target)?;
     let walk = if flags & abi::UMOUNT_NOFOLLOW != 0 { WalkFlags::NOFOLLOW } else { WalkFlags::EMPTY };
     let fs = thread.process.fs.lock().clone();
-    let root = fs.lookup(&super::fs::fs_cred(thread), None, &path, walk)?;
+    let (root, mnt) = fs.lookup_mnt(&super::fs::fs_cred(thread), None, &path, walk)?;
     if flags & abi::MNT_EXPIRE != 0 {
         // Expiry marks a mount on the first call and unmounts on the
         // second if unused in between; nothing here tracks use.
         return Err(Errno::EAGAIN);
     }
-    mount::unmount(&root, flags & abi::MNT_DETACH != 0)?;
+    mount::unmount_at(mnt, &root, flags & abi::MNT_DETACH != 0)?;
     Ok(0)
 }
 
@@ -149,15 +149,15 @@ fn encode_statfs(st: &mount::StatFs) -> [u8; 120] {
 pub fn statfs(thread: &Thread, path: usize, buf: usize) -> Result<isize> {
     let path = read_path(path)?;
     let fs = thread.process.fs.lock().clone();
-    let node = fs.lookup(&super::fs::fs_cred(thread), None, &path, WalkFlags::EMPTY)?;
-    copy_to_user(buf, &encode_statfs(&mount::statfs(&*node)))?;
+    let (node, mnt) = fs.lookup_mnt(&super::fs::fs_cred(thread), None, &path, WalkFlags::EMPTY)?;
+    copy_to_user(buf, &encode_statfs(&mount::statfs_at(mnt, &*node)))?;
     Ok(0)
 }
 
 pub fn fstatfs(thread: &Thread, fd: i32, buf: usize) -> Result<isize> {
     let file = thread.process.files.lock().lock().get(fd)?;
     let st = match file.ops.inode() {
-        Some(node) => mount::statfs(&*node),
+        Some(node) => mount::statfs_at(file.mount_id(), &*node),
         // Pipes live on Linux's pipefs.
         None if file.ops.pipe().is_some() => mount::StatFs { fs_type: PIPEFS_MAGIC, block_size: 4096, name_max: 255, flags: 0x20, ..Default::default() },
         None => {

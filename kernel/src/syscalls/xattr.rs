@@ -26,6 +26,11 @@ pub enum Follow {
 
 /// Looks the file up the way the path variants do.
 fn lookup(thread: &Thread, path: usize, follow: Follow) -> Result<Arc<dyn Inode>> {
+    Ok(lookup_mnt(thread, path, follow)?.0)
+}
+
+/// [`lookup`], also returning the mount the file was reached through.
+fn lookup_mnt(thread: &Thread, path: usize, follow: Follow) -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
     let path = read_path(path)?;
     if path.is_empty() {
         return Err(Errno::ENOENT);
@@ -36,7 +41,7 @@ fn lookup(thread: &Thread, path: usize, follow: Follow) -> Result<Arc<dyn Inode>
         Follow::Yes => WalkFlags::EMPTY,
         Follow::No => WalkFlags::NOFOLLOW,
     };
-    fs.lookup(&cred, None, &path, flags)
+    fs.lookup_mnt(&cred, None, &path, flags)
 }
 
 /// Checks that `fd` is open (the f* variants; O_PATH files are refused
@@ -47,6 +52,17 @@ fn check_fd(thread: &Thread, fd: i32) -> Result<()> {
         return Err(Errno::EBADF);
     }
     Ok(())
+}
+
+/// Checks `fd` as [`check_fd`] does and that its mount is writable (the
+/// changing f* variants: Linux's mnt_want_write_file, before the name).
+fn check_fd_writable(thread: &Thread, fd: i32) -> Result<()> {
+    check_fd(thread, fd)?;
+    let f = thread.process.files.lock().lock().get(fd)?;
+    match f.ops.inode() {
+        Some(node) => crate::fs::mount::check_writable_at(f.mount_id(), &*node),
+        None => Ok(()),
+    }
 }
 
 /// Reads and validates an attribute name: 1 to XATTR_NAME_MAX bytes, else
@@ -89,7 +105,8 @@ fn check_set_args(size: usize, flags: u32) -> Result<()> {
 /// setxattr(2)/lsetxattr(2): attributes cannot be stored.
 pub fn setxattr(thread: &Thread, path: usize, name: usize, size: usize, flags: u32, follow: Follow) -> Result<isize> {
     // A read-only mount refuses before the arguments are looked at.
-    crate::fs::mount::check_writable(&*lookup(thread, path, follow)?)?;
+    let (node, mnt) = lookup_mnt(thread, path, follow)?;
+    crate::fs::mount::check_writable_at(mnt, &*node)?;
     read_name(name)?;
     check_set_args(size, flags)?;
     Err(Errno::EOPNOTSUPP)
@@ -97,7 +114,7 @@ pub fn setxattr(thread: &Thread, path: usize, name: usize, size: usize, flags: u
 
 /// fsetxattr(2).
 pub fn fsetxattr(thread: &Thread, fd: i32, name: usize, size: usize, flags: u32) -> Result<isize> {
-    check_fd(thread, fd)?;
+    check_fd_writable(thread, fd)?;
     read_name(name)?;
     check_set_args(size, flags)?;
     Err(Errno::EOPNOTSUPP)
@@ -118,14 +135,15 @@ pub fn flistxattr(thread: &Thread, fd: i32) -> Result<isize> {
 
 /// removexattr(2)/lremovexattr(2).
 pub fn removexattr(thread: &Thread, path: usize, name: usize, follow: Follow) -> Result<isize> {
-    crate::fs::mount::check_writable(&*lookup(thread, path, follow)?)?;
+    let (node, mnt) = lookup_mnt(thread, path, follow)?;
+    crate::fs::mount::check_writable_at(mnt, &*node)?;
     read_name(name)?;
     Err(Errno::EOPNOTSUPP)
 }
 
 /// fremovexattr(2).
 pub fn fremovexattr(thread: &Thread, fd: i32, name: usize) -> Result<isize> {
-    check_fd(thread, fd)?;
+    check_fd_writable(thread, fd)?;
     read_name(name)?;
     Err(Errno::EOPNOTSUPP)
 }

@@ -81,6 +81,8 @@ fn ctx<'a>(
     WalkContext {
         root,
         cwd,
+        root_mnt: kevlar_vfs::NO_MOUNT,
+        cwd_mnt: kevlar_vfs::NO_MOUNT,
         mounts,
         cred: None,
     }
@@ -477,6 +479,8 @@ fn user_ctx<'a>(t: &'a Tree, cred: &'a Credentials) -> WalkContext<'a> {
     WalkContext {
         root: &t.f.root,
         cwd: &t.f.root,
+        root_mnt: kevlar_vfs::NO_MOUNT,
+        cwd_mnt: kevlar_vfs::NO_MOUNT,
         mounts: &NoMounts,
         cred: Some(cred),
     }

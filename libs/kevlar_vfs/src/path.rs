@@ -96,7 +96,37 @@ pub trait MountTable {
     /// Returns the directory `root_of_mounted` is mounted on, if it is the
     /// root of a mounted file system (not the namespace's root).
     fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>>;
+
+    /// Mount-aware crossing (Linux's `lookup_mnt` of a (vfsmount, dentry)
+    /// pair): the mount made on directory `dir` as seen in mount `mnt`
+    /// ([`NO_MOUNT`]: not known), as its root and id. The default knows no
+    /// ids and asks [`MountTable::mounted_at`].
+    fn mounted_on(&self, _mnt: MountId, dir: &Arc<dyn Inode>) -> Option<(Arc<dyn Inode>, MountId)> {
+        self.mounted_at(dir).map(|root| (root, NO_MOUNT))
+    }
+
+    /// If `root` is the root of mount `mnt` ([`NO_MOUNT`]: not known):
+    /// the directory that mount covers and the mount holding that
+    /// directory. The default asks [`MountTable::mount_parent`].
+    fn mount_point_of(&self, _mnt: MountId, root: &Arc<dyn Inode>) -> Option<(Arc<dyn Inode>, MountId)> {
+        self.mount_parent(root).map(|on| (on, NO_MOUNT))
+    }
+
+    /// Tells whether mount `mnt` refuses to follow symlinks (Linux's
+    /// MNT_NOSYMFOLLOW: following one of its links fails with ELOOP).
+    fn no_symlinks(&self, _mnt: MountId) -> bool {
+        false
+    }
 }
+
+/// A mount's id as the table numbers it (Linux's mount id); a walk carries
+/// the mount it is in beside the node, as Linux's path is a (vfsmount,
+/// dentry) pair, so per-mount state (flags of bind mounts) is the mount's.
+pub type MountId = u32;
+
+/// The mount a node is in is not known (the table falls back to finding
+/// mounts by their inodes).
+pub const NO_MOUNT: MountId = 0;
 
 /// A mount table with no mounts, for single-file-system use and tests.
 #[derive(Clone, Copy, Debug, Default)]
@@ -119,6 +149,10 @@ pub struct WalkContext<'a> {
     pub root: &'a Arc<dyn Inode>,
     /// The current directory, where relative paths start by default.
     pub cwd: &'a Arc<dyn Inode>,
+    /// The mount `root` is in ([`NO_MOUNT`]: not known).
+    pub root_mnt: MountId,
+    /// The mount `cwd` is in ([`NO_MOUNT`]: not known).
+    pub cwd_mnt: MountId,
     /// The mounts to cross.
     pub mounts: &'a dyn MountTable,
     /// Credentials for search-permission checks; `None` skips them (kernel
@@ -183,6 +217,8 @@ pub struct ParentLookup {
     /// components), the path up to its last component names `dir` from
     /// the root as written.
     pub followed_links: bool,
+    /// The mount `dir` is in ([`NO_MOUNT`]: not known).
+    pub mnt: MountId,
 }
 
 impl ParentLookup {
@@ -290,8 +326,20 @@ pub fn walk(
     path: &[u8],
     flags: WalkFlags,
 ) -> Result<Arc<dyn Inode>> {
-    match Walker::new(ctx, start).run(path, Mode::Full, flags)? {
-        Outcome::Found(node) => Ok(node),
+    walk_mnt(ctx, start.map(|s| (s, NO_MOUNT)), path, flags).map(|(node, _)| node)
+}
+
+/// Resolves `path` as [`walk`] does, from `start` in its mount (None: the
+/// cwd in `ctx.cwd_mnt`); returns the node and the mount it is in.
+pub fn walk_mnt(
+    ctx: &WalkContext<'_>,
+    start: Option<(&Arc<dyn Inode>, MountId)>,
+    path: &[u8],
+    flags: WalkFlags,
+) -> Result<(Arc<dyn Inode>, MountId)> {
+    let mut walker = Walker::new(ctx, start);
+    match walker.run(path, Mode::Full, flags)? {
+        Outcome::Found(node) => Ok((node, walker.mnt)),
         // Full mode never stops early.
         _ => Err(Errno::EINVAL),
     }
@@ -307,13 +355,25 @@ pub fn walk_parent(
     start: Option<&Arc<dyn Inode>>,
     path: &[u8],
 ) -> Result<ParentLookup> {
-    match Walker::new(ctx, start).run(path, Mode::Parent, WalkFlags::EMPTY)? {
+    walk_parent_mnt(ctx, start.map(|s| (s, NO_MOUNT)), path)
+}
+
+/// [`walk_parent`] from `start` in its mount; the result's `mnt` is the
+/// mount of its `dir`.
+pub fn walk_parent_mnt(
+    ctx: &WalkContext<'_>,
+    start: Option<(&Arc<dyn Inode>, MountId)>,
+    path: &[u8],
+) -> Result<ParentLookup> {
+    let mut walker = Walker::new(ctx, start);
+    match walker.run(path, Mode::Parent, WalkFlags::EMPTY)? {
         Outcome::Parent(p) => Ok(p),
         Outcome::Found(root) => Ok(ParentLookup {
             dir: root,
             last: LastComponent::Root,
             trailing_slash: false,
             followed_links: false,
+            mnt: walker.mnt,
         }),
         Outcome::Missing { .. } => Err(Errno::EINVAL),
     }
@@ -330,19 +390,32 @@ pub fn walk_open(
     path: &[u8],
     flags: WalkFlags,
 ) -> Result<OpenLookup> {
-    match Walker::new(ctx, start).run(path, Mode::Open, flags)? {
-        Outcome::Found(node) => Ok(OpenLookup::Found(node)),
+    walk_open_mnt(ctx, start.map(|s| (s, NO_MOUNT)), path, flags).map(|(found, _)| found)
+}
+
+/// [`walk_open`] from `start` in its mount; also returns the mount of the
+/// node found (or of the directory the missing name would be made in).
+pub fn walk_open_mnt(
+    ctx: &WalkContext<'_>,
+    start: Option<(&Arc<dyn Inode>, MountId)>,
+    path: &[u8],
+    flags: WalkFlags,
+) -> Result<(OpenLookup, MountId)> {
+    let mut walker = Walker::new(ctx, start);
+    let found = match walker.run(path, Mode::Open, flags)? {
+        Outcome::Found(node) => OpenLookup::Found(node),
         Outcome::Missing {
             dir,
             name,
             trailing_slash,
-        } => Ok(OpenLookup::Missing {
+        } => OpenLookup::Missing {
             dir,
             name,
             trailing_slash,
-        }),
-        Outcome::Parent(_) => Err(Errno::EINVAL),
-    }
+        },
+        Outcome::Parent(_) => return Err(Errno::EINVAL),
+    };
+    Ok((found, walker.mnt))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -400,15 +473,21 @@ impl<'p> Frame<'p> {
 struct Walker<'c, 'a> {
     ctx: &'c WalkContext<'a>,
     start: &'c Arc<dyn Inode>,
+    start_mnt: MountId,
     links_followed: u32,
+    /// The mount the walk is in (of `cur`, and at the end of the result).
+    mnt: MountId,
 }
 
 impl<'c, 'a> Walker<'c, 'a> {
-    fn new(ctx: &'c WalkContext<'a>, start: Option<&'c Arc<dyn Inode>>) -> Self {
+    fn new(ctx: &'c WalkContext<'a>, start: Option<(&'c Arc<dyn Inode>, MountId)>) -> Self {
+        let (start, start_mnt) = start.unwrap_or((ctx.cwd, ctx.cwd_mnt));
         Walker {
             ctx,
-            start: start.unwrap_or(ctx.cwd),
+            start,
+            start_mnt,
             links_followed: 0,
+            mnt: start_mnt,
         }
     }
 
@@ -423,8 +502,10 @@ impl<'c, 'a> Walker<'c, 'a> {
             return Err(Errno::ENAMETOOLONG);
         }
         let mut cur = if path[0] == b'/' {
+            self.mnt = self.ctx.root_mnt;
             self.ctx.root.clone()
         } else {
+            self.mnt = self.start_mnt;
             self.start.clone()
         };
         // The path itself, then the targets of the symlinks met, each
@@ -445,6 +526,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                 last: LastComponent::Root,
                 trailing_slash: false,
                 followed_links: false,
+                mnt: self.mnt,
             }));
         }
         let mut links: Vec<Frame<'_>> = Vec::new();
@@ -501,6 +583,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                     last,
                     trailing_slash: must_dir,
                     followed_links: self.links_followed > 0,
+                    mnt: self.mnt,
                 }));
             }
 
@@ -522,6 +605,9 @@ impl<'c, 'a> Walker<'c, 'a> {
                     let child = self.cross_mounts(child)?;
                     let follow = !is_last || must_dir || follow_last;
                     if follow && child.file_type() == FileType::Symlink {
+                        if self.ctx.mounts.no_symlinks(self.mnt) {
+                            return Err(Errno::ELOOP);
+                        }
                         self.links_followed += 1;
                         if self.links_followed > MAX_SYMLINK_FOLLOWS {
                             return Err(Errno::ELOOP);
@@ -529,8 +615,10 @@ impl<'c, 'a> Walker<'c, 'a> {
                         if let Some(node) = child.magic_link() {
                             // The walk goes on from the node itself; it
                             // must be a directory if more follows (checked
-                            // at the next component or at the end).
+                            // at the next component or at the end). Its
+                            // mount is not known to the walk.
                             cur = node?;
+                            self.mnt = NO_MOUNT;
                             continue;
                         }
                         let target = child.read_link()?;
@@ -542,6 +630,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                         }
                         if target[0] == b'/' {
                             cur = self.ctx.root.clone();
+                            self.mnt = self.ctx.root_mnt;
                         }
                         // A relative target continues from `cur`, the
                         // directory holding the link.
@@ -574,34 +663,36 @@ impl<'c, 'a> Walker<'c, 'a> {
     }
 
     /// Replaces a directory that has something mounted on it by the mounted
-    /// root, through any number of stacked mounts.
-    fn cross_mounts(&self, mut node: Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
+    /// root, through any number of stacked mounts (the walk's mount follows).
+    fn cross_mounts(&mut self, mut node: Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
         let mut depth = 0;
-        while let Some(mounted) = self.ctx.mounts.mounted_at(&node) {
+        while let Some((mounted, mnt)) = self.ctx.mounts.mounted_on(self.mnt, &node) {
             depth += 1;
             if depth > MAX_STACKED_MOUNTS {
                 return Err(Errno::ELOOP);
             }
             node = mounted;
+            self.mnt = mnt;
         }
         Ok(node)
     }
 
     /// Moves to the parent of `cur`, staying at the process root and leaving
     /// a mounted file system through its mount point first.
-    fn dotdot(&self, mut cur: Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
+    fn dotdot(&mut self, mut cur: Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
         let mut depth = 0;
         loop {
-            if same_inode(&*cur, &**self.ctx.root) {
+            if same_inode(&*cur, &**self.ctx.root) && (self.mnt == NO_MOUNT || self.ctx.root_mnt == NO_MOUNT || self.mnt == self.ctx.root_mnt) {
                 return Ok(cur);
             }
-            match self.ctx.mounts.mount_parent(&cur) {
-                Some(mount_point) => {
+            match self.ctx.mounts.mount_point_of(self.mnt, &cur) {
+                Some((mount_point, mnt)) => {
                     depth += 1;
                     if depth > MAX_STACKED_MOUNTS {
                         return Err(Errno::ELOOP);
                     }
                     cur = mount_point;
+                    self.mnt = mnt;
                 }
                 None => break,
             }

@@ -81,7 +81,10 @@ fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result
     if name == b"mounts" || name == b"mountinfo" {
         // Pollable as on Linux: POLLERR | POLLPRI after the table changed
         // (systemd and libmount watch mountinfo so).
-        file = file.with_change_counter(crate::fs::mount::changes);
+        // The counter is the namespace's the process had when the file was
+        // looked up (Linux's seq file keeps the mnt_ns it was opened in).
+        let ns = p.fs.lock().mnt.clone();
+        file = file.with_change_counter(Arc::new(move || ns.changes()));
     }
     if !checked {
         let file: Arc<dyn Inode> = file;
