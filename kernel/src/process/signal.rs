@@ -192,6 +192,12 @@ impl SigInfo {
         Self::new(signo, code).with(0, &pid.to_le_bytes()).with(4, &uid.to_le_bytes())
     }
 
+    /// The same siginfo with `_kill`'s pid replaced: the sender as the
+    /// receiver's PID namespace numbers it.
+    pub fn with_sender_pid(self, pid: Pid) -> Self {
+        self.with(0, &pid.to_le_bytes())
+    }
+
     /// SIGCHLD: `_sigchld` holds the child's pid, uid and status (exit
     /// code or signal); its CPU times stay zero (not accounted yet).
     pub fn child(code: i32, pid: Pid, uid: u32, status: i32) -> Self {

@@ -404,9 +404,9 @@ syscall_table! { thread, frame, a;
         nr::__NR_getsockopt => socket::getsockopt(thread, a.i32(0), a.i32(1), a.u32(2), a.usize(3), a.usize(4)),
 
         // Processes.
-        nr::__NR_getpid => Ok(thread.process.pid as isize),
-        nr::__NR_gettid => Ok(thread.tid() as isize),
-        nr::__NR_getppid => Ok(thread.process.ppid() as isize),
+        nr::__NR_getpid => Ok(crate::ns::pid::local(thread.process.pid) as isize),
+        nr::__NR_gettid => Ok(crate::ns::pid::local(thread.tid()) as isize),
+        nr::__NR_getppid => Ok(crate::ns::pid::local(thread.process.ppid()) as isize),
         nr::__NR_getuid => Ok(thread.process.creds.lock().uid as isize),
         nr::__NR_geteuid => Ok(thread.process.creds.lock().euid as isize),
         nr::__NR_getgid => Ok(thread.process.creds.lock().gid as isize),
