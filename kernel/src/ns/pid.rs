@@ -86,11 +86,6 @@ impl PidNs {
         self.inner.lock().reaper
     }
 
-    /// Whether its init exited.
-    pub fn is_dead(&self) -> bool {
-        self.inner.lock().dead
-    }
-
     /// Takes a free number of the namespace for global id `global`.
     fn take(&self, global: Pid) -> Result<Pid> {
         let max = crate::process::pid::pid_max();
@@ -243,26 +238,6 @@ pub fn global_in(viewer: &PidNs, local: Pid) -> Pid {
     viewer.inner.lock().ids.get(&local).copied().unwrap_or(NOBODY)
 }
 
-/// Global id `global` at every level from `from` down to the namespace it
-/// was made in (/proc/PID/status's NSpid line); empty when `from` cannot
-/// see it.
-pub fn levels_from(from: &PidNs, global: Pid) -> Vec<Pid> {
-    if from.level == 0 {
-        let entries = ENTRIES.lock();
-        let mut out = alloc::vec![global];
-        if let Some(entry) = entries.get(&global) {
-            out.extend_from_slice(&entry.locals);
-        }
-        return out;
-    }
-    let entries = ENTRIES.lock();
-    let Some(entry) = entries.get(&global) else { return Vec::new() };
-    if entry.ns.level < from.level || !from.is_ancestor_of(&entry.ns) {
-        return Vec::new();
-    }
-    entry.locals[from.level - 1..].to_vec()
-}
-
 /// The PID namespace process `process` is in.
 pub fn of(process: &Process) -> Arc<PidNs> {
     process.ns.lock().pid.clone()
@@ -404,4 +379,26 @@ impl Drop for Numbers {
             detach(self.global);
         }
     }
+}
+
+/// The namespaces from `from` down to the one global id `global` was made
+/// in (empty when `from` cannot see it): the columns of /proc/PID/status's
+/// NSpid, NStgid, NSpgid and NSsid lines.
+pub fn chain_from(from: &Arc<PidNs>, global: Pid) -> Vec<Arc<PidNs>> {
+    let ns = ns_of(global);
+    if ns.level < from.level || !from.is_ancestor_of(&ns) {
+        return Vec::new();
+    }
+    let mut chain = Vec::new();
+    let mut at = Some(ns);
+    while let Some(n) = at {
+        let last = Arc::ptr_eq(&n, from);
+        at = n.parent.clone();
+        chain.push(n);
+        if last {
+            break;
+        }
+    }
+    chain.reverse();
+    chain
 }
