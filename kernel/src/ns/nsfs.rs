@@ -69,6 +69,8 @@ pub fn entry(set: &NsSet, name: &[u8]) -> Option<NsRef> {
         b"mnt" => NsRef::Mnt(set.mnt.clone()),
         b"net" => NsRef::Plain(Kind::Net, set.net.clone()),
         b"pid" => NsRef::Pid(set.pid.clone()),
+        // Not there until its init is (Linux's pidns_for_children_get).
+        b"pid_for_children" if set.pid_for_children.level > 0 && set.pid_for_children.reaper().is_none() => return None,
         b"pid_for_children" => NsRef::Pid(set.pid_for_children.clone()),
         b"time" => NsRef::Plain(Kind::Time, set.time.clone()),
         b"time_for_children" => NsRef::Plain(Kind::Time, set.time_for_children.clone()),

@@ -200,6 +200,14 @@ pub fn detach(global: Pid) {
         if let Some(&local) = entry.locals.get(n.level - 1) {
             n.release(local, global);
         }
+        // A dying init waits for its namespace to empty.
+        let waiting = {
+            let inner = n.inner.lock();
+            if inner.dead { inner.reaper } else { None }
+        };
+        if let Some(process) = waiting.and_then(crate::process::find_process) {
+            process.child_event.wake_all();
+        }
         at = n.parent.clone();
     }
 }
@@ -326,6 +334,7 @@ pub fn init_exiting(process: &Process) -> bool {
 /// and reaps them, so that when its parent sees it end, the namespace is
 /// empty (as Linux's zap_pid_ns_processes).
 pub fn reap_namespace(init: &Arc<Process>) {
+    let ns = of(init);
     loop {
         let mut live = false;
         for child in init.children() {
@@ -335,10 +344,13 @@ pub fn reap_namespace(init: &Arc<Process>) {
                 live = true;
             }
         }
-        if !live {
+        // Members whose parents are outside are waited for until those
+        // reap them (Linux waits for the namespace to hold only its init).
+        let others = || ns.members().iter().any(|&g| g != init.pid);
+        if !live && !others() {
             return;
         }
-        init.child_event.wait_until_uninterruptible(|| init.children().iter().any(|c| c.exit_status().is_some()).then_some(()));
+        init.child_event.wait_until_uninterruptible(|| (init.children().iter().any(|c| c.exit_status().is_some()) || !others()).then_some(()));
     }
 }
 

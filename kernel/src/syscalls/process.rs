@@ -273,6 +273,8 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
         return Ok(ns_pid::local(tid) as isize);
     }
     let Some((child, change)) = found else { return Ok(0) };
+    // Its number in the caller's namespace, taken before reaping frees it.
+    let shown = ns_pid::local(child.pid);
     let child_cpu = child.cpu_ns() + child.children_cpu_ns.load(core::sync::atomic::Ordering::Relaxed);
     let word = match change {
         Change::Exited(exit) => {
@@ -287,7 +289,7 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
     if rusage != 0 {
         copy_to_user(rusage, &super::time::encode_rusage(child_cpu))?;
     }
-    Ok(ns_pid::local(child.pid) as isize)
+    Ok(shown as isize)
 }
 
 /// A state change wait reports: the end of a child, or a stop or continue.
@@ -380,6 +382,7 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
         info[20..24].copy_from_slice(&uid.to_le_bytes());
         info[24..28].copy_from_slice(&value.to_le_bytes());
     } else if let Some((child, change)) = found {
+        let shown = ns_pid::local(child.pid);
         let (code, value) = match change {
             Change::Exited(status) => {
                 if options & abi::WNOWAIT == 0 {
@@ -396,7 +399,7 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
         let uid = child.creds.lock().uid;
         info[0..4].copy_from_slice(&(abi::SIGCHLD as i32).to_le_bytes());
         info[8..12].copy_from_slice(&code.to_le_bytes());
-        info[16..20].copy_from_slice(&ns_pid::local(child.pid).to_le_bytes());
+        info[16..20].copy_from_slice(&shown.to_le_bytes());
         info[20..24].copy_from_slice(&uid.to_le_bytes());
         info[24..28].copy_from_slice(&value.to_le_bytes());
     }

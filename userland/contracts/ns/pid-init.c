@@ -37,18 +37,24 @@ int main(void)
             msleep(10);
         out("init: SIGUSR1 handler ran: %s", yesno(got));
         /* An orphan: its parent exits, it is reparented to init. */
+        int o[2];
+        if (pipe(o) < 0)
+            _exit(1);
         pid_t mid = fork();
         if (mid == 0) {
             pid_t orphan = fork();
             if (orphan == 0) {
-                for (int i = 0; i < 200 && getppid() != 1; i++)
-                    msleep(10);
+                char c;
+                close(o[1]);
+                read(o[0], &c, 1);
                 out("orphan: getppid %d", getppid());
                 _exit(5);
             }
             _exit(0);
         }
         reap("init: middle", mid);
+        close(o[0]);
+        close(o[1]);
         int st;
         pid_t w = waitpid(-1, &st, 0);
         out("init: reaped orphan %d %s", w, wstatus(st));

@@ -12,6 +12,15 @@
 int main(void)
 {
     pid_t me = getpid();
+    long r = rawsys(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0, 0);
+    if (r == 0) {
+        out("clone child: getpid %d getppid %d", getpid(), getppid());
+        _exit(0);
+    }
+    if (r > 0)
+        reap("clone(CLONE_NEWPID) child", r);
+    else
+        out("clone(CLONE_NEWPID): %s", errname(errno));
     check("unshare(CLONE_NEWPID)", unshare(CLONE_NEWPID));
     out("getpid unchanged: %s", yesno(getpid() == me));
     check("unshare(CLONE_NEWPID) again", unshare(CLONE_NEWPID));
@@ -43,6 +52,7 @@ int main(void)
         check("first child: kill(2, 0) (reaped)", kill(2, 0));
         check("first child: kill(3, 0) (its sibling)", kill(3, 0));
         check("first child: waitpid(3) (not its child)", waitpid(3, &st, WNOHANG));
+        write(p[1], "x", 1);
         _exit(0);
     }
     read(p[0], &c, 1);
@@ -58,17 +68,12 @@ int main(void)
     read(s2[0], &c, 1);
     out("parent: second child differs from first: %s", yesno(second != first));
     write(q[1], "x", 1);
-    reap("first child", first);
+    read(p[0], &c, 1);
+    /* The namespace's init does not end before every process of the
+     * namespace is reaped: the second child first. */
     close(hold[1]);
     reap("second child", second);
+    reap("first child", first);
 
-    long r = rawsys(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0, 0);
-    if (r == 0) {
-        out("clone child: getpid %d getppid %d", getpid(), getppid());
-        _exit(0);
-    }
-    out("clone(CLONE_NEWPID): %s", r > 0 ? "ok" : errname(errno));
-    if (r > 0)
-        reap("clone child", r);
     return 0;
 }

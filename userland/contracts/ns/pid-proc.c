@@ -57,14 +57,14 @@ int main(void)
     unsigned long long mine = ino_of("/proc/self/ns/pid");
     int parentns = open("/proc/self/ns/pid", O_RDONLY);
     check("unshare(CLONE_NEWPID)", unshare(CLONE_NEWPID));
-    unsigned long long for_children = ino_of("/proc/self/ns/pid_for_children");
-    out("pid_for_children differs from pid: %s", yesno(for_children != mine && for_children != 0));
+    struct stat fst;
+    out("stat pid_for_children before the first child: %s", stat("/proc/self/ns/pid_for_children", &fst) < 0 ? errname(errno) : "ok");
     int go[2], done[2];
     if (pipe(go) < 0 || pipe(done) < 0)
         return 1;
     pid_t child = fork();
     if (child == 0) {
-        out("child: ns/pid is the parent's pid_for_children: %s", yesno(ino_of("/proc/self/ns/pid") == for_children));
+        out("child: ns/pid differs from the parent's: %s", yesno(ino_of("/proc/self/ns/pid") != mine));
         check("child: unshare(CLONE_NEWNS)", unshare(CLONE_NEWNS));
         check("child: make / private", mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL));
         check("child: mount proc", mount("proc", "/proc", "proc", 0, NULL));
@@ -102,6 +102,8 @@ int main(void)
     }
     char c;
     read(done[0], &c, 1);
+    snprintf(path, sizeof path, "/proc/%d/ns/pid", child);
+    out("parent: pid_for_children is the child's ns/pid: %s", yesno(ino_of("/proc/self/ns/pid_for_children") == ino_of(path)));
     snprintf(path, sizeof path, "/proc/%d/status", child);
     show_status_line("parent", path, "NSpid:");
     snprintf(path, sizeof path, "/proc/%d/ns/pid", child);

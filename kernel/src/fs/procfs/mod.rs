@@ -124,7 +124,11 @@ fn make_root(ns: &Arc<crate::ns::pid::PidNs>) -> Arc<dyn Inode> {
     table.add(b"sys", FileType::Directory, n, move |dir| Ok(system::sys_dir(n, dir)));
     table.add(b"sysvipc", FileType::Directory, ipc::SYSVIPC_INO, |dir| Ok(ipc::sysvipc_dir(ipc::SYSVIPC_INO, dir)));
     table.add(b"net", FileType::Directory, net::NET_INO, |dir| Ok(net::net_dir(net::NET_INO, dir)));
-    SynthDir::new(Attr::root(id, ROOT_INO, 0o555), Parent::None, Box::new(RootSource { table, ns: weak }))
+    // Each namespace's tree is its own file system instance (Linux: one
+    // per mount of another namespace): a root of its own, so that a mount
+    // of one over another is told apart.
+    let root_ino = if ns.level == 0 { ROOT_INO } else { 1 << 63 | ns.inum };
+    SynthDir::new(Attr::root(id, root_ino, 0o555), Parent::None, Box::new(RootSource { table, ns: weak }))
 }
 
 /// Global id `global` as the namespace of a procfs numbers it (ENOENT
