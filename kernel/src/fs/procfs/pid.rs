@@ -883,7 +883,7 @@ fn status_of(p: &Arc<Process>, task: Option<Arc<crate::process::Thread>>, id: Pi
     let _ = writeln!(out, "Ngid:\t0");
     let _ = writeln!(out, "Pid:\t{}", seen(id));
     let _ = writeln!(out, "PPid:\t{}", seen(p.ppid()));
-    let _ = writeln!(out, "TracerPid:\t{}", task.as_ref().map_or(0, |t| t.ptrace.tracer_pid()));
+    let _ = writeln!(out, "TracerPid:\t{}", seen(task.as_ref().map_or(0, |t| t.ptrace.tracer_pid())));
     let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", creds.uid, creds.euid, creds.suid, creds.fsuid);
     let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", creds.gid, creds.egid, creds.sgid, creds.fsgid);
     let _ = writeln!(out, "FDSize:\t{}", fd_slots);
