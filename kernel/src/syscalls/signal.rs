@@ -210,11 +210,13 @@ fn send_to(sender: &Process, target: &Arc<Process>, info: SigInfo) -> Result<()>
 }
 
 /// A siginfo the kernel made for `sender` (kill, tkill: si_code SI_USER
-/// or SI_TKILL with the sender's global pid) names the sender as the
-/// target's PID namespace numbers it (0 from outside it).
+/// or SI_TKILL with the sender's global pid) carries the sender's pid as
+/// its own namespace numbers it, or 0 when the target's namespace cannot
+/// see the sender (Linux's prepare_kill_siginfo and send_signal_locked).
 fn ours(sender: &Process, target: &Process, info: SigInfo) -> SigInfo {
     if info == SigInfo::from_process(info.signo, info.code, sender.pid, sender.creds.lock().uid) {
-        info.with_sender_pid(ns_pid::local_in(&ns_pid::of(target), sender.pid))
+        let visible = ns_pid::local_in(&ns_pid::of(target), sender.pid) != 0;
+        info.with_sender_pid(if visible { ns_pid::local_in(&ns_pid::of(sender), sender.pid) } else { 0 })
     } else {
         info
     }
@@ -227,9 +229,13 @@ fn init_ignores(sender: &Process, target: &Process, sig: u32) -> bool {
     if sig == 0 || !ns_pid::is_ns_init(target) {
         return false;
     }
-    // A handler (not SIG_DFL, 0) takes it.
-    if target.signals.lock().actions[sig as usize - 1].handler != 0 {
-        return false;
+    // A handler (not SIG_DFL, 0) takes it; a blocked signal stays
+    // pending (the disposition may change).
+    {
+        let signals = target.signals.lock();
+        if signals.actions[sig as usize - 1].handler != 0 || signals.blocked(target.pid) & crate::process::signal::bit(sig) != 0 {
+            return false;
+        }
     }
     let from_outside = ns_pid::local_in(&ns_pid::of(target), sender.pid) == 0;
     !(from_outside && (sig == SIGKILL || sig == SIGSTOP))

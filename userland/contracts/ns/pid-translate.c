@@ -5,6 +5,7 @@
  * SCM_CREDENTIALS, and a pid the namespace does not have is ESRCH. */
 #include "../common.h"
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 
 static pid_t recv_cred_pid(int fd)
@@ -103,6 +104,10 @@ int main(void)
         sigwaitinfo(&set, &si);
         out("child: %s from si_pid %d", signame(si.si_signo), si.si_pid);
         waitpid(g, NULL, 0);
+        /* fdinfo shows pids as the namespace of the procfs numbers them */
+        unshare(CLONE_NEWNS);
+        mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL);
+        mount("proc", "/proc", "proc", 0, NULL);
         int pfd = syscall(SYS_pidfd_open, 1, 0);
         fdinfo_pid("child", pfd);
         kill(0, SIGUSR1);
@@ -113,13 +118,17 @@ int main(void)
     long killed = kill(child, SIGUSR1);
     siginfo_t si;
     sigwaitinfo(&set, &si);
-    int usr1_from_child = si.si_signo == SIGUSR1 && si.si_pid == child;
+    int usr1_pid = si.si_signo == SIGUSR1 ? si.si_pid : -1;
     int pfd = syscall(SYS_pidfd_open, child, 0);
     int status;
     waitpid(child, &status, 0);
     out("parent: credentials name the child: %s", yesno(got == child));
     out("parent: send: %s, kill: %s", sent < 0 ? errname(errno) : "ok", killed < 0 ? errname(errno) : "ok");
-    out("parent: SIGUSR1 from the child: %s", yesno(usr1_from_child));
+    /* kill's si_pid is the sender's own number when the receiver sees it */
+    if (usr1_pid == child)
+        out("parent: SIGUSR1 si_pid: the child's outside number");
+    else
+        out("parent: SIGUSR1 si_pid: %d", usr1_pid);
     out("parent: child %s", wstatus(status));
     (void)pfd;
     return 0;
