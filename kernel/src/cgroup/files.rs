@@ -185,14 +185,15 @@ pub fn read(cg: &Arc<Cgroup>, f: F) -> Result<Vec<u8>> {
         F::Procs => {
             let mut out = String::new();
             for p in super::members(cg, false) {
-                let _ = writeln!(out, "{}", p.pid);
+                // As the reader's PID namespace numbers it (0 outside).
+                let _ = writeln!(out, "{}", crate::ns::pid::local(p.pid));
             }
             out
         }
         F::Threads => {
             let mut out = String::new();
             for p in super::members(cg, false) {
-                let mut tids: Vec<i32> = p.threads().iter().map(|t| t.tid()).collect();
+                let mut tids: Vec<i32> = p.threads().iter().map(|t| crate::ns::pid::local(t.tid())).collect();
                 tids.sort_unstable();
                 for tid in tids {
                     let _ = writeln!(out, "{}", tid);
@@ -735,7 +736,7 @@ fn write_procs(dst: &Arc<Cgroup>, buf: &[u8], cred: &Credentials, whole: bool) -
     } else if pid < 0 {
         return Err(Errno::EINVAL);
     } else {
-        crate::process::find_thread(pid as i32).ok_or(Errno::ESRCH)?
+        crate::process::find_thread(crate::ns::pid::global(pid as i32)).ok_or(Errno::ESRCH)?
     };
     let process = thread.process.clone();
     let src = process.cgroup.cgroup();

@@ -634,7 +634,10 @@ pub fn get_socket_option(socket: &dyn Socket, name: u32) -> Result<Vec<u8>> {
         netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => timeval_bytes(o.sndtimeo_ns),
         netabi::SO_PASSCRED => int(o.passcred as i32),
         netabi::SO_TIMESTAMP_OLD if socket.family() == u32::from(netabi::AF_UNIX) && socket.sock_type() == netabi::SOCK_DGRAM => int(o.timestamp as i32),
-        netabi::SO_PEERCRED => socket.peer_cred().to_bytes().to_vec(),
+        netabi::SO_PEERCRED => {
+            let cred = socket.peer_cred();
+            Ucred { pid: crate::ns::pid::local(cred.pid), ..cred }.to_bytes().to_vec()
+        }
         netabi::SO_ACCEPTCONN => int(socket.is_listening() as i32),
         netabi::SO_REUSEADDR => int(o.reuseaddr as i32),
         netabi::SO_REUSEPORT => int(o.reuseport as i32),

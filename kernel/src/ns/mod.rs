@@ -4,11 +4,13 @@
 //!
 //! Mount and UTS namespaces have their own state (`fs::mount::MountNs`,
 //! `uts::UtsNs`), the cgroup namespace its root cgroup, an IPC namespace
-//! its objects (kept by `ipc::ns`); the network, PID, user and time
-//! namespaces are the initial ones only (clone and unshare refuse new ones
-//! with EINVAL, as a Linux built without them).
+//! its objects (kept by `ipc::ns`), a PID namespace its numbering of
+//! processes (`pid`); the network, user and time namespaces are the
+//! initial ones only (clone and unshare refuse new ones with EINVAL, as a
+//! Linux built without them).
 
 pub mod nsfs;
+pub mod pid;
 
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -67,7 +69,7 @@ impl Kind {
 pub const ALL_FLAGS: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWNET | abi::CLONE_NEWPID | abi::CLONE_NEWCGROUP | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
 
 /// The namespaces new ones can be made of here.
-pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP;
+pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID;
 
 /// A namespace without state of its own here (the initial IPC, network,
 /// PID, user and time namespaces).
@@ -104,8 +106,8 @@ pub struct NsSet {
     pub net: Arc<Plain>,
     /// The PID namespace the process is in (`pid`) and the one its
     /// children will be in (`pid_for_children`).
-    pub pid: Arc<Plain>,
-    pub pid_for_children: Arc<Plain>,
+    pub pid: Arc<pid::PidNs>,
+    pub pid_for_children: Arc<pid::PidNs>,
     pub cgroup: Arc<CgroupNs>,
     pub user: Arc<Plain>,
     pub time: Arc<Plain>,
@@ -117,7 +119,6 @@ pub struct NsSet {
 // take the first two dynamic numbers at boot.
 const PROC_IPC_INIT_INO: u64 = 0xEFFF_FFFF;
 const PROC_USER_INIT_INO: u64 = 0xEFFF_FFFD;
-const PROC_PID_INIT_INO: u64 = 0xEFFF_FFFC;
 const PROC_CGROUP_INIT_INO: u64 = 0xEFFF_FFFB;
 const PROC_TIME_INIT_INO: u64 = 0xEFFF_FFFA;
 const INIT_NET_INO: u64 = 0xF000_0000;
@@ -140,7 +141,7 @@ pub fn init_set() -> Arc<NsSet> {
         return set.clone();
     }
     let plain = |inum| Arc::new(Plain { inum, ipc: false });
-    let pid = plain(PROC_PID_INIT_INO);
+    let pid = pid::init_ns();
     let time = plain(PROC_TIME_INIT_INO);
     let set = Arc::new(NsSet {
         mnt: crate::fs::mount::init_ns(),
@@ -188,6 +189,14 @@ pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>) -> Resu
     if flags & abi::CLONE_NEWCGROUP != 0 {
         set.cgroup = Arc::new(CgroupNs { inum: alloc_inum(), root: cgroup });
     }
+    if flags & abi::CLONE_NEWPID != 0 {
+        // Linux's copy_pid_ns: only while children still go where the
+        // process is (a second unshare before a fork is refused).
+        if !Arc::ptr_eq(&old.pid, &old.pid_for_children) {
+            return Err(Errno::EINVAL);
+        }
+        set.pid_for_children = pid::create(&old.pid)?;
+    }
     Ok(Arc::new(set))
 }
 
@@ -199,13 +208,13 @@ pub fn with(set: &NsSet, ns: &nsfs::NsRef) -> Arc<NsSet> {
         nsfs::NsRef::Mnt(mnt) => new.mnt = mnt.clone(),
         nsfs::NsRef::Uts(uts) => new.uts = uts.clone(),
         nsfs::NsRef::Cgroup(cg) => new.cgroup = cg.clone(),
+        nsfs::NsRef::Pid(ns) => new.pid_for_children = ns.clone(),
         nsfs::NsRef::Plain(kind, plain) => match kind {
             Kind::Ipc => new.ipc = plain.clone(),
             Kind::Net => new.net = plain.clone(),
-            Kind::Pid => new.pid_for_children = plain.clone(),
             Kind::Time => new.time_for_children = plain.clone(),
             Kind::User => new.user = plain.clone(),
-            Kind::Mnt | Kind::Uts | Kind::Cgroup => {}
+            Kind::Mnt | Kind::Uts | Kind::Cgroup | Kind::Pid => {}
         },
     }
     Arc::new(new)

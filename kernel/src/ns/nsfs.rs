@@ -25,6 +25,7 @@ pub enum NsRef {
     Mnt(Arc<MountNs>),
     Uts(Arc<UtsNs>),
     Cgroup(Arc<CgroupNs>),
+    Pid(Arc<super::pid::PidNs>),
     Plain(Kind, Arc<Plain>),
 }
 
@@ -35,6 +36,7 @@ impl NsRef {
             NsRef::Mnt(_) => Kind::Mnt,
             NsRef::Uts(_) => Kind::Uts,
             NsRef::Cgroup(_) => Kind::Cgroup,
+            NsRef::Pid(_) => Kind::Pid,
             NsRef::Plain(kind, _) => *kind,
         }
     }
@@ -45,6 +47,7 @@ impl NsRef {
             NsRef::Mnt(ns) => ns.inum,
             NsRef::Uts(ns) => ns.inum,
             NsRef::Cgroup(ns) => ns.inum,
+            NsRef::Pid(ns) => ns.inum,
             NsRef::Plain(_, ns) => ns.inum,
         }
     }
@@ -65,8 +68,10 @@ pub fn entry(set: &NsSet, name: &[u8]) -> Option<NsRef> {
         b"ipc" => NsRef::Plain(Kind::Ipc, set.ipc.clone()),
         b"mnt" => NsRef::Mnt(set.mnt.clone()),
         b"net" => NsRef::Plain(Kind::Net, set.net.clone()),
-        b"pid" => NsRef::Plain(Kind::Pid, set.pid.clone()),
-        b"pid_for_children" => NsRef::Plain(Kind::Pid, set.pid_for_children.clone()),
+        b"pid" => NsRef::Pid(set.pid.clone()),
+        // Not there until its init is (Linux's pidns_for_children_get).
+        b"pid_for_children" if set.pid_for_children.level > 0 && set.pid_for_children.reaper().is_none() => return None,
+        b"pid_for_children" => NsRef::Pid(set.pid_for_children.clone()),
         b"time" => NsRef::Plain(Kind::Time, set.time.clone()),
         b"time_for_children" => NsRef::Plain(Kind::Time, set.time_for_children.clone()),
         b"user" => NsRef::Plain(Kind::User, set.user.clone()),

@@ -413,7 +413,7 @@ pub fn set_robust_list(thread: &Thread, head: usize, len: usize) -> Result<isize
 /// get_robust_list: the list head of thread `tid` (0: the caller); another
 /// process's needs ptrace read access with the real ids (EPERM).
 pub fn get_robust_list(thread: &Arc<Thread>, tid: i32, head_ptr: usize, len_ptr: usize) -> Result<isize> {
-    let target = if tid == 0 { thread.clone() } else { crate::process::find_thread(tid).ok_or(Errno::ESRCH)? };
+    let target = if tid == 0 { thread.clone() } else { crate::process::find_thread(crate::ns::pid::global(tid)).ok_or(Errno::ESRCH)? };
     use crate::process::access::{ptrace_may_access, PtraceCreds, PtraceMode};
     if !ptrace_may_access(&thread.process, &target.process, PtraceMode::Read, PtraceCreds::Real) {
         return Err(Errno::EPERM);

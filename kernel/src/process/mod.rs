@@ -746,6 +746,7 @@ fn register(process: &Arc<Process>) {
 /// keep the whole allocation alive until the next sweep, and a fork bomb's
 /// thousands of reaped processes held megabytes that way.
 fn unregister(process: &Arc<Process>) {
+    crate::ns::pid::detach(process.pid);
     let mut table = PROCESSES.lock();
     if let Some(slot) = table.get_mut(&process.pid) {
         slot.retain(|w| w.strong_count() > 0 && !core::ptr::eq(w.as_ptr(), Arc::as_ptr(process)));
@@ -973,7 +974,10 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     let pid = pid::alloc()?;
     let scheduling = inherited_scheduling(parent);
     let parent_of_child = if options.sibling { parent.parent().ok_or(Errno::EINVAL)? } else { parent.clone() };
-    let ns = options.ns.clone().unwrap_or_else(|| parent.ns.lock().clone());
+    // The child is in the PID namespace its parent's children go to, and
+    // numbered there and in each ancestor.
+    let ns = crate::ns::pid::child_set(options.ns.clone().unwrap_or_else(|| parent.ns.lock().clone()));
+    let _numbers = crate::ns::pid::Numbers::attach(&ns.pid, pid)?;
     let mut fs = parent.fs.lock().clone();
     fs.mnt = ns.mnt.clone();
     let child = Arc::new(Process {
@@ -1019,7 +1023,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         nproc_exceeded: AtomicBool::new(parent.nproc_exceeded.load(Ordering::Relaxed)),
         personality: core::sync::atomic::AtomicU32::new(parent.personality.load(Ordering::Relaxed)),
         cgroup: crate::cgroup::Membership::inherit(&parent.cgroup),
-        ns: SpinLock::new(ns),
+        ns: SpinLock::new(ns.clone()),
     });
     let task = child_task(parent_thread, frame, &options)?;
     // Counted from the registration on, under the admission (nothing is
@@ -1029,10 +1033,10 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     // Linux): the parent's copy in its own memory, the child's in the
     // child's (the same memory with CLONE_VM).
     if options.parent_tid != 0 {
-        let _ = crate::uaccess::copy_to_user(options.parent_tid, &pid.to_le_bytes());
+        let _ = crate::uaccess::copy_to_user(options.parent_tid, &crate::ns::pid::local_in(&crate::ns::pid::of(parent), pid).to_le_bytes());
     }
     if options.set_child_tid != 0 {
-        let _ = child.vm.lock().clone().lock().write_bytes(options.set_child_tid, &pid.to_le_bytes());
+        let _ = child.vm.lock().clone().lock().write_bytes(options.set_child_tid, &crate::ns::pid::local_in(&ns.pid, pid).to_le_bytes());
     }
     {
         let _published = group_signal_lock();
@@ -1047,6 +1051,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         register(&child);
     }
     drop(admission);
+    _numbers.keep();
     start_thread(&child, pid, task, options.clear_child_tid, parent_thread.affinity.load(Ordering::Relaxed), Some(parent_thread));
     if options.vfork {
         let waiter = child.clone();
@@ -1095,6 +1100,7 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
     drop(nproc::admit(process)?);
     let task = child_task(creator, frame, &options)?;
     let tid = pid::alloc()?;
+    let numbers = crate::ns::pid::Numbers::attach(&crate::ns::pid::of(process), tid)?;
     {
         let mut signals = process.signals.lock();
         if signals.group_exit().is_some() {
@@ -1103,11 +1109,12 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
         }
         signals.add_thread(creator.tid(), tid);
     }
+    let seen = crate::ns::pid::local_in(&crate::ns::pid::of(process), tid);
     if options.parent_tid != 0 {
-        let _ = crate::uaccess::copy_to_user(options.parent_tid, &tid.to_le_bytes());
+        let _ = crate::uaccess::copy_to_user(options.parent_tid, &seen.to_le_bytes());
     }
     if options.set_child_tid != 0 {
-        let _ = crate::uaccess::copy_to_user(options.set_child_tid, &tid.to_le_bytes());
+        let _ = crate::uaccess::copy_to_user(options.set_child_tid, &seen.to_le_bytes());
     }
     let thread = new_thread(process, tid, task, options.clear_child_tid, creator.affinity.load(Ordering::Relaxed));
     let admission = match nproc::admit(process).and_then(|a| crate::cgroup::thread_created(process).map(|()| a)) {
@@ -1126,6 +1133,7 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
         threads.push(thread.clone());
     }
     drop(admission);
+    numbers.keep();
     scheduler::enqueue(thread);
     Ok(tid)
 }
@@ -1142,6 +1150,7 @@ pub fn become_sole_thread(thread: &Arc<Thread>) -> Result<()> {
         gone?;
     }
     if thread.tid() != process.pid {
+        crate::ns::pid::detach(thread.tid());
         process.signals.lock().rename_thread(thread.tid(), process.pid);
         thread.tid.store(process.pid, Ordering::Relaxed);
         *process.main_thread.lock() = Arc::downgrade(thread);
@@ -1216,6 +1225,7 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
         // its tracer; the leader's waits for the last thread.
         ptrace::on_thread_exit(thread, (thread.tid() != process.pid).then_some(own));
         thread.set_state(ThreadState::Dead);
+        crate::ns::pid::detach(thread.tid());
         process.thread_left.wake_all();
         return;
     }
@@ -1245,8 +1255,11 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
     // group gets SIGHUP) before orphaned groups are looked at, as Linux.
     crate::tty::on_exit(&process);
     signal::hang_up_orphaned_groups(&process);
-    // Orphans go to init.
-    let init = INIT.lock().clone();
+    // A namespace's init takes the others down with it (and then reaps
+    // them, its children by then).
+    let ns_init = crate::ns::pid::init_exiting(&process);
+    // Orphans go to init: their namespace's, or the first one's.
+    let init = if ns_init { Some(process.clone()) } else { crate::ns::pid::reaper_for(&process).or_else(|| INIT.lock().clone()) };
     let orphans = core::mem::take(&mut *process.children.lock());
     if let Some(init) = &init {
         let any_zombie = orphans.iter().any(|c| c.exit_status().is_some());
@@ -1261,6 +1274,12 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
         if any_zombie {
             init.child_event.wake_all();
         }
+    }
+    if ns_init {
+        crate::ns::pid::reap_namespace(&process);
+    }
+    if thread.tid() != process.pid {
+        crate::ns::pid::detach(thread.tid());
     }
 
     process.exit_cpu_ns.store(thread.cpu_ns() + process.exited_threads_ns.load(Ordering::Relaxed), Ordering::Relaxed);

@@ -192,6 +192,12 @@ impl SigInfo {
         Self::new(signo, code).with(0, &pid.to_le_bytes()).with(4, &uid.to_le_bytes())
     }
 
+    /// The same siginfo with `_kill`'s pid replaced: the sender as the
+    /// receiver's PID namespace numbers it.
+    pub fn with_sender_pid(self, pid: Pid) -> Self {
+        self.with(0, &pid.to_le_bytes())
+    }
+
     /// SIGCHLD: `_sigchld` holds the child's pid, uid and status (exit
     /// code or signal); its CPU times stay zero (not accounted yet).
     pub fn child(code: i32, pid: Pid, uid: u32, status: i32) -> Self {
@@ -1046,7 +1052,7 @@ fn notify_parent_of_job(child: &Arc<Process>, report: JobReport) {
     if action.handler != SIG_IGN && action.flags & SA_NOCLDSTOP == 0 {
         let (code, status) = report.code_and_status();
         let uid = child.creds.lock().uid;
-        let _ = send_signal_info(&parent, SigInfo::child(code, child.pid, uid, status));
+        let _ = send_signal_info(&parent, SigInfo::child(code, crate::ns::pid::local_in(&crate::ns::pid::of(&parent), child.pid), uid, status));
     }
     parent.child_event.wake_all();
 }
@@ -1071,7 +1077,7 @@ pub fn notify_parent_of_exit(child: &Process, parent: &Arc<Process>, status: Exi
             ExitStatus::Signaled(sig, true) => (abi::CLD_DUMPED, sig as i32),
         };
         let uid = child.creds.lock().uid;
-        let _ = send_signal_info(parent, SigInfo::child(code as i32, child.pid, uid, value));
+        let _ = send_signal_info(parent, SigInfo::child(code as i32, crate::ns::pid::local_in(&crate::ns::pid::of(parent), child.pid), uid, value));
     }
 }
 

@@ -47,7 +47,8 @@ pub fn capget(thread: &Arc<Thread>, header: usize, data: usize) -> Result<isize>
     if pid < 0 {
         return Err(Errno::EINVAL);
     }
-    let target = if pid == 0 || pid == thread.process.pid { thread.process.clone() } else { find_process(pid).ok_or(Errno::ESRCH)? };
+    let global = crate::ns::pid::global(pid);
+    let target = if pid == 0 || global == thread.process.pid { thread.process.clone() } else { find_process(global).ok_or(Errno::ESRCH)? };
     if data == 0 {
         return Ok(0);
     }

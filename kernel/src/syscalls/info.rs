@@ -90,7 +90,7 @@ pub fn prlimit64(thread: &Thread, pid: i32, resource: u32, new: usize, old: usiz
     let target = if pid == 0 {
         &thread.process
     } else {
-        other = find_process(pid).or_else(|| crate::process::find_thread(pid).map(|t| t.process.clone())).ok_or(Errno::ESRCH)?;
+        other = find_process(crate::ns::pid::global(pid)).or_else(|| crate::process::find_thread(crate::ns::pid::global(pid)).map(|t| t.process.clone())).ok_or(Errno::ESRCH)?;
         &other
     };
     crate::process::access::check_prlimit(&thread.process, target)?;

@@ -119,6 +119,14 @@ fn check_enter(process: &Process, ns: &nsfs::NsRef) -> Result<()> {
     if !capable(process, abi::CAP_SYS_ADMIN) || matches!(ns, nsfs::NsRef::Mnt(_)) && !capable(process, abi::CAP_SYS_CHROOT) {
         return Err(Errno::EPERM);
     }
+    // Only the caller's own PID namespace or one below it (Linux's
+    // pidns_install): a process cannot make children its namespace
+    // cannot see.
+    if let nsfs::NsRef::Pid(target) = ns {
+        if !crate::ns::pid::of(process).is_ancestor_of(target) {
+            return Err(Errno::EINVAL);
+        }
+    }
     Ok(())
 }
 
@@ -192,8 +200,21 @@ pub fn ns_ioctl(thread: &Thread, file: &crate::fs::file::OpenFile, request: u32,
             let fd = table.lock().insert(file, true);
             fd.map(|fd| fd as isize)
         }
-        NS_GET_PARENT => match ns.kind() {
-            ns::Kind::Pid | ns::Kind::User => Err(Errno::EPERM),
+        NS_GET_PARENT => match &ns {
+            // A PID namespace's parent, if the caller's namespace is it
+            // or above it (Linux's pidns_get_parent).
+            nsfs::NsRef::Pid(pid_ns) => match pid_ns.parent.clone().filter(|p| crate::ns::pid::of(&thread.process).is_ancestor_of(p)) {
+                Some(parent) => {
+                    let parent = nsfs::NsRef::Pid(parent);
+                    let text = parent.link_text().into_bytes();
+                    let file = crate::fs::file::OpenFile::new(crate::fs::file::InodeFile::new(nsfs::node(parent)), abi::O_RDONLY, text);
+                    let table = thread.process.files.lock().clone();
+                    let fd = table.lock().insert(file, true);
+                    fd.map(|fd| fd as isize)
+                }
+                None => Err(Errno::EPERM),
+            },
+            _ if ns.kind() == ns::Kind::User => Err(Errno::EPERM),
             _ => Err(Errno::EINVAL),
         },
         NS_GET_OWNER_UID => match ns.kind() {

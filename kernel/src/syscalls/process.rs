@@ -12,6 +12,7 @@ use linux_raw_sys::ptrace as ptrace_abi;
 use super::{read_path, read_string_array};
 use crate::error::{Errno, Result};
 use crate::process::signal::JobReport;
+use crate::ns::pid as ns_pid;
 use crate::process::{self, find_process, CloneOptions, ExitStatus, Pid, Process, Thread};
 
 pub fn fork(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize, parent_tid: usize, child_tid: usize, tls: u64) -> Result<isize> {
@@ -63,8 +64,16 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     if has(abi::CLONE_THREAD) && (!has(abi::CLONE_FILES) || !has(abi::CLONE_FS)) {
         return Err(Errno::EINVAL);
     }
-    if has(abi::CLONE_PARENT) && thread.process.pid == 1 {
+    // Neither init (the first one or a namespace's) may make siblings.
+    if has(abi::CLONE_PARENT) && (thread.process.pid == 1 || ns_pid::is_ns_init(&thread.process)) {
         return Err(Errno::EINVAL);
+    }
+    // A thread stays in its process's PID namespace (Linux's copy_process).
+    if has(abi::CLONE_THREAD) {
+        let set = thread.process.ns.lock().clone();
+        if has(abi::CLONE_NEWPID) || !alloc::sync::Arc::ptr_eq(&set.pid, &set.pid_for_children) {
+            return Err(Errno::EINVAL);
+        }
     }
     if has(abi::CLONE_PIDFD) && (has(abi::CLONE_THREAD) || has(abi::CLONE_DETACHED)) {
         return Err(Errno::EINVAL);
@@ -109,7 +118,7 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     if has(abi::CLONE_THREAD) {
         let tid = crate::mm::oom::retry_on_oom(thread, || process::spawn_thread(thread, frame, &options))?;
         process::ptrace::note_event(thread, event, tid as u64);
-        return Ok(tid as isize);
+        return Ok(ns_pid::local(tid) as isize);
     }
     let pid = crate::mm::oom::retry_on_oom(thread, || process::fork(thread, frame, options.clone()));
     process::ptrace::before_clone(thread, 0);
@@ -124,7 +133,7 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
             crate::uaccess::copy_to_user(pidfd, &(fd as i32).to_le_bytes())?;
         }
     }
-    Ok(pid as isize)
+    Ok(ns_pid::local(pid) as isize)
 }
 
 /// Puts a pidfd for `target` in the caller's fd table (always close-on-
@@ -143,6 +152,7 @@ pub fn pidfd_open(thread: &Thread, pid: i32, flags: u32) -> Result<isize> {
     if flags & !abi::O_NONBLOCK != 0 || pid <= 0 {
         return Err(Errno::EINVAL);
     }
+    let pid = ns_pid::global(pid);
     let target = match process::find_process(pid) {
         Some(target) => target,
         // A thread that is not its process's leader: Linux says EINVAL.
@@ -224,6 +234,7 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
     if options & !(abi::WNOHANG | abi::WUNTRACED | abi::WCONTINUED | abi::__WALL | abi::__WCLONE | abi::__WNOTHREAD) != 0 {
         return Err(Errno::EINVAL);
     }
+    let pid = ns_pid::global_signed(pid);
     let me = thread.process.clone();
     let mut traced = None;
     let found = me.child_event.wait_until(|| {
@@ -259,9 +270,11 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
         if rusage != 0 {
             copy_to_user(rusage, &super::time::encode_rusage(0))?;
         }
-        return Ok(tid as isize);
+        return Ok(ns_pid::local(tid) as isize);
     }
     let Some((child, change)) = found else { return Ok(0) };
+    // Its number in the caller's namespace, taken before reaping frees it.
+    let shown = ns_pid::local(child.pid);
     let child_cpu = child.cpu_ns() + child.children_cpu_ns.load(core::sync::atomic::Ordering::Relaxed);
     let word = match change {
         Change::Exited(exit) => {
@@ -276,7 +289,7 @@ pub fn wait4(thread: &Arc<Thread>, pid: Pid, status: usize, options: u32, rusage
     if rusage != 0 {
         copy_to_user(rusage, &super::time::encode_rusage(child_cpu))?;
     }
-    Ok(child.pid as isize)
+    Ok(shown as isize)
 }
 
 /// A state change wait reports: the end of a child, or a stop or continue.
@@ -318,8 +331,8 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
     }
     let pid = match idtype {
         abi::P_ALL => -1,
-        abi::P_PID => id,
-        abi::P_PGID => if id == 0 { 0 } else { -id },
+        abi::P_PID => if id > 0 { ns_pid::global(id) } else { id },
+        abi::P_PGID => if id == 0 { 0 } else if id > 0 { -ns_pid::global(id) } else { -id },
         // The process a pidfd names; waiting for it needs it to be a child.
         abi::P_PIDFD => {
             if id < 0 {
@@ -365,10 +378,11 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
         };
         info[0..4].copy_from_slice(&(abi::SIGCHLD as i32).to_le_bytes());
         info[8..12].copy_from_slice(&code.to_le_bytes());
-        info[16..20].copy_from_slice(&tid.to_le_bytes());
+        info[16..20].copy_from_slice(&ns_pid::local(tid).to_le_bytes());
         info[20..24].copy_from_slice(&uid.to_le_bytes());
         info[24..28].copy_from_slice(&value.to_le_bytes());
     } else if let Some((child, change)) = found {
+        let shown = ns_pid::local(child.pid);
         let (code, value) = match change {
             Change::Exited(status) => {
                 if options & abi::WNOWAIT == 0 {
@@ -385,7 +399,7 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
         let uid = child.creds.lock().uid;
         info[0..4].copy_from_slice(&(abi::SIGCHLD as i32).to_le_bytes());
         info[8..12].copy_from_slice(&code.to_le_bytes());
-        info[16..20].copy_from_slice(&child.pid.to_le_bytes());
+        info[16..20].copy_from_slice(&shown.to_le_bytes());
         info[20..24].copy_from_slice(&uid.to_le_bytes());
         info[24..28].copy_from_slice(&value.to_le_bytes());
     }
@@ -566,18 +580,20 @@ pub fn setgroups(thread: &Thread, size: usize, list: usize) -> Result<isize> {
 }
 
 pub fn getpgid(pid: Pid, thread: &Thread) -> Result<isize> {
-    let target = if pid == 0 { thread.process.clone() } else { find_process(pid).ok_or(Errno::ESRCH)? };
-    Ok(target.pgid.load(Ordering::Relaxed) as isize)
+    let target = if pid == 0 { thread.process.clone() } else { find_process(ns_pid::global(pid)).ok_or(Errno::ESRCH)? };
+    Ok(ns_pid::local(target.pgid.load(Ordering::Relaxed)) as isize)
 }
 
 pub fn setpgid(thread: &Thread, pid: Pid, pgid: Pid) -> Result<isize> {
+    let pid = if pid > 0 { ns_pid::global(pid) } else { pid };
+    let pgid = if pgid > 0 { ns_pid::global(pgid) } else { pgid };
     process::set_process_group(&thread.process, pid, pgid)?;
     Ok(0)
 }
 
 pub fn getsid(thread: &Thread, pid: Pid) -> Result<isize> {
-    let target = if pid == 0 { thread.process.clone() } else { find_process(pid).ok_or(Errno::ESRCH)? };
-    Ok(target.sid.load(Ordering::Relaxed) as isize)
+    let target = if pid == 0 { thread.process.clone() } else { find_process(ns_pid::global(pid)).ok_or(Errno::ESRCH)? };
+    Ok(ns_pid::local(target.sid.load(Ordering::Relaxed)) as isize)
 }
 
 pub fn setsid(thread: &Thread) -> Result<isize> {
@@ -590,7 +606,7 @@ pub fn setsid(thread: &Thread) -> Result<isize> {
     me.sid.store(pid, Ordering::Relaxed);
     me.pgid.store(pid, Ordering::Relaxed);
     crate::tty::on_setsid(me);
-    Ok(pid as isize)
+    Ok(ns_pid::local(pid) as isize)
 }
 
 pub fn arch_prctl(thread: &Thread, code: u32, addr: u64) -> Result<isize> {

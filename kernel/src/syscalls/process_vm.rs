@@ -76,7 +76,8 @@ pub fn process_vm_rw(thread: &Thread, pid: i32, local: usize, local_count: usize
     if remote.iter().all(|v| v.1 == 0) {
         return Ok(0);
     }
-    let target = find_process(pid).or_else(|| find_thread(pid).map(|t| t.process.clone())).ok_or(Errno::ESRCH)?;
+    let global = crate::ns::pid::global(pid);
+    let target = find_process(global).or_else(|| find_thread(global).map(|t| t.process.clone())).ok_or(Errno::ESRCH)?;
     if pid <= 0 || target.exit_status().is_some() {
         return Err(Errno::ESRCH);
     }

@@ -114,7 +114,8 @@ fn regset(me: &crate::process::Process, pid: i32, addr: u64, data: u64, set: boo
 /// ptrace(request, pid, addr, data).
 pub fn ptrace(thread: &Arc<Thread>, a: Args) -> Result<isize> {
     let request = a.0[0];
-    let pid = a.i32(1);
+    // The tracee as the tracer's PID namespace numbers it.
+    let pid = crate::ns::pid::global(a.i32(1));
     let addr = a.0[2];
     let data = a.0[3];
     let me = &thread.process;

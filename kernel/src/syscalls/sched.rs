@@ -17,6 +17,7 @@ fn target(thread: &Thread, pid: i32) -> Result<Arc<Process>> {
     if pid == 0 {
         return Ok(thread.process.clone());
     }
+    let pid = crate::ns::pid::global(pid);
     find_process(pid)
         .or_else(|| find_thread(pid).map(|t| t.process.clone()))
         .filter(|p| p.exit_status().is_none())
@@ -33,7 +34,7 @@ fn target_thread(thread: &Thread, pid: i32) -> Result<Arc<Thread>> {
         return crate::process::current().ok_or(Errno::ESRCH);
     }
     let _ = thread;
-    find_thread(pid).ok_or(Errno::ESRCH)
+    find_thread(crate::ns::pid::global(pid)).ok_or(Errno::ESRCH)
 }
 
 pub fn sched_getaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> Result<isize> {

@@ -13,6 +13,7 @@ use linux_raw_sys::general as abi;
 use super::{read_bytes, read_u64, write_u64};
 use crate::error::{Errno, Result};
 use crate::process::signal::{self, AltStack, SigAction, SigInfo, NSIG, SIGKILL, SIGSTOP, UNBLOCKABLE};
+use crate::ns::pid as ns_pid;
 use crate::process::{all_processes, find_process, Pid, Process, Thread};
 
 pub fn rt_sigaction(thread: &Thread, sig: u32, act: usize, oldact: usize, sigsetsize: usize) -> Result<isize> {
@@ -202,7 +203,42 @@ fn send_to(sender: &Process, target: &Arc<Process>, info: SigInfo) -> Result<()>
     if !crate::process::access::may_signal(sender, target, info.signo) {
         return Err(Errno::EPERM);
     }
-    signal::send_signal_info(target, info)
+    if init_ignores(sender, target, info.signo) {
+        return Ok(());
+    }
+    signal::send_signal_info(target, ours(sender, target, info))
+}
+
+/// A siginfo the kernel made for `sender` (kill, tkill: si_code SI_USER
+/// or SI_TKILL with the sender's global pid) carries the sender's pid as
+/// its own namespace numbers it, or 0 when the target's namespace cannot
+/// see the sender (Linux's prepare_kill_siginfo and send_signal_locked).
+fn ours(sender: &Process, target: &Process, info: SigInfo) -> SigInfo {
+    if info == SigInfo::from_process(info.signo, info.code, sender.pid, sender.creds.lock().uid) {
+        let visible = ns_pid::local_in(&ns_pid::of(target), sender.pid) != 0;
+        info.with_sender_pid(if visible { ns_pid::local_in(&ns_pid::of(sender), sender.pid) } else { 0 })
+    } else {
+        info
+    }
+}
+
+/// Whether a PID namespace's init drops signal `sig` from `sender`
+/// (Linux's SIGNAL_UNKILLABLE): one it has no handler for, unless SIGKILL
+/// or SIGSTOP from an ancestor namespace.
+fn init_ignores(sender: &Process, target: &Process, sig: u32) -> bool {
+    if sig == 0 || !ns_pid::is_ns_init(target) {
+        return false;
+    }
+    // A handler (not SIG_DFL, 0) takes it; a blocked signal stays
+    // pending (the disposition may change).
+    {
+        let signals = target.signals.lock();
+        if signals.actions[sig as usize - 1].handler != 0 || signals.blocked(target.pid) & crate::process::signal::bit(sig) != 0 {
+            return false;
+        }
+    }
+    let from_outside = ns_pid::local_in(&ns_pid::of(target), sender.pid) == 0;
+    !(from_outside && (sig == SIGKILL || sig == SIGSTOP))
 }
 
 /// Sends to every member of a process group: success if any send
@@ -225,6 +261,7 @@ fn send_to_group(sender: &Process, pgid: Pid, info: SigInfo) -> Result<()> {
 /// The process a positive pid names: a process id, or the id of one of
 /// its threads (as Linux, kill with a thread id signals its process).
 fn find_target(pid: Pid) -> Result<Arc<Process>> {
+    let pid = ns_pid::global(pid);
     find_process(pid).or_else(|| crate::process::find_thread(pid).map(|t| t.process.clone())).ok_or(Errno::ESRCH)
 }
 
@@ -243,7 +280,9 @@ fn send_to_pid(sender: &Process, pid: Pid, info: SigInfo) -> Result<()> {
             let mut result = Ok(());
             let mut count = 0;
             let _no_fork = crate::process::group_signal_lock();
-            for target in all_processes().into_iter().filter(|p| p.pid != 1 && p.pid != sender.pid && p.exit_status().is_none()) {
+            // Those the sender's PID namespace numbers, but its init.
+            let viewer = ns_pid::of(sender);
+            for target in all_processes().into_iter().filter(|p| ns_pid::local_in(&viewer, p.pid) > 1 && p.pid != sender.pid && p.exit_status().is_none()) {
                 count += 1;
                 match send_to(sender, &target, info) {
                     Err(Errno::EPERM) => {}
@@ -252,7 +291,7 @@ fn send_to_pid(sender: &Process, pid: Pid, info: SigInfo) -> Result<()> {
             }
             if count == 0 { Err(Errno::ESRCH) } else { result }
         }
-        p => send_to_group(sender, -p, info),
+        p => send_to_group(sender, ns_pid::global(-p), info),
     }
 }
 
@@ -272,6 +311,7 @@ pub fn kill(thread: &Thread, pid: i32, sig: u32) -> Result<isize> {
 /// the caller's siginfo: the thread `tid`, which must belong to `tgid`;
 /// only that thread takes the signal.
 fn send_to_thread(thread: &Thread, tgid: Option<Pid>, tid: Pid, info: SigInfo) -> Result<isize> {
+    let (tid, tgid) = (ns_pid::global(tid), tgid.map(ns_pid::global));
     let target = crate::process::find_thread(tid).filter(|t| tgid.is_none_or(|tgid| t.process.pid == tgid)).ok_or(Errno::ESRCH)?;
     if info.signo as usize > NSIG {
         return Err(Errno::EINVAL);
@@ -279,7 +319,10 @@ fn send_to_thread(thread: &Thread, tgid: Option<Pid>, tid: Pid, info: SigInfo) -
     if !crate::process::access::may_signal(&thread.process, &target.process, info.signo) {
         return Err(Errno::EPERM);
     }
-    signal::send_signal_to_thread(&target, info)?;
+    if init_ignores(&thread.process, &target.process, info.signo) {
+        return Ok(0);
+    }
+    signal::send_signal_to_thread(&target, ours(&thread.process, &target.process, info))?;
     Ok(0)
 }
 
@@ -305,7 +348,7 @@ pub fn tgkill(thread: &Thread, tgid: i32, tid: i32, sig: u32) -> Result<isize> {
 /// be sent to oneself (EPERM), as on Linux.
 fn read_queued_info(thread: &Thread, target: Pid, sig: u32, uinfo: usize) -> Result<SigInfo> {
     let info = SigInfo::from_user(&read_bytes::<48>(uinfo)?, sig);
-    if (info.code >= 0 || info.code == signal::SI_TKILL) && target != thread.process.pid {
+    if (info.code >= 0 || info.code == signal::SI_TKILL) && ns_pid::global(target) != thread.process.pid {
         return Err(Errno::EPERM);
     }
     Ok(info)
@@ -341,7 +384,7 @@ pub fn pidfd_send_signal(thread: &Thread, pidfd: i32, sig: u32, uinfo: usize, fl
         if i32::from_le_bytes(raw[..4].try_into().unwrap()) as u32 != sig {
             return Err(Errno::EINVAL);
         }
-        read_queued_info(thread, target.pid, sig, uinfo)?
+        read_queued_info(thread, ns_pid::local(target.pid), sig, uinfo)?
     } else {
         let (my_pid, uid) = sender_ids(&thread.process);
         SigInfo::from_process(sig, signal::SI_USER, my_pid, uid)

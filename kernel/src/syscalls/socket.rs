@@ -367,7 +367,8 @@ fn parse_control(thread: &Thread, buf: &[u8]) -> Result<Control> {
 /// Checks credentials a sender claims (scm_check_creds): its own pid and
 /// one of its ids, unless it is privileged; the pid must exist.
 fn check_creds(thread: &Thread, raw: &[u8]) -> Result<Ucred> {
-    let pid = i32::from_le_bytes(raw[..4].try_into().unwrap());
+    // The pid as the sender's PID namespace numbers it.
+    let pid = crate::ns::pid::global(i32::from_le_bytes(raw[..4].try_into().unwrap()));
     let uid = u32::from_le_bytes(raw[4..8].try_into().unwrap());
     let gid = u32::from_le_bytes(raw[8..12].try_into().unwrap());
     if uid == u32::MAX || gid == u32::MAX {
@@ -623,6 +624,8 @@ fn recv_one(thread: &Thread, file: &OpenFile, socket: &dyn Socket, msg: usize, f
             control.put(*level, *kind, data)?;
         }
         if let Some(creds) = got.creds {
+            // The sender as the receiver's PID namespace numbers it.
+            let creds = crate::net::Ucred { pid: crate::ns::pid::local(creds.pid), ..creds };
             control.put(netabi::SOL_SOCKET, netabi::SCM_CREDENTIALS, &creds.to_bytes())?;
         }
         if !got.rights.is_empty() {

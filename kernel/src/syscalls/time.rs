@@ -29,13 +29,13 @@ fn clock_now(clock: u32) -> Result<u64> {
         }
         if clock & 4 != 0 {
             // A thread's clock (pthread_getcpuclockid).
-            let thread = if pid == 0 { crate::process::current() } else { crate::process::find_thread(pid) };
+            let thread = if pid == 0 { crate::process::current() } else { crate::process::find_thread(crate::ns::pid::global(pid)) };
             return thread.map(|t| t.cpu_ns()).ok_or(Errno::EINVAL);
         }
         let process = if pid == 0 {
             crate::process::current().map(|t| t.process.clone())
         } else {
-            crate::process::find_process(pid)
+            crate::process::find_process(crate::ns::pid::global(pid))
         };
         return process.map(|p| p.cpu_ns()).ok_or(Errno::EINVAL);
     }

@@ -42,13 +42,13 @@ fn timer_clock(thread: &Arc<Thread>, clock: u32) -> Result<TimerClock> {
         }
         if clock & 4 != 0 {
             // A thread's clock: a thread of this process.
-            let target = if pid == 0 { Some(thread.clone()) } else { crate::process::find_thread(pid) };
+            let target = if pid == 0 { Some(thread.clone()) } else { crate::process::find_thread(crate::ns::pid::global(pid)) };
             return match target {
                 Some(t) if Arc::ptr_eq(&t.process, &thread.process) => Ok(TimerClock::ThreadCpu(Arc::downgrade(&t))),
                 _ => Err(Errno::EINVAL),
             };
         }
-        let target = if pid == 0 { Some(thread.process.clone()) } else { crate::process::find_process(pid) };
+        let target = if pid == 0 { Some(thread.process.clone()) } else { crate::process::find_process(crate::ns::pid::global(pid)) };
         return match target {
             Some(p) if p.exit_status().is_none() => Ok(TimerClock::ProcessCpu(Arc::downgrade(&p))),
             _ => Err(Errno::EINVAL),
@@ -80,7 +80,7 @@ fn decode_sigevent(raw: &[u8; 64]) -> Result<(Notify, u64)> {
         // SIGEV_THREAD is the C library's: the kernel sends a signal.
         abi::SIGEV_SIGNAL | abi::SIGEV_THREAD if good_signo => Notify::Process(signo as u32),
         abi::SIGEV_THREAD_ID if good_signo => {
-            let target = crate::process::find_thread(tid).ok_or(Errno::EINVAL)?;
+            let target = crate::process::find_thread(crate::ns::pid::global(tid)).ok_or(Errno::EINVAL)?;
             Notify::Thread(signo as u32, Arc::downgrade(&target))
         }
         _ => return Err(Errno::EINVAL),

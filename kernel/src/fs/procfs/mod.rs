@@ -54,11 +54,17 @@ fn pid_of_ino(ino: u64) -> Option<Pid> {
     Pid::try_from(ino >> 16).ok().filter(|&pid| pid > 0)
 }
 
-static ROOT: SpinLock<Option<Arc<dyn Inode>>> = SpinLock::new(None);
+/// The root of each PID namespace's procfs, by the namespace's inode
+/// number.
+static ROOTS: SpinLock<alloc::collections::BTreeMap<u64, Arc<dyn Inode>>> = SpinLock::new(alloc::collections::BTreeMap::new());
 
-/// Returns procfs's root directory (one tree, whichever mount shows it).
+/// Returns the root directory of procfs as the caller's PID namespace
+/// numbers processes (Linux's procfs belongs to the mounter's namespace):
+/// one tree per namespace, whichever mount shows it.
 pub fn root() -> Arc<dyn Inode> {
-    ROOT.lock().get_or_insert_with(make_root).clone()
+    let ns = crate::ns::pid::viewer();
+    let mut roots = ROOTS.lock();
+    roots.entry(ns.inum).or_insert_with(|| make_root(&ns)).clone()
 }
 
 /// Facts from the boot procfs shows: the command line and CPU model.
@@ -85,8 +91,10 @@ fn setting_file(ino: u64, perm: u32, read: impl Fn() -> Result<String> + Send + 
     SynthFile::writable(Attr::root(fs_id(), ino, perm), Box::new(move || read().map(String::into_bytes)), Box::new(write))
 }
 
-fn make_root() -> Arc<dyn Inode> {
+fn make_root(ns: &Arc<crate::ns::pid::PidNs>) -> Arc<dyn Inode> {
     let id = fs_id();
+    let weak = Arc::downgrade(ns);
+    let (self_ns, thread_ns) = (weak.clone(), weak.clone());
     let mut table = Table::new();
     let mut ino = ROOT_INO;
     let mut next = || {
@@ -95,13 +103,15 @@ fn make_root() -> Arc<dyn Inode> {
     };
     let n = next();
     table.add(b"self", FileType::Symlink, n, move |_| {
-        Ok(SynthLink::new(Attr::root(id, n, 0o777), Box::new(|| Ok(format!("{}", current_pid()?).into_bytes()))) as Arc<dyn Inode>)
+        let ns = self_ns.clone();
+        Ok(SynthLink::new(Attr::root(id, n, 0o777), Box::new(move || Ok(format!("{}", seen(&ns, current_pid()?)?).into_bytes()))) as Arc<dyn Inode>)
     });
     let n = next();
     table.add(b"thread-self", FileType::Symlink, n, move |_| {
-        Ok(SynthLink::new(Attr::root(id, n, 0o777), Box::new(|| {
+        let ns = thread_ns.clone();
+        Ok(SynthLink::new(Attr::root(id, n, 0o777), Box::new(move || {
             let thread = crate::process::current().ok_or(Errno::ENOENT)?;
-            Ok(format!("{}/task/{}", thread.process.pid, thread.tid()).into_bytes())
+            Ok(format!("{}/task/{}", seen(&ns, thread.process.pid)?, seen(&ns, thread.tid())?).into_bytes())
         })) as Arc<dyn Inode>)
     });
     let n = next();
@@ -114,7 +124,21 @@ fn make_root() -> Arc<dyn Inode> {
     table.add(b"sys", FileType::Directory, n, move |dir| Ok(system::sys_dir(n, dir)));
     table.add(b"sysvipc", FileType::Directory, ipc::SYSVIPC_INO, |dir| Ok(ipc::sysvipc_dir(ipc::SYSVIPC_INO, dir)));
     table.add(b"net", FileType::Directory, net::NET_INO, |dir| Ok(net::net_dir(net::NET_INO, dir)));
-    SynthDir::new(Attr::root(id, ROOT_INO, 0o555), Parent::None, Box::new(RootSource { table }))
+    // Each namespace's tree is its own file system instance (Linux: one
+    // per mount of another namespace): a root of its own, so that a mount
+    // of one over another is told apart.
+    let root_ino = if ns.level == 0 { ROOT_INO } else { 1 << 63 | ns.inum };
+    SynthDir::new(Attr::root(id, root_ino, 0o555), Parent::None, Box::new(RootSource { table, ns: weak }))
+}
+
+/// Global id `global` as the namespace of a procfs numbers it (ENOENT
+/// when it does not: /proc/self of a process outside it).
+fn seen(ns: &alloc::sync::Weak<crate::ns::pid::PidNs>, global: Pid) -> Result<Pid> {
+    let ns = ns.upgrade().ok_or(Errno::ENOENT)?;
+    match crate::ns::pid::local_in(&ns, global) {
+        0 => Err(Errno::ENOENT),
+        pid => Ok(pid),
+    }
 }
 
 /// Returns the calling process's pid.
@@ -125,11 +149,46 @@ fn current_pid() -> Result<Pid> {
 /// The root directory: fixed entries, then one directory per process.
 struct RootSource {
     table: Table,
+    /// The PID namespace whose numbers it shows.
+    ns: alloc::sync::Weak<crate::ns::pid::PidNs>,
+}
+
+impl RootSource {
+    /// The namespace's processes (global ids) and their numbers in it, in
+    /// increasing order of the numbers, from `min` on; None for the
+    /// initial namespace (whose numbers are the global ids).
+    fn numbered(&self, min: Pid) -> Option<Vec<(Pid, Pid)>> {
+        let ns = self.ns.upgrade()?;
+        if ns.level == 0 {
+            return None;
+        }
+        let mut out: Vec<(Pid, Pid)> = ns
+            .members()
+            .into_iter()
+            .filter(|&g| crate::process::find_process(g).is_some())
+            .map(|g| (crate::ns::pid::local_in(&ns, g), g))
+            .filter(|&(l, _)| l >= min)
+            .collect();
+        out.sort_unstable();
+        Some(out)
+    }
+
+    /// The global id of number `local` of the namespace.
+    fn global(&self, local: Pid) -> Pid {
+        match self.ns.upgrade() {
+            Some(ns) => crate::ns::pid::global_in(&ns, local),
+            None => crate::ns::pid::NOBODY,
+        }
+    }
 }
 
 impl DirSource for RootSource {
     fn list(&self) -> Vec<DirEntry> {
         let mut entries = self.table.list();
+        if let Some(numbered) = self.numbered(1) {
+            entries.extend(numbered.into_iter().map(|(l, g)| DirEntry { ino: pid_ino(g), file_type: FileType::Directory, name: format!("{}", l).into_bytes() }));
+            return entries;
+        }
         let mut pids: Vec<Pid> = all_processes().iter().filter(|p| !p.is_reaped()).map(|p| p.pid).collect();
         pids.sort_unstable();
         pids.dedup();
@@ -139,7 +198,7 @@ impl DirSource for RootSource {
 
     fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
         if let Some(pid) = parse_number(name) {
-            return pid::process_dir(pid, dir);
+            return pid::process_dir(self.global(pid), dir);
         }
         self.table.lookup(dir, name)
     }
@@ -157,18 +216,27 @@ impl DirSource for RootSource {
             return self.table.entry_at(cursor);
         }
         let from = Pid::try_from(cursor - fixed).ok()?;
+        if let Some(numbered) = self.numbered(from) {
+            let &(l, g) = numbered.first()?;
+            let entry = DirEntry { ino: pid_ino(g), file_type: FileType::Directory, name: format!("{}", l).into_bytes() };
+            return Some((entry, fixed + l as usize + 1));
+        }
         let pid = crate::process::next_pid_from(from)?;
         let entry = DirEntry { ino: pid_ino(pid), file_type: FileType::Directory, name: format!("{}", pid).into_bytes() };
         Some((entry, fixed + pid as usize + 1))
     }
 
     fn subdir_count(&self) -> usize {
+        if let Some(numbered) = self.numbered(1) {
+            return self.table.subdir_count() + numbered.len();
+        }
         self.table.subdir_count() + crate::process::listed_process_count()
     }
 
     fn name_of(&self, ino: u64) -> Option<Vec<u8>> {
         let pid = pid_of_ino(ino)?;
-        crate::process::find_process(pid).map(|_| format!("{}", pid).into_bytes())
+        let shown = self.seen_as(pid)?;
+        crate::process::find_process(pid).map(|_| format!("{}", shown).into_bytes())
     }
 }
 
@@ -179,4 +247,11 @@ fn parse_number(name: &[u8]) -> Option<i32> {
         return None;
     }
     core::str::from_utf8(name).ok()?.parse().ok()
+}
+
+impl RootSource {
+    /// Global id `pid` as the namespace numbers it.
+    fn seen_as(&self, pid: Pid) -> Option<Pid> {
+        seen(&self.ns, pid).ok()
+    }
 }

@@ -20,6 +20,7 @@ use crate::fs::file::OpenFile;
 use crate::fs::synth::{Attr, DirSource, Parent, SynthDir, SynthFile, SynthLink};
 use crate::fs::FsContext;
 use crate::process::access::{self, PtraceCreds, PtraceMode};
+use crate::ns::pid as ns_pid;
 use crate::process::{find_process, Pid, Process, ThreadState};
 
 /// USER_HZ, the unit of the times in /proc/PID/stat.
@@ -349,12 +350,12 @@ impl DirSource for TaskSource {
     fn list(&self) -> Vec<DirEntry> {
         self.tids()
             .into_iter()
-            .map(|tid| DirEntry { ino: pid_ino(tid) + TASK_BASE, file_type: FileType::Directory, name: format!("{}", tid).into_bytes() })
+            .map(|tid| DirEntry { ino: pid_ino(tid) + TASK_BASE, file_type: FileType::Directory, name: format!("{}", ns_pid::local(tid)).into_bytes() })
             .collect()
     }
 
     fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
-        let tid = parse_number(name).ok_or(Errno::ENOENT)?;
+        let tid = ns_pid::global(parse_number(name).ok_or(Errno::ENOENT)?);
         if !self.tids().contains(&tid) {
             return Err(Errno::ENOENT);
         }
@@ -743,12 +744,14 @@ fn stat_of(p: &Arc<Process>, thread: Option<Arc<crate::process::Thread>>, id: Pi
     let comm = p.comm.lock().clone();
     let rt = if policy == abi::SCHED_FIFO || policy == abi::SCHED_RR { rt_priority } else { 0 };
     let mut out = Line::with_capacity(320);
-    out.num(id as i128).text(b" (").text(comm.as_bytes()).text(b") ");
+    let viewer = ns_pid::viewer();
+    let seen = |global: Pid| ns_pid::local_in(&viewer, global);
+    out.num(seen(id) as i128).text(b" (").text(comm.as_bytes()).text(b") ");
     out.text(&[state as u8, b' ']);
     nums!(out;
-        p.ppid(),
-        p.pgid.load(Ordering::Relaxed),
-        p.sid.load(Ordering::Relaxed),
+        seen(p.ppid()),
+        seen(p.pgid.load(Ordering::Relaxed)),
+        seen(p.sid.load(Ordering::Relaxed)),
         crate::tty::tty_nr(p),
         crate::tty::tpgid(p),
         flags,
@@ -870,20 +873,29 @@ fn status_of(p: &Arc<Process>, task: Option<Arc<crate::process::Thread>>, id: Pi
     let _ = writeln!(out, "Name:\t{}", p.comm.lock().as_str());
     let _ = writeln!(out, "Umask:\t{:04o}", umask);
     let _ = writeln!(out, "State:\t{} ({})", letter, name);
-    let _ = writeln!(out, "Tgid:\t{}", p.pid);
+    // Ids as the reader's PID namespace numbers them; the NS lines list
+    // them from there down to the namespace the process is in.
+    let viewer = ns_pid::viewer();
+    let seen = |global: Pid| ns_pid::local_in(&viewer, global);
+    let chain = ns_pid::chain_from(&viewer, p.pid);
+    let levels = |global: Pid| {
+        let ids: Vec<String> = chain.iter().map(|ns| format!("{}", ns_pid::local_in(ns, global))).collect();
+        ids.join("\t")
+    };
+    let _ = writeln!(out, "Tgid:\t{}", seen(p.pid));
     let _ = writeln!(out, "Ngid:\t0");
-    let _ = writeln!(out, "Pid:\t{}", id);
-    let _ = writeln!(out, "PPid:\t{}", p.ppid());
-    let _ = writeln!(out, "TracerPid:\t{}", task.as_ref().map_or(0, |t| t.ptrace.tracer_pid()));
+    let _ = writeln!(out, "Pid:\t{}", seen(id));
+    let _ = writeln!(out, "PPid:\t{}", seen(p.ppid()));
+    let _ = writeln!(out, "TracerPid:\t{}", seen(task.as_ref().map_or(0, |t| t.ptrace.tracer_pid())));
     let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", creds.uid, creds.euid, creds.suid, creds.fsuid);
     let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", creds.gid, creds.egid, creds.sgid, creds.fsgid);
     let _ = writeln!(out, "FDSize:\t{}", fd_slots);
     let groups: Vec<String> = creds.groups.iter().map(|g| format!("{}", g)).collect();
     let _ = writeln!(out, "Groups:\t{} ", groups.join(" "));
-    let _ = writeln!(out, "NStgid:\t{}", p.pid);
-    let _ = writeln!(out, "NSpid:\t{}", id);
-    let _ = writeln!(out, "NSpgid:\t{}", p.pgid.load(Ordering::Relaxed));
-    let _ = writeln!(out, "NSsid:\t{}", p.sid.load(Ordering::Relaxed));
+    let _ = writeln!(out, "NStgid:\t{}", levels(p.pid));
+    let _ = writeln!(out, "NSpid:\t{}", levels(id));
+    let _ = writeln!(out, "NSpgid:\t{}", levels(p.pgid.load(Ordering::Relaxed)));
+    let _ = writeln!(out, "NSsid:\t{}", levels(p.sid.load(Ordering::Relaxed)));
     let (program, usage, locked) = {
         let vm = p.vm.lock().clone();
         let vm = vm.lock();
