@@ -184,6 +184,7 @@ impl EthPort {
         frame.extend_from_slice(&self.mac);
         frame.extend_from_slice(&ethertype.to_be_bytes());
         frame.extend_from_slice(payload);
+        crate::net::packet::tap_out(crate::net::packet::ETH_INDEX, &frame, false, 0);
         // Ethernet's minimum frame (without the FCS).
         frame.resize(frame.len().max(60), 0);
         if !self.card.send(&frame) {
@@ -192,6 +193,16 @@ impl EthPort {
             self.stats.tx_packets += 1;
             self.stats.tx_bytes += frame.len() as u64;
         }
+    }
+
+    /// Sends a frame made elsewhere (an AF_PACKET socket's) as it is.
+    pub fn send_frame(&mut self, frame: &[u8]) -> bool {
+        let sent = self.card.send(frame);
+        if sent {
+            self.stats.tx_packets += 1;
+            self.stats.tx_bytes += frame.len() as u64;
+        }
+        sent
     }
 
     fn arp(&mut self, op: u16, target_mac: [u8; 6], target_ip: Ipv4Address, dst: [u8; 6]) {
@@ -265,6 +276,10 @@ impl EthPort {
         while let Some(frame) = self.card.receive() {
             if frame.len() < 14 || !self.up {
                 continue;
+            }
+            if crate::net::packet::active() {
+                let pkttype = crate::net::packet::pkttype_of(&frame, self.mac);
+                crate::net::packet::tap_in(crate::net::packet::ETH_INDEX, &frame, pkttype, false);
             }
             let ethertype = u16::from_be_bytes([frame[12], frame[13]]);
             let body = &frame[14..];
@@ -420,11 +435,40 @@ impl phy::TxToken for LinkTx<'_> {
             self.2.rx_packets += 1;
             self.2.tx_bytes += len as u64;
             self.2.rx_bytes += len as u64;
+            if crate::net::packet::active() {
+                lo_taps(&buf);
+            }
             self.0.push_back(buf);
         } else if let Some(eth) = self.1 {
             eth.send_ip(buf);
         }
         r
+    }
+}
+
+/// Shows a packet lo loops back to the AF_PACKET sockets: sent, then
+/// received, in a frame with an all-zero Ethernet header. TCP and UDP
+/// carry a checksum left to the device (Linux's CHECKSUM_PARTIAL on lo).
+fn lo_taps(packet: &[u8]) {
+    use crate::net::packet as pk;
+    let v6 = packet.first().is_some_and(|b| b >> 4 == 6);
+    let mut frame = Vec::with_capacity(pk::ETH_HLEN + packet.len());
+    frame.extend_from_slice(&[0u8; 12]);
+    frame.extend_from_slice(&(if v6 { 0x86ddu16 } else { ETHERTYPE_IPV4 }).to_be_bytes());
+    frame.extend_from_slice(packet);
+    let partial = transport(packet).is_some_and(|(proto, _)| proto == 6 || proto == 17);
+    pk::tap_out(pk::LO_INDEX, &frame, partial, 0);
+    pk::tap_in(pk::LO_INDEX, &frame, linux_raw_sys::if_arp::PACKET_HOST as u8, partial);
+}
+
+impl Links {
+    /// Puts an IP packet on lo's queue (an AF_PACKET socket sent it to lo).
+    pub fn loop_packet(&mut self, packet: Vec<u8>) {
+        self.lo_stats.tx_packets += 1;
+        self.lo_stats.rx_packets += 1;
+        self.lo_stats.tx_bytes += packet.len() as u64;
+        self.lo_stats.rx_bytes += packet.len() as u64;
+        self.queue.push_back(packet);
     }
 }
 
@@ -1205,6 +1249,7 @@ pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     for events in touched {
         events.wake();
     }
+    crate::net::packet::wake_pending();
     r
 }
 
