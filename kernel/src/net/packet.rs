@@ -85,6 +85,9 @@ struct Inner {
     protocol: u16,
     /// The interface bound to (0: all).
     ifindex: i32,
+    /// Hooked to its interface (Linux's `po->running`): bound with a
+    /// protocol to an interface that is up, or to none.
+    running: bool,
     queue: VecDeque<Frame>,
     charged: usize,
     error: Option<Errno>,
@@ -146,6 +149,7 @@ pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
         inner: SpinLock::new(Inner {
             protocol: u16::from_be(protocol as u16),
             ifindex: 0,
+            running: protocol != 0,
             queue: VecDeque::new(),
             charged: 0,
             error: None,
@@ -179,6 +183,35 @@ fn link_of(st: &Stack, ifindex: i32) -> Option<(u16, bool, usize, [u8; 6])> {
     }
 }
 
+/// An interface going up or down (the stack's lock held, before its
+/// state changes): sockets bound to it with a protocol stop or start
+/// receiving, and those that were receiving get ENETDOWN when it goes
+/// down (packet_notifier).
+pub fn link_changed(st: &Stack, ifindex: i32, up: bool) {
+    if !active() || link_of(st, ifindex).is_none_or(|l| l.1 == up) {
+        return;
+    }
+    let targets: Vec<Arc<PacketSocket>> = SOCKETS.lock().iter().filter_map(Weak::upgrade).collect();
+    let mut woken = Vec::new();
+    for s in targets {
+        let mut i = s.inner.lock();
+        if i.ifindex != ifindex || i.protocol == 0 || i.running == up {
+            continue;
+        }
+        i.running = up;
+        if !up {
+            i.error = Some(Errno::ENETDOWN);
+            drop(i);
+            s.read_events.fetch_add(1, Ordering::Relaxed);
+            woken.push(s);
+        }
+    }
+    if !woken.is_empty() {
+        PENDING.lock().extend(woken);
+        HAS_PENDING.store(true, Ordering::Release);
+    }
+}
+
 /// Encodes a sockaddr_ll of `halen` address bytes (what Linux reports:
 /// the structure up to the address's end).
 fn encode_ll(protocol: u16, ifindex: i32, hatype: u16, pkttype: u8, addr: &[u8]) -> Vec<u8> {
@@ -194,11 +227,12 @@ fn encode_ll(protocol: u16, ifindex: i32, hatype: u16, pkttype: u8, addr: &[u8])
 }
 
 /// The packet type of a frame received on an interface whose address is
-/// `mac` (eth_type_trans).
+/// `mac` (eth_type_trans; lo's broadcast address is all zero, so a frame
+/// to ff:ff:ff:ff:ff:ff is multicast there).
 pub fn pkttype_of(frame: &[u8], mac: [u8; 6]) -> u8 {
     let dst = &frame[..6];
     if dst[0] & 1 != 0 {
-        if dst == [0xff; 6] {
+        if dst == [0xff; 6] && mac != [0; 6] {
             pk::PACKET_BROADCAST as u8
         } else {
             pk::PACKET_MULTICAST as u8
@@ -262,7 +296,10 @@ fn deliver(ifindex: i32, frame: &[u8], pkttype: u8, csum_partial: bool, origin: 
         if csum_partial {
             status |= pk::TP_STATUS_CSUMNOTREADY;
         }
-        let from = encode_ll(ethertype, ifindex, hatype, pkttype, &frame[6..12]);
+        // Linux reports a whole sockaddr_ll when the address is shorter
+        // than its 8 bytes.
+        let mut from = encode_ll(ethertype, ifindex, hatype, pkttype, &frame[6..12]);
+        from.resize(SOCKADDR_LL_LEN, 0);
         let rcvbuf = s.options.get().rcvbuf;
         let mut i = s.inner.lock();
         if i.charged > rcvbuf {
@@ -341,8 +378,8 @@ impl Socket for PacketSocket {
     }
 
     fn protocol(&self) -> u32 {
-        // SO_PROTOCOL reports the number as socket() got it (network order).
-        u32::from(self.inner.lock().protocol.to_be())
+        // packet_create leaves sk_protocol 0: SO_PROTOCOL reads 0.
+        0
     }
 
     fn options(&self) -> &SocketOptions {
@@ -361,13 +398,17 @@ impl Socket for PacketSocket {
             with_stack(|st| link_of(st, ifindex).map(|l| l.1)).ok_or(Errno::ENODEV)?
         };
         let mut i = self.inner.lock();
-        if protocol != 0 {
-            i.protocol = protocol;
-        }
+        let protocol = if protocol != 0 { protocol } else { i.protocol };
+        // packet_do_bind rehooks only for a new protocol or interface.
+        let rehook = protocol != i.protocol || ifindex != i.ifindex;
+        i.protocol = protocol;
         i.ifindex = ifindex;
         // Bound to an interface that is down: no frames, and ENETDOWN
-        // reported (packet_do_bind).
-        let down = !up && i.protocol != 0;
+        // reported.
+        let down = rehook && !up && protocol != 0;
+        if rehook {
+            i.running = protocol != 0 && up;
+        }
         if down {
             i.error = Some(Errno::ENETDOWN);
         }
@@ -465,6 +506,10 @@ impl Socket for PacketSocket {
         let timeout = self.options.get().rcvtimeo_ns;
         let frame = super::wait_for(&self.waiters, nonblocking || flags & netabi::MSG_DONTWAIT != 0, timeout, || {
             let mut i = self.inner.lock();
+            // A pending error comes first (skb_recv_datagram's sock_error).
+            if let Some(e) = i.error.take() {
+                return Err(e);
+            }
             if let Some(f) = i.queue.front() {
                 if peek {
                     return Ok(Some(Frame { data: f.data.clone(), orig_len: f.orig_len, from: f.from.clone(), status: f.status, net: f.net }));
@@ -472,9 +517,6 @@ impl Socket for PacketSocket {
                 let f = i.queue.pop_front().unwrap();
                 i.charged = i.charged.saturating_sub(f.data.len() + SKB_OVERHEAD);
                 return Ok(Some(f));
-            }
-            if let Some(e) = i.error.take() {
-                return Err(e);
             }
             Ok(None)
         })?;
@@ -578,21 +620,19 @@ impl Socket for PacketSocket {
                 let alen = usize::from(u16::from_le_bytes([raw[6], raw[7]])).min(8);
                 let addr = raw[8..8 + alen].to_vec();
                 if name == pk::PACKET_DROP_MEMBERSHIP {
+                    // packet_mc_drop succeeds whether or not it found one.
                     let mut i = self.inner.lock();
-                    let at = i.memberships.iter().position(|m| m.0 == ifindex && m.1 == kind && m.2 == addr).ok_or(Errno::EADDRNOTAVAIL)?;
-                    i.memberships.remove(at);
+                    if let Some(at) = i.memberships.iter().position(|m| m.0 == ifindex && m.1 == kind && m.2 == addr) {
+                        i.memberships.remove(at);
+                    }
                     return Ok(());
                 }
-                let link = with_stack(|st| link_of(st, ifindex)).ok_or(Errno::ENODEV)?;
+                with_stack(|st| link_of(st, ifindex)).ok_or(Errno::ENODEV)?;
                 if alen > 6 {
                     return Err(Errno::EINVAL);
                 }
-                match u32::from(kind) {
-                    pk::PACKET_MR_PROMISC | pk::PACKET_MR_ALLMULTI => {}
-                    pk::PACKET_MR_MULTICAST | pk::PACKET_MR_UNICAST if alen == 6 || link.0 == pk::ARPHRD_LOOPBACK as u16 => {}
-                    pk::PACKET_MR_MULTICAST | pk::PACKET_MR_UNICAST => return Err(Errno::EINVAL),
-                    _ => return Err(Errno::EINVAL),
-                }
+                // Types packet_dev_mc does not know are kept and do nothing,
+                // as on Linux.
                 // The card is polled for every frame it gets: promiscuous
                 // and multicast reception need nothing more here.
                 let mut i = self.inner.lock();

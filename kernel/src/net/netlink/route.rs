@@ -453,6 +453,9 @@ fn set_link(body: &[u8], hdr: &Header, new: bool) -> Result<()> {
         None
     };
     with_stack(|st| {
+        if let Some(u) = up {
+            crate::net::packet::link_changed(st, index as i32, u);
+        }
         if index == 1 {
             if let Some(u) = up {
                 st.lo_up = u;
