@@ -60,7 +60,9 @@ PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianuti
             # What the gdb script runs.
             "gdb-minimal",
             # Disks: partitioning and file systems (the block-* scripts).
-            "fdisk", "e2fsprogs"]
+            "fdisk", "e2fsprogs",
+            # A DHCP client over AF_PACKET (the dhcp script).
+            "isc-dhcp-client"]
 # Top-level directories that are symlinks into /usr on a merged-/usr system.
 MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
 # Empty directories a running system mounts on or writes to.

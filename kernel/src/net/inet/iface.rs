@@ -196,7 +196,7 @@ fn set_addr(index: i32, raw: &[u8]) -> Result<isize> {
             return Ok(0);
         }
         let host = if prefix >= 32 { 0 } else { u32::MAX >> prefix };
-        let new = super::stack::IfAddr { addr, prefix, broadcast: (prefix < 31).then(|| Ipv4Address::from(u32::from(addr) | host)) };
+        let new = super::stack::IfAddr { addr, prefix, broadcast: (prefix < 31).then(|| Ipv4Address::from(u32::from(addr) | host)), life: None };
         if eth.addrs.is_empty() {
             eth.addrs.push(new);
         } else {

@@ -101,6 +101,19 @@ pub struct IfAddr {
     pub prefix: u8,
     /// The broadcast address given with it (IFA_BROADCAST).
     pub broadcast: Option<Ipv4Address>,
+    /// Its lifetimes (IFA_CACHEINFO; None: permanent).
+    pub life: Option<AddrLife>,
+}
+
+/// The lifetimes of an address that is not permanent (a DHCP lease's).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct AddrLife {
+    /// The valid lifetime in seconds from `since_ns` (u32::MAX: forever).
+    pub valid: u32,
+    /// The preferred lifetime in seconds from `since_ns`.
+    pub preferred: u32,
+    /// When they were set (monotonic clock).
+    pub since_ns: u64,
 }
 
 impl IfAddr {
@@ -653,7 +666,7 @@ impl Stack {
                 neighbours: BTreeMap::new(),
                 unresolved: VecDeque::new(),
                 up: true,
-                addrs: alloc::vec![IfAddr { addr: ETH_ADDR, prefix: ETH_PREFIX, broadcast: Some(Ipv4Address::new(10, 0, 2, 255)) }],
+                addrs: alloc::vec![IfAddr { addr: ETH_ADDR, prefix: ETH_PREFIX, broadcast: Some(Ipv4Address::new(10, 0, 2, 255)), life: None }],
                 routes: alloc::vec![EthRoute { dst: Ipv4Address::UNSPECIFIED, prefix: 0, gateway: Some(ETH_GATEWAY), protocol: RTPROT_BOOT, metric: 0 }],
                 mtu: ETH_MTU,
                 stats: LinkStats::default(),
