@@ -635,9 +635,12 @@ impl Socket for PacketSocket {
                 // as on Linux.
                 // The card is polled for every frame it gets: promiscuous
                 // and multicast reception need nothing more here.
+                // The same membership again only counts up on Linux.
                 let mut i = self.inner.lock();
-                i.memberships.try_reserve(1).map_err(|_| Errno::ENOMEM)?;
-                i.memberships.push((ifindex, kind, addr));
+                if !i.memberships.iter().any(|m| m.0 == ifindex && m.1 == kind && m.2 == addr) {
+                    i.memberships.try_reserve(1).map_err(|_| Errno::ENOMEM)?;
+                    i.memberships.push((ifindex, kind, addr));
+                }
                 Ok(())
             }
             pk::PACKET_AUXDATA => {
