@@ -381,8 +381,10 @@ fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (IpAddress, u16))> {
         }
         return Some((u16::from_be_bytes([udp[0], udp[1]]), (IpAddress::Ipv6(dst), u16::from_be_bytes([udp[2], udp[3]]))));
     }
+    // A header shorter than IPv4's 20 bytes is malformed (an AF_PACKET
+    // socket can put anything on lo): never index past what is there.
     let header = (*packet.first()? as usize & 0xf) * 4;
-    if packet.len() < header + 8 || packet[9] != 1 {
+    if header < 20 || packet.len() < header + 8 || packet[9] != 1 {
         return None;
     }
     let icmp = &packet[header..];
@@ -392,7 +394,7 @@ fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (IpAddress, u16))> {
     }
     let inner = &icmp[8..];
     let inner_header = (*inner.first()? as usize & 0xf) * 4;
-    if inner.len() < inner_header + 4 || inner[9] != 17 {
+    if inner_header < 20 || inner.len() < inner_header + 4 || inner[9] != 17 {
         return None;
     }
     let dst = Ipv4Address::new(inner[16], inner[17], inner[18], inner[19]);
