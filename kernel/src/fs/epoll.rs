@@ -89,6 +89,8 @@ impl ItemState {
 
 /// One entry of the interest list.
 struct Item {
+    /// Its key in the interest list.
+    key: (i32, usize),
     file: Weak<OpenFile>,
     /// The instance it belongs to.
     epoll: Weak<Epoll>,
@@ -187,12 +189,40 @@ pub struct ReadyEvent {
     pub data: u64,
 }
 
+/// The interest list: entries by (fd, open file address). Entries of
+/// closed files are dropped when met, and by a sweep of the whole list
+/// whenever it has doubled since the last one, so adding is O(log n)
+/// amortised (a sweep on every add made n adds quadratic).
+struct Items {
+    map: BTreeMap<(i32, usize), Arc<Item>>,
+    /// The size at which the next sweep runs.
+    sweep_at: usize,
+}
+
+impl Items {
+    const FIRST_SWEEP: usize = 64;
+
+    /// The live entry of `key` (a dead one there is dropped).
+    fn live(&mut self, key: &(i32, usize)) -> Option<&Arc<Item>> {
+        if self.map.get(key).is_some_and(|item| item.file.strong_count() == 0) {
+            self.map.remove(key);
+        }
+        self.map.get(key)
+    }
+
+    /// Drops the entries of closed files.
+    fn sweep(&mut self) {
+        self.map.retain(|_, item| item.file.strong_count() > 0);
+        self.sweep_at = (self.map.len() * 2).max(Self::FIRST_SWEEP);
+    }
+}
+
 /// An epoll instance.
 pub struct Epoll {
     /// Itself, for the entries' back references.
     me: Weak<Epoll>,
     /// The interest list by (fd, open file address).
-    items: SpinLock<BTreeMap<(i32, usize), Arc<Item>>>,
+    items: SpinLock<Items>,
     /// Entries that may be ready, in the order they became so.
     ready: SpinLock<VecDeque<Arc<Item>>>,
     /// Threads in epoll_wait (woken one at a time).
@@ -212,7 +242,7 @@ static NESTING: SpinLock<()> = SpinLock::new(());
 impl Epoll {
     /// Creates an empty instance.
     pub fn new() -> Arc<Epoll> {
-        Arc::new_cyclic(|me| Epoll { me: me.clone(), items: SpinLock::new(BTreeMap::new()), ready: SpinLock::new(VecDeque::new()), waiters: WaitQueue::new(), queue: PollQueue::new(), wakeups: AtomicU64::new(0) })
+        Arc::new_cyclic(|me| Epoll { me: me.clone(), items: SpinLock::new(Items { map: BTreeMap::new(), sweep_at: Items::FIRST_SWEEP }), ready: SpinLock::new(VecDeque::new()), waiters: WaitQueue::new(), queue: PollQueue::new(), wakeups: AtomicU64::new(0) })
     }
 
     /// Puts `item` on the ready list unless it is there already.
@@ -268,17 +298,23 @@ impl Epoll {
         }
         let key = (fd, Arc::as_ptr(target) as usize);
         let mut items = self.items.lock();
-        // Entries of closed files are gone already on Linux; drop them now
-        // so a new file at the same address cannot match them.
-        items.retain(|_, item| item.file.strong_count() > 0);
+        // Entries of closed files are gone already on Linux: the one under
+        // `key` is dropped when looked up, the others in amortised sweeps.
+        // (An entry's weak reference keeps its file's address from being
+        // reused while the entry exists, so a dead one never matches a new
+        // file; `live` is for the lists' size and EEXIST.)
+        if items.map.len() >= items.sweep_at {
+            items.sweep();
+        }
         match op {
             abi::EPOLL_CTL_ADD => {
-                if items.contains_key(&key) {
+                if items.live(&key).is_some() {
                     return Err(Errno::EEXIST);
                 }
                 crate::mm::kbuf::check_object()?;
                 let (events, data) = event.unwrap();
                 let item = Arc::new_cyclic(|me| Item {
+                    key,
                     file: Arc::downgrade(target),
                     epoll: self.me.clone(),
                     me: me.clone(),
@@ -286,7 +322,7 @@ impl Epoll {
                     state: SpinLock::new(ItemState { events, data, disabled: false, reported_count: None, removed: false }),
                     queued: AtomicBool::new(false),
                 });
-                items.insert(key, item.clone());
+                items.map.insert(key, item.clone());
                 drop(items);
                 // Registered first, then polled: a wake-up in between is
                 // not lost.
@@ -295,14 +331,15 @@ impl Epoll {
                 self.queue_if_ready(&item, target);
             }
             abi::EPOLL_CTL_DEL => {
-                let item = items.remove(&key).ok_or(Errno::ENOENT)?;
+                items.live(&key).ok_or(Errno::ENOENT)?;
+                let item = items.map.remove(&key).ok_or(Errno::ENOENT)?;
                 drop(items);
                 item.state.lock().removed = true;
                 let hook: Arc<dyn PollHook> = item;
                 queue_of(target).remove(&hook);
             }
             abi::EPOLL_CTL_MOD => {
-                let item = items.get(&key).ok_or(Errno::ENOENT)?.clone();
+                let item = items.live(&key).ok_or(Errno::ENOENT)?.clone();
                 drop(items);
                 {
                     let mut st = item.state.lock();
@@ -340,7 +377,7 @@ impl Epoll {
         }
         let mut out = Vec::new();
         let mut again = Vec::new();
-        let mut dead = false;
+        let mut dead = Vec::new();
         let mut rest = batch.len();
         for (k, item) in batch.iter().enumerate() {
             if out.len() >= max {
@@ -348,7 +385,7 @@ impl Epoll {
                 break;
             }
             let Some(file) = item.file.upgrade() else {
-                dead = true;
+                dead.push(item.clone());
                 continue;
             };
             let (events, count) = item.check(&file);
@@ -386,8 +423,13 @@ impl Epoll {
                 }
             }
         }
-        if dead {
-            self.items.lock().retain(|_, item| item.file.strong_count() > 0);
+        if !dead.is_empty() {
+            let mut items = self.items.lock();
+            for item in dead {
+                if items.map.get(&item.key).is_some_and(|it| Arc::ptr_eq(it, &item)) {
+                    items.map.remove(&item.key);
+                }
+            }
         }
         out
     }
@@ -460,7 +502,7 @@ impl Epoll {
     }
 
     fn watched_epolls(&self) -> Vec<Arc<OpenFile>> {
-        self.items.lock().values().filter_map(|e| e.file.upgrade()).filter(|f| f.ops.as_epoll().is_some()).collect()
+        self.items.lock().map.values().filter_map(|e| e.file.upgrade()).filter(|f| f.ops.as_epoll().is_some()).collect()
     }
 }
 

@@ -21,12 +21,23 @@
 //! (`signal::send_timer_signal`). A timer whose signal is ignored keeps
 //! running. A timer's signal stays queued when the timer is deleted.
 //!
+//! The registry keeps timers by (owner pid, id), and the armed ones that
+//! can fire in queues ordered by expiry, one per wall clock (the monotonic
+//! and the real-time one: a real-time timer's expiry moves with
+//! clock_settime, so its queue is compared with the real-time clock), plus
+//! the set of armed CPU-time timers. The check on every tick reads two
+//! atomics (the queues' earliest expiries) and takes the lock only when
+//! one is due; it then takes the due timers off the queue's front: the
+//! cost is O(expired), not O(timers), and creating, setting and deleting a
+//! timer is O(log n).
+//!
 //! Lock order: a process's signal lock, then TIMERS, then a process's
 //! thread list (the CPU-time clocks). Signals are sent with TIMERS released.
 
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 use kevlar_platform::time;
@@ -61,10 +72,6 @@ impl TimerClock {
             TimerClock::ThreadCpu(t) => t.upgrade().map(|t| t.cpu_ns()),
         }
     }
-
-    fn is_cpu(&self) -> bool {
-        matches!(self, TimerClock::ProcessCpu(_) | TimerClock::ThreadCpu(_))
-    }
 }
 
 /// What an expiry does.
@@ -98,6 +105,9 @@ struct Timer {
     generation: i32,
     /// A periodic timer whose signal is queued: stopped until it is taken.
     waiting: bool,
+    /// The thread its signal goes to, or the task its CPU clock measures,
+    /// is gone: it never fires again until it is set again.
+    orphan: bool,
     /// SIGEV_NONE: the expiry of the last setting, which Linux's
     /// timer_gettime still reports after the timer is disarmed.
     stale_deadline: u64,
@@ -107,25 +117,135 @@ impl Timer {
     fn is_of(&self, process: &Process) -> bool {
         core::ptr::eq(self.owner.as_ptr(), process as *const Process)
     }
+
+    /// Whether it may fire: armed, not waiting for its signal to be taken,
+    /// with a signal to send and someone to send it to.
+    fn can_fire(&self) -> bool {
+        self.deadline != 0 && !self.waiting && !self.orphan && !matches!(self.notify, Notify::None)
+    }
+}
+
+type Key = (Pid, i32);
+
+/// The timers of one process: its next id and how many it has.
+struct Owner {
+    process: Weak<Process>,
+    next_id: i32,
+    count: u64,
 }
 
 struct Registry {
-    timers: Vec<Timer>,
-    /// The next id of each process that has made a timer.
-    next_ids: Vec<(Weak<Process>, i32)>,
+    timers: BTreeMap<Key, Timer>,
+    /// By owner pid (an entry of a process that is gone is replaced when
+    /// a new process with its pid makes a timer, and dropped by sweeps).
+    owners: BTreeMap<Pid, Owner>,
+    /// The size of `owners` at which the next sweep runs.
+    owners_sweep_at: usize,
+    /// The monotonic-clock timers that can fire, by expiry.
+    monotonic: BTreeSet<(u64, Key)>,
+    /// The real-time-clock timers that can fire, by expiry.
+    realtime: BTreeSet<(u64, Key)>,
+    /// The CPU-time timers that can fire.
+    cpu: BTreeSet<Key>,
 }
 
-static TIMERS: SpinLock<Registry> = SpinLock::new(Registry { timers: Vec::new(), next_ids: Vec::new() });
-/// Armed wall-clock timers that signal: the timer check skips the lock when
-/// there are none.
-static ARMED_WALL: AtomicUsize = AtomicUsize::new(0);
+static TIMERS: SpinLock<Registry> = SpinLock::new(Registry {
+    timers: BTreeMap::new(),
+    owners: BTreeMap::new(),
+    owners_sweep_at: 64,
+    monotonic: BTreeSet::new(),
+    realtime: BTreeSet::new(),
+    cpu: BTreeSet::new(),
+});
+/// The earliest expiry in the monotonic queue (u64::MAX: none): the tick's
+/// check reads it without the lock.
+static NEXT_MONOTONIC: AtomicU64 = AtomicU64::new(u64::MAX);
+/// The earliest expiry in the real-time queue.
+static NEXT_REALTIME: AtomicU64 = AtomicU64::new(u64::MAX);
 
-fn update_counts(timers: &[Timer]) {
-    let armed = |cpu: bool| {
-        timers.iter().filter(|t| t.deadline != 0 && t.clock.is_cpu() == cpu && !matches!(t.notify, Notify::None)).count()
-    };
-    ARMED_WALL.store(armed(false), Ordering::Release);
-    super::cputimer::set_posix_armed(armed(true));
+impl Registry {
+    /// Takes `timer` (under `key`) out of the queue it is in, if any.
+    fn unqueue(&mut self, key: Key, timer: &Timer) {
+        if !timer.can_fire() {
+            return;
+        }
+        match timer.clock {
+            TimerClock::Monotonic => {
+                self.monotonic.remove(&(timer.deadline, key));
+            }
+            TimerClock::Realtime => {
+                self.realtime.remove(&(timer.deadline, key));
+            }
+            TimerClock::ProcessCpu(_) | TimerClock::ThreadCpu(_) => {
+                self.cpu.remove(&key);
+            }
+        }
+    }
+
+    /// Puts `timer` into its queue if it can fire.
+    fn enqueue(&mut self, key: Key, timer: &Timer) {
+        if !timer.can_fire() {
+            return;
+        }
+        match timer.clock {
+            TimerClock::Monotonic => {
+                self.monotonic.insert((timer.deadline, key));
+            }
+            TimerClock::Realtime => {
+                self.realtime.insert((timer.deadline, key));
+            }
+            TimerClock::ProcessCpu(_) | TimerClock::ThreadCpu(_) => {
+                self.cpu.insert(key);
+            }
+        }
+    }
+
+    /// Publishes the queues' earliest expiries and the CPU-time count.
+    fn publish(&self) {
+        NEXT_MONOTONIC.store(self.monotonic.first().map_or(u64::MAX, |(d, _)| *d), Ordering::Release);
+        NEXT_REALTIME.store(self.realtime.first().map_or(u64::MAX, |(d, _)| *d), Ordering::Release);
+        super::cputimer::set_posix_armed(self.cpu.len());
+    }
+
+    /// Runs `f` on the timer under `key` (of `process` when given), keeping
+    /// the queues in step with what it changes.
+    fn update<R>(&mut self, key: Key, process: Option<&Process>, f: impl FnOnce(&mut Timer) -> R) -> Option<R> {
+        let mut timer = self.timers.remove(&key)?;
+        if process.is_some_and(|p| !timer.is_of(p)) {
+            self.timers.insert(key, timer);
+            return None;
+        }
+        self.unqueue(key, &timer);
+        let result = f(&mut timer);
+        self.enqueue(key, &timer);
+        self.timers.insert(key, timer);
+        self.publish();
+        Some(result)
+    }
+
+    /// Removes the timer under `key`.
+    fn remove(&mut self, key: Key) -> Option<Timer> {
+        let timer = self.timers.remove(&key)?;
+        self.unqueue(key, &timer);
+        if let Some(owner) = self.owners.get_mut(&key.0) {
+            owner.count = owner.count.saturating_sub(1);
+        }
+        Some(timer)
+    }
+
+    /// The owner entry of `process`, made fresh when absent or left by an
+    /// earlier process with the same pid.
+    fn owner_of(&mut self, process: &Arc<Process>) -> &mut Owner {
+        if self.owners.len() >= self.owners_sweep_at {
+            self.owners.retain(|_, o| o.process.strong_count() > 0);
+            self.owners_sweep_at = (self.owners.len() * 2).max(64);
+        }
+        let entry = self.owners.entry(process.pid).or_insert_with(|| Owner { process: Arc::downgrade(process), next_id: 0, count: 0 });
+        if !core::ptr::eq(entry.process.as_ptr(), Arc::as_ptr(process)) {
+            *entry = Owner { process: Arc::downgrade(process), next_id: 0, count: 0 };
+        }
+        entry
+    }
 }
 
 /// A timer's setting as timer_gettime reports it: (value, interval) in ns.
@@ -145,20 +265,15 @@ pub fn create(
     let limit = process.limits.lock()[abi::RLIMIT_SIGPENDING as usize][0];
     let id = {
         let mut registry = TIMERS.lock();
-        registry.next_ids.retain(|(p, _)| p.strong_count() > 0);
-        registry.timers.retain(|t| t.owner.strong_count() > 0);
-        if registry.timers.iter().filter(|t| t.is_of(process)).count() as u64 >= limit {
+        // The owner entry and, later, the timer's node: ENOMEM as Linux's
+        // timer_create when memory is out.
+        crate::mm::kbuf::check_object()?;
+        let owner = registry.owner_of(process);
+        if owner.count >= limit {
             return Err(Errno::EAGAIN);
         }
-        let slot = match registry.next_ids.iter().position(|(p, _)| core::ptr::eq(p.as_ptr(), Arc::as_ptr(process))) {
-            Some(index) => index,
-            None => {
-                registry.next_ids.push((Arc::downgrade(process), 0));
-                registry.next_ids.len() - 1
-            }
-        };
-        let id = registry.next_ids[slot].1;
-        registry.next_ids[slot].1 = if id == i32::MAX { 0 } else { id + 1 };
+        let id = owner.next_id;
+        owner.next_id = if id == i32::MAX { 0 } else { id + 1 };
         id
     };
     // A bad sigevent is judged after the id is taken, as on Linux.
@@ -187,13 +302,18 @@ pub fn create(
         overrun_last: 0,
         generation: 0,
         waiting: false,
+        orphan: false,
         stale_deadline: 0,
     };
-    // One list holds every process's timers: its growth (a copy of all of
-    // them) is fallible, ENOMEM as Linux's timer_create when memory is out.
     let mut registry = TIMERS.lock();
-    crate::mm::kbuf::reserve(&mut registry.timers, 1)?;
-    registry.timers.push(timer);
+    crate::mm::kbuf::check_object()?;
+    let owner = registry.owner_of(process);
+    if owner.count >= limit {
+        // Others made timers meanwhile (threads of the process).
+        return Err(Errno::EAGAIN);
+    }
+    owner.count += 1;
+    registry.timers.insert((process.pid, id), timer);
     Ok(id)
 }
 
@@ -223,21 +343,21 @@ fn current_setting(timer: &Timer) -> Setting {
 }
 
 fn with_timer<R>(process: &Process, id: i32, f: impl FnOnce(&mut Timer) -> R) -> Result<R> {
-    let mut registry = TIMERS.lock();
-    let timer = registry.timers.iter_mut().find(|t| t.id == id && t.is_of(process)).ok_or(Errno::EINVAL)?;
-    let result = f(timer);
-    update_counts(&registry.timers);
-    Ok(result)
+    TIMERS.lock().update((process.pid, id), Some(process), f).ok_or(Errno::EINVAL)
 }
 
 /// timer_gettime.
 pub fn get(process: &Process, id: i32) -> Result<Setting> {
-    with_timer(process, id, |t| current_setting(t))
+    let registry = TIMERS.lock();
+    let timer = registry.timers.get(&(process.pid, id)).filter(|t| t.is_of(process)).ok_or(Errno::EINVAL)?;
+    Ok(current_setting(timer))
 }
 
 /// timer_getoverrun.
 pub fn overrun(process: &Process, id: i32) -> Result<i32> {
-    with_timer(process, id, |t| t.overrun_last)
+    let registry = TIMERS.lock();
+    let timer = registry.timers.get(&(process.pid, id)).filter(|t| t.is_of(process)).ok_or(Errno::EINVAL)?;
+    Ok(timer.overrun_last)
 }
 
 /// timer_settime: arms timer `id` to expire at `value` (absolute in the
@@ -259,6 +379,7 @@ pub fn set(process: &Process, id: i32, value: u64, interval: u64, absolute: bool
         timer.deadline = 0;
         timer.interval = 0;
         timer.waiting = false;
+        timer.orphan = false;
         timer.generation = timer.generation.wrapping_add(1);
         if value == 0 {
             return old;
@@ -277,9 +398,12 @@ pub fn set(process: &Process, id: i32, value: u64, interval: u64, absolute: bool
 /// timer_delete. A signal already queued stays.
 pub fn delete(process: &Process, id: i32) -> Result<()> {
     let mut registry = TIMERS.lock();
-    let index = registry.timers.iter().position(|t| t.id == id && t.is_of(process)).ok_or(Errno::EINVAL)?;
-    registry.timers.swap_remove(index);
-    update_counts(&registry.timers);
+    let key = (process.pid, id);
+    if !registry.timers.get(&key).is_some_and(|t| t.is_of(process)) {
+        return Err(Errno::EINVAL);
+    }
+    registry.remove(key);
+    registry.publish();
     Ok(())
 }
 
@@ -287,62 +411,85 @@ pub fn delete(process: &Process, id: i32) -> Result<()> {
 /// they were, as Linux's per-process counter does).
 pub fn delete_all(process: &Process) {
     let mut registry = TIMERS.lock();
-    if registry.timers.iter().any(|t| t.is_of(process)) {
-        registry.timers.retain(|t| !t.is_of(process));
-        update_counts(&registry.timers);
+    let keys: Vec<Key> = registry
+        .timers
+        .range((process.pid, i32::MIN)..=(process.pid, i32::MAX))
+        .filter(|(_, t)| t.is_of(process))
+        .map(|(k, _)| *k)
+        .collect();
+    if keys.is_empty() {
+        return;
     }
+    for key in keys {
+        registry.remove(key);
+    }
+    registry.publish();
 }
 
 /// A signal a timer owes: (owner, target thread, siginfo).
 type Due = (Arc<Process>, Option<Arc<Thread>>, SigInfo);
 
-/// Checks the timers `pick` selects against their clocks and collects the
-/// signals of the expired ones; re-arms periodic ones past now.
-fn collect_due(registry: &mut Registry, pick: impl Fn(&Timer) -> bool) -> Vec<(Due, i32)> {
-    let mut due = Vec::new();
-    for timer in registry.timers.iter_mut() {
-        if timer.deadline == 0 || timer.waiting || matches!(timer.notify, Notify::None) || !pick(timer) {
-            continue;
+/// Fires the timer under `key` if its clock has reached its expiry: the
+/// signal it owes goes to `due`. A one-shot timer is done, a periodic one
+/// waits for its signal to be taken (or found ignored, `send_all`).
+fn fire(registry: &mut Registry, key: Key, due: &mut Vec<(Due, Key)>) {
+    let mut fired = None;
+    let mut gone = false;
+    registry.update(key, None, |timer| {
+        if !timer.can_fire() {
+            return;
         }
-        let Some(now) = timer.clock.now() else { continue };
+        let Some(now) = timer.clock.now() else {
+            timer.orphan = true; // the clock's task is gone
+            return;
+        };
         if now < timer.deadline {
-            continue;
+            return;
         }
-        let Some(owner) = timer.owner.upgrade() else { continue };
+        let Some(owner) = timer.owner.upgrade() else {
+            gone = true;
+            return;
+        };
         let (signo, target) = match &timer.notify {
-            Notify::None => continue,
+            Notify::None => return,
             Notify::Process(signo) => (*signo, None),
             Notify::Thread(signo, thread) => match thread.upgrade() {
                 Some(thread) => (*signo, Some(thread)),
-                None => continue, // the thread is gone: the signal is lost
+                None => {
+                    // The thread is gone: the signal is lost.
+                    timer.orphan = true;
+                    return;
+                }
             },
         };
         let info = signal::timer_info(signo, timer.id, timer.value, timer.owner_pid, timer.generation);
-        due.push(((owner, target, info), timer.id));
-        // A periodic timer waits for its signal to be taken (or found
-        // ignored, below); a one-shot one is done.
+        fired = Some((owner, target, info));
         if timer.interval == 0 {
             timer.deadline = 0;
         } else {
             timer.waiting = true;
         }
+    });
+    if gone {
+        registry.remove(key);
+        registry.publish();
     }
-    update_counts(&registry.timers);
-    due
+    if let Some(d) = fired {
+        due.push((d, key));
+    }
 }
 
-fn send_all(due: Vec<(Due, i32)>) {
-    for ((process, target, info), id) in due {
+fn send_all(due: Vec<(Due, Key)>) {
+    for ((process, target, info), key) in due {
         if !signal::send_timer_signal(&process, target.as_ref(), info) {
             // Not queued (ignored, or the old one still is): a periodic
             // timer runs on, counting the periods it skips.
-            let mut registry = TIMERS.lock();
-            if let Some(timer) = registry.timers.iter_mut().find(|t| t.id == id && t.is_of(&process)) {
+            TIMERS.lock().update(key, Some(&process), |timer| {
                 if timer.waiting {
                     timer.waiting = false;
                     forward(timer);
                 }
-            }
+            });
         }
     }
 }
@@ -359,30 +506,65 @@ fn forward(timer: &mut Timer) -> u64 {
     periods - 1
 }
 
-/// The timer check for wall-clock timers (process context, every tick).
+/// The timer check for wall-clock timers (process context, every tick):
+/// two loads unless a timer is due, then the due ones off the queues'
+/// fronts.
 pub fn run_wall_timers() {
-    if ARMED_WALL.load(Ordering::Acquire) == 0 {
+    let next_mono = NEXT_MONOTONIC.load(Ordering::Acquire);
+    let next_real = NEXT_REALTIME.load(Ordering::Acquire);
+    let mono_due = next_mono != u64::MAX && time::monotonic_ns() >= next_mono;
+    let real_due = next_real != u64::MAX && time::realtime_ns() >= next_real;
+    if !mono_due && !real_due {
         return;
     }
-    let due = {
+    let mut due = Vec::new();
+    {
         let mut registry = TIMERS.lock();
-        registry.timers.retain(|t| t.owner.upgrade().is_some_and(|p| p.exit_status().is_none()));
-        collect_due(&mut registry, |t| !t.clock.is_cpu())
-    };
+        for realtime in [false, true] {
+            let now = if realtime { time::realtime_ns() } else { time::monotonic_ns() };
+            loop {
+                let queue = if realtime { &registry.realtime } else { &registry.monotonic };
+                let Some(&(deadline, key)) = queue.first() else { break };
+                if deadline > now {
+                    break;
+                }
+                fire(&mut registry, key, &mut due);
+                // The entry left the front (fired, orphaned or removed),
+                // unless its clock is not there yet after all (the real-time
+                // clock was set back): then nothing behind it is due either.
+                let queue = if realtime { &registry.realtime } else { &registry.monotonic };
+                if queue.first() == Some(&(deadline, key)) {
+                    break;
+                }
+            }
+        }
+        registry.publish();
+    }
     send_all(due);
 }
 
 /// The check for CPU-time timers on the clocks of `thread` and its process
 /// (after a tick charged it).
 pub fn run_cpu_timers(thread: &Arc<Thread>) {
-    let due = {
+    let mut due = Vec::new();
+    {
         let mut registry = TIMERS.lock();
-        collect_due(&mut registry, |t| match &t.clock {
-            TimerClock::ProcessCpu(p) => core::ptr::eq(p.as_ptr(), Arc::as_ptr(&thread.process)),
-            TimerClock::ThreadCpu(th) => core::ptr::eq(th.as_ptr(), Arc::as_ptr(thread)),
-            _ => false,
-        })
-    };
+        let keys: Vec<Key> = registry
+            .cpu
+            .iter()
+            .filter(|key| {
+                registry.timers.get(key).is_some_and(|t| match &t.clock {
+                    TimerClock::ProcessCpu(p) => core::ptr::eq(p.as_ptr(), Arc::as_ptr(&thread.process)),
+                    TimerClock::ThreadCpu(th) => core::ptr::eq(th.as_ptr(), Arc::as_ptr(thread)),
+                    _ => false,
+                })
+            })
+            .copied()
+            .collect();
+        for key in keys {
+            fire(&mut registry, key, &mut due);
+        }
+    }
     send_all(due);
 }
 
@@ -393,16 +575,20 @@ pub fn run_cpu_timers(thread: &Arc<Thread>) {
 /// deliver. Called with the owner's signal lock held.
 pub fn delivered(owner_pid: Pid, id: i32, generation: i32, overrun: i32) -> i32 {
     let mut registry = TIMERS.lock();
-    let Some(timer) = registry.timers.iter_mut().find(|t| t.id == id && t.owner_pid == owner_pid && t.owner.strong_count() > 0) else {
+    let key = (owner_pid, id);
+    let Some(timer) = registry.timers.get(&key).filter(|t| t.owner.strong_count() > 0) else {
         return overrun;
     };
     if timer.generation != generation || timer.interval == 0 || !timer.waiting {
         return overrun;
     }
-    timer.waiting = false;
-    let skipped = forward(timer);
-    let total = (overrun as u64).saturating_add(skipped).min(i32::MAX as u64) as i32;
-    timer.overrun_last = total;
-    update_counts(&registry.timers);
-    total
+    registry
+        .update(key, None, |timer| {
+            timer.waiting = false;
+            let skipped = forward(timer);
+            let total = (overrun as u64).saturating_add(skipped).min(i32::MAX as u64) as i32;
+            timer.overrun_last = total;
+            total
+        })
+        .unwrap_or(overrun)
 }

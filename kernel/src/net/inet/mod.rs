@@ -5,6 +5,7 @@
 
 pub mod iface;
 pub mod ipv6;
+pub mod sockets;
 pub mod stack;
 pub mod tcp;
 pub mod udp;

@@ -14,13 +14,15 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
-use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult, SocketHandle, SocketSet};
+use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult};
 use smoltcp::phy::{self, ChecksumCapabilities, Device, DeviceCapabilities, Medium};
 use smoltcp::socket::{tcp, udp};
 use smoltcp::time::Instant;
 use smoltcp::wire::{HardwareAddress, IpAddress, IpCidr, IpListenEndpoint, Ipv4Address};
 
 use super::ipv6::{self, PortAddr};
+use super::sockets::{GroupId, Sockets};
+pub use super::sockets::SocketHandle;
 
 use crate::error::{Errno, Result};
 use crate::process::wait_queue::WaitQueue;
@@ -487,6 +489,42 @@ impl Links {
     }
 }
 
+impl Links {
+    /// The next packet `receive` will return (the card polled when the
+    /// queue is empty, SYNs for full listeners dropped), to route it.
+    fn front(&mut self) -> Option<&[u8]> {
+        loop {
+            if self.queue.is_empty() {
+                if let Some(eth) = self.eth.as_mut() {
+                    eth.poll(&mut self.queue);
+                }
+            }
+            let packet = self.queue.front()?;
+            if !self.full_listeners.is_empty() && syn_port(packet).is_some_and(|p| self.full_listeners.contains(&p)) {
+                self.queue.pop_front();
+                continue;
+            }
+            return self.queue.front().map(|p| p.as_slice());
+        }
+    }
+}
+
+/// The group of sockets a received packet is for (None: no socket's:
+/// smoltcp answers it itself).
+fn route(sockets: &Sockets, packet: &[u8]) -> Option<GroupId> {
+    let (proto, payload) = transport(packet)?;
+    match proto {
+        6 if payload.len() >= 14 => {
+            let src = u16::from_be_bytes([payload[0], payload[1]]);
+            let dst = u16::from_be_bytes([payload[2], payload[3]]);
+            let flags = payload[13];
+            sockets.route_tcp(dst, src, flags & 0x02 != 0 && flags & 0x10 == 0)
+        }
+        17 if payload.len() >= 4 => sockets.route_udp(u16::from_be_bytes([payload[2], payload[3]])),
+        _ => None,
+    }
+}
+
 impl Device for Links {
     type RxToken<'a> = LinkRx;
     type TxToken<'a> = LinkTx<'a>;
@@ -617,8 +655,9 @@ pub struct Stack {
     pub iface: Interface,
     /// The device: loopback and eth0.
     pub device: Links,
-    /// The smoltcp sockets.
-    pub sockets: SocketSet<'static>,
+    /// The smoltcp sockets, in small sets by the packets they take
+    /// (`sockets.rs`).
+    pub sockets: Sockets,
     ports: Vec<PortEntry>,
     next_port_id: u64,
     next_ephemeral: u16,
@@ -651,10 +690,14 @@ pub struct Stack {
     /// The next sweep looks at every connection (timer-driven pumps:
     /// smoltcp's timers change connections without a segment).
     full_sweep: bool,
+    /// The next pump runs egress for the socket groups whose poll time
+    /// came (timer-driven pumps).
+    timers_due: bool,
     /// The sweep's lists of listeners and of connections to look at,
     /// kept so that their memory is reused.
     scratch_ids: Vec<u64>,
     scratch_look: Vec<SocketHandle>,
+    scratch_groups: Vec<GroupId>,
 }
 
 impl Stack {
@@ -697,7 +740,7 @@ impl Stack {
         Stack {
             iface,
             device,
-            sockets: SocketSet::new(Vec::new()),
+            sockets: Sockets::new(),
             ports: Vec::new(),
             next_port_id: 1,
             next_ephemeral: EPHEMERAL_FIRST + u16::from_le_bytes(start) % span,
@@ -714,8 +757,10 @@ impl Stack {
             dirty: BTreeSet::new(),
             unindexed: BTreeSet::new(),
             full_sweep: false,
+            timers_due: false,
             scratch_ids: Vec::new(),
             scratch_look: Vec::new(),
+            scratch_groups: Vec::new(),
         }
     }
 
@@ -1134,7 +1179,7 @@ impl Stack {
         let mut reap = Vec::new();
         for h in look.iter() {
             let Some(c) = self.conns.get_mut(h) else { continue };
-            let s = self.sockets.get_mut::<tcp::Socket>(*h);
+            let s = self.sockets.get::<tcp::Socket>(*h);
             let state = s.state();
             if state != c.last {
                 use tcp::State::*;
@@ -1167,13 +1212,13 @@ impl Stack {
                 changed = true;
             }
             if c.orphan {
-                // Data for a closed socket is answered with a reset.
-                if s.recv_queue() > 0 && state != tcp::State::Closed {
-                    s.abort();
-                }
                 if (state == tcp::State::Closed || state == tcp::State::TimeWait) && reap_closed {
                     let local = if state == tcp::State::TimeWait { s.local_endpoint().map(|e| (e, c.reuse)) } else { None };
                     reap.push((*h, local));
+                }
+                // Data for a closed socket is answered with a reset.
+                if s.recv_queue() > 0 && state != tcp::State::Closed {
+                    self.sockets.get_mut::<tcp::Socket>(*h).abort();
                 }
             }
         }
@@ -1201,42 +1246,63 @@ impl Stack {
     }
 
     /// Moves packets until nothing is left to do; returns whether anything
-    /// changed that waiters may care about.
+    /// changed that waiters may care about. Each packet goes to the group
+    /// of sockets it is for, and egress runs for the groups a packet, a
+    /// call or a timer touched (`sockets.rs`): O(what moved), not
+    /// O(sockets).
     fn pump(&mut self) -> bool {
         let mut changed = false;
+        let timers = core::mem::take(&mut self.timers_due);
+        if timers {
+            self.sockets.mark_due(kevlar_platform::time::monotonic_ns());
+        }
         // Bounded: each round moves at least one packet or ends.
         for _ in 0..4096 {
             let ts = now();
             self.iface.poll_maintenance(ts);
             let mut moved = false;
             loop {
-                match self.iface.poll_ingress_single(ts, &mut self.device, &mut self.sockets) {
+                // Sockets a call or the last sweep changed go to their
+                // groups first (a listener's new LISTEN socket must be
+                // there for the next SYN).
+                self.sockets.rehome_touched();
+                let Some(packet) = self.device.front() else { break };
+                let group = route(&self.sockets, packet);
+                match self.iface.poll_ingress_single(ts, &mut self.device, self.sockets.set_of(group)) {
                     PollIngressSingleResult::None => break,
                     _ => {
                         moved = true;
+                        self.sockets.after_ingress(group);
                         changed |= self.sweep(false);
                     }
                 }
             }
-            // One egress pass per round: each pass visits every socket, so
-            // the pass that finds nothing more to send is left to the next
-            // round (which runs because this one moved something).
-            if self.iface.poll_egress(ts, &mut self.device, &mut self.sockets) == PollResult::SocketStateChanged {
-                moved = true;
+            self.sockets.rehome_touched();
+            // One egress pass per round for each group due: a pass sends
+            // at most a segment per socket, so a group that sent is due
+            // again in the next round (which runs because this one moved
+            // something).
+            let mut groups = core::mem::take(&mut self.scratch_groups);
+            self.sockets.take_dirty(&mut groups);
+            for &group in groups.iter() {
+                let sent = self.iface.poll_egress(ts, &mut self.device, self.sockets.set_of(Some(group))) == PollResult::SocketStateChanged;
+                if sent {
+                    moved = true;
+                    self.sockets.mark(group);
+                }
+                let at = self.iface.poll_at(ts, self.sockets.set_of(Some(group))).map(|at| (at.total_micros().max(0) as u64).saturating_mul(1000));
+                self.sockets.set_poll_at(group, at);
             }
+            self.scratch_groups = groups;
             changed |= self.sweep(true);
-            if !moved && self.device.queue.is_empty() {
+            if !moved && self.device.queue.is_empty() && !self.sockets.pending() {
                 break;
             }
         }
-        let ts = now();
-        let mut next = match self.iface.poll_at(ts, &self.sockets) {
-            Some(at) => (at.total_micros().max(0) as u64).saturating_mul(1000),
-            None => u64::MAX,
-        };
+        let mut next = self.sockets.next_poll();
         if self.device.eth.is_some() {
             // The card is polled at every tick.
-            next = next.min((ts.total_micros().max(0) as u64).saturating_mul(1000));
+            next = next.min((now().total_micros().max(0) as u64).saturating_mul(1000));
         }
         NEXT_POLL_NS.store(next, Ordering::Release);
         changed
@@ -1286,7 +1352,10 @@ pub fn look_at_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
 pub fn run_timers(now_ns: u64) {
     if now_ns >= NEXT_POLL_NS.load(Ordering::Acquire) || has_card() {
         NEXT_POLL_NS.store(u64::MAX, Ordering::Release);
-        with_stack(|st| st.full_sweep = true);
+        with_stack(|st| {
+            st.full_sweep = true;
+            st.timers_due = true;
+        });
     }
 }
 

@@ -15,7 +15,7 @@ use core::sync::atomic::Ordering;
 
 use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::net as netabi;
-use smoltcp::iface::SocketHandle;
+use super::sockets::SocketHandle;
 use smoltcp::socket::tcp::{self as stcp, State as S};
 use smoltcp::wire::{IpAddress, IpEndpoint, Ipv4Address};
 

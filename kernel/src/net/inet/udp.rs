@@ -12,7 +12,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::general as abi;
 use linux_raw_sys::net as netabi;
-use smoltcp::iface::SocketHandle;
+use super::sockets::SocketHandle;
 use smoltcp::socket::udp as sudp;
 use smoltcp::wire::{IpAddress, IpEndpoint, IpListenEndpoint, Ipv4Address, Ipv6Address};
 
