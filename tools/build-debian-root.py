@@ -60,7 +60,9 @@ PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianuti
             # What the gdb script runs.
             "gdb-minimal",
             # Disks: partitioning and file systems (the block-* scripts).
-            "fdisk", "e2fsprogs"]
+            "fdisk", "e2fsprogs",
+            # A DHCP client over AF_PACKET (the dhcp script).
+            "isc-dhcp-client"]
 # Top-level directories that are symlinks into /usr on a merged-/usr system.
 MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
 # Empty directories a running system mounts on or writes to.
@@ -404,8 +406,11 @@ def _configure_systemd(root: str) -> None:
            "/dev/vda\t/\text4\terrors=remount-ro\t0\t1\n")
     # Predictable interface names are off on the command line (net.ifnames=0),
     # so the card is eth0 under both kernels.
+    # eth0 is `auto` (networking.service runs dhclient on it at boot under
+    # both kernels) rather than `allow-hotplug`, which waits for udev to
+    # see the card: Kevlar's sysfs has no /sys/class/net.
     _write(root, "etc/network/interfaces", "source /etc/network/interfaces.d/*\n\n"
-           "auto lo\niface lo inet loopback\n\nallow-hotplug eth0\niface eth0 inet dhcp\n")
+           "auto lo\niface lo inet loopback\n\nauto eth0\niface eth0 inet dhcp\n")
     os.makedirs(os.path.join(root, "etc", "network", "interfaces.d"), exist_ok=True)
     _write(root, "etc/resolv.conf", "nameserver 10.0.2.3\n")
     _write(root, "etc/machine-id", MACHINE_ID + "\n", 0o444)

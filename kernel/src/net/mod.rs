@@ -11,6 +11,7 @@
 
 pub mod inet;
 pub mod netlink;
+pub mod packet;
 pub mod unix;
 
 use alloc::sync::Arc;
@@ -391,6 +392,7 @@ pub fn create(family: i32, sock_type: u32, protocol: i32) -> Result<Arc<dyn Sock
         netabi::AF_INET => inet::create(sock_type, protocol),
         netabi::AF_INET6 => inet::create6(sock_type, protocol),
         netabi::AF_NETLINK => netlink::create(sock_type, protocol),
+        netabi::AF_PACKET => packet::create(sock_type, protocol),
         _ => Err(Errno::EAFNOSUPPORT),
     }
 }
@@ -420,6 +422,10 @@ pub fn create_pair(family: i32, sock_type: u32, protocol: i32) -> Result<(Arc<dy
         }
         netabi::AF_NETLINK => {
             netlink::create(sock_type, protocol)?;
+            Err(Errno::EOPNOTSUPP)
+        }
+        netabi::AF_PACKET => {
+            packet::create(sock_type, protocol)?;
             Err(Errno::EOPNOTSUPP)
         }
         _ => Err(Errno::EAFNOSUPPORT),

@@ -106,6 +106,7 @@ pub fn ioctl(request: u32, arg: usize) -> Result<isize> {
             let up = u16::from_le_bytes([req[IFR_DATA], req[IFR_DATA + 1]]) as u32 & IFF_UP != 0;
             let index = iface.index;
             with_stack(|st| {
+                crate::net::packet::link_changed(st, index, up);
                 if index == 1 {
                     st.lo_up = up;
                 } else if let Some(eth) = st.device.eth.as_mut() {
@@ -195,7 +196,7 @@ fn set_addr(index: i32, raw: &[u8]) -> Result<isize> {
             return Ok(0);
         }
         let host = if prefix >= 32 { 0 } else { u32::MAX >> prefix };
-        let new = super::stack::IfAddr { addr, prefix, broadcast: (prefix < 31).then(|| Ipv4Address::from(u32::from(addr) | host)) };
+        let new = super::stack::IfAddr { addr, prefix, broadcast: (prefix < 31).then(|| Ipv4Address::from(u32::from(addr) | host)), life: None };
         if eth.addrs.is_empty() {
             eth.addrs.push(new);
         } else {

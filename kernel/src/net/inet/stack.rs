@@ -103,6 +103,19 @@ pub struct IfAddr {
     pub prefix: u8,
     /// The broadcast address given with it (IFA_BROADCAST).
     pub broadcast: Option<Ipv4Address>,
+    /// Its lifetimes (IFA_CACHEINFO; None: permanent).
+    pub life: Option<AddrLife>,
+}
+
+/// The lifetimes of an address that is not permanent (a DHCP lease's).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct AddrLife {
+    /// The valid lifetime in seconds from `since_ns` (u32::MAX: forever).
+    pub valid: u32,
+    /// The preferred lifetime in seconds from `since_ns`.
+    pub preferred: u32,
+    /// When they were set (monotonic clock).
+    pub since_ns: u64,
 }
 
 impl IfAddr {
@@ -186,6 +199,7 @@ impl EthPort {
         frame.extend_from_slice(&self.mac);
         frame.extend_from_slice(&ethertype.to_be_bytes());
         frame.extend_from_slice(payload);
+        crate::net::packet::tap_out(crate::net::packet::ETH_INDEX, &frame, false, 0);
         // Ethernet's minimum frame (without the FCS).
         frame.resize(frame.len().max(60), 0);
         if !self.card.send(&frame) {
@@ -194,6 +208,16 @@ impl EthPort {
             self.stats.tx_packets += 1;
             self.stats.tx_bytes += frame.len() as u64;
         }
+    }
+
+    /// Sends a frame made elsewhere (an AF_PACKET socket's) as it is.
+    pub fn send_frame(&mut self, frame: &[u8]) -> bool {
+        let sent = self.card.send(frame);
+        if sent {
+            self.stats.tx_packets += 1;
+            self.stats.tx_bytes += frame.len() as u64;
+        }
+        sent
     }
 
     fn arp(&mut self, op: u16, target_mac: [u8; 6], target_ip: Ipv4Address, dst: [u8; 6]) {
@@ -267,6 +291,10 @@ impl EthPort {
         while let Some(frame) = self.card.receive() {
             if frame.len() < 14 || !self.up {
                 continue;
+            }
+            if crate::net::packet::active() {
+                let pkttype = crate::net::packet::pkttype_of(&frame, self.mac);
+                crate::net::packet::tap_in(crate::net::packet::ETH_INDEX, &frame, pkttype, false);
             }
             let ethertype = u16::from_be_bytes([frame[12], frame[13]]);
             let body = &frame[14..];
@@ -355,8 +383,10 @@ fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (IpAddress, u16))> {
         }
         return Some((u16::from_be_bytes([udp[0], udp[1]]), (IpAddress::Ipv6(dst), u16::from_be_bytes([udp[2], udp[3]]))));
     }
+    // A header shorter than IPv4's 20 bytes is malformed (an AF_PACKET
+    // socket can put anything on lo): never index past what is there.
     let header = (*packet.first()? as usize & 0xf) * 4;
-    if packet.len() < header + 8 || packet[9] != 1 {
+    if header < 20 || packet.len() < header + 8 || packet[9] != 1 {
         return None;
     }
     let icmp = &packet[header..];
@@ -366,7 +396,7 @@ fn udp_port_unreachable(packet: &[u8]) -> Option<(u16, (IpAddress, u16))> {
     }
     let inner = &icmp[8..];
     let inner_header = (*inner.first()? as usize & 0xf) * 4;
-    if inner.len() < inner_header + 4 || inner[9] != 17 {
+    if inner_header < 20 || inner.len() < inner_header + 4 || inner[9] != 17 {
         return None;
     }
     let dst = Ipv4Address::new(inner[16], inner[17], inner[18], inner[19]);
@@ -422,11 +452,40 @@ impl phy::TxToken for LinkTx<'_> {
             self.2.rx_packets += 1;
             self.2.tx_bytes += len as u64;
             self.2.rx_bytes += len as u64;
+            if crate::net::packet::active() {
+                lo_taps(&buf);
+            }
             self.0.push_back(buf);
         } else if let Some(eth) = self.1 {
             eth.send_ip(buf);
         }
         r
+    }
+}
+
+/// Shows a packet lo loops back to the AF_PACKET sockets: sent, then
+/// received, in a frame with an all-zero Ethernet header. TCP and UDP
+/// carry a checksum left to the device (Linux's CHECKSUM_PARTIAL on lo).
+fn lo_taps(packet: &[u8]) {
+    use crate::net::packet as pk;
+    let v6 = packet.first().is_some_and(|b| b >> 4 == 6);
+    let mut frame = Vec::with_capacity(pk::ETH_HLEN + packet.len());
+    frame.extend_from_slice(&[0u8; 12]);
+    frame.extend_from_slice(&(if v6 { 0x86ddu16 } else { ETHERTYPE_IPV4 }).to_be_bytes());
+    frame.extend_from_slice(packet);
+    let partial = transport(packet).is_some_and(|(proto, _)| proto == 6 || proto == 17);
+    pk::tap_out(pk::LO_INDEX, &frame, partial, 0);
+    pk::tap_in(pk::LO_INDEX, &frame, linux_raw_sys::if_arp::PACKET_HOST as u8, partial);
+}
+
+impl Links {
+    /// Puts an IP packet on lo's queue (an AF_PACKET socket sent it to lo).
+    pub fn loop_packet(&mut self, packet: Vec<u8>) {
+        self.lo_stats.tx_packets += 1;
+        self.lo_stats.rx_packets += 1;
+        self.lo_stats.tx_bytes += packet.len() as u64;
+        self.lo_stats.rx_bytes += packet.len() as u64;
+        self.queue.push_back(packet);
     }
 }
 
@@ -652,7 +711,7 @@ impl Stack {
                 neighbours: BTreeMap::new(),
                 unresolved: VecDeque::new(),
                 up: true,
-                addrs: alloc::vec![IfAddr { addr: ETH_ADDR, prefix: ETH_PREFIX, broadcast: Some(Ipv4Address::new(10, 0, 2, 255)) }],
+                addrs: alloc::vec![IfAddr { addr: ETH_ADDR, prefix: ETH_PREFIX, broadcast: Some(Ipv4Address::new(10, 0, 2, 255)), life: None }],
                 routes: alloc::vec![EthRoute { dst: Ipv4Address::UNSPECIFIED, prefix: 0, gateway: Some(ETH_GATEWAY), protocol: RTPROT_BOOT, metric: 0 }],
                 mtu: ETH_MTU,
                 stats: LinkStats::default(),
@@ -1271,6 +1330,7 @@ pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     for events in touched {
         events.wake();
     }
+    crate::net::packet::wake_pending();
     r
 }
 

@@ -17,6 +17,7 @@
 //! wake-ups happen with no lock held. A dump is built whole when it is
 //! asked for and queued as datagrams.
 
+pub mod addrlife;
 pub mod route;
 pub mod route6;
 pub mod uevent;

@@ -83,7 +83,7 @@ fn links(st: &Stack) -> Vec<Link> {
         // The loopback device has no carrier state to report.
         operstate: if st.lo_up { netabi::IF_OPER_UNKNOWN as u8 } else { netabi::IF_OPER_DOWN as u8 },
         stats: st.device.lo_stats,
-        addrs: alloc::vec![IfAddr { addr: Ipv4Address::new(127, 0, 0, 1), prefix: 8, broadcast: None }],
+        addrs: alloc::vec![IfAddr { addr: Ipv4Address::new(127, 0, 0, 1), prefix: 8, broadcast: None, life: None }],
     });
     if let Some(eth) = &st.device.eth {
         let base = IFF_BROADCAST | IFF_MULTICAST;
@@ -178,7 +178,8 @@ fn is_secondary(addrs: &[IfAddr], i: usize) -> bool {
 fn addr_message(kind: u16, r: &Reply, l: &Link, a: &IfAddr, secondary: bool) -> Vec<u8> {
     let mut b = MsgBuilder::new(kind, r.flags, r.seq, r.pid);
     let scope = if a.addr.octets()[0] == 127 { nl::rt_scope_t::RT_SCOPE_HOST as u8 } else { nl::rt_scope_t::RT_SCOPE_UNIVERSE as u8 };
-    let flags = nl::IFA_F_PERMANENT | if secondary { nl::IFA_F_SECONDARY } else { 0 };
+    let permanent = if a.life.is_none() { nl::IFA_F_PERMANENT } else { 0 };
+    let flags = permanent | if secondary { nl::IFA_F_SECONDARY } else { 0 };
     let mut ifa = [0u8; IFADDRMSG_LEN];
     ifa[0] = AF_INET;
     ifa[1] = a.prefix;
@@ -193,7 +194,7 @@ fn addr_message(kind: u16, r: &Reply, l: &Link, a: &IfAddr, secondary: bool) -> 
     }
     b.attr_str(t!(IFA_LABEL), l.name);
     b.attr_u32(t!(IFA_FLAGS), flags);
-    b.attr(t!(IFA_CACHEINFO), &address_cache_info());
+    b.attr(t!(IFA_CACHEINFO), &super::addrlife::cache_info(a.life));
     b.finish()
 }
 
@@ -453,6 +454,9 @@ fn set_link(body: &[u8], hdr: &Header, new: bool) -> Result<()> {
         None
     };
     with_stack(|st| {
+        if let Some(u) = up {
+            crate::net::packet::link_changed(st, index as i32, u);
+        }
         if index == 1 {
             if let Some(u) = up {
                 st.lo_up = u;
@@ -543,7 +547,8 @@ fn new_addr(body: &[u8], family: u8, hdr: &Header) -> Result<()> {
     }
     let local = addr_of(local.unwrap())?;
     let broadcast = attr(&attrs, t!(IFA_BROADCAST)).map(addr_of).transpose()?;
-    let new = IfAddr { addr: local, prefix, broadcast };
+    let life = super::addrlife::parse(attr(&attrs, t!(IFA_CACHEINFO)))?;
+    let new = IfAddr { addr: local, prefix, broadcast, life };
     let result = with_stack(|st| -> Result<Option<bool>> {
         if index == 1 {
             // lo keeps its one address here.
@@ -566,6 +571,7 @@ fn new_addr(body: &[u8], family: u8, hdr: &Header) -> Result<()> {
                 return Err(Errno::EEXIST);
             }
             old.broadcast = broadcast;
+            old.life = life;
             return Ok(None);
         }
         eth.addrs.push(new);
@@ -592,7 +598,7 @@ fn del_addr(body: &[u8], family: u8) -> Result<()> {
     if index == 1 {
         // lo keeps its one address here: deleting it is not supported,
         // another one is not there.
-        let lo = IfAddr { addr: Ipv4Address::new(127, 0, 0, 1), prefix: 8, broadcast: None };
+        let lo = IfAddr { addr: Ipv4Address::new(127, 0, 0, 1), prefix: 8, broadcast: None, life: None };
         let matches = local.is_none_or(|l| l == lo.addr) && address.is_none_or(|x| prefix == lo.prefix && lo.contains(x));
         return Err(if matches { Errno::EOPNOTSUPP } else { Errno::EADDRNOTAVAIL });
     }
