@@ -9,6 +9,8 @@
 # leave), `nginx -s quit`. Prints statuses, sizes and counts only.
 set -u
 ip link set lo up
+# Process substitution needs /dev/fd (udev makes it on a running system).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 # The root is read-only: where nginx writes (its pid file in /run, logs,
 # temporary files in /var/lib/nginx), the document root and conf.d get
 # tmpfs mounts, unmounted at the end.
@@ -37,7 +39,8 @@ w=$(ps --ppid "$master" -o args= | grep -c 'worker process')
 for i in $(seq 100); do [ "$w" -ge "$n" ] && break; sleep 0.1
     w=$(ps --ppid "$master" -o args= | grep -c 'worker process'); done
 [ "$w" = "$n" ] && echo "one worker per CPU"
-ps --ppid "$master" -o user=,args= | grep -c '^www-data *nginx: worker process$'
+[ "$(ps --ppid "$master" -o user=,args= | grep -c '^www-data *nginx: worker process$')" = "$n" ] &&
+    echo "workers run as www-data"
 
 cd /tmp && rm -rf nginx && mkdir nginx && cd nginx
 get() { curl -s -o "$2" -w '%{http_code} %{size_download} %{content_type}\n' "http://127.0.0.1$1"; }
