@@ -49,7 +49,9 @@ for i in $(seq 100); do
 done
 ps -o user=,args= -p "$net"
 ps -o user=,args= -p "$(ps -o ppid= -p "$net" | tr -d ' ')"
-echo "net child root: $(readlink /proc/$net/root)"
+# Its root directory is /run/sshd (the same inode; empty seen through it).
+[ "$(stat -L -c %d:%i /proc/$net/root)" = "$(stat -c %d:%i /run/sshd)" ] && echo "net child's root is /run/sshd"
+echo "entries in its root: $(ls -A /proc/$net/root | wc -l)"
 grep -E '^(Seccomp|NoNewPrivs):' /proc/$net/status | tr -d '\t' | sed 's/:/: /'
 exec 5>&-
 
