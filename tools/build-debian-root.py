@@ -253,7 +253,9 @@ def _configure(root: str) -> None:
         p = os.path.join(root, d)
         os.makedirs(p, exist_ok=True)
         os.chmod(p, mode)
-    _configure_servers(root)
+    if OUT != SYSTEMD_OUT:
+        # The suite's root only: the bootable system configures its own.
+        _configure_servers(root)
 
 
 # System users the servers' postinsts add (adduser --system: the first free
