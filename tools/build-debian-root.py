@@ -62,7 +62,9 @@ PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianuti
             # Disks: partitioning and file systems (the block-* scripts).
             "fdisk", "e2fsprogs",
             # A DHCP client over AF_PACKET (the dhcp script).
-            "isc-dhcp-client"]
+            "isc-dhcp-client",
+            # Servers and their clients (nginx.sh, redis.sh, ssh.sh).
+            "nginx-light", "curl", "redis-server", "openssh-server", "openssh-client"]
 # Top-level directories that are symlinks into /usr on a merged-/usr system.
 MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
 # Empty directories a running system mounts on or writes to.
@@ -253,6 +255,108 @@ def _configure(root: str) -> None:
         p = os.path.join(root, d)
         os.makedirs(p, exist_ok=True)
         os.chmod(p, mode)
+    if OUT != SYSTEMD_OUT:
+        # The suite's root only: the bootable system configures its own.
+        _configure_servers(root)
+
+
+# System users the servers' postinsts add (adduser --system: the first free
+# uid and gid from 100), by name: (the program that brings it, home, shell).
+SERVER_USERS = {"redis": ("usr/bin/redis-server", "/var/lib/redis", "/usr/sbin/nologin"),
+                "sshd": ("usr/sbin/sshd", "/run/sshd", "/usr/sbin/nologin")}
+
+
+def _configure_servers(root: str) -> None:
+    """What the postinsts of nginx-common, libnginx-mod-http-echo,
+    redis-tools/redis-server, openssh-server and libpam-runtime do on a
+    fresh install (the parts the suite's nginx.sh, redis.sh and ssh.sh
+    rely on). Nothing here if the packages are not in the root."""
+    etc = os.path.join(root, "etc")
+    with open(os.path.join(etc, "passwd")) as f:
+        users = [l.split(":") for l in f.read().splitlines() if l]
+    with open(os.path.join(etc, "group")) as f:
+        groups = [l.split(":") for l in f.read().splitlines() if l]
+    ids = {}
+    for name, (program, home, shell) in SERVER_USERS.items():
+        if not os.path.lexists(os.path.join(root, program)):
+            continue
+        uid = next(i for i in range(100, 1000) if str(i) not in {u[2] for u in users})
+        gid = next(i for i in range(100, 1000) if str(i) not in {g[2] for g in groups})
+        # adduser --system --group gives a group of the same name; without
+        # --group (sshd) the user is in nogroup.
+        if name == "redis":
+            groups.append([name, "*", str(gid), ""])
+        else:
+            gid = 65534
+        users.append([name, "*", str(uid), str(gid), "", home, shell])
+        ids[name] = (uid, gid)
+    with open(os.path.join(etc, "passwd"), "w") as f:
+        f.write("".join(":".join(u) + "\n" for u in users))
+    with open(os.path.join(etc, "group"), "w") as f:
+        f.write("".join(":".join(g) + "\n" for g in groups))
+    gid_of = {g[0]: int(g[2]) for g in groups}
+    uid_of = {u[0]: int(u[2]) for u in users}
+
+    nginx = os.path.join(etc, "nginx")
+    if os.path.isdir(nginx):
+        link = os.path.join(nginx, "sites-enabled", "default")
+        if not os.path.lexists(link):
+            os.symlink("/etc/nginx/sites-available/default", link)
+        for conf in ("mod-http-echo.conf",):
+            if os.path.isfile(os.path.join(root, "usr/share/nginx/modules-available", conf)):
+                os.symlink(f"/usr/share/nginx/modules-available/{conf}",
+                           os.path.join(nginx, "modules-enabled", f"50-{conf}"))
+        logdir = os.path.join(root, "var", "log", "nginx")
+        os.chown(logdir, 0, gid_of["adm"])
+        os.chmod(logdir, 0o755)
+        for name in ("access.log", "error.log"):
+            path = os.path.join(logdir, name)
+            open(path, "w").close()
+            os.chmod(path, 0o640)
+            os.chown(path, uid_of["www-data"], gid_of["adm"])
+        html = os.path.join(root, "var", "www", "html")
+        os.makedirs(html, exist_ok=True)
+        shutil.copyfile(os.path.join(root, "usr/share/nginx/html/index.html"),
+                        os.path.join(html, "index.nginx-debian.html"))
+    if "redis" in ids:
+        uid, gid = ids["redis"]
+        for d, mode, group in (("var/log/redis", 0o2750, gid_of["adm"]), ("var/lib/redis", 0o750, gid),
+                               ("etc/redis", 0o2770, gid)):
+            p = os.path.join(root, d)
+            os.makedirs(p, exist_ok=True)
+            os.chown(p, uid, group)
+            os.chmod(p, mode)
+        # dpkg-statoverride --add redis redis 640 /etc/redis/redis.conf
+        os.chown(os.path.join(etc, "redis", "redis.conf"), uid, gid)
+        os.chmod(os.path.join(etc, "redis", "redis.conf"), 0o640)
+    if "sshd" in ids:
+        # sshd_config from its template (ucf); host keys are made by the
+        # script at run time (random: they would change the image).
+        shutil.copyfile(os.path.join(root, "usr/share/openssh/sshd_config"),
+                        os.path.join(etc, "ssh", "sshd_config"))
+        # The privilege separation directory (tmpfiles.d makes it at boot).
+        os.makedirs(os.path.join(root, "run", "sshd"), exist_ok=True)
+        os.chmod(os.path.join(root, "run", "sshd"), 0o755)
+    pam = os.path.join(etc, "pam.d")
+    if os.path.isfile(os.path.join(root, "usr/share/pam-configs/unix")) and \
+            not os.path.exists(os.path.join(pam, "common-auth")):
+        # pam-auth-update with only pam_unix's profile (libpam-runtime's postinst).
+        head = "# here are the per-package modules (the \"Primary\" block)\n"
+        for name, body in (
+                ("common-auth", "auth\t[success=1 default=ignore]\tpam_unix.so nullok\n"
+                                "auth\trequisite\t\t\tpam_deny.so\nauth\trequired\t\t\tpam_permit.so\n"),
+                ("common-account", "account\t[success=1 new_authtok_reqd=done default=ignore]\tpam_unix.so\n"
+                                   "account\trequisite\t\t\tpam_deny.so\naccount\trequired\t\t\tpam_permit.so\n"),
+                ("common-password", "password\t[success=1 default=ignore]\tpam_unix.so obscure yescrypt\n"
+                                    "password\trequisite\t\t\tpam_deny.so\npassword\trequired\t\t\tpam_permit.so\n"),
+                ("common-session", "session\t[default=1]\t\t\tpam_permit.so\nsession\trequisite\t\t\tpam_deny.so\n"
+                                   "session\trequired\t\t\tpam_permit.so\nsession\trequired\tpam_unix.so\n"),
+                ("common-session-noninteractive",
+                 "session\t[default=1]\t\t\tpam_permit.so\nsession\trequisite\t\t\tpam_deny.so\n"
+                 "session\trequired\t\t\tpam_permit.so\nsession\trequired\tpam_unix.so\n")):
+            with open(os.path.join(pam, name), "w") as f:
+                f.write(head + body)
+            os.chmod(os.path.join(pam, name), 0o644)
 
 
 def _tool(name: str) -> str:

@@ -380,13 +380,21 @@ impl Socket for TcpSocket {
     }
 
     fn peer_name(&self) -> Result<Vec<u8>> {
-        let h = match self.inner.lock().phase {
-            Phase::Connected(h) => h,
+        let (h, connecting) = match self.inner.lock().phase {
+            Phase::Connected(h) => (h, false),
+            // A non-blocking connect that ended is connected whether or
+            // not the program called connect again to learn it (Linux
+            // answers by the socket's state, ENOTCONN in SYN_SENT and
+            // CLOSE only).
+            Phase::Connecting(h) => (h, true),
             _ => return Err(Errno::ENOTCONN),
         };
         with_stack(|st| {
             let c = st.conns.get(&h);
             if c.is_some_and(|c| c.reset) {
+                return Err(Errno::ENOTCONN);
+            }
+            if connecting && matches!(st.sockets.get::<stcp::Socket>(h).state(), S::SynSent | S::SynReceived | S::Closed) {
                 return Err(Errno::ENOTCONN);
             }
             match st.sockets.get::<stcp::Socket>(h).remote_endpoint() {
