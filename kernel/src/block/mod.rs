@@ -55,8 +55,9 @@ pub struct Geometry {
 
 /// A disk driver: whole-sector transfers and what the hardware is.
 /// Implementations are called by one CPU at a time per disk (the request
-/// queue serialises them) and must not sleep while the caller may hold a
-/// file system's spin lock.
+/// queue serialises them) and must not sleep (switch threads) while the
+/// caller may hold a file system's spin lock; waiting for the device
+/// halts the CPU until its interrupt instead.
 pub trait BlockDriver: Send + Sync {
     /// Sectors (512 bytes) on the disk.
     fn sectors(&self) -> u64;
@@ -107,10 +108,6 @@ pub trait BlockDriver: Send + Sync {
                 queue::Op::Flush => self.flush(),
             };
         }
-    }
-    /// How many requests the device holds at once.
-    fn queue_depth(&self) -> usize {
-        1
     }
 }
 

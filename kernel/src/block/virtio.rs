@@ -77,10 +77,6 @@ impl BlockDriver for Virtio {
         self.0.flush().map_err(errno)
     }
 
-    fn queue_depth(&self) -> usize {
-        self.0.queue_depth()
-    }
-
     /// Posts requests while the virtqueue takes them and collects them as
     /// they finish; a flush is sent when everything before it is done.
     fn run_batch(&self, batch: &mut [BatchItem]) {
