@@ -15,9 +15,11 @@
 //! - **Completion by interrupt**: the device signals completions with an
 //!   MSI-X message (vector [`crate::x86::trap::vectors::VIRTIO_BLK`], sent
 //!   to the boot CPU). The handler only counts it and wakes the CPUs that
-//!   wait for a disk (an IPI); a waiting CPU halts (HLT, interrupts on)
-//!   instead of spinning on the used ring, so under TCG the vCPU leaves the
-//!   host's CPUs to QEMU's own I/O. Whoever waits collects every finished
+//!   wait for a disk (an IPI). A waiting CPU polls the used ring (without
+//!   the lock held between looks); with a poll limit set at boot
+//!   ([`set_poll_limit_ns`], `virtio_blk.poll_us=`) it then halts (HLT,
+//!   interrupts on) until the interrupt, so under TCG the vCPU leaves the
+//!   host's CPUs to QEMU's own I/O. Not the default: see [`SPIN_NS`]. Whoever waits collects every finished
 //!   request (its own and the others'), so completions are never lost.
 //!   Without MSI-X (or with interrupts off in the caller) waiting spins
 //!   as before.
@@ -131,6 +133,25 @@ pub struct Geometry {
 /// geometry (virtio 1.1, 5.2.4).
 const F_GEOMETRY: u64 = 1 << 4;
 const CONFIG_GEOMETRY: usize = 16;
+
+/// How long a waiter polls the used ring before it halts for the
+/// interrupt, in ns; `u64::MAX` (the default) polls until the request is
+/// done and never halts. Under `-icount sleep=off` a halt lets the guest
+/// clock jump to the next timer deadline, and measured that way a halt
+/// after even 1 ms of polling made single 4 KiB requests cost about 12 ms
+/// of guest time each (the old polling driver: 10 us), so halting is
+/// chosen at boot (`virtio_blk.poll_us=N`), not the default.
+static SPIN_NS: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Sets how long waiters poll before halting (see [`SPIN_NS`]).
+pub fn set_poll_limit_ns(ns: u64) {
+    SPIN_NS.store(ns, Ordering::Relaxed);
+}
+
+/// How long waiters poll before halting.
+pub fn poll_limit_ns() -> u64 {
+    SPIN_NS.load(Ordering::Relaxed)
+}
 
 /// Interrupts the disks sent (all disks share one vector).
 static INTERRUPTS: AtomicU64 = AtomicU64::new(0);
@@ -255,28 +276,44 @@ impl VirtioBlk {
         dev.done.remove(&id)
     }
 
-    /// Waits for ticket `id` and returns its buffer and outcome.
+    /// Waits for ticket `id` and returns its buffer and outcome: polls
+    /// for [`SPIN_NS`], then halts until interrupts.
     pub fn wait(&self, id: u64) -> (Vec<u8>, Result<(), BlkError>) {
+        let start = crate::time::monotonic_ns();
         loop {
             let seen = interrupt_count();
             if let Some(r) = self.take(id) {
                 return r;
             }
+            if crate::time::monotonic_ns().saturating_sub(start) < poll_limit_ns() {
+                core::hint::spin_loop();
+                continue;
+            }
             self.idle(seen);
         }
     }
 
-    /// Waits until some request in flight completes (or a moment passes).
+    /// Waits until some request in flight completes (or a moment passes):
+    /// polls up to the poll limit, then halts until an interrupt.
     pub fn wait_any(&self) {
-        let seen = interrupt_count();
-        let pending = {
-            let mut dev = self.device.lock();
-            let before = dev.done.len();
-            dev.reap();
-            dev.done.len() == before && !dev.in_flight.is_empty()
-        };
-        if pending {
+        let start = crate::time::monotonic_ns();
+        loop {
+            let seen = interrupt_count();
+            let pending = {
+                let mut dev = self.device.lock();
+                let before = dev.done.len();
+                dev.reap();
+                dev.done.len() == before && !dev.in_flight.is_empty()
+            };
+            if !pending {
+                return;
+            }
+            if crate::time::monotonic_ns().saturating_sub(start) < poll_limit_ns() {
+                core::hint::spin_loop();
+                continue;
+            }
             self.idle(seen);
+            return;
         }
     }
 

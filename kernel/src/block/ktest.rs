@@ -231,9 +231,10 @@ pub fn virtio_in_flight() -> TestResult {
 static CPU_FAILURES: SpinLock<Vec<String>> = SpinLock::new(Vec::new());
 
 /// Every CPU at once runs batches of writes then reads of its own sectors
-/// on the one disk (the others' completions arrive on whichever CPU
-/// collects them, the interrupt on the boot CPU): each must get its own
-/// data back, none may hang.
+/// on the one disk, waiters halting until the interrupt (the others'
+/// completions arrive on whichever CPU collects them, the interrupt on the
+/// boot CPU, IPIs to the other halted CPUs): each must get its own data
+/// back, none may hang.
 pub fn virtio_cpus() -> TestResult {
     scratch()?;
     CPU_FAILURES.lock().clear();
@@ -254,7 +255,16 @@ pub fn virtio_cpus() -> TestResult {
             }
         }
     }
+    // Halting waiters, woken by the interrupt (the boot CPU's) and its
+    // IPIs (the others).
+    let limit = kevlar_platform::virtio_blk::poll_limit_ns();
+    kevlar_platform::virtio_blk::set_poll_limit_ns(0);
+    let irqs = kevlar_platform::virtio_blk::interrupt_count();
     smp::run_on_all_cpus(worker);
+    kevlar_platform::virtio_blk::set_poll_limit_ns(limit);
+    if kevlar_platform::virtio_blk::interrupt_count() == irqs {
+        return Err(String::from("no interrupt while the waiters halted"));
+    }
     let failures = CPU_FAILURES.lock().clone();
     match failures.first() {
         Some(f) => Err(format!("{} failed, first: {}", failures.len(), f)),

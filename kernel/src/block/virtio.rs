@@ -144,8 +144,19 @@ impl BlockDriver for Virtio {
     }
 }
 
+/// `virtio_blk.poll_us=N` on the command line: waiters poll N us, then
+/// halt until the disk's interrupt (the default polls until done).
+fn set_poll_limit() {
+    let line = crate::fs::procfs::boot_command_line();
+    let value = line.split_whitespace().find_map(|w| w.strip_prefix("virtio_blk.poll_us="));
+    if let Some(us) = value.and_then(|v| v.parse::<u64>().ok()) {
+        virtio_blk::set_poll_limit_ns(us.saturating_mul(1000));
+    }
+}
+
 /// Finds the virtio disks on the PCI bus and registers them.
 pub fn probe() {
+    set_poll_limit();
     for (i, device) in virtio_blk::probe().into_iter().enumerate() {
         let (bus, slot, function) = device.location;
         let sectors = device.sector_count();
