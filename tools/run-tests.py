@@ -177,6 +177,12 @@ KERNEL_RUNS: list[dict] = [
     {"name": "virtio-net-smp2", "layer": "kernel", "check": "expect", "smp": 2, "timeout": 120,
      "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/net",
      "virtio_net": True, "guestfwd": ["tcp:10.0.2.100:7-cmd:cat"], "patterns": [r"^NET-CHECK ok"]},
+    # The virtio-blk driver on a device: several requests in flight,
+    # completion by interrupt, every CPU at once (on a blank scratch disk
+    # the tests overwrite; DEVICE_TESTS in kernel/src/ktest.rs).
+    *[{"name": f"ktest-virtio-blk-smp{smp}", "layer": "kernel", "check": "ktest", "smp": smp, "timeout": 120,
+       "append": "test=block_virtio_in_flight,block_virtio_cpus", "scratch_disk_mib": 64,
+       "suffix": f"[smp{smp}]"} for smp in (1, 2)],
     # Booting from a partition: root=/dev/vda1 without an initramfs, init
     # from the disk (userland/kernel-tests/rootdev.c; Kevlar only: Linux's
     # virtio driver is a module).
@@ -694,6 +700,13 @@ def _options_for(spec: dict, args) -> "run_qemu.Options":
         contracts = _load_tool("contracts", "contracts.py")
         suite = contracts.suite_of_initrd(spec.get("initrd"))
         fields["disks"] = contracts.fresh_disks(suite or "contracts", "kevlar", spec.get("smp", 1))
+    if spec.get("scratch_disk_mib"):
+        # A blank disk, new for every run.
+        path = os.path.join(REPO_ROOT, "build", "test-disks", spec["name"] + ".img")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.truncate(spec["scratch_disk_mib"] << 20)
+        fields["disks"] = [path]
     if spec.get("check") == "fuzz":
         # kfuzz's scratch disks: a raw one for partition tables, an ext4 one.
         fields["disks"] = _load_tool("fuzz", "fuzz.py").fresh_disks(spec["name"])

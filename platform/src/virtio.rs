@@ -70,7 +70,7 @@ fn order_for(bytes: usize) -> usize {
 
 /// The end of the part of the direct map that is mapped (RAM, or 4 GiB of
 /// device space below it).
-fn direct_map_end() -> u64 {
+pub(crate) fn direct_map_end() -> u64 {
     pmm::max_phys_addr().max(4 << 30).next_multiple_of(1 << 30)
 }
 

@@ -166,3 +166,108 @@ pub fn queue_concurrent() -> TestResult {
     }
     Ok(())
 }
+
+/// The first virtio disk, for the tests that need a device
+/// (`test=block_virtio_in_flight,block_virtio_cpus`, run with a scratch
+/// disk attached: they overwrite its first 4 MiB).
+fn scratch() -> core::result::Result<alloc::sync::Arc<super::virtio::Virtio>, String> {
+    super::virtio::first().or_else(super::virtio::probe_unregistered).ok_or_else(|| String::from("no virtio disk attached"))
+}
+
+/// A 4 KiB pattern: `tag` and the sector in every 8 bytes.
+fn pattern(tag: u8, sector: u64) -> Vec<u8> {
+    let mut out = vec![0u8; 4096];
+    for (i, chunk) in out.chunks_mut(8).enumerate() {
+        let v = sector.wrapping_mul(0x9e37_79b9) ^ (u64::from(tag) << 56) ^ i as u64;
+        chunk.copy_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+fn item(op: Op, sector: u64, data: Vec<u8>) -> super::BatchItem {
+    super::BatchItem { op, sector, data, result: Ok(()) }
+}
+
+/// Several requests in flight, completed by interrupt: a batch of 48
+/// writes, a flush, then 48 reads of the same places, handed to the
+/// virtio driver at once. The device must have held more than one at a
+/// time, interrupts must have come (completion is not polled), and every
+/// read, batched or single, must return what was written.
+pub fn virtio_in_flight() -> TestResult {
+    let disk = scratch()?;
+    let blk = disk.device();
+    if !blk.interrupt_driven() {
+        return Err(String::from("completions are polled (no MSI-X)"));
+    }
+    let irqs = kevlar_platform::virtio_blk::interrupt_count();
+    let sectors: Vec<u64> = (0..48u64).map(|i| 64 + i * 24).collect();
+    let mut batch: Vec<super::BatchItem> = sectors.iter().map(|&s| item(Op::Write, s, pattern(1, s))).collect();
+    batch.push(item(Op::Flush, 0, Vec::new()));
+    batch.extend(sectors.iter().map(|&s| item(Op::Read, s, vec![0; 4096])));
+    disk.run_batch(&mut batch);
+    for (i, it) in batch.iter().enumerate() {
+        it.result.map_err(|e| format!("request {} failed: {:?}", i, e))?;
+    }
+    for (i, &s) in sectors.iter().enumerate() {
+        if batch[49 + i].data != pattern(1, s) {
+            return Err(format!("batched read of sector {} does not hold what was written", s));
+        }
+        let mut one = vec![0u8; 4096];
+        disk.read(s, &mut one).map_err(|e| format!("read {}: {:?}", s, e))?;
+        if one != pattern(1, s) {
+            return Err(format!("single read of sector {} does not hold what was written", s));
+        }
+    }
+    if blk.max_in_flight() < 2 {
+        return Err(format!("at most {} request in flight (queue depth {})", blk.max_in_flight(), blk.queue_depth()));
+    }
+    let got = kevlar_platform::virtio_blk::interrupt_count() - irqs;
+    if got == 0 {
+        return Err(String::from("no interrupt for 97 requests"));
+    }
+    Ok(())
+}
+
+static CPU_FAILURES: SpinLock<Vec<String>> = SpinLock::new(Vec::new());
+
+/// Every CPU at once runs batches of writes then reads of its own sectors
+/// on the one disk, waiters halting until the interrupt (the others'
+/// completions arrive on whichever CPU collects them, the interrupt on the
+/// boot CPU, IPIs to the other halted CPUs): each must get its own data
+/// back, none may hang.
+pub fn virtio_cpus() -> TestResult {
+    scratch()?;
+    CPU_FAILURES.lock().clear();
+    fn worker(cpu: usize) {
+        let Ok(disk) = scratch() else { return };
+        let n = smp::cpu_count() as u64;
+        for round in 0..4u8 {
+            let sectors: Vec<u64> = (0..24u64).map(|i| 4096 + (i * n + cpu as u64) * 8).collect();
+            let mut writes: Vec<super::BatchItem> = sectors.iter().map(|&s| item(Op::Write, s, pattern(round + 2, s))).collect();
+            disk.run_batch(&mut writes);
+            let mut reads: Vec<super::BatchItem> = sectors.iter().map(|&s| item(Op::Read, s, vec![0; 4096])).collect();
+            disk.run_batch(&mut reads);
+            for (w, (r, &s)) in writes.iter().zip(reads.iter().zip(&sectors)) {
+                if w.result.is_err() || r.result.is_err() || r.data != pattern(round + 2, s) {
+                    CPU_FAILURES.lock().push(format!("cpu {} round {} sector {}: {:?} {:?}", cpu, round, s, w.result, r.result));
+                    return;
+                }
+            }
+        }
+    }
+    // Halting waiters, woken by the interrupt (the boot CPU's) and its
+    // IPIs (the others).
+    let limit = kevlar_platform::virtio_blk::poll_limit_ns();
+    kevlar_platform::virtio_blk::set_poll_limit_ns(0);
+    let irqs = kevlar_platform::virtio_blk::interrupt_count();
+    smp::run_on_all_cpus(worker);
+    kevlar_platform::virtio_blk::set_poll_limit_ns(limit);
+    if kevlar_platform::virtio_blk::interrupt_count() == irqs {
+        return Err(String::from("no interrupt while the waiters halted"));
+    }
+    let failures = CPU_FAILURES.lock().clone();
+    match failures.first() {
+        Some(f) => Err(format!("{} failed, first: {}", failures.len(), f)),
+        None => Ok(()),
+    }
+}

@@ -55,8 +55,9 @@ pub struct Geometry {
 
 /// A disk driver: whole-sector transfers and what the hardware is.
 /// Implementations are called by one CPU at a time per disk (the request
-/// queue serialises them) and must not sleep while the caller may hold a
-/// file system's spin lock.
+/// queue serialises them) and must not sleep (switch threads) while the
+/// caller may hold a file system's spin lock; waiting for the device
+/// halts the CPU until its interrupt instead.
 pub trait BlockDriver: Send + Sync {
     /// Sectors (512 bytes) on the disk.
     fn sectors(&self) -> u64;
@@ -95,6 +96,32 @@ pub trait BlockDriver: Send + Sync {
     }
     /// The geometry for HDIO_GETGEO, as the driver reports it.
     fn geometry(&self) -> Geometry;
+    /// Runs a batch of requests in order of their results' use: a driver
+    /// that keeps several requests in flight posts as many as the device
+    /// takes before waiting (a flush waits for everything before it and
+    /// holds back everything after). The default runs them one by one.
+    fn run_batch(&self, batch: &mut [BatchItem]) {
+        for item in batch.iter_mut() {
+            item.result = match item.op {
+                queue::Op::Read => self.read(item.sector, &mut item.data),
+                queue::Op::Write => self.write(item.sector, &item.data),
+                queue::Op::Flush => self.flush(),
+            };
+        }
+    }
+}
+
+/// One request of a [`BlockDriver::run_batch`]: its data (written, or
+/// read into) and, once run, its outcome.
+pub struct BatchItem {
+    /// The direction.
+    pub op: queue::Op,
+    /// First sector.
+    pub sector: u64,
+    /// The data (empty for a flush).
+    pub data: Vec<u8>,
+    /// The outcome.
+    pub result: Result<()>,
 }
 
 /// One disk.

@@ -37,7 +37,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
 
-use super::{BlockDriver, SECTOR};
+use super::{BatchItem, BlockDriver, SECTOR};
 use crate::error::Result;
 
 /// What a request does.
@@ -377,58 +377,97 @@ impl RequestQueue {
     fn dispatch(&self, driver: &dyn BlockDriver, batch: &[Arc<Request>]) {
         let shape: Vec<(Op, u64, usize)> = batch.iter().map(|r| (r.op, r.sector, r.data.lock().len())).collect();
         let (order, runs) = plan(&shape, self.max_bytes);
-        for run in runs {
+        // One driver request per run (or per request of a run whose merged
+        // buffer there is no memory for), all handed to the driver at once
+        // so that it keeps as many in flight as the device takes.
+        let mut items: Vec<BatchItem> = Vec::with_capacity(runs.len());
+        let mut owners: Vec<Vec<&Arc<Request>>> = Vec::with_capacity(runs.len());
+        for run in &runs {
             let reqs: Vec<&Arc<Request>> = order[run.first..run.first + run.count].iter().map(|&i| &batch[i]).collect();
-            let result = match run.op {
-                Op::Flush => self.issue_flush(driver),
-                Op::Write if run.count == 1 => self.issue_write(driver, run.sector, &reqs[0].data.lock(), 1),
-                Op::Read if run.count == 1 => self.issue_read(driver, run.sector, &mut reqs[0].data.lock(), 1),
+            let merged = match run.op {
+                Op::Flush => Some(Vec::new()),
+                _ if run.count == 1 => Some(core::mem::take(&mut *reqs[0].data.lock())),
                 Op::Write => {
                     let mut joined = Vec::new();
-                    if joined.try_reserve_exact(run.bytes).is_err() {
-                        // No memory to merge: one at a time.
-                        self.complete_each(driver, &reqs);
-                        continue;
-                    }
-                    for r in &reqs {
-                        joined.extend_from_slice(&r.data.lock());
-                    }
-                    self.issue_write(driver, run.sector, &joined, run.count)
+                    joined.try_reserve_exact(run.bytes).ok().map(|()| {
+                        for r in &reqs {
+                            joined.extend_from_slice(&r.data.lock());
+                        }
+                        joined
+                    })
                 }
                 Op::Read => {
                     let mut joined = Vec::new();
-                    if joined.try_reserve_exact(run.bytes).is_err() {
-                        self.complete_each(driver, &reqs);
-                        continue;
-                    }
-                    joined.resize(run.bytes, 0);
-                    let r = self.issue_read(driver, run.sector, &mut joined, run.count);
-                    let mut at = 0;
-                    for q in &reqs {
-                        let mut data = q.data.lock();
-                        let n = data.len();
-                        data.copy_from_slice(&joined[at..at + n]);
-                        at += n;
-                    }
-                    r
+                    joined.try_reserve_exact(run.bytes).ok().map(|()| {
+                        joined.resize(run.bytes, 0);
+                        joined
+                    })
                 }
             };
+            match merged {
+                Some(data) => {
+                    items.push(BatchItem { op: run.op, sector: run.sector, data, result: Ok(()) });
+                    owners.push(reqs);
+                }
+                None => {
+                    // No memory to merge: one driver request each.
+                    for r in reqs {
+                        let data = core::mem::take(&mut *r.data.lock());
+                        items.push(BatchItem { op: r.op, sector: r.sector, data, result: Ok(()) });
+                        owners.push(vec![r]);
+                    }
+                }
+            }
+        }
+        let t0 = kevlar_platform::time::monotonic_ns();
+        driver.run_batch(&mut items);
+        let dt = kevlar_platform::time::monotonic_ns().saturating_sub(t0);
+        self.stats.busy_ns.fetch_add(dt, Ordering::Relaxed);
+        for (item, reqs) in items.into_iter().zip(owners) {
+            self.count(&item, reqs.len(), dt);
+            let result = item.result;
+            if reqs.len() == 1 {
+                if item.op != Op::Flush {
+                    *reqs[0].data.lock() = item.data;
+                }
+            } else if item.op == Op::Read {
+                let mut at = 0;
+                for q in &reqs {
+                    let mut data = q.data.lock();
+                    let n = data.len();
+                    data.copy_from_slice(&item.data[at..at + n]);
+                    at += n;
+                }
+            }
             for r in reqs {
                 *r.done.lock() = Some(result);
             }
         }
     }
 
-    /// Runs requests one by one (when merging them needs memory that is
-    /// not there).
-    fn complete_each(&self, driver: &dyn BlockDriver, reqs: &[&Arc<Request>]) {
-        for r in reqs {
-            let result = match r.op {
-                Op::Read => self.issue_read(driver, r.sector, &mut r.data.lock(), 1),
-                Op::Write => self.issue_write(driver, r.sector, &r.data.lock(), 1),
-                Op::Flush => self.issue_flush(driver),
-            };
-            *r.done.lock() = Some(result);
+    /// Counts one driver request of a batch that took `ns`.
+    fn count(&self, item: &BatchItem, merged: usize, ns: u64) {
+        let sectors = (item.data.len() / SECTOR) as u64;
+        let kib = item.data.len() as u64 / 1024;
+        match item.op {
+            Op::Read => {
+                self.stats.reads.fetch_add(1, Ordering::Relaxed);
+                self.stats.reads_merged.fetch_add(merged as u64 - 1, Ordering::Relaxed);
+                self.stats.sectors_read.fetch_add(sectors, Ordering::Relaxed);
+                self.stats.read_ns.fetch_add(ns, Ordering::Relaxed);
+                crate::mm::vmstat::count(crate::mm::vmstat::Event::KibIn, kib);
+            }
+            Op::Write => {
+                self.stats.writes.fetch_add(1, Ordering::Relaxed);
+                self.stats.writes_merged.fetch_add(merged as u64 - 1, Ordering::Relaxed);
+                self.stats.sectors_written.fetch_add(sectors, Ordering::Relaxed);
+                self.stats.write_ns.fetch_add(ns, Ordering::Relaxed);
+                crate::mm::vmstat::count(crate::mm::vmstat::Event::KibOut, kib);
+            }
+            Op::Flush => {
+                self.stats.flushes.fetch_add(1, Ordering::Relaxed);
+                self.stats.flush_ns.fetch_add(ns, Ordering::Relaxed);
+            }
         }
     }
 }

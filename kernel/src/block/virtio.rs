@@ -5,9 +5,12 @@
 use alloc::format;
 use alloc::sync::Arc;
 
-use kevlar_platform::virtio_blk::{self, BlkError, VirtioBlk};
+use alloc::collections::VecDeque;
 
-use super::{BlockDriver, Geometry};
+use kevlar_platform::virtio_blk::{self, BlkError, BlkOp, VirtioBlk};
+
+use super::queue::Op;
+use super::{BatchItem, BlockDriver, Geometry};
 use crate::error::{Errno, Result};
 
 /// The major number of virtio disks.
@@ -20,11 +23,38 @@ fn errno(e: BlkError) -> Errno {
     match e {
         BlkError::BadLength => Errno::EINVAL,
         BlkError::ReadOnly => Errno::EROFS,
-        BlkError::OutOfRange | BlkError::Io => Errno::EIO,
+        BlkError::OutOfRange | BlkError::Io | BlkError::Busy => Errno::EIO,
     }
 }
 
-struct Virtio(VirtioBlk);
+/// A virtio disk as a block-layer driver.
+pub struct Virtio(VirtioBlk);
+
+impl Virtio {
+    /// The device.
+    pub fn device(&self) -> &VirtioBlk {
+        &self.0
+    }
+}
+
+/// The virtio disks, in probe order (for the in-kernel tests).
+static DISKS: kevlar_platform::sync::SpinLock<alloc::vec::Vec<Arc<Virtio>>> = kevlar_platform::sync::SpinLock::new(alloc::vec::Vec::new());
+
+/// The first virtio disk.
+pub fn first() -> Option<Arc<Virtio>> {
+    DISKS.lock().first().cloned()
+}
+
+/// Finds the virtio disks without registering them with the block layer
+/// (for `test=` boots, where [`super::init`] does not run); returns the
+/// first.
+pub fn probe_unregistered() -> Option<Arc<Virtio>> {
+    let mut disks = DISKS.lock();
+    if disks.is_empty() {
+        disks.extend(virtio_blk::probe().into_iter().map(|d| Arc::new(Virtio(d))));
+    }
+    disks.first().cloned()
+}
 
 impl BlockDriver for Virtio {
     fn sectors(&self) -> u64 {
@@ -47,6 +77,63 @@ impl BlockDriver for Virtio {
         self.0.flush().map_err(errno)
     }
 
+    /// Posts requests while the virtqueue takes them and collects them as
+    /// they finish; a flush is sent when everything before it is done.
+    fn run_batch(&self, batch: &mut [BatchItem]) {
+        // (index in the batch, ticket) of the requests in flight.
+        let mut in_flight: VecDeque<(usize, u64)> = VecDeque::new();
+        let mut next = 0;
+        while next < batch.len() || !in_flight.is_empty() {
+            // Post what fits, up to the next flush.
+            while next < batch.len() && batch[next].op != Op::Flush {
+                let op = if batch[next].op == Op::Read { BlkOp::Read } else { BlkOp::Write };
+                let data = core::mem::take(&mut batch[next].data);
+                match self.0.submit(op, batch[next].sector, data) {
+                    Ok(ticket) => {
+                        in_flight.push_back((next, ticket));
+                        next += 1;
+                    }
+                    Err((BlkError::Busy, data)) if !in_flight.is_empty() => {
+                        batch[next].data = data;
+                        break;
+                    }
+                    Err((BlkError::Busy, data)) => {
+                        // Full with requests of other callers: wait for one.
+                        batch[next].data = data;
+                        self.0.wait_any();
+                    }
+                    Err((e, data)) => {
+                        batch[next].data = data;
+                        batch[next].result = Err(errno(e));
+                        next += 1;
+                    }
+                }
+            }
+            if in_flight.is_empty() {
+                if next < batch.len() {
+                    // A flush, with nothing of ours before it in flight.
+                    batch[next].result = self.flush();
+                    next += 1;
+                }
+                continue;
+            }
+            // Collect what finished; wait when nothing did.
+            let mut progressed = false;
+            in_flight.retain(|&(index, ticket)| match self.0.take(ticket) {
+                Some((data, r)) => {
+                    batch[index].data = data;
+                    batch[index].result = r.map_err(errno);
+                    progressed = true;
+                    false
+                }
+                None => true,
+            });
+            if !progressed {
+                self.0.wait_any();
+            }
+        }
+    }
+
     /// The device's geometry, else what Linux's virtblk_getgeo makes up:
     /// 64 heads, 32 sectors a track, 1 MiB cylinders.
     fn geometry(&self) -> Geometry {
@@ -57,8 +144,19 @@ impl BlockDriver for Virtio {
     }
 }
 
+/// `virtio_blk.poll_us=N` on the command line: waiters poll N us, then
+/// halt until the disk's interrupt (the default polls until done).
+fn set_poll_limit() {
+    let line = crate::fs::procfs::boot_command_line();
+    let value = line.split_whitespace().find_map(|w| w.strip_prefix("virtio_blk.poll_us="));
+    if let Some(us) = value.and_then(|v| v.parse::<u64>().ok()) {
+        virtio_blk::set_poll_limit_ns(us.saturating_mul(1000));
+    }
+}
+
 /// Finds the virtio disks on the PCI bus and registers them.
 pub fn probe() {
+    set_poll_limit();
     for (i, device) in virtio_blk::probe().into_iter().enumerate() {
         let (bus, slot, function) = device.location;
         let sectors = device.sector_count();
@@ -66,7 +164,9 @@ pub fn probe() {
         // Linux numbers virtio devices of every kind in probe order;
         // Kevlar counts its disks only.
         let parent = format!("pci0000:{:02x}/0000:{:02x}:{:02x}.{}/virtio{}", bus, bus, slot, function, i);
-        let disk = super::register("vd", VIRTBLK_MAJOR, MINORS_PER_DISK, parent, Arc::new(Virtio(device)));
+        let driver = Arc::new(Virtio(device));
+        DISKS.lock().push(driver.clone());
+        let disk = super::register("vd", VIRTBLK_MAJOR, MINORS_PER_DISK, parent, driver);
         log::info!(
             "virtio-blk: {} at {:02x}:{:02x}.{}: {} sectors ({} MiB){}",
             disk.name,

@@ -21,8 +21,17 @@ impl State {
 
     /// Allocates a block, the free one at or after block `goal` in its
     /// group if any, else the first free one of the next groups; the
-    /// block is zeroed in the cache.
+    /// block is zeroed in the cache. Blocks freed since the last commit
+    /// are skipped while there are others (with a journal; when they are
+    /// all that is left they are used, where Linux would commit first).
     pub fn alloc_block_near(&mut self, goal: u32) -> Result<u32> {
+        match self.alloc_block_from(goal, true) {
+            Err(Errno::ENOSPC) if self.journal.as_ref().is_some_and(|j| !j.freed.is_empty()) => self.alloc_block_from(goal, false),
+            r => r,
+        }
+    }
+
+    fn alloc_block_from(&mut self, goal: u32, skip_freed: bool) -> Result<u32> {
         let goal = if goal < self.geo.first_data_block || goal >= self.geo.blocks_count { self.geo.first_data_block } else { goal };
         let goal_group = (goal - self.geo.first_data_block) / self.geo.blocks_per_group;
         let goal_bit = ((goal - self.geo.first_data_block) % self.geo.blocks_per_group) as usize;
@@ -35,10 +44,24 @@ impl State {
             self.init_block_bitmap(group)?;
             let bitmap_block = self.groups[group as usize].block_bitmap;
             let count = self.geo.blocks_in_group(group) as usize;
-            let bitmap = self.block(bitmap_block)?;
+            let first = self.geo.first_data_block + group * self.geo.blocks_per_group;
             let from = if i == 0 { goal_bit.min(count) } else { 0 };
-            let found = (from..count).find(|&k| !get_bit(bitmap, k)).or_else(|| find_zero(bitmap, count));
-            let Some(bit) = found else { continue };
+            // The set is moved out while the bitmap is borrowed.
+            let freed = match &mut self.journal {
+                Some(j) if skip_freed && !j.freed.is_empty() => Some(core::mem::take(&mut j.freed)),
+                _ => None,
+            };
+            let found = self.block(bitmap_block).map(|bitmap| match &freed {
+                None => (from..count).find(|&k| !get_bit(bitmap, k)).or_else(|| find_zero(bitmap, count)),
+                Some(freed) => {
+                    let usable = |k: usize| !get_bit(bitmap, k) && !freed.contains(&(first + k as u32));
+                    (from..count).find(|&k| usable(k)).or_else(|| (0..from).find(|&k| usable(k)))
+                }
+            });
+            if let (Some(freed), Some(j)) = (freed, &mut self.journal) {
+                j.freed = freed;
+            }
+            let Some(bit) = found? else { continue };
             set_bit(self.block_mut(bitmap_block)?, bit, true);
             self.groups[group as usize].free_blocks -= 1;
             self.group_changed(group);

@@ -25,6 +25,11 @@ use crate::state::State;
 /// least this many from the first missing one).
 pub const READ_AHEAD_PAGES: u64 = 8;
 
+/// The most pages a sequential read reads ahead (Linux's default
+/// read_ahead_kb, 128 KiB): the window doubles from [`READ_AHEAD_PAGES`]
+/// on every miss where the last read-ahead ended.
+pub const MAX_READ_AHEAD_PAGES: u64 = 32;
+
 /// Pages read ahead on a page fault: what fault-around can then map.
 pub const FAULT_AHEAD_PAGES: u64 = 16;
 
@@ -238,7 +243,18 @@ impl State {
             let in_page = (pos % PAGE_SIZE as u64) as usize;
             let n = (PAGE_SIZE - in_page).min(len - done);
             let wanted = end.div_ceil(PAGE_SIZE as u64) - index;
-            let page = self.file_page(ino, &mut inode, index, wanted.max(READ_AHEAD_PAGES))?;
+            let page = match self.cached_page(ino, index) {
+                Some(page) => page,
+                None => {
+                    // A miss where the last read-ahead of this file ended
+                    // is a sequential read: read twice as far ahead.
+                    let (last_ino, last_end, last_len) = self.read_ahead;
+                    let window = if last_ino == ino && last_end == index { (last_len * 2).clamp(READ_AHEAD_PAGES, MAX_READ_AHEAD_PAGES) } else { READ_AHEAD_PAGES };
+                    let ahead = wanted.max(window);
+                    self.read_ahead = (ino, index + ahead, window);
+                    self.file_page(ino, &mut inode, index, ahead)?
+                }
+            };
             page.read(in_page, &mut buf[done..done + n]);
             done += n;
         }

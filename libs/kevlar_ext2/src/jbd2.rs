@@ -67,6 +67,11 @@ pub(crate) struct Journal {
     live: BTreeSet<u32>,
     /// Revocations for the next transaction.
     revokes: BTreeSet<u32>,
+    /// Blocks freed since the last commit: not handed out again until it
+    /// is done (Linux keeps them busy as well), or a cut before the commit
+    /// would find the freeing file back, its blocks holding the new
+    /// owner's data (written before the commit, ordered mode).
+    pub(crate) freed: BTreeSet<u32>,
     /// Inodes with blocks allocated since the last commit: their data is
     /// written before the commit (ordered mode).
     ordered: BTreeSet<u32>,
@@ -246,6 +251,7 @@ impl State {
             live: BTreeSet::new(),
             revokes: BTreeSet::new(),
             ordered: BTreeSet::new(),
+            freed: BTreeSet::new(),
             sb_block,
             committed: 0,
         };
@@ -322,6 +328,7 @@ impl State {
             if j.live.contains(&b) {
                 j.revokes.insert(b);
             }
+            j.freed.insert(b);
         }
     }
 
@@ -382,6 +389,8 @@ impl State {
         let logged = self.log_transactions(&mut j, &blocks, &revokes);
         if logged.is_ok() {
             j.revokes.clear();
+            // The frees are committed: the blocks may be used again.
+            j.freed.clear();
         }
         self.journal = Some(j);
         logged?;

@@ -150,6 +150,9 @@ pub struct State {
     pub page_limit: usize,
     /// Where dropping clean pages goes on from.
     pub evict_cursor: (u32, u64),
+    /// The last read-ahead of `read`: (inode, the page after it, its
+    /// size in pages); a miss there continues a sequential read.
+    pub read_ahead: (u32, u64, u64),
     /// The time of the running operation, in seconds.
     pub now: u32,
     /// Its nanoseconds.
@@ -331,6 +334,7 @@ impl State {
             page_source,
             page_limit: page_limit.max(16),
             evict_cursor: (0, 0),
+            read_ahead: (0, 0, 0),
             now: 0,
             now_nsec: 0,
             meta_owner: BTreeMap::new(),

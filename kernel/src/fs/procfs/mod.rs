@@ -80,6 +80,11 @@ pub fn set_boot_facts(context: &kevlar_platform::BootContext) {
     *BOOT.lock() = Some(BootFacts { command_line: context.raw_command_line.clone(), cpu_model: context.cpu_model.clone() });
 }
 
+/// The kernel's command line as the boot loader gave it.
+pub fn boot_command_line() -> String {
+    BOOT.lock().as_ref().map_or_else(String::new, |b| b.command_line.clone())
+}
+
 /// A read-only root-owned file of mode 0444 made by `text`.
 fn text_file(ino: u64, text: impl Fn() -> Result<String> + Send + Sync + 'static) -> Arc<dyn Inode> {
     SynthFile::new(Attr::root(fs_id(), ino, 0o444), Box::new(move || text().map(String::into_bytes)))

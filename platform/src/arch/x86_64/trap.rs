@@ -61,6 +61,8 @@ pub mod vectors {
     pub const TIMER: u8 = 0x20;
     /// COM1 received data, routed through the IO-APIC.
     pub const SERIAL: u8 = 0x24;
+    /// virtio-blk completions (MSI-X, every disk).
+    pub const VIRTIO_BLK: u8 = 0x30;
     /// Inter-processor wake-up: makes a halted CPU look at its mailbox.
     pub const IPI_WAKE: u8 = 0xf0;
     /// TLB shootdown request (see `tlb`).
@@ -208,6 +210,10 @@ extern "C" fn trap_entry(frame: &mut TrapFrame) {
         }
         vectors::SERIAL => {
             serial::handle_interrupt();
+            apic::end_of_interrupt();
+        }
+        vectors::VIRTIO_BLK => {
+            crate::virtio_blk::handle_interrupt();
             apic::end_of_interrupt();
         }
         vectors::IPI_WAKE => {
