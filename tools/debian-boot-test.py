@@ -32,6 +32,8 @@ REPO_ROOT = os.path.dirname(TOOLS_DIR)
 CACHE_DIR = os.path.join(REPO_ROOT, "build", "oracle")
 PASSWORD = "kevlar"
 MARK = "KEVLAR-BOOT-TEST-END"
+# getty's prompt ("kevlar-debian login: "), not login's own messages.
+PROMPT = r"[\w-]+ login: "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -106,13 +108,21 @@ def run_boot(kernel: str, elf: str, smp: int, timeout: float, log_path: str) -> 
     with open(log_path, "wb") as log:
         con = Console(cmd, log)
         try:
-            con.expect(r"login: ", deadline)
+            con.expect(PROMPT, deadline)
             result["boot_s"] = round(time.monotonic() - start, 1)
-            con.send("root")
-            con.expect(r"Password: ", deadline)
-            con.send(PASSWORD)
-            con.expect(r"root@[^\n]*# ", deadline)
-            result["login"] = True
+            # A login can be cut short while the boot goes on (Linux's
+            # getty was restarted under it once, "PAM Failure, aborting"):
+            # at the next prompt it is tried again.
+            for _ in range(3):
+                con.send("root")
+                if "Password: " not in con.expect(r"Password: |" + PROMPT, deadline):
+                    continue
+                con.send(PASSWORD)
+                if re.search(r"root@[^\n]*# ", con.expect(r"root@[^\n]*# |" + PROMPT, deadline)):
+                    result["login"] = True
+                    break
+            if not result["login"]:
+                raise TimeoutError("root could not log in")
             con.send(f"systemctl is-system-running; systemctl --failed --no-legend --plain | "
                      f"sed 's/^/FAILED-UNIT /'; echo {MARK}")
             out = con.expect(MARK + r"\n", deadline)
