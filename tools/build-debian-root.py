@@ -481,6 +481,12 @@ def _configure_systemd(root: str) -> None:
     os.symlink("/etc/machine-id", os.path.join(root, "var", "lib", "dbus", "machine-id"))
     os.makedirs(os.path.join(root, "var", "log", "journal"), exist_ok=True)
     _pam_common(root)
+    # base-files' postinst: root's shell start-up files (its prompt).
+    for name in ("profile", "bashrc"):
+        src = os.path.join(root, "usr", "share", "base-files", f"dot.{name}")
+        if os.path.isfile(src):
+            with open(src) as f:
+                _write(root, f"root/.{name}", f.read())
     # openssh-server's postinst: sshd_config from its template, host keys.
     with open(os.path.join(root, "usr", "share", "openssh", "sshd_config")) as f:
         _write(root, "etc/ssh/sshd_config", f.read())
