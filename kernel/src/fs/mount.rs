@@ -1070,3 +1070,27 @@ pub fn statfs(node: &dyn Inode) -> StatFs {
     out.flags = flags;
     out
 }
+
+/// The file-system half of MS_REMOUNT without MS_BIND: a disk file system
+/// mounted read-only becomes writable when the remount drops MS_RDONLY
+/// (Linux changes the superblock's flags as well as the mount's). Going
+/// back to read-only changes the mount's flags only.
+pub fn remount_superblock(root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
+    if flags & abi::MS_RDONLY != 0 {
+        return Ok(());
+    }
+    let fs = {
+        let ns = current_ns();
+        let mounts = ns.mounts.lock();
+        let Some(index) = index_of_root(&mounts, root) else { return Ok(()) };
+        match &mounts[index].kind {
+            FsKind::Ext2(fs) => fs.clone(),
+            _ => return Ok(()),
+        }
+    };
+    // Outside the table's lock: this writes to the disk.
+    if fs.is_read_only() {
+        fs.remount_read_write()?;
+    }
+    Ok(())
+}

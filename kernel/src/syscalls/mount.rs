@@ -54,6 +54,9 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
         if flags & !(NEW_MOUNT_FLAGS | abi::MS_REMOUNT | abi::MS_BIND) != 0 {
             return Err(Errno::EINVAL);
         }
+        if flags & abi::MS_BIND == 0 {
+            mount::remount_superblock(&on, flags)?;
+        }
         mount::remount(&on, flags)?;
         return Ok(0);
     }
