@@ -128,7 +128,7 @@ def run_boot(kernel: str, elf: str, smp: int, timeout: float, log_path: str) -> 
             con.send(f"systemctl is-system-running; systemctl --failed --no-legend --plain | "
                      f"sed 's/^/FAILED-UNIT /'; echo {MARK}")
             # The output's line, not the echo of the command line.
-            out = con.expect(r"\n" + MARK + r"\n", deadline)
+            out = con.expect(r"\n" + MARK + r"\r?\n", deadline)
             lines = [l.strip() for l in out.splitlines()]
             states = [l for l in lines if l in ("running", "degraded", "starting", "initializing",
                                                  "maintenance", "stopping", "offline", "unknown")]
