@@ -189,7 +189,7 @@ def _control(deb: str) -> str:
 def build_root() -> str:
     """build/debian/root, unpacked once per package set."""
     pkgs = resolve()
-    want = "".join(f"{p} {v}\n" for p, v in pkgs)
+    want = "".join(f"{p} {v}\n" for p, v in pkgs) + _configure_version()
     if os.path.isfile(STAMP):
         with open(STAMP) as f:
             if f.read() == want:
@@ -438,6 +438,19 @@ HOSTNAME = "kevlar-debian"
 ENABLED_UNITS = ["getty@.service", "remote-fs.target", "ssh.service", "networking.service"]
 
 
+def _configure_version() -> str:
+    """A line for the root's stamp that changes with the bootable system's
+    configuration steps, so a tree made by older ones is made again (the
+    Debian suite's root, configured by _configure alone, has none)."""
+    if OUT != SYSTEMD_OUT:
+        return ""
+    import inspect
+    h = hashlib.sha256()
+    for f in (_configure_systemd, _pam_common, _pam_profiles):
+        h.update(inspect.getsource(f).encode())
+    return f"configure {h.hexdigest()[:16]}\n"
+
+
 def use_systemd() -> None:
     """Point this module at the bootable system: its own directory, package
     list and image size, and _configure_systemd() after _configure()."""
@@ -472,6 +485,61 @@ def _write(root: str, path: str, text: str, mode: int = 0o644) -> None:
     with open(dest, "w") as f:
         f.write(text)
     os.chmod(dest, mode)
+
+
+def _pam_profiles(root: str) -> list:
+    """The PAM profiles in /usr/share/pam-configs that are on by default,
+    highest priority first: [{field: text}]."""
+    conf = os.path.join(root, "usr", "share", "pam-configs")
+    profiles = []
+    for name in sorted(os.listdir(conf)) if os.path.isdir(conf) else []:
+        fields, key = {}, None
+        with open(os.path.join(conf, name)) as f:
+            for line in f.read().splitlines():
+                if line[:1] in (" ", "\t") and key:
+                    fields[key] += line.strip() + "\n"
+                elif ":" in line:
+                    key, _, value = line.partition(":")
+                    fields[key] = value.strip() + ("\n" if value.strip() else "")
+        if fields.get("Default", "").strip() == "yes":
+            profiles.append(fields)
+    profiles.sort(key=lambda p: -int(p.get("Priority", "0").strip() or 0))
+    return profiles
+
+
+def _pam_common(root: str) -> None:
+    """/etc/pam.d/common-*, as libpam-runtime's postinst makes them with
+    pam-auth-update from its templates and the default profiles: every
+    PAM service (login, sshd, su) includes them, and without them PAM
+    aborts ("PAM Failure, aborting: Critical error")."""
+    profiles = _pam_profiles(root)
+    kinds = {"auth": "Auth", "account": "Account", "password": "Password",
+             "session": "Session", "session_nonint": "Session"}
+    values = {}
+    for var, field in kinds.items():
+        primary, additional = [], []
+        for p in profiles:
+            kind = p.get(f"{field}-Type", "").strip()
+            first = not primary if kind == "Primary" else not additional
+            text = p.get(f"{field}-Initial" if first and f"{field}-Initial" in p else field, "")
+            lines = [l for l in text.splitlines() if l.strip()]
+            (primary if kind == "Primary" else additional).extend(lines)
+        word = var.split("_")[0]
+        if not primary:
+            # Nothing decides: a module that lets the stack go on.
+            primary = ["[default=1]\t\t\tpam_permit.so"]
+        # `success=end` jumps past the rest of the primary block and the
+        # pam_deny.so the template puts after it.
+        primary = [l.replace("success=end", f"success={len(primary) - i}") for i, l in enumerate(primary)]
+        values[f"{var}_primary"] = "".join(f"{word}\t{l}\n" for l in primary)
+        values[f"{var}_additional"] = "".join(f"{word}\t{l}\n" for l in additional)
+    templates = os.path.join(root, "usr", "share", "pam")
+    for name in ("common-auth", "common-account", "common-password", "common-session",
+                 "common-session-noninteractive"):
+        with open(os.path.join(templates, name)) as f:
+            lines = f.read().splitlines(keepends=True)
+        _write(root, f"etc/pam.d/{name}", "".join(values.get(l.strip()[1:], "") if l.startswith("$") else l
+                                                   for l in lines))
 
 
 def _configure_systemd(root: str) -> None:
@@ -521,6 +589,13 @@ def _configure_systemd(root: str) -> None:
     os.makedirs(os.path.join(root, "var", "lib", "dbus"), exist_ok=True)
     os.symlink("/etc/machine-id", os.path.join(root, "var", "lib", "dbus", "machine-id"))
     os.makedirs(os.path.join(root, "var", "log", "journal"), exist_ok=True)
+    _pam_common(root)
+    # base-files' postinst: root's shell start-up files (its prompt).
+    for name in ("profile", "bashrc"):
+        src = os.path.join(root, "usr", "share", "base-files", f"dot.{name}")
+        if os.path.isfile(src):
+            with open(src) as f:
+                _write(root, f"root/.{name}", f.read())
     # openssh-server's postinst: sshd_config from its template, host keys.
     with open(os.path.join(root, "usr", "share", "openssh", "sshd_config")) as f:
         _write(root, "etc/ssh/sshd_config", f.read())

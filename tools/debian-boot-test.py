@@ -32,6 +32,10 @@ REPO_ROOT = os.path.dirname(TOOLS_DIR)
 CACHE_DIR = os.path.join(REPO_ROOT, "build", "oracle")
 PASSWORD = "kevlar"
 MARK = "KEVLAR-BOOT-TEST-END"
+# getty's prompt ("kevlar-debian login: "), not login's own messages.
+PROMPT = r"[\w-]+ login: "
+# root's shell prompt: Debian's (root@host:~#) or bash's default.
+SHELL = r"(root@[^\n]*|-bash-[0-9.]+)# "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -106,23 +110,32 @@ def run_boot(kernel: str, elf: str, smp: int, timeout: float, log_path: str) -> 
     with open(log_path, "wb") as log:
         con = Console(cmd, log)
         try:
-            con.expect(r"login: ", deadline)
+            con.expect(PROMPT, deadline)
             result["boot_s"] = round(time.monotonic() - start, 1)
-            con.send("root")
-            con.expect(r"Password: ", deadline)
-            con.send(PASSWORD)
-            con.expect(r"root@[^\n]*# ", deadline)
-            result["login"] = True
+            # A login can be cut short while the boot goes on (Linux's
+            # getty was restarted under it once, "PAM Failure, aborting"):
+            # at the next prompt it is tried again.
+            for _ in range(3):
+                con.send("root")
+                if "Password: " not in con.expect(r"Password: |" + PROMPT, deadline):
+                    continue
+                con.send(PASSWORD)
+                if re.search(SHELL, con.expect(SHELL + "|" + PROMPT, deadline)):
+                    result["login"] = True
+                    break
+            if not result["login"]:
+                raise TimeoutError("root could not log in")
             con.send(f"systemctl is-system-running; systemctl --failed --no-legend --plain | "
                      f"sed 's/^/FAILED-UNIT /'; echo {MARK}")
-            out = con.expect(MARK + r"\n", deadline)
+            # The output's line, not the echo of the command line.
+            out = con.expect(r"\n" + MARK + r"\r?\n", deadline)
             lines = [l.strip() for l in out.splitlines()]
             states = [l for l in lines if l in ("running", "degraded", "starting", "initializing",
                                                  "maintenance", "stopping", "offline", "unknown")]
             result["state"] = states[-1] if states else None
             result["failed"] = sorted({l.split()[1] for l in lines if l.startswith("FAILED-UNIT ")
                                        and len(l.split()) > 1})
-            con.expect(r"# ", deadline)
+            con.expect(SHELL, deadline)
             ssh = subprocess.run(["ssh", "-p", str(port), "-i", boot.client_key(),
                                   "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
                                   "-o", "BatchMode=yes", "-o", "ConnectTimeout=60", "root@127.0.0.1",

@@ -459,10 +459,44 @@ pub fn mounts() -> Vec<Mount> {
 /// Linux hides those). Computed when asked, since `Mount::path` is the
 /// path in the view of whoever mounted it.
 pub fn visible_path(fs: &super::FsContext, m: &Mount) -> Option<Vec<u8>> {
-    if kevlar_vfs::same_inode(&*m.root, &*fs.root) {
-        return Some(b"/".to_vec());
+    let on = m.on.clone();
+    let found = on.clone().and_then(|on| super::dir_path(fs, on).ok());
+    // A mount made through another path to its mount point (a recursive
+    // bind of a tree elsewhere: systemd's /run/systemd/unit-root), or on
+    // a file: shown where it was made while that path still leads to it
+    // (as Linux, whose copy of the tree has its own mount points).
+    if on.is_some() && found.as_deref() != Some(m.path.as_slice()) && m.path.starts_with(b"/") && leads_to(fs, &m.path, &m.root) {
+        return Some(m.path.clone());
     }
-    super::dir_path(fs, m.on.clone()?).ok()
+    if kevlar_vfs::same_inode(&*m.root, &*fs.root) {
+        // The mount at the process's root, unless it is a bind of that
+        // directory somewhere below it (`mount --rbind / /run/x`).
+        return match found {
+            Some(path) if path != b"/" && leads_to(fs, &path, &m.root) => Some(path),
+            _ => Some(b"/".to_vec()),
+        };
+    }
+    found
+}
+
+/// Tells whether `path` leads (in `fs`, without following a last
+/// symlink) to `node`.
+fn leads_to(fs: &super::FsContext, path: &[u8], node: &Arc<dyn Inode>) -> bool {
+    let cred = kevlar_vfs::Credentials::root();
+    fs.lookup(&cred, None, path, kevlar_vfs::WalkFlags::NOFOLLOW).is_ok_and(|found| kevlar_vfs::same_inode(&*found, &**node))
+}
+
+/// Returns the path of a new mount point `on`, named `target` by the
+/// caller: the path it was reached by, with symlinks and magic links
+/// (/proc/self/fd/N, how systemd names every mount point) resolved, so a
+/// mount made through a bind of a tree elsewhere is recorded there; the
+/// directory's real path if that walk fails.
+pub fn mount_point_path(fs: &super::FsContext, on: &Arc<dyn Inode>, target: &[u8]) -> Vec<u8> {
+    let written = super::FsContext::absolute(&fs.cwd_path, target);
+    match super::canonical_path(fs, &written) {
+        Ok((path, node)) if kevlar_vfs::same_inode(&*node, &**on) => path,
+        _ => super::dir_path(fs, on.clone()).unwrap_or(written),
+    }
 }
 
 /// Returns the mount whose file system holds `node` (the last made, if
@@ -1244,4 +1278,28 @@ pub fn statfs_at(mnt: MountId, node: &dyn Inode) -> StatFs {
     }
     out.flags = flags;
     out
+}
+
+/// The file-system half of MS_REMOUNT without MS_BIND: a disk file system
+/// mounted read-only becomes writable when the remount drops MS_RDONLY
+/// (Linux changes the superblock's flags as well as the mount's). Going
+/// back to read-only changes the mount's flags only.
+pub fn remount_superblock(root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
+    if flags & abi::MS_RDONLY != 0 {
+        return Ok(());
+    }
+    let fs = {
+        let ns = current_ns();
+        let mounts = ns.mounts.lock();
+        let Some(index) = index_of_root(&mounts, root) else { return Ok(()) };
+        match &mounts[index].kind {
+            FsKind::Ext2(fs) => fs.clone(),
+            _ => return Ok(()),
+        }
+    };
+    // Outside the table's lock: this writes to the disk.
+    if fs.is_read_only() {
+        fs.remount_read_write()?;
+    }
+    Ok(())
 }

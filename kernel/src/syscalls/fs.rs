@@ -681,7 +681,16 @@ fn encode_stat(st: &Stat) -> [u8; 144] {
 
 pub fn fstat(thread: &Thread, fd: i32, buf: usize) -> Result<isize> {
     let f = file(thread, fd)?;
-    let st = f.ops.stat()?;
+    let mut st = f.ops.stat()?;
+    if f.ops.inode().is_none() && matches!(st.file_type(), Some(FileType::CharDevice | FileType::BlockDevice)) {
+        // A device's mode and owner are its node's now (a terminal
+        // login has chowned), not what they were at the open.
+        if let Some(now) = attr_node(thread, fd)?.and_then(|n| n.stat().ok()) {
+            st.mode = now.mode;
+            st.uid = now.uid;
+            st.gid = now.gid;
+        }
+    }
     copy_to_user(buf, &encode_stat(&st))?;
     Ok(0)
 }
@@ -1110,9 +1119,26 @@ pub fn fchmodat(thread: &Thread, dirfd: i32, path: usize, mode: u32) -> Result<i
     Ok(0)
 }
 
+/// The node whose attributes descriptor `fd`'s chmod, chown and stat
+/// act on: the file's own, or for a device (a terminal: login's fchown
+/// and fchmod of its stdin) the node it was opened by, found again by its
+/// path and checked to be the same one.
+fn attr_node(thread: &Thread, fd: i32) -> Result<Option<Arc<dyn kevlar_vfs::Inode>>> {
+    let f = file(thread, fd)?;
+    if let Some(node) = f.ops.inode() {
+        return Ok(Some(node));
+    }
+    let Ok(st) = f.ops.stat() else { return Ok(None) };
+    if !matches!(st.file_type(), Some(FileType::CharDevice | FileType::BlockDevice)) || !f.path.starts_with(b"/") {
+        return Ok(None);
+    }
+    let found = fs_ctx(thread).lookup(&kevlar_vfs::Credentials::root(), None, &f.path, WalkFlags::NOFOLLOW).ok();
+    Ok(found.filter(|n| n.stat().is_ok_and(|now| now.dev == st.dev && now.ino == st.ino && now.rdev == st.rdev)))
+}
+
 pub fn fchmod(thread: &Thread, fd: i32, mode: u32) -> Result<isize> {
     let f = file(thread, fd)?;
-    let node = f.ops.inode().ok_or(Errno::EINVAL)?;
+    let node = attr_node(thread, fd)?.ok_or(Errno::EINVAL)?;
     set_attr_checked(&node, f.mount_id(), &fs_cred(thread), SetAttr { mode: Some(mode & 0o7777), ..SetAttr::default() })?;
     Ok(0)
 }
@@ -1133,7 +1159,7 @@ pub fn fchownat(thread: &Thread, dirfd: i32, path: usize, uid: u32, gid: u32, fl
     let cred = fs_cred(thread);
     let (node, mnt) = if path.is_empty() && flags & abi::AT_EMPTY_PATH != 0 {
         let f = file(thread, dirfd)?;
-        (f.ops.inode().ok_or(Errno::EINVAL)?, f.mount_id())
+        (attr_node(thread, dirfd)?.ok_or(Errno::EINVAL)?, f.mount_id())
     } else {
         let walk = if flags & abi::AT_SYMLINK_NOFOLLOW != 0 { WalkFlags::NOFOLLOW } else { WalkFlags::EMPTY };
         lookup_at(thread, &cred, dirfd, &path, walk)?
@@ -1144,7 +1170,7 @@ pub fn fchownat(thread: &Thread, dirfd: i32, path: usize, uid: u32, gid: u32, fl
 
 pub fn fchown(thread: &Thread, fd: i32, uid: u32, gid: u32) -> Result<isize> {
     let f = file(thread, fd)?;
-    let node = f.ops.inode().ok_or(Errno::EINVAL)?;
+    let node = attr_node(thread, fd)?.ok_or(Errno::EINVAL)?;
     set_attr_checked(&node, f.mount_id(), &fs_cred(thread), chown_attr(uid, gid))?;
     Ok(0)
 }

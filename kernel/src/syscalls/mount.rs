@@ -54,6 +54,9 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
         if flags & !(NEW_MOUNT_FLAGS | abi::MS_REMOUNT | abi::MS_BIND) != 0 {
             return Err(Errno::EINVAL);
         }
+        if flags & abi::MS_BIND == 0 {
+            mount::remount_superblock(&on, flags)?;
+        }
         mount::remount_at(on_mnt, &on, flags)?;
         return Ok(0);
     }
@@ -68,7 +71,7 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
     if on.file_type() != FileType::Directory && flags & abi::MS_BIND == 0 {
         return Err(Errno::ENOTDIR);
     }
-    let mount_point = crate::fs::dir_path(&fs, on.clone()).unwrap_or_else(|_| crate::fs::FsContext::absolute(&fs.cwd_path, &target_path));
+    let mount_point = mount::mount_point_path(&fs, &on, &target_path);
     if flags & abi::MS_MOVE != 0 {
         if flags & !(abi::MS_MOVE | abi::MS_SILENT) != 0 {
             return Err(Errno::EINVAL);

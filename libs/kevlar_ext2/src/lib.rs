@@ -161,7 +161,8 @@ pub struct Ext2Fs {
     nodes: Mutex<BTreeMap<u32, Weak<Ext2Node>>>,
     clock: Arc<dyn Clock>,
     dev: u64,
-    read_only: bool,
+    /// Refuses changes (a read-only mount, until remounted read-write).
+    read_only: AtomicBool,
     /// Why the mount is read-only though not asked to be, if it is.
     forced_read_only: Option<String>,
     /// What journal recovery did at mount, if it ran.
@@ -223,7 +224,7 @@ impl Ext2Fs {
             nodes: Mutex::new(BTreeMap::new()),
             clock,
             dev: options.dev,
-            read_only,
+            read_only: AtomicBool::new(read_only),
             forced_read_only: forced,
             recovered,
             detached: AtomicBool::new(false),
@@ -236,9 +237,34 @@ impl Ext2Fs {
         self.node(layout::ROOT_INO, FileType::Directory)
     }
 
+    /// Makes a read-only mount writable (`mount -o remount,rw`, what
+    /// systemd-remount-fs does to a root the kernel mounted read-only): an
+    /// ext4 starts its journal, and the superblock is marked mounted.
+    /// EROFS if the mount was forced read-only or its journal needs
+    /// recovery (replayed only by a writable mount).
+    pub fn remount_read_write(&self) -> kevlar_vfs::Result<()> {
+        let mut st = self.state.lock();
+        if !self.is_read_only() {
+            return Ok(());
+        }
+        if self.forced_read_only.is_some() || st.geo.needs_recovery || st.dev.is_read_only() {
+            return Err(Errno::EROFS);
+        }
+        st.set_now(self.clock.now());
+        if st.geo.flavour == Flavour::Ext4 && st.start_journal().is_err() {
+            return Err(Errno::EROFS);
+        }
+        let now = self.clock.now().sec as u32;
+        st.now = now;
+        st.mark_mounted(now)?;
+        st.cleanup_orphans().and_then(|_| st.commit())?;
+        self.read_only.store(false, Ordering::Release);
+        Ok(())
+    }
+
     /// Tells whether the file system refuses changes.
     pub fn is_read_only(&self) -> bool {
-        self.read_only
+        self.read_only.load(Ordering::Acquire)
     }
 
     /// Returns why the mount is read-only though it was not asked to be
@@ -288,7 +314,7 @@ impl Ext2Fs {
     /// [`DIRTY_EXPIRE_SECS`] or more, and changed metadata; does not flush
     /// the device's cache.
     pub fn write_back(&self) -> kevlar_vfs::Result<()> {
-        if self.read_only {
+        if self.is_read_only() {
             return Ok(());
         }
         let mut st = self.state.lock();
@@ -323,7 +349,7 @@ impl Ext2Fs {
         let mut st = self.state.lock();
         self.detached.store(true, Ordering::Relaxed);
         let pages = st.write_back(None, None);
-        if !self.read_only && pages.is_ok() {
+        if !self.is_read_only() && pages.is_ok() {
             st.mark_clean()?;
         }
         st.commit()?;
@@ -367,7 +393,7 @@ impl Ext2Fs {
     /// Locks the state for a changing operation: EROFS on a read-only
     /// mount; the operation's timestamps read the clock once here.
     fn lock_for_write(&self) -> kevlar_vfs::Result<spin::MutexGuard<'_, State>> {
-        if self.read_only {
+        if self.is_read_only() {
             return Err(Errno::EROFS);
         }
         let mut st = self.state.lock();

@@ -283,7 +283,7 @@ impl Inode for Ext2Node {
     }
 
     fn page_dirtied(&self, index: u64) {
-        if !self.fs.read_only {
+        if !self.fs.is_read_only() {
             let mut st = self.fs.state.lock();
             st.set_now(self.fs.clock.now());
             st.page_mapped_writable(self.ino, index);
@@ -642,7 +642,7 @@ impl Drop for Ext2Node {
     fn drop(&mut self) {
         // The last holder of an unlinked inode frees it. Read-only mounts
         // never unlink; a failure leaves an orphan e2fsck would reclaim.
-        if self.fs.read_only {
+        if self.fs.is_read_only() {
             return;
         }
         let mut st = self.fs.state.lock();

@@ -574,3 +574,36 @@ fn new_directories_reuse_freed_blocks_cleanly() {
         fsck_clean(&disk, &image);
     }
 }
+
+/// A read-only mount made writable (`mount -o remount,rw /`, what
+/// systemd-remount-fs does to the root the kernel mounted read-only):
+/// EROFS before, changes after, and e2fsck finds the disk clean.
+#[test]
+fn a_read_only_mount_is_remounted_read_write() {
+    let scratch = Scratch::new("ext4-remount");
+    let src = scratch.0.join("src");
+    populate4(&src);
+    let image = mkfs4(&scratch, 16384, &[], Some(&src));
+    let disk = disk_of(&image);
+    let c = clock();
+    c.set(Timespec::new(1_700_000_000, 0));
+    let dev: Arc<dyn BlockDevice> = disk.clone();
+    let clk: Arc<dyn Clock> = c.clone();
+    let fs = Ext2Fs::mount(dev, clk, MountOptions { read_only: true, ..EXT4 }).unwrap();
+    let root = fs.root();
+    assert!(fs.is_read_only());
+    assert_eq!(root.create(b"before", FileType::Regular, 0o644, 0, 0, 0).err(), Some(Errno::EROFS));
+    fs.remount_read_write().unwrap();
+    assert!(!fs.is_read_only());
+    fs.remount_read_write().unwrap();
+    let f = root.create(b"after", FileType::Regular, 0o644, 0, 0, 0).unwrap();
+    assert_eq!(f.write_at(0, b"written\n").unwrap(), 8);
+    drop(f);
+    fs.unmount().unwrap();
+    drop(root);
+    drop(fs);
+    fsck_clean(&disk, &image);
+    let fs = mount4(&disk, &c);
+    assert_eq!(read_all(&walk(&fs.root(), "after").unwrap()), b"written\n");
+    check_populated4(&fs.root());
+}

@@ -13,6 +13,7 @@ mod line;
 mod net;
 mod ns;
 mod pid;
+mod random;
 mod system;
 mod vmstat;
 

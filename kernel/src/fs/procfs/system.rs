@@ -505,5 +505,8 @@ fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     });
     // msgmax, msgmnb, msgmni, shmall, shmmax, shmmni, sem.
     super::ipc::add_kernel_limits(&mut table, ino + 20);
+    // random/ and its four files: ino + 14 to ino + 18.
+    let random_ino = ino + 14;
+    table.add(b"random", FileType::Directory, random_ino, move |dir| Ok(super::random::random_dir(random_ino, dir)));
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
