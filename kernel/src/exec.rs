@@ -288,7 +288,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     let data = plan.segments.iter().rev().find(|s| s.writable);
     vm.program = Some(Arc::new(ProgramInfo {
         exe: node.clone(),
-        _deny_write: deny_write,
+        _deny_write: Arc::new(deny_write),
         exe_path: exec_path,
         arg_start: stack.arg_start as usize,
         arg_end: stack.arg_end as usize,

@@ -261,6 +261,7 @@ impl FileOps for Kmsg {
         let (prefix, text) = parse_kmsg_write(buf);
         RING.lock().push(prefix, kevlar_platform::time::monotonic_ns(), text);
         READERS.wake_all();
+        crate::fs::file::notify_pollers();
         Ok(buf.len())
     }
 
@@ -291,8 +292,28 @@ impl FileOps for Kmsg {
         Some(Ok(0))
     }
 
+    fn is_pollable(&self) -> bool {
+        true
+    }
+
+    /// As Linux's devkmsg_poll: readable while a record is waiting, and
+    /// POLLERR | POLLPRI too when records were overwritten since the last
+    /// read (the next read says EPIPE).
     fn poll(&self) -> PollEvents {
+        use crate::fs::file::{POLLERR, POLLRDNORM};
+        const POLLPRI: PollEvents = linux_raw_sys::general::POLLPRI as PollEvents;
         let ring = RING.lock();
-        if *self.next.lock() < ring.next_seq() { POLLIN } else { 0 }
+        let next = *self.next.lock();
+        if next < ring.first_seq() {
+            POLLIN | POLLRDNORM | POLLERR | POLLPRI
+        } else if next < ring.next_seq() {
+            POLLIN | POLLRDNORM
+        } else {
+            0
+        }
+    }
+
+    fn poll_counts(&self) -> (u64, u64) {
+        (RING.lock().next_seq(), 0)
     }
 }

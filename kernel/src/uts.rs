@@ -82,6 +82,22 @@ pub fn host_name(domain: bool) -> Vec<u8> {
     field[..len].to_vec()
 }
 
+/// Counts the changes of the host name and of the domain name (in any
+/// namespace, as Linux's `hostname_poll` and `domainname_poll`), for
+/// pollers of /proc/sys/kernel/hostname and domainname.
+static HOST_NAME_CHANGES: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+static DOMAIN_NAME_CHANGES: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// The number of host name changes so far.
+pub fn host_name_changes() -> u64 {
+    HOST_NAME_CHANGES.load(core::sync::atomic::Ordering::Relaxed)
+}
+
+/// The number of domain name changes so far.
+pub fn domain_name_changes() -> u64 {
+    DOMAIN_NAME_CHANGES.load(core::sync::atomic::Ordering::Relaxed)
+}
+
 /// Sets the host name (or the domain name): at most 64 bytes.
 pub fn set_host_name(domain: bool, name: &[u8]) -> Result<()> {
     if name.len() > 64 {
@@ -90,6 +106,9 @@ pub fn set_host_name(domain: bool, name: &[u8]) -> Result<()> {
     let mut buf = [0u8; UTS_FIELD];
     buf[..name.len()].copy_from_slice(name);
     current().names.lock()[name_field(domain)].copy_from_slice(&buf);
+    let changes = if domain { &DOMAIN_NAME_CHANGES } else { &HOST_NAME_CHANGES };
+    changes.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    crate::fs::file::notify_pollers();
     Ok(())
 }
 

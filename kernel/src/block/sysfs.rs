@@ -53,7 +53,7 @@ fn parent_of(dir: Option<&Arc<dyn Inode>>) -> Parent {
 }
 
 fn text(fs_id: u64, ino: u64, content: impl Fn() -> String + Send + Sync + 'static) -> Arc<dyn Inode> {
-    SynthFile::new(Attr::root(fs_id, ino, 0o444), Box::new(move || Ok(content().into_bytes()))).with_size(4096)
+    SynthFile::new(Attr::root(fs_id, ino, 0o444), Box::new(move || Ok(content().into_bytes()))).with_size(4096).with_polling(crate::fs::synth::Polling::Kernfs)
 }
 
 fn link(fs_id: u64, ino: u64, target: String) -> Arc<dyn Inode> {

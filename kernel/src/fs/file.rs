@@ -72,7 +72,9 @@ pub trait FileOps: Send + Sync {
     }
     /// Returns the current readiness.
     fn poll(&self) -> PollEvents {
-        POLLIN | POLLOUT
+        // Linux's DEFAULT_POLLMASK, what vfs_poll gives a file without a
+        // poll method.
+        POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM
     }
     /// The queue this file notifies after each change of its readiness
     /// (None: it wakes the global fallback queue, `notify_pollers`).

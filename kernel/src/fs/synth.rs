@@ -82,7 +82,7 @@ fn boot_time() -> Timespec {
 }
 
 /// Counts changes to what a pollable file shows (see
-/// [`SynthFile::with_change_counter`]).
+/// [`Polling::Mounts`], [`Polling::Sysctl`]).
 pub type ChangeCounter = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 /// A regular file whose text a closure produces.
@@ -93,20 +93,52 @@ pub struct SynthFile {
     read: Generator,
     write: Option<Writer>,
     check: Option<OpenCheck>,
-    /// A counter of changes to what the file shows, for files that poll
-    /// (/proc/PID/mounts and mountinfo).
-    changes: Option<ChangeCounter>,
+    /// How the file answers poll and whether epoll may watch it.
+    polling: Polling,
+}
+
+/// How a synthetic file polls, after the Linux file it stands for.
+#[derive(Clone)]
+pub enum Polling {
+    /// No poll method (the `/proc/PID` files): poll reports Linux's
+    /// DEFAULT_POLLMASK (readable and writable), epoll_ctl says EPERM.
+    None,
+    /// A poll method that always reports DEFAULT_POLLMASK (the other
+    /// /proc files, sysctls without a poll table, sysfs attributes).
+    Default,
+    /// /proc/PID/mounts and mountinfo (Linux's `mounts_poll`): readable,
+    /// and POLLERR | POLLPRI once after each change the counter counts
+    /// since the file was opened or last polled.
+    Mounts(ChangeCounter),
+    /// A sysfs attribute (kernfs_generic_poll): DEFAULT_POLLMASK, with
+    /// POLLERR | POLLPRI too until the open file's first read (the event
+    /// count an open file starts from is taken by its first read; no
+    /// attribute here notifies changes).
+    Kernfs,
+    /// A sysctl with a poll table (`proc_sys_poll`: hostname and
+    /// domainname): DEFAULT_POLLMASK, or POLLIN | POLLRDNORM | POLLERR |
+    /// POLLPRI once after each change.
+    Sysctl(ChangeCounter),
+}
+
+impl Polling {
+    fn counter(&self) -> Option<&ChangeCounter> {
+        match self {
+            Polling::Mounts(f) | Polling::Sysctl(f) => Some(f),
+            Polling::None | Polling::Default | Polling::Kernfs => None,
+        }
+    }
 }
 
 impl SynthFile {
     /// Creates a read-only file.
     pub fn new(attr: Attr, read: Generator) -> Arc<SynthFile> {
-        Arc::new(SynthFile { attr, size: 0, read, write: None, check: None, changes: None })
+        Arc::new(SynthFile { attr, size: 0, read, write: None, check: None, polling: Polling::Default })
     }
 
     /// Creates a file that also takes writes.
     pub fn writable(attr: Attr, read: Generator, write: Writer) -> Arc<SynthFile> {
-        Arc::new(SynthFile { attr, size: 0, read, write: Some(write), check: None, changes: None })
+        Arc::new(SynthFile { attr, size: 0, read, write: Some(write), check: None, polling: Polling::Default })
     }
 
     /// Sets the size `stat` reports.
@@ -125,12 +157,10 @@ impl SynthFile {
         self
     }
 
-    /// Makes the file pollable as Linux's /proc/PID/mounts is: always
-    /// readable, and POLLERR | POLLPRI once after each change `changes`
-    /// counts since the file was opened or last polled.
-    pub fn with_change_counter(mut self: Arc<SynthFile>, changes: ChangeCounter) -> Arc<SynthFile> {
+    /// Sets how the file polls (files are made with [`Polling::Default`]).
+    pub fn with_polling(mut self: Arc<SynthFile>, polling: Polling) -> Arc<SynthFile> {
         if let Some(file) = Arc::get_mut(&mut self) {
-            file.changes = Some(changes);
+            file.polling = polling;
         }
         self
     }
@@ -150,7 +180,7 @@ impl SynthFile {
         if let Some(check) = &self.check {
             check()?;
         }
-        let seen = AtomicU64::new(self.changes.as_ref().map_or(0, |f| f()));
+        let seen = AtomicU64::new(self.polling.counter().map_or(0, |f| f()));
         Ok(Arc::new(SynthOpenFile { node: self.clone(), text: SpinLock::new(None), seen }))
     }
 }
@@ -234,6 +264,9 @@ struct SynthOpenFile {
 
 impl FileOps for SynthOpenFile {
     fn read(&self, _file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        if matches!(self.node.polling, Polling::Kernfs) {
+            self.seen.store(1, Ordering::Relaxed);
+        }
         let cached = if offset == 0 { None } else { self.text.lock().clone() };
         let text = match cached {
             Some(text) => text,
@@ -259,24 +292,32 @@ impl FileOps for SynthOpenFile {
     }
 
     fn is_pollable(&self) -> bool {
-        self.node.changes.is_some()
+        !matches!(self.node.polling, Polling::None)
     }
 
     fn poll(&self) -> super::file::PollEvents {
-        use super::file::{PollEvents, POLLERR, POLLIN, POLLRDNORM};
+        use super::file::{PollEvents, POLLERR, POLLIN, POLLOUT, POLLRDNORM, POLLWRNORM};
         const POLLPRI: PollEvents = linux_raw_sys::general::POLLPRI as PollEvents;
-        let mut events = POLLIN | POLLRDNORM;
-        if let Some(changes) = &self.node.changes {
-            let now = changes();
-            if self.seen.swap(now, Ordering::Relaxed) != now {
-                events |= POLLERR | POLLPRI;
-            }
+        const DEFAULT_POLLMASK: PollEvents = POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;
+        let changed = || {
+            self.node.polling.counter().is_some_and(|changes| {
+                let now = changes();
+                self.seen.swap(now, Ordering::Relaxed) != now
+            })
+        };
+        match &self.node.polling {
+            Polling::None | Polling::Default => DEFAULT_POLLMASK,
+            Polling::Kernfs if self.seen.load(Ordering::Relaxed) == 0 => DEFAULT_POLLMASK | POLLERR | POLLPRI,
+            Polling::Kernfs => DEFAULT_POLLMASK,
+            Polling::Mounts(_) if changed() => POLLIN | POLLRDNORM | POLLERR | POLLPRI,
+            Polling::Mounts(_) => POLLIN | POLLRDNORM,
+            Polling::Sysctl(_) if changed() => POLLIN | POLLRDNORM | POLLERR | POLLPRI,
+            Polling::Sysctl(_) => DEFAULT_POLLMASK,
         }
-        events
     }
 
     fn poll_counts(&self) -> (u64, u64) {
-        (self.node.changes.as_ref().map_or(0, |f| f()), 0)
+        (self.node.polling.counter().map_or(0, |f| f()), 0)
     }
 }
 

@@ -16,7 +16,7 @@ use kevlar_platform::sync::SpinLock;
 use kevlar_vfs::Inode;
 
 use super::devices::DEVICES;
-use super::synth::{Attr, FixedDir, SynthFile, SynthLink};
+use super::synth::{Attr, FixedDir, Polling, SynthFile, SynthLink};
 
 static ROOT: SpinLock<Option<Arc<dyn Inode>>> = SpinLock::new(None);
 
@@ -52,7 +52,7 @@ impl Builder {
     /// the size of every attribute).
     fn file(&mut self, parent: &FixedDir, name: &str, text: alloc::string::String) {
         let text = text.into_bytes();
-        let file = SynthFile::new(self.attr(0o444), Box::new(move || Ok(text.clone()))).with_size(4096);
+        let file = SynthFile::new(self.attr(0o444), Box::new(move || Ok(text.clone()))).with_size(4096).with_polling(Polling::Kernfs);
         parent.add(name.as_bytes(), file);
     }
 }
@@ -66,7 +66,7 @@ fn parent_add(parent: &FixedDir, name: &str, node: Arc<dyn Inode>) {
 /// for the device at `devpath` of `subsystem` on NETLINK_KOBJECT_UEVENT.
 pub fn uevent_file(attr: Attr, devpath: alloc::string::String, subsystem: &'static str, env: alloc::string::String) -> Arc<dyn Inode> {
     let shown = env.clone().into_bytes();
-    SynthFile::writable(attr, Box::new(move || Ok(shown.clone())), Box::new(move |data| crate::net::netlink::uevent::synthesize(data, &devpath, subsystem, &env))).with_size(4096)
+    SynthFile::writable(attr, Box::new(move || Ok(shown.clone())), Box::new(move |data| crate::net::netlink::uevent::synthesize(data, &devpath, subsystem, &env))).with_size(4096).with_polling(Polling::Kernfs)
 }
 
 fn build() -> Arc<dyn Inode> {
@@ -88,7 +88,7 @@ fn build() -> Arc<dyn Inode> {
     let kernel = b.dir(&root, "kernel");
     // The number of the last uevent (only synthetic ones are sent: see
     // net/netlink/uevent.rs); no helper is run for them.
-    let seqnum = SynthFile::new(b.attr(0o444), Box::new(|| Ok(format!("{}\n", crate::net::netlink::uevent::seqnum()).into_bytes()))).with_size(4096);
+    let seqnum = SynthFile::new(b.attr(0o444), Box::new(|| Ok(format!("{}\n", crate::net::netlink::uevent::seqnum()).into_bytes()))).with_size(4096).with_polling(Polling::Kernfs);
     kernel.add(b"uevent_seqnum", seqnum);
     b.file(&kernel, "uevent_helper", format!("\n"));
 

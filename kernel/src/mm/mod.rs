@@ -19,6 +19,7 @@ pub mod overcommit;
 mod remote;
 mod force;
 pub mod vmstat;
+pub mod layout;
 
 /// The lowest address a mapping may use (Linux's default mmap_min_addr).
 pub const MMAP_MIN_ADDR: usize = 0x10000;
@@ -109,12 +110,14 @@ pub trait FileBacking: Send + Sync {
 
 /// What /proc shows of the program an address space runs: Linux keeps the
 /// same facts in its `mm_struct`, so they follow the address space (shared
-/// by vfork, copied by fork, replaced by exec, gone at exit).
+/// by vfork, copied by fork, replaced by exec, gone at exit). prctl's
+/// PR_SET_MM replaces it with a changed copy (`layout.rs`).
+#[derive(Clone)]
 pub struct ProgramInfo {
     /// The executable file mapped (the interpreter of a `#!` script).
     pub exe: Arc<dyn kevlar_vfs::Inode>,
     /// While the program runs, its file refuses writers (ETXTBSY).
-    pub _deny_write: crate::fs::writecount::DenyWrite,
+    pub _deny_write: Arc<crate::fs::writecount::DenyWrite>,
     /// The absolute path it was executed by, for /proc/PID/exe.
     pub exe_path: Vec<u8>,
     /// The argument strings on the initial stack: `[arg_start, arg_end)`.

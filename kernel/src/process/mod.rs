@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod cputimer;
+pub mod fsctx;
 pub mod futex;
 pub mod hwbreak;
 pub mod limits;
@@ -290,8 +291,8 @@ pub struct Process {
     pub vm: SpinLock<Arc<SpinLock<Vm>>>,
     /// Open files.
     pub files: SpinLock<Arc<SpinLock<FdTable>>>,
-    /// Root, working directory, umask.
-    pub fs: SpinLock<FsContext>,
+    /// Root, working directory, umask: the calling thread's (`fsctx.rs`).
+    pub fs: fsctx::ProcessFs,
     /// Ids.
     pub creds: SpinLock<Credentials>,
     /// Signal dispositions and pending signals (the process's and each
@@ -815,7 +816,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         exit_status: SpinLock::new(None),
         vm: SpinLock::new(Arc::new(SpinLock::new(vm))),
         files: SpinLock::new(Arc::new(SpinLock::new(files))),
-        fs: SpinLock::new(fs),
+        fs: fsctx::ProcessFs::new(fs),
         creds: SpinLock::new(Credentials::default()),
         signals: SpinLock::new(SignalState::new(pid)),
         keys: SpinLock::new(crate::keys::ProcessKeys::default()),
@@ -990,7 +991,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         exit_status: SpinLock::new(None),
         vm: SpinLock::new(vm),
         files: SpinLock::new(files),
-        fs: SpinLock::new(fs),
+        fs: fsctx::ProcessFs::new(fs),
         creds: SpinLock::new(parent.creds.lock().clone()),
         signals: SpinLock::new(parent.signals.lock().fork_copy(parent_thread.tid(), pid)),
         keys: SpinLock::new(parent.keys.lock().fork()),
@@ -1117,6 +1118,7 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
         let _ = crate::uaccess::copy_to_user(options.set_child_tid, &seen.to_le_bytes());
     }
     let thread = new_thread(process, tid, task, options.clear_child_tid, creator.affinity.load(Ordering::Relaxed));
+    process.fs.thread_created(creator.tid(), tid);
     let admission = match nproc::admit(process).and_then(|a| crate::cgroup::thread_created(process).map(|()| a)) {
         Ok(admission) => admission,
         Err(e) => {
@@ -1149,6 +1151,7 @@ pub fn become_sole_thread(thread: &Arc<Thread>) -> Result<()> {
         signal::end_exec(process);
         gone?;
     }
+    process.fs.sole_thread(thread.tid());
     if thread.tid() != process.pid {
         crate::ns::pid::detach(thread.tid());
         process.signals.lock().rename_thread(thread.tid(), process.pid);
@@ -1221,6 +1224,7 @@ fn leave(thread: &Arc<Thread>, own: ExitStatus) {
             signal::stop_completed(&process, sig);
         }
         process.exited_threads_ns.fetch_add(thread.cpu_ns(), Ordering::Relaxed);
+        process.fs.thread_left(thread.tid());
         // A traced thread other than the leader reports its own exit to
         // its tracer; the leader's waits for the last thread.
         ptrace::on_thread_exit(thread, (thread.tid() != process.pid).then_some(own));

@@ -8,6 +8,7 @@
 mod adjtime;
 mod caps;
 mod prctl_caps;
+mod prctl_mm;
 mod events;
 mod falloc;
 mod fs;
@@ -456,7 +457,7 @@ syscall_table! { thread, frame, a;
             Ok(thread.tid() as isize)
         },
         nr::__NR_arch_prctl => process::arch_prctl(thread, a.u32(0), a.0[1]),
-        nr::__NR_prctl => if seccomp::is_prctl(a.u32(0)) { seccomp::prctl(thread, a) } else if prctl_caps::is_prctl(a.u32(0)) { prctl_caps::prctl(thread, &a) } else { process::prctl(thread, a.u32(0), a.usize(1)) },
+        nr::__NR_prctl => if seccomp::is_prctl(a.u32(0)) { seccomp::prctl(thread, a) } else if prctl_caps::is_prctl(a.u32(0)) { prctl_caps::prctl(thread, &a) } else if prctl_mm::is_prctl(a.u32(0)) { prctl_mm::prctl(thread, &a) } else { process::prctl(thread, a.u32(0), a.usize(1)) },
         // partial(seccomp): no user notification (SECCOMP_FILTER_FLAG_NEW_LISTENER is refused with EINVAL; SECCOMP_RET_USER_NOTIF reported unavailable); strict mode leaves RDTSC working
         nr::__NR_seccomp => seccomp::seccomp(thread, a.u32(0), a.u32(1), a.usize(2)),
         nr::__NR_sched_yield => {

@@ -73,11 +73,6 @@ pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
     if flags & (abi::CLONE_THREAD | abi::CLONE_SIGHAND | abi::CLONE_VM) != 0 && !single {
         return Err(Errno::EINVAL);
     }
-    // Root, cwd and umask belong to the process here: a thread of a
-    // process with others cannot take a copy of its own.
-    if flags & abi::CLONE_FS != 0 && !single {
-        return Err(Errno::EINVAL);
-    }
     if flags & abi::CLONE_NEWUSER != 0 {
         return Err(Errno::EINVAL);
     }
@@ -103,6 +98,12 @@ pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
     if flags & (abi::CLONE_SYSVSEM | abi::CLONE_NEWIPC) != 0 {
         crate::ipc::sem::exit(process.pid);
     }
+    // A thread sharing its root, cwd and umask with others takes a copy
+    // of its own (Linux's unshare_fs), before a new mount namespace is
+    // entered in it.
+    if flags & abi::CLONE_FS != 0 {
+        process.fs.unshare(thread.tid(), process.thread_count());
+    }
     if let Some(set) = new_set {
         ns::switch(process, set, false);
     }
@@ -113,7 +114,9 @@ pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
 /// CAP_SYS_ADMIN, and CAP_SYS_CHROOT too for a mount namespace, which a
 /// process sharing its file-system context cannot enter (EINVAL).
 fn check_enter(process: &Process, ns: &nsfs::NsRef) -> Result<()> {
-    if matches!(ns, nsfs::NsRef::Mnt(_)) && process.thread_count() > 1 {
+    // Linux's mntns_install: EINVAL while fs->users != 1.
+    let tid = crate::process::current().map_or(process.pid, |t| t.tid());
+    if matches!(ns, nsfs::NsRef::Mnt(_)) && process.fs.users(tid, process.thread_count()) > 1 {
         return Err(Errno::EINVAL);
     }
     if !capable(process, abi::CAP_SYS_ADMIN) || matches!(ns, nsfs::NsRef::Mnt(_)) && !capable(process, abi::CAP_SYS_CHROOT) {

@@ -13,12 +13,17 @@
 //!   always zero in the stored pages, so growing a file never exposes old
 //!   data.
 //! - **Directories** keep their entries in name order for lookup and give
-//!   each entry a cookie, increasing with insertion, that
-//!   [`Inode::read_dir`] uses as position. Guarantee: during one iteration,
-//!   every name that is present for the whole iteration is returned exactly
-//!   once, whatever is added or removed between calls; an entry added
-//!   meanwhile may or may not be returned, a removed one is not returned
-//!   after its removal, and a renamed entry counts as removed and added.
+//!   each entry a cookie, increasing with insertion. [`Inode::read_dir`]
+//!   lists them newest first, as Linux 6.1's tmpfs does (its `d_subdirs`
+//!   list takes new entries at the head; `ls -f` shows it), and its
+//!   position is derived from the cookie so that it survives changes.
+//!   Guarantee: during one iteration, every name that is present for the
+//!   whole iteration is returned exactly once, whatever is added or removed
+//!   between calls; an entry added meanwhile is not returned (it is ahead
+//!   of the position, as on Linux), a removed one is not returned after its
+//!   removal, and a renamed entry counts as removed and added (so it is
+//!   listed first afterwards; after an exchange the new name comes first,
+//!   then the old one, as Linux's `d_exchange` moves both to the head).
 //! - **Limits**: names of at most [`kevlar_vfs::NAME_MAX`] bytes
 //!   (ENAMETOOLONG), files of at most [`TmpFsOptions::max_file_size`] bytes
 //!   (EFBIG), optional page and inode budgets (ENOSPC), a hard-link limit
@@ -80,8 +85,27 @@ const BOGO_DIRENT_SIZE: u64 = 20;
 /// Every bit of a mode except the type: permissions, setuid, setgid, sticky.
 const PERM_MASK: u32 = g::S_ISUID | g::S_ISGID | g::S_ISVTX | g::S_IRWXU | g::S_IRWXG | g::S_IRWXO;
 
-/// `read_dir` positions 0 and 1 are `.` and `..`; entry cookies follow.
+/// `read_dir` positions 0 and 1 are `.` and `..`; entry cookies start here.
 const FIRST_COOKIE: u64 = 2;
+
+/// The entries are listed by decreasing cookie: the entry with cookie `c`
+/// sits at position `2 + (LAST_COOKIE - c)`, so position 2 is the newest
+/// and a position stays meaningful when entries come and go. Cookies never
+/// reach this (one per insertion).
+const LAST_COOKIE: u64 = 1 << 62;
+
+/// The highest cookie listed from position `pos` (at least 2) on, None
+/// when the position is past every cookie.
+fn cookie_limit(pos: usize) -> Option<u64> {
+    let back = u64::try_from(pos).ok()?.checked_sub(2)?;
+    LAST_COOKIE.checked_sub(back)
+}
+
+/// The position after the entry with cookie `cookie`.
+fn position_after(cookie: u64) -> Result<usize> {
+    let pos = LAST_COOKIE.checked_sub(cookie).and_then(|b| b.checked_add(3)).ok_or(Errno::EOVERFLOW)?;
+    usize::try_from(pos).map_err(|_| Errno::EOVERFLOW)
+}
 
 /// relatime refreshes an access time at least this often (seconds).
 const RELATIME_MAX_AGE: i64 = 24 * 60 * 60;
@@ -331,7 +355,7 @@ impl Entries {
 
     fn insert(&mut self, name: &[u8], node: Arc<TmpInode>) {
         let cookie = self.next_cookie;
-        self.next_cookie += 1;
+        self.next_cookie = (self.next_cookie + 1).min(LAST_COOKIE);
         self.by_cookie.insert(cookie, Listed::new(name, &node));
         self.by_name.insert(name.to_vec(), Slot { cookie, node });
     }
@@ -342,12 +366,13 @@ impl Entries {
         Some(slot.node)
     }
 
-    /// Points an existing name at another node, keeping its position (used
-    /// by exchange, where both names stay present).
+    /// Points an existing name at another node (used by exchange, where
+    /// both names stay present); the name becomes the newest entry, as
+    /// Linux's `d_exchange` moves it to the head of the list.
     fn replace(&mut self, name: &[u8], node: Arc<TmpInode>) -> Option<Arc<TmpInode>> {
-        let slot = self.by_name.get_mut(name)?;
-        self.by_cookie.insert(slot.cookie, Listed::new(name, &node));
-        Some(mem::replace(&mut slot.node, node))
+        let old = self.remove(name)?;
+        self.insert(name, node);
+        Some(old)
     }
 
     fn take_all(&mut self) -> impl Iterator<Item = Arc<TmpInode>> {
@@ -692,7 +717,13 @@ impl TmpInode {
                     zero(&mut data, end_whole, 0, (end % page) as usize);
                 }
             }
-            let doomed: Vec<u64> = data.pages.range(first_whole..end_whole).map(|(&k, _)| k).collect();
+            // No whole page when the hole is inside one page (first_whole
+            // is then past end_whole: an empty range, never a reversed one).
+            let doomed: Vec<u64> = if first_whole < end_whole {
+                data.pages.range(first_whole..end_whole).map(|(&k, _)| k).collect()
+            } else {
+                Vec::new()
+            };
             for index in doomed {
                 if data.pages[&index].is_mapped() {
                     data.pages[&index].zero(0, PAGE_SIZE);
@@ -798,6 +829,8 @@ impl TmpInode {
                 gaining.update_meta(|m| m.nlink += 1);
                 losing.update_meta(|m| m.nlink -= 1);
             }
+            // Linux moves the old name's entry to the head, then the new
+            // name's: the new name is listed first.
             pair.old_dir().replace(old_name, target.clone());
             pair.new_dir().replace(new_name, source.clone());
             if source_is_dir {
@@ -1370,10 +1403,10 @@ impl Inode for TmpInode {
                 ))
             }
             _ => {
-                let from = u64::try_from(index).map_err(|_| Errno::EINVAL)?;
-                match entries.by_cookie.range(from..).next() {
+                let found = cookie_limit(index).and_then(|limit| entries.by_cookie.range(..=limit).next_back());
+                match found {
                     Some((&cookie, listed)) => {
-                        let next = usize::try_from(cookie + 1).map_err(|_| Errno::EOVERFLOW)?;
+                        let next = position_after(cookie)?;
                         Some((
                             DirEntry {
                                 ino: listed.ino,
@@ -1413,9 +1446,9 @@ impl Inode for TmpInode {
             }
             pos = 2;
         }
-        let from = u64::try_from(pos).map_err(|_| Errno::EINVAL)?;
-        for (&cookie, listed) in entries.by_cookie.range(from..) {
-            let next = usize::try_from(cookie + 1).map_err(|_| Errno::EOVERFLOW)?;
+        let limit = cookie_limit(pos).unwrap_or(0);
+        for (&cookie, listed) in entries.by_cookie.range(..=limit).rev() {
+            let next = position_after(cookie)?;
             let entry = DirEntryRef { ino: listed.ino, file_type: listed.file_type, name: &listed.name };
             if !visit(&entry, next) {
                 break;

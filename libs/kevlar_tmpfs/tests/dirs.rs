@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use common::*;
 use kevlar_tmpfs::{TmpFs, TmpFsOptions};
-use kevlar_vfs::{Errno, FileType, ManualClock};
+use kevlar_vfs::{Errno, FileType, ManualClock, RenameFlags};
 
 #[test]
 fn unlink_removes_files_and_refuses_directories() {
@@ -244,23 +244,53 @@ fn removed_entries_are_not_returned_later() {
     for name in ["a", "b", "c", "e"] {
         mkfile(&d, name);
     }
-    // Read ".", "..", "a", then remove "c" before reaching it.
+    // Newest first: read ".", "..", "e", then remove "b" before reaching it.
     let (_, p1) = d.read_dir(0).unwrap().unwrap();
     let (_, p2) = d.read_dir(p1).unwrap().unwrap();
-    let (a, p3) = d.read_dir(p2).unwrap().unwrap();
-    assert_eq!(a.name, b"a");
-    d.unlink(b"c").unwrap();
+    let (e, p3) = d.read_dir(p2).unwrap().unwrap();
+    assert_eq!(e.name, b"e");
+    d.unlink(b"b").unwrap();
     let mut rest = Vec::new();
     let mut pos = p3;
     while let Some((e, next)) = d.read_dir(pos).unwrap() {
         rest.push(String::from_utf8(e.name).unwrap());
         pos = next;
     }
-    assert_eq!(rest, ["b", "e"]);
+    assert_eq!(rest, ["c", "a"]);
     // A position stays valid even if its entry is gone.
-    d.unlink(b"b").unwrap();
-    let (e, _) = d.read_dir(p3).unwrap().unwrap();
-    assert_eq!(e.name, b"e");
+    d.unlink(b"c").unwrap();
+    let (a, _) = d.read_dir(p3).unwrap().unwrap();
+    assert_eq!(a.name, b"a");
+}
+
+/// Linux 6.1's tmpfs order: newest first; an entry made during a listing
+/// is not returned by it (it lands ahead of the position); a renamed entry
+/// moves to the front; an exchange puts the new name first, then the old.
+#[test]
+fn listing_is_newest_first() {
+    let f = fixture();
+    let d = mkdir(&f.root, "d");
+    for name in ["a", "b", "c"] {
+        mkfile(&d, name);
+    }
+    assert_eq!(list(&d), [".", "..", "c", "b", "a"]);
+    let (_, p1) = d.read_dir(0).unwrap().unwrap();
+    let (_, p2) = d.read_dir(p1).unwrap().unwrap();
+    let (c, p3) = d.read_dir(p2).unwrap().unwrap();
+    assert_eq!(c.name, b"c");
+    mkfile(&d, "late");
+    let mut rest = Vec::new();
+    let mut pos = p3;
+    while let Some((e, next)) = d.read_dir(pos).unwrap() {
+        rest.push(String::from_utf8(e.name).unwrap());
+        pos = next;
+    }
+    assert_eq!(rest, ["b", "a"]);
+    assert_eq!(list(&d), [".", "..", "late", "c", "b", "a"]);
+    d.rename(b"a", &d, b"z", RenameFlags::EMPTY).unwrap();
+    assert_eq!(list(&d), [".", "..", "z", "late", "c", "b"]);
+    d.rename(b"b", &d, b"c", RenameFlags::EXCHANGE).unwrap();
+    assert_eq!(list(&d), [".", "..", "c", "b", "z", "late"]);
 }
 
 /// read_dir_with lists what read_dir lists, stops where the visitor says,

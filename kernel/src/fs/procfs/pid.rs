@@ -17,7 +17,7 @@ use super::line::{nums, Line};
 use super::{fs_id, parse_number, pid_ino};
 use crate::error::{Errno, Result};
 use crate::fs::file::OpenFile;
-use crate::fs::synth::{Attr, DirSource, Parent, SynthDir, SynthFile, SynthLink};
+use crate::fs::synth::{Attr, DirSource, Parent, Polling, SynthDir, SynthFile, SynthLink};
 use crate::fs::FsContext;
 use crate::process::access::{self, PtraceCreds, PtraceMode};
 use crate::ns::pid as ns_pid;
@@ -79,14 +79,17 @@ pub fn process_dir(pid: Pid, parent: &Arc<dyn Inode>) -> Result<Arc<dyn Inode>> 
 fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result<Vec<u8>>, checked: bool, name: &[u8]) -> Result<Arc<dyn Inode>> {
     let p = process(pid)?;
     let mut file = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?)));
-    if name == b"mounts" || name == b"mountinfo" {
+    file = if name == b"mounts" || name == b"mountinfo" {
         // Pollable as on Linux: POLLERR | POLLPRI after the table changed
         // (systemd and libmount watch mountinfo so).
         // The counter is the namespace's the process had when the file was
         // looked up (Linux's seq file keeps the mnt_ns it was opened in).
         let ns = p.fs.lock().mnt.clone();
-        file = file.with_change_counter(Arc::new(move || ns.changes()));
-    }
+        file.with_polling(Polling::Mounts(Arc::new(move || ns.changes())))
+    } else {
+        // Linux's /proc/PID files have no poll method: epoll refuses them.
+        file.with_polling(Polling::None)
+    };
     if !checked {
         let file: Arc<dyn Inode> = file;
         return Ok(file);
@@ -209,7 +212,7 @@ impl DirSource for PidSource {
                 let tid = self.tid.unwrap_or(pid);
                 let text = if name == b"stat" { task_stat } else { task_status };
                 let p = process(pid)?;
-                let file: Arc<dyn Inode> = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?, tid)));
+                let file: Arc<dyn Inode> = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?, tid))).with_polling(Polling::None);
                 Ok(file)
             }
             Kind::Text(perm, text, checked) => process_file(pid, ino, perm, text, checked, name),
@@ -387,7 +390,8 @@ fn comm_file(pid: Pid, ino: u64) -> Result<Arc<dyn Inode>> {
             *target.comm.lock() = String::from_utf8_lossy(name).into_owned();
             Ok(buf.len())
         }),
-    ))
+    )
+    .with_polling(Polling::None))
 }
 
 /// /proc/PID/oom_score_adj and oom_adj: read and written by the rules in
@@ -404,7 +408,8 @@ fn oom_file(pid: Pid, ino: u64, read: fn(&Process) -> String, write: fn(&Process
             let p = process(pid)?;
             write(&p, buf)
         }),
-    ))
+    )
+    .with_polling(Polling::None))
 }
 
 #[derive(Clone, Copy)]
@@ -498,7 +503,7 @@ impl DirSource for FdSource {
         let pid = self.pid;
         if self.info {
             let ino = pid_ino(pid) + FDINFO_BASE + fd as u64;
-            return Ok(SynthFile::new(attr_of(&p, ino, 0o444), Box::new(move || fdinfo(pid, fd))));
+            return Ok(SynthFile::new(attr_of(&p, ino, 0o444), Box::new(move || fdinfo(pid, fd))).with_polling(Polling::None));
         }
         // The link's mode tells how the file is open: r-x for reading,
         // -wx for writing, rwx for both (owner only).
@@ -657,7 +662,17 @@ fn cmdline(p: &Arc<Process>) -> Result<Vec<u8>> {
 /// does not show.
 fn auxv(p: &Arc<Process>) -> Result<Vec<u8>> {
     let program = p.vm.lock().lock().program.clone();
-    Ok(program.map_or(Vec::new(), |program| program.auxv.clone()))
+    let Some(program) = program else { return Ok(Vec::new()) };
+    // Up to the first AT_NULL pair (prctl's PR_SET_MM_AUXV may have put
+    // one early), as Linux's proc_pid_auxv.
+    let mut end = 0;
+    for pair in program.auxv.chunks(16) {
+        end += pair.len();
+        if pair.len() < 8 || pair[..8].iter().all(|&b| b == 0) {
+            break;
+        }
+    }
+    Ok(program.auxv[..end].to_vec())
 }
 
 fn environ(p: &Arc<Process>) -> Result<Vec<u8>> {

@@ -14,7 +14,7 @@ use kevlar_vfs::{FileType, Inode};
 
 use super::{fs_id, setting_file, text_file, BOOT};
 use crate::error::{Errno, Result};
-use crate::fs::synth::{Attr, Parent, SynthDir, Table};
+use crate::fs::synth::{Attr, Parent, Polling, SynthDir, SynthFile, Table};
 use crate::process::{all_processes, ThreadState};
 
 /// USER_HZ: the unit of times in /proc/stat.
@@ -451,18 +451,21 @@ fn sys_kernel_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     let names: [(&'static [u8], bool); 2] = [(b"domainname", true), (b"hostname", false)];
     for (i, (name, domain)) in names.into_iter().enumerate() {
         let n = ino + 1 + i as u64;
+        // Pollable as Linux's: POLLERR | POLLPRI after a change.
+        let changes = if domain { crate::uts::domain_name_changes } else { crate::uts::host_name_changes };
         table.add(name, FileType::Regular, n, move |_| {
-            Ok(setting_file(
-                n,
-                0o644,
-                move || Ok(format!("{}\n", String::from_utf8_lossy(&crate::uts::host_name(domain)))),
-                move |buf| {
+            let file: Arc<dyn Inode> = SynthFile::writable(
+                Attr::root(fs_id(), n, 0o644),
+                Box::new(move || Ok(format!("{}\n", String::from_utf8_lossy(&crate::uts::host_name(domain))).into_bytes())),
+                Box::new(move |buf| {
                     // Longer names are cut to the field's 64 bytes.
                     let text = setting_text(buf);
                     crate::uts::set_host_name(domain, &text[..text.len().min(64)])?;
                     Ok(buf.len())
-                },
-            ))
+                }),
+            )
+            .with_polling(Polling::Sysctl(Arc::new(changes)));
+            Ok(file)
         });
     }
     let fixed: [(&'static [u8], fn() -> String); 4] = [

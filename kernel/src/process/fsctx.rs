@@ -1,0 +1,180 @@
+//! A process's file-system contexts (root, working directory, umask,
+//! mount namespace: Linux's `fs_struct`) as its threads see them.
+//!
+//! Threads share the process's context unless one unshares CLONE_FS: it
+//! then gets a copy of its own (Linux allows that in any thread), which
+//! threads it makes with CLONE_FS share in turn. `lock()` gives the
+//! calling thread's context, so the path walks, chdir, umask, setns...
+//! of a thread with its own context see and change only that one; callers
+//! from another process (/proc/PID) see the shared one. Exec makes the
+//! exec'ing thread's context the process's (the other threads are gone).
+
+use alloc::collections::BTreeMap;
+use core::ops::{Deref, DerefMut};
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use kevlar_platform::sync::{SpinLock, SpinLockGuard};
+
+use super::Pid;
+use crate::fs::FsContext;
+
+/// The contexts threads made their own, and which thread uses which.
+#[derive(Default)]
+pub struct OwnContexts {
+    /// Thread id to context id.
+    users: BTreeMap<Pid, u64>,
+    contexts: BTreeMap<u64, FsContext>,
+    next_id: u64,
+}
+
+/// The contexts of one process.
+pub struct ProcessFs {
+    shared: SpinLock<FsContext>,
+    own: SpinLock<OwnContexts>,
+    /// How many threads use a context of their own (0: `lock` need not
+    /// look for the caller).
+    owners: AtomicUsize,
+}
+
+/// The calling thread's context, locked.
+pub enum FsGuard<'a> {
+    /// The process's shared context.
+    Shared(SpinLockGuard<'a, FsContext>),
+    /// A context of the thread's own (the table locked), by id.
+    Own(SpinLockGuard<'a, OwnContexts>, u64),
+}
+
+impl Deref for FsGuard<'_> {
+    type Target = FsContext;
+    fn deref(&self) -> &FsContext {
+        match self {
+            FsGuard::Shared(g) => g,
+            // The id was looked up under this same lock guard.
+            FsGuard::Own(g, id) => g.contexts.get(id).expect("own fs context vanished under its lock"),
+        }
+    }
+}
+
+impl DerefMut for FsGuard<'_> {
+    fn deref_mut(&mut self) -> &mut FsContext {
+        match self {
+            FsGuard::Shared(g) => g,
+            FsGuard::Own(g, id) => g.contexts.get_mut(id).expect("own fs context vanished under its lock"),
+        }
+    }
+}
+
+fn current_tid() -> Option<Pid> {
+    super::current().map(|t| t.tid())
+}
+
+impl ProcessFs {
+    /// One context shared by every thread.
+    pub fn new(fs: FsContext) -> ProcessFs {
+        ProcessFs { shared: SpinLock::new(fs), own: SpinLock::new(OwnContexts::default()), owners: AtomicUsize::new(0) }
+    }
+
+    /// Locks the calling thread's context (the shared one for a caller
+    /// outside the process or without a context of its own).
+    pub fn lock(&self) -> FsGuard<'_> {
+        if self.owners.load(Ordering::Acquire) != 0 {
+            if let Some(tid) = current_tid() {
+                let own = self.own.lock();
+                if let Some(&id) = own.users.get(&tid) {
+                    return FsGuard::Own(own, id);
+                }
+            }
+        }
+        FsGuard::Shared(self.shared.lock())
+    }
+
+    /// unshare(CLONE_FS) by thread `tid` of a process with `threads`
+    /// threads: a copy of its context becomes its own, unless no other
+    /// thread uses it (Linux's unshare_fs with fs->users == 1).
+    pub fn unshare(&self, tid: Pid, threads: usize) {
+        if self.users(tid, threads) <= 1 {
+            return;
+        }
+        let mut own = self.own.lock();
+        let copy = match own.users.get(&tid) {
+            Some(id) => own.contexts[id].clone(),
+            None => self.shared.lock().clone(),
+        };
+        let id = own.next_id;
+        own.next_id += 1;
+        own.contexts.insert(id, copy);
+        Self::set_user(&mut own, tid, Some(id));
+        self.owners.store(own.users.len(), Ordering::Release);
+    }
+
+    /// How many of the process's `threads` threads use the context
+    /// thread `tid` uses (Linux's fs->users).
+    pub fn users(&self, tid: Pid, threads: usize) -> usize {
+        let own = self.own.lock();
+        match own.users.get(&tid) {
+            Some(id) => own.users.values().filter(|&&c| c == *id).count(),
+            None => threads.saturating_sub(own.users.len()),
+        }
+    }
+
+    /// A thread `tid` made by `creator` with CLONE_FS uses the creator's
+    /// context.
+    pub fn thread_created(&self, creator: Pid, tid: Pid) {
+        if self.owners.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let mut own = self.own.lock();
+        if let Some(&id) = own.users.get(&creator) {
+            own.users.insert(tid, id);
+            self.owners.store(own.users.len(), Ordering::Release);
+        }
+    }
+
+    /// Thread `tid` left: a context no thread uses any more goes.
+    pub fn thread_left(&self, tid: Pid) {
+        if self.owners.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let dropped = {
+            let mut own = self.own.lock();
+            let dropped = Self::set_user(&mut own, tid, None);
+            self.owners.store(own.users.len(), Ordering::Release);
+            dropped
+        };
+        // A context's last reference to a mount namespace may unmount
+        // (disk I/O): dropped after the lock.
+        drop(dropped);
+    }
+
+    /// Thread `tid` is now the process's only one (exec): its context
+    /// becomes the shared one.
+    pub fn sole_thread(&self, tid: Pid) {
+        if self.owners.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let (mine, rest) = {
+            let mut own = self.own.lock();
+            let mine = own.users.get(&tid).copied().and_then(|id| own.contexts.remove(&id));
+            let rest = core::mem::take(&mut *own);
+            self.owners.store(0, Ordering::Release);
+            (mine, rest)
+        };
+        let old = mine.map(|fs| core::mem::replace(&mut *self.shared.lock(), fs));
+        drop(old);
+        drop(rest);
+    }
+
+    /// Points `tid` at context `id` (or at the shared one); returns the
+    /// context that no thread uses any more, if any.
+    fn set_user(own: &mut OwnContexts, tid: Pid, id: Option<u64>) -> Option<FsContext> {
+        let old = match id {
+            Some(id) => own.users.insert(tid, id),
+            None => own.users.remove(&tid),
+        };
+        let old = old?;
+        if own.users.values().any(|&c| c == old) {
+            return None;
+        }
+        own.contexts.remove(&old)
+    }
+}
