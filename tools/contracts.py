@@ -935,7 +935,8 @@ def run_kevlar(kernel: str, smp: int = 1, append: str = "", echo: bool = False,
     opts = rq.Options(kernel=kernel, initrd=suite_cpio(suite), append=append, smp=smp,
                       timeout=timeout, quiet_timeout=QUIET_TIMEOUT, echo=echo,
                       log=_log_name(suite, "kevlar", smp),
-                      disks=fresh_disks(suite, "kevlar", smp), virtio_net=suite == DEBIAN_AREA)
+                      disks=fresh_disks(suite, "kevlar", smp), virtio_net=suite == DEBIAN_AREA,
+                      dump_on_hang=True)
     return rq.run(opts)
 
 

@@ -38,6 +38,8 @@ STATUS_GUEST_SUCCESS = 1
 STATUS_GUEST_FAILURE = 3
 # Same convention as coreutils `timeout`, so shell scripts can recognise it.
 STATUS_TIMEOUT = 124
+# Seconds a silent guest gets to print the state dump Ctrl-] asks for.
+DUMP_GRACE_S = 20.0
 
 
 @dataclasses.dataclass
@@ -60,6 +62,11 @@ class Options:
     # such limit). Long runs that print as they go (the suites) use it to
     # tell a hang from a slow host quickly, with a generous overall timeout.
     quiet_timeout: Optional[float] = None
+    # On a quiet timeout, first type Ctrl-] on the serial line (Kevlar's
+    # state dump: every process, its state and system call, the run
+    # queues) and give the guest DUMP_GRACE_S more seconds to print it, so
+    # that a hang seen once in CI leaves evidence in the log.
+    dump_on_hang: bool = False
     log: Optional[str] = None
     gdb: bool = False
     interactive: bool = False
@@ -279,7 +286,7 @@ def run(opts) -> Result:
     capture = not opts.interactive or bool(opts.log)
     if opts.interactive:
         stdin = None  # the user's keyboard
-    elif inputs:
+    elif inputs or opts.dump_on_hang:
         stdin = subprocess.PIPE
     else:
         # A test run must never read (or put into raw mode) the user's terminal.
@@ -303,7 +310,7 @@ def run(opts) -> Result:
     try:
         if capture:
             timed_out = _pump(proc, sink, out, err, inputs, opts.echo, start, timeout,
-                              opts.quiet_timeout)
+                              opts.quiet_timeout, opts.dump_on_hang)
         else:
             try:
                 proc.wait(timeout=timeout)
@@ -349,7 +356,7 @@ def run(opts) -> Result:
     return result
 
 
-def _pump(proc, sink, out, err, inputs, echo, start, timeout, quiet=None):
+def _pump(proc, sink, out, err, inputs, echo, start, timeout, quiet=None, dump=False):
     """Relay QEMU's stdout/stderr until both close, feeding serial input when
     its marker shows up. Returns "deadline" if the deadline passed first,
     "quiet" if the serial output stayed silent for `quiet` seconds, else
@@ -391,6 +398,18 @@ def _pump(proc, sink, out, err, inputs, echo, start, timeout, quiet=None):
                 return "deadline"
         if quiet:
             left = last_output + quiet - now
+            if left <= 0 and dump:
+                # Once: ask for the state dump, then wait for it.
+                dump = False
+                sink.note(f"QUIET: no output for {quiet:g}s; typing Ctrl-] for a state dump")
+                try:
+                    proc.stdin.write(b"\x1d")
+                    proc.stdin.flush()
+                except (BrokenPipeError, OSError):
+                    pass
+                quiet = DUMP_GRACE_S
+                last_output = now
+                left = quiet
             if left <= 0:
                 return "quiet"
             wait = left if wait is None else min(wait, left)
@@ -444,6 +463,8 @@ def _parser() -> argparse.ArgumentParser:
                    "none with --interactive/--gdb; 0 = none)")
     p.add_argument("--quiet-timeout", type=float, metavar="SECONDS",
                    help="kill QEMU after this long without serial output")
+    p.add_argument("--dump-on-hang", action="store_true",
+                   help="before a quiet timeout kills QEMU, type Ctrl-] for Kevlar's state dump")
     p.add_argument("--log", metavar="FILE", help="also write the serial output to FILE")
     p.add_argument("--gdb", action="store_true",
                    help="wait for gdb on localhost:1234 before starting (-s -S)")
@@ -494,7 +515,7 @@ def parse_args(argv=None) -> tuple[Options, argparse.Namespace]:
     opts = Options(
         kernel=ns.kernel, initrd=ns.initrd, append=ns.append, smp=ns.smp,
         mem=ns.mem, accel=ns.accel, cpu=ns.cpu, machine=ns.machine,
-        icount=ns.icount, timeout=ns.timeout, quiet_timeout=ns.quiet_timeout, log=ns.log, gdb=ns.gdb,
+        icount=ns.icount, timeout=ns.timeout, quiet_timeout=ns.quiet_timeout, dump_on_hang=ns.dump_on_hang, log=ns.log, gdb=ns.gdb,
         interactive=ns.interactive, expect=ns.expect, qemu=ns.qemu,
         net=ns.net, disks=ns.disk, virtio_net=ns.virtio_net, guestfwd=ns.guestfwd,
         inputs=unpaired + paired, extra=ns.extra,

@@ -695,6 +695,9 @@ def _options_for(spec: dict, args) -> "run_qemu.Options":
     fields["kernel"] = args.kernel
     fields["qemu"] = args.qemu
     fields["echo"] = args.verbose
+    if spec.get("quiet_timeout"):
+        # A silent Kevlar is asked for its state dump before it is killed.
+        fields["dump_on_hang"] = True
     if spec.get("check") == "contracts":
         # The BusyBox and Debian suites' runs get a fresh copy of their ext2 disks.
         contracts = _load_tool("contracts", "contracts.py")
