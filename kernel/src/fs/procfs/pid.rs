@@ -439,9 +439,12 @@ fn process_link(pid: Pid, ino: u64, which: Link) -> Result<Arc<dyn Inode>> {
         let p = process(pid)?;
         check_access(&p)?;
         let fs = p.fs.lock().clone();
+        // The text is the path as the reader sees it (Linux's d_path from
+        // the reader's root): a chrooted process's root shows as its jail.
+        let reader = crate::process::current().map_or_else(|| fs.clone(), |t| t.process.fs.lock().clone());
         match which {
-            Link::Cwd => crate::fs::dir_path(&fs, fs.cwd.clone()),
-            Link::Root => crate::fs::dir_path(&fs, fs.root.clone()),
+            Link::Cwd => crate::fs::dir_path(&reader, fs.cwd.clone()),
+            Link::Root => crate::fs::dir_path(&reader, fs.root.clone()),
             Link::Exe => {
                 let program = p.vm.lock().lock().program.clone().ok_or(Errno::ENOENT)?;
                 Ok(file_path(&fs, &program.exe_path, Some(&program.exe)))
