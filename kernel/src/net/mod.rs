@@ -350,6 +350,10 @@ pub trait Socket: Send + Sync {
     fn attach_filter(&self, _filter: Option<kevlar_bpf::Filter>) -> Result<()> {
         Err(Errno::ENOPROTOOPT)
     }
+    /// Told after setsockopt(SOL_SOCKET, `name`) changed the socket's
+    /// options, for a protocol that applies one to its connection
+    /// (SO_KEEPALIVE on TCP).
+    fn socket_option_set(&self, _name: u32) {}
     /// Sets an option at a protocol level (SOL_TCP, SOL_IP...; never
     /// SOL_SOCKET). Families without such options refuse with EOPNOTSUPP.
     fn set_protocol_option(&self, _level: i32, _name: u32, _raw: &[u8]) -> Result<()> {
@@ -621,6 +625,8 @@ pub fn set_socket_option(socket: &dyn Socket, name: u32, raw: &[u8]) -> Result<(
         }
         _ => return Err(Errno::ENOPROTOOPT),
     }
+    drop(o);
+    socket.socket_option_set(name);
     Ok(())
 }
 

@@ -66,10 +66,46 @@ struct Inner {
     nodelay: bool,
     /// TCP_CORK: small segments are held (Nagle's rule) until uncorked.
     cork: bool,
+    /// TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT.
+    keepalive: KeepAlive,
     /// SOL_IP options.
     ip: IpOptions,
     /// SOL_IPV6 options (AF_INET6).
     ip6: Ipv6Options,
+}
+
+/// When a connection with SO_KEEPALIVE probes its peer: after `idle`
+/// seconds without traffic, every `interval` seconds after that, and gives
+/// up after `count` unanswered probes (Linux's defaults are the
+/// tcp_keepalive_time, _intvl and _probes sysctls: 7200, 75, 9).
+#[derive(Clone, Copy)]
+struct KeepAlive {
+    idle: u32,
+    interval: u32,
+    count: u32,
+}
+
+impl KeepAlive {
+    const DEFAULT: KeepAlive = KeepAlive { idle: 7200, interval: 75, count: 9 };
+    /// Linux's MAX_TCP_KEEPIDLE and MAX_TCP_KEEPINTVL.
+    const MAX_TIME: u32 = 32767;
+    /// Linux's MAX_TCP_KEEPCNT.
+    const MAX_COUNT: u32 = 127;
+
+    /// Applies the timers to smoltcp's connection: a keep-alive segment
+    /// after `idle` seconds of silence (smoltcp repeats it at that
+    /// interval), and the connection aborted when nothing has come back
+    /// for the idle time plus every probe's interval.
+    fn apply(self, on: bool, socket: &mut stcp::Socket) {
+        if on {
+            let secs = |s: u32| smoltcp::time::Duration::from_secs(u64::from(s));
+            socket.set_keep_alive(Some(secs(self.idle)));
+            socket.set_timeout(Some(secs(self.idle) + secs(self.interval) * self.count));
+        } else {
+            socket.set_keep_alive(None);
+            socket.set_timeout(None);
+        }
+    }
 }
 
 /// A TCP socket.
@@ -97,7 +133,7 @@ impl TcpSocket {
     fn with(v6: bool, phase: Phase, bound: Option<(IpAddress, u16, Option<u64>)>, events: Arc<SockEvents>) -> Arc<TcpSocket> {
         Arc::new(TcpSocket {
             v6,
-            inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, cork: false, ip: IpOptions::default(), ip6: Ipv6Options::default() }),
+            inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, cork: false, keepalive: KeepAlive::DEFAULT, ip: IpOptions::default(), ip6: Ipv6Options::default() }),
             options: SocketOptions::default(),
             events,
         })
@@ -160,6 +196,16 @@ impl TcpSocket {
     }
 
     /// The connection's handle, if there is one.
+    /// Applies SO_KEEPALIVE and the TCP_KEEP* times to the connection, if
+    /// there is one.
+    fn apply_keepalive(&self) {
+        let on = self.options.get().keepalive;
+        let keep = self.inner.lock().keepalive;
+        if let Some(h) = self.handle() {
+            with_stack(|st| keep.apply(on, st.sockets.get_mut::<stcp::Socket>(h)));
+        }
+    }
+
     fn handle(&self) -> Option<SocketHandle> {
         match self.inner.lock().phase {
             Phase::Connecting(h) | Phase::Connected(h) => Some(h),
@@ -227,6 +273,12 @@ impl Socket for TcpSocket {
         IPPROTO_TCP
     }
 
+    fn socket_option_set(&self, name: u32) {
+        if name == netabi::SO_KEEPALIVE {
+            self.apply_keepalive();
+        }
+    }
+
     fn options(&self) -> &SocketOptions {
         &self.options
     }
@@ -278,9 +330,9 @@ impl Socket for TcpSocket {
             _ => return Err(Errno::EINVAL),
         };
         let events = SockEvents::new();
-        let (nodelay, ip6) = {
+        let (nodelay, ip6, keepalive) = {
             let s = self.inner.lock();
-            (s.nodelay, s.ip6)
+            (s.nodelay, s.ip6, s.keepalive)
         };
         let socket = wait_for(&self.events.waiters, nonblocking, timeout, || {
             with_stack(|st| {
@@ -300,6 +352,8 @@ impl Socket for TcpSocket {
         socket.options.set_all(self.options.get());
         socket.inner.lock().nodelay = nodelay;
         socket.inner.lock().ip6 = ip6;
+        socket.inner.lock().keepalive = keepalive;
+        socket.apply_keepalive();
         Ok(socket)
     }
 
@@ -331,6 +385,7 @@ impl Socket for TcpSocket {
             self.autobind(st, &mut s)?;
             let (local_ip, local_port, _) = s.bound.unwrap();
             let handle = st.new_tcp(s.nodelay);
+            s.keepalive.apply(self.options.get().keepalive, st.sockets.get_mut::<stcp::Socket>(handle));
             let local = IpEndpoint { addr: if local_ip.is_unspecified() { source } else { local_ip }, port: local_port };
             let remote = IpEndpoint { addr: dest, port };
             if st.sockets.get_mut::<stcp::Socket>(handle).connect(st.iface.context(), remote, local).is_err() {
@@ -703,6 +758,23 @@ impl Socket for TcpSocket {
                     });
                     Ok(())
                 }
+                netabi::TCP_KEEPIDLE | netabi::TCP_KEEPINTVL | netabi::TCP_KEEPCNT => {
+                    let val = super::option_int(raw)?;
+                    let max = if name == netabi::TCP_KEEPCNT { KeepAlive::MAX_COUNT } else { KeepAlive::MAX_TIME };
+                    if val < 1 || val as u32 > max {
+                        return Err(Errno::EINVAL);
+                    }
+                    {
+                        let keep = &mut self.inner.lock().keepalive;
+                        match name {
+                            netabi::TCP_KEEPIDLE => keep.idle = val as u32,
+                            netabi::TCP_KEEPINTVL => keep.interval = val as u32,
+                            _ => keep.count = val as u32,
+                        }
+                    }
+                    self.apply_keepalive();
+                    Ok(())
+                }
                 _ => Err(Errno::ENOPROTOOPT),
             },
             netabi::SOL_IP => super::set_ip_option(&mut self.inner.lock().ip, name, raw),
@@ -722,6 +794,9 @@ impl Socket for TcpSocket {
             netabi::SOL_TCP => match name {
                 netabi::TCP_NODELAY => Ok((self.inner.lock().nodelay as i32).to_le_bytes().to_vec()),
                 netabi::TCP_CORK => Ok((self.inner.lock().cork as i32).to_le_bytes().to_vec()),
+                netabi::TCP_KEEPIDLE => Ok((self.inner.lock().keepalive.idle as i32).to_le_bytes().to_vec()),
+                netabi::TCP_KEEPINTVL => Ok((self.inner.lock().keepalive.interval as i32).to_le_bytes().to_vec()),
+                netabi::TCP_KEEPCNT => Ok((self.inner.lock().keepalive.count as i32).to_le_bytes().to_vec()),
                 _ => Err(Errno::ENOPROTOOPT),
             },
             netabi::SOL_IP => super::get_ip_option(&self.inner.lock().ip, name),
