@@ -451,6 +451,9 @@ pub struct OptionValues {
     pub sndtimeo_ns: Option<u64>,
     /// SO_PASSCRED.
     pub passcred: bool,
+    /// SO_PASSSEC: kept and reported; with no security module there is no
+    /// SCM_SECURITY message to pass, as on a Linux without an LSM.
+    pub passsec: bool,
     /// SO_TIMESTAMP (AF_UNIX datagram sockets: SCM_TIMESTAMP on each
     /// message received).
     pub timestamp: bool,
@@ -480,6 +483,7 @@ impl Default for OptionValues {
             rcvtimeo_ns: None,
             sndtimeo_ns: None,
             passcred: false,
+            passsec: false,
             timestamp: false,
             reuseaddr: false,
             reuseport: false,
@@ -594,6 +598,7 @@ pub fn set_socket_option(socket: &dyn Socket, name: u32, raw: &[u8]) -> Result<(
         netabi::SO_RCVTIMEO_OLD | netabi::SO_RCVTIMEO_NEW => o.rcvtimeo_ns = timeout_from_timeval(raw)?,
         netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => o.sndtimeo_ns = timeout_from_timeval(raw)?,
         netabi::SO_PASSCRED => o.passcred = on,
+        netabi::SO_PASSSEC => o.passsec = on,
         // Only the sockets whose receive path adds SCM_TIMESTAMP take it.
         netabi::SO_TIMESTAMP_OLD if socket.family() == u32::from(netabi::AF_UNIX) && socket.sock_type() == netabi::SOCK_DGRAM => o.timestamp = on,
         netabi::SO_REUSEADDR => o.reuseaddr = on,
@@ -645,6 +650,7 @@ pub fn get_socket_option(socket: &dyn Socket, name: u32) -> Result<Vec<u8>> {
         netabi::SO_RCVTIMEO_OLD | netabi::SO_RCVTIMEO_NEW => timeval_bytes(o.rcvtimeo_ns),
         netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => timeval_bytes(o.sndtimeo_ns),
         netabi::SO_PASSCRED => int(o.passcred as i32),
+        netabi::SO_PASSSEC => int(o.passsec as i32),
         netabi::SO_TIMESTAMP_OLD if socket.family() == u32::from(netabi::AF_UNIX) && socket.sock_type() == netabi::SOCK_DGRAM => int(o.timestamp as i32),
         netabi::SO_PEERCRED => {
             let cred = socket.peer_cred();
