@@ -26,12 +26,14 @@ int main(void)
     check("unshare(CLONE_NEWPID) again", unshare(CLONE_NEWPID));
     rcheck("clone(CLONE_THREAD) while children go elsewhere",
            rawsys(SYS_clone, CLONE_THREAD | CLONE_SIGHAND | CLONE_VM | CLONE_FS | CLONE_FILES, 0, 0, 0, 0, 0));
-    int p[2], q[2], s2[2], hold[2];
-    if (pipe(p) < 0 || pipe(q) < 0 || pipe(s2) < 0 || pipe(hold) < 0)
+    int p[2], q[2], s2[2], hold[2], done[2];
+    if (pipe(p) < 0 || pipe(q) < 0 || pipe(s2) < 0 || pipe(hold) < 0 || pipe(done) < 0)
         return 1;
     char c;
     pid_t first = fork();
     if (first == 0) {
+        close(hold[1]);
+        close(done[1]);
         out("first child: getpid %d getppid %d", getpid(), getppid());
         out("first child: getpgid(0) %d getsid(0) %d", getpgid(0), getsid(0));
         check("first child: kill(1, 0)", kill(1, 0));
@@ -53,6 +55,10 @@ int main(void)
         check("first child: kill(3, 0) (its sibling)", kill(3, 0));
         check("first child: waitpid(3) (not its child)", waitpid(3, &st, WNOHANG));
         write(p[1], "x", 1);
+        /* Stay until the second child is reaped: the init's exit kills
+         * whatever is left in its namespace, and the second child must end
+         * by itself on either kernel. */
+        read(done[0], &c, 1);
         _exit(0);
     }
     read(p[0], &c, 1);
@@ -69,10 +75,11 @@ int main(void)
     out("parent: second child differs from first: %s", yesno(second != first));
     write(q[1], "x", 1);
     read(p[0], &c, 1);
-    /* The namespace's init does not end before every process of the
-     * namespace is reaped: the second child first. */
+    /* The second child ends by itself and is reaped while the init still
+     * runs; then the init ends. */
     close(hold[1]);
     reap("second child", second);
+    write(done[1], "x", 1);
     reap("first child", first);
 
     return 0;
