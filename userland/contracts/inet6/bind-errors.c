@@ -52,10 +52,10 @@ int main(void)
     a = addr6("::", port);
     show("bind :: on a port taken at ::1", bind(t, (struct sockaddr *)&a, sizeof a));
     close(t);
-    t = socket(AF_INET, SOCK_STREAM, 0);
+    /* Not asked: AF_INET 127.0.0.1 on a port taken at ::1. Linux 6.1
+     * answers 0 in some boots and EADDRINUSE in others (its bind hash by
+     * address, new in 6.1); Kevlar answers 0, the addresses differing. */
     in4 = lo_addr(port);
-    show("AF_INET bind 127.0.0.1 on a port taken at ::1", bind(t, (struct sockaddr *)&in4, sizeof in4));
-    close(t);
 
     int c = socket(AF_INET6, SOCK_STREAM, 0);
     show("connect sockaddr_in", connect(c, (struct sockaddr *)&in4, sizeof in4));
