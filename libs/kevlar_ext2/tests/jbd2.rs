@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use kevlar_ext2::{Ext2Fs, Flavour, MountOptions};
-use kevlar_vfs::{BlockDevice, Clock, FileType, MemDisk, RenameFlags, Result};
+use kevlar_vfs::{BlockDevice, Clock, FileType, MemDisk, RenameFlags};
 
 mod common;
 use common::*;
@@ -18,37 +18,6 @@ use common::*;
 const EXT4: MountOptions = MountOptions { dev: 91, read_only: false, flavour: Flavour::Ext4 };
 const EXT2: MountOptions = MountOptions { dev: 92, read_only: false, flavour: Flavour::Ext2 };
 
-#[derive(Clone)]
-enum Event {
-    Write(u64, Vec<u8>),
-    Flush,
-}
-
-/// A disk that records what reaches it.
-struct Recorder {
-    disk: MemDisk,
-    events: Mutex<Vec<Event>>,
-}
-
-impl BlockDevice for Recorder {
-    fn sector_size(&self) -> usize {
-        self.disk.sector_size()
-    }
-    fn sector_count(&self) -> u64 {
-        self.disk.sector_count()
-    }
-    fn read_sectors(&self, sector: u64, buf: &mut [u8]) -> Result<()> {
-        self.disk.read_sectors(sector, buf)
-    }
-    fn write_sectors(&self, sector: u64, buf: &[u8]) -> Result<()> {
-        self.events.lock().unwrap().push(Event::Write(sector, buf.to_vec()));
-        self.disk.write_sectors(sector, buf)
-    }
-    fn flush(&self) -> Result<()> {
-        self.events.lock().unwrap().push(Event::Flush);
-        Ok(())
-    }
-}
 
 /// Tells whether the log wrapped around in the run: a commit block
 /// written below the one before it.

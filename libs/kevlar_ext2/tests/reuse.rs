@@ -8,38 +8,12 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use kevlar_ext2::{Ext2Fs, Flavour, MountOptions};
-use kevlar_vfs::{BlockDevice, Clock, FileType, MemDisk, Result};
+use kevlar_vfs::{BlockDevice, Clock, FileType, MemDisk};
 
 mod common;
 use common::*;
 
 const EXT4: MountOptions = MountOptions { dev: 93, read_only: false, flavour: Flavour::Ext4 };
-
-/// A disk that keeps every write and flush in order.
-struct Recorder {
-    disk: MemDisk,
-    events: Mutex<Vec<Option<(u64, Vec<u8>)>>>,
-}
-
-impl BlockDevice for Recorder {
-    fn sector_size(&self) -> usize {
-        self.disk.sector_size()
-    }
-    fn sector_count(&self) -> u64 {
-        self.disk.sector_count()
-    }
-    fn read_sectors(&self, sector: u64, buf: &mut [u8]) -> Result<()> {
-        self.disk.read_sectors(sector, buf)
-    }
-    fn write_sectors(&self, sector: u64, buf: &[u8]) -> Result<()> {
-        self.events.lock().unwrap().push(Some((sector, buf.to_vec())));
-        self.disk.write_sectors(sector, buf)
-    }
-    fn flush(&self) -> Result<()> {
-        self.events.lock().unwrap().push(None);
-        Ok(())
-    }
-}
 
 #[test]
 fn freed_blocks_wait_for_the_commit() {
@@ -74,7 +48,7 @@ fn freed_blocks_wait_for_the_commit() {
     let mut cuts_with_old = 0;
     for k in synced_at..=events.len() {
         let mut cut = base.clone();
-        for (sector, data) in events[..k].iter().flatten() {
+        for (sector, data) in events[..k].iter().filter_map(|e| match e { Event::Write(s, d) => Some((s, d)), Event::Flush => None }) {
             let at = *sector as usize * 512;
             cut[at..at + data.len()].copy_from_slice(data);
         }

@@ -117,3 +117,38 @@ pub fn pattern(len: usize, seed: u32) -> Vec<u8> {
         .collect()
 }
 
+
+/// What reached a [`Recorder`] disk, in order.
+#[derive(Clone)]
+#[allow(dead_code)] // each test binary uses part of the common module
+pub enum Event {
+    Write(u64, Vec<u8>),
+    Flush,
+}
+
+/// A disk that records what reaches it (power cuts replay a prefix).
+#[allow(dead_code)]
+pub struct Recorder {
+    pub disk: MemDisk,
+    pub events: std::sync::Mutex<Vec<Event>>,
+}
+
+impl kevlar_vfs::BlockDevice for Recorder {
+    fn sector_size(&self) -> usize {
+        self.disk.sector_size()
+    }
+    fn sector_count(&self) -> u64 {
+        self.disk.sector_count()
+    }
+    fn read_sectors(&self, sector: u64, buf: &mut [u8]) -> kevlar_vfs::Result<()> {
+        self.disk.read_sectors(sector, buf)
+    }
+    fn write_sectors(&self, sector: u64, buf: &[u8]) -> kevlar_vfs::Result<()> {
+        self.events.lock().unwrap().push(Event::Write(sector, buf.to_vec()));
+        self.disk.write_sectors(sector, buf)
+    }
+    fn flush(&self) -> kevlar_vfs::Result<()> {
+        self.events.lock().unwrap().push(Event::Flush);
+        Ok(())
+    }
+}
