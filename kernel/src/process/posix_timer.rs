@@ -317,11 +317,17 @@ pub fn create(
     Ok(id)
 }
 
-/// The setting of `timer` at `now`.
+/// The setting of `timer` now.
 fn current_setting(timer: &Timer) -> Setting {
-    let Some(now) = timer.clock.now() else {
-        return (0, timer.interval);
-    };
+    match timer.clock.now() {
+        Some(now) => setting_at(timer, now),
+        None => (0, timer.interval),
+    }
+}
+
+/// The setting of `timer` at `now` (its clock's time, read once by the
+/// caller so that everything derived from one call agrees).
+fn setting_at(timer: &Timer, now: u64) -> Setting {
     if timer.deadline == 0 {
         if matches!(timer.notify, Notify::None) && timer.stale_deadline > now {
             return (timer.stale_deadline - now, timer.interval);
@@ -365,16 +371,21 @@ pub fn overrun(process: &Process, id: i32) -> Result<i32> {
 /// a zero value disarms. Returns the old setting.
 pub fn set(process: &Process, id: i32, value: u64, interval: u64, absolute: bool) -> Result<Setting> {
     with_timer(process, id, |timer| {
-        let old = current_setting(timer);
+        // One reading of the clock for the old setting and the expiry a
+        // disarmed SIGEV_NONE timer keeps reporting: read twice, a period
+        // boundary between the reads made the kept expiry a period later
+        // than the old value said.
+        let now = timer.clock.now();
+        let old = match now {
+            Some(now) => setting_at(timer, now),
+            None => (0, timer.interval),
+        };
         timer.overrun_last = 0;
         if matches!(timer.notify, Notify::None) && timer.deadline != 0 {
-            timer.stale_deadline = timer.deadline;
-            if timer.interval != 0 {
-                if let Some(now) = timer.clock.now().filter(|now| *now >= timer.deadline) {
-                    let periods = (now - timer.deadline) / timer.interval + 1;
-                    timer.stale_deadline = timer.deadline.saturating_add(periods.saturating_mul(timer.interval));
-                }
-            }
+            timer.stale_deadline = match now {
+                Some(now) if old.0 > 0 => now.saturating_add(old.0),
+                _ => timer.deadline,
+            };
         }
         timer.deadline = 0;
         timer.interval = 0;
