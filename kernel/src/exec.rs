@@ -12,6 +12,7 @@ use kevlar_vfs::WalkFlags;
 use kevlar_vfs::{Access, FileType, Inode};
 
 use crate::error::{Errno, Result};
+use crate::mm::layout::ProgramAreas;
 use crate::mm::{Backing, ProgramInfo, Prot, Vm, Vma, STACK_SIZE, STACK_TOP};
 use crate::fs::FsContext;
 use crate::process::{Credentials, ExecCreds, Thread};
@@ -290,15 +291,17 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
         exe: node.clone(),
         _deny_write: Arc::new(deny_write),
         exe_path: exec_path,
-        arg_start: stack.arg_start as usize,
-        arg_end: stack.arg_end as usize,
-        env_start: stack.env_start as usize,
-        env_end: stack.env_end as usize,
-        start_stack: stack.sp as usize,
-        start_code: code.map_or(0, |s| s.vaddr as usize),
-        end_code: code.map_or(0, |s| (s.vaddr + s.file_size) as usize),
-        start_data: data.map_or(0, |s| s.vaddr as usize),
-        end_data: data.map_or(0, |s| (s.vaddr + s.file_size) as usize),
+        areas: ProgramAreas {
+            arg_start: stack.arg_start as usize,
+            arg_end: stack.arg_end as usize,
+            env_start: stack.env_start as usize,
+            env_end: stack.env_end as usize,
+            start_stack: stack.sp as usize,
+            start_code: code.map_or(0, |s| s.vaddr as usize),
+            end_code: code.map_or(0, |s| (s.vaddr + s.file_size) as usize),
+            start_data: data.map_or(0, |s| s.vaddr as usize),
+            end_data: data.map_or(0, |s| (s.vaddr + s.file_size) as usize),
+        },
         auxv: saved_auxv,
     }));
     // Linux names the process after the file execve was given (a script's

@@ -19,21 +19,29 @@ pub const TASK_SIZE: usize = (1 << 47) - 4096;
 /// with the ia32 emulation Debian enables: 2 * (3 + 20 + 1)).
 pub const AUXV_WORDS: usize = 48;
 
-/// The fields of Linux's `struct prctl_mm_map` that are addresses, in its
-/// order.
+/// Where exec placed a program's parts: the addresses Linux keeps in its
+/// `mm_struct` for /proc/PID/stat, cmdline and environ (PR_SET_MM may
+/// change them). `ProgramInfo` holds them; `Layout` adds the heap.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Layout {
+pub struct ProgramAreas {
     pub start_code: usize,
     pub end_code: usize,
     pub start_data: usize,
     pub end_data: usize,
-    pub start_brk: usize,
-    pub brk: usize,
     pub start_stack: usize,
     pub arg_start: usize,
     pub arg_end: usize,
     pub env_start: usize,
     pub env_end: usize,
+}
+
+/// The addresses of Linux's `struct prctl_mm_map`: the program's areas
+/// and the heap's bounds (which the address space keeps itself, for brk).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Layout {
+    pub areas: ProgramAreas,
+    pub start_brk: usize,
+    pub brk: usize,
 }
 
 impl Layout {
@@ -42,22 +50,22 @@ impl Layout {
     /// data within RLIMIT_DATA (`data_limit`). EINVAL otherwise.
     pub fn validate(&self, data_limit: u64) -> Result<()> {
         let all = [
-            self.start_code, self.end_code, self.start_data, self.end_data, self.start_brk, self.brk,
-            self.start_stack, self.arg_start, self.arg_end, self.env_start, self.env_end,
+            self.areas.start_code, self.areas.end_code, self.areas.start_data, self.areas.end_data, self.start_brk, self.brk,
+            self.areas.start_stack, self.areas.arg_start, self.areas.arg_end, self.areas.env_start, self.areas.env_end,
         ];
         if all.iter().any(|&a| !(MMAP_MIN_ADDR..TASK_SIZE).contains(&a)) {
             return Err(Errno::EINVAL);
         }
-        if self.start_code >= self.end_code
-            || self.start_data > self.end_data
+        if self.areas.start_code >= self.areas.end_code
+            || self.areas.start_data > self.areas.end_data
             || self.start_brk > self.brk
-            || self.arg_start > self.arg_end
-            || self.env_start > self.env_end
+            || self.areas.arg_start > self.areas.arg_end
+            || self.areas.env_start > self.areas.env_end
         {
             return Err(Errno::EINVAL);
         }
         // check_data_rlimit (its ENOSPC is turned into EINVAL by the caller).
-        let used = (self.brk - self.start_brk) as u64 + (self.end_data - self.start_data) as u64;
+        let used = (self.brk - self.start_brk) as u64 + (self.areas.end_data - self.areas.start_data) as u64;
         if data_limit != u64::MAX && used > data_limit {
             return Err(Errno::EINVAL);
         }
@@ -68,19 +76,8 @@ impl Layout {
 impl Vm {
     /// The layout as it stands (zeros without a program).
     pub fn layout(&self) -> Layout {
-        let mut l = Layout { start_brk: self.brk_start, brk: self.brk, ..Layout::default() };
-        if let Some(p) = &self.program {
-            l.start_code = p.start_code;
-            l.end_code = p.end_code;
-            l.start_data = p.start_data;
-            l.end_data = p.end_data;
-            l.start_stack = p.start_stack;
-            l.arg_start = p.arg_start;
-            l.arg_end = p.arg_end;
-            l.env_start = p.env_start;
-            l.env_end = p.env_end;
-        }
-        l
+        let areas = self.program.as_ref().map_or_else(ProgramAreas::default, |p| p.areas);
+        Layout { areas, start_brk: self.brk_start, brk: self.brk }
     }
 
     /// Whether some mapping covers `addr` or lies above it (Linux's
@@ -94,15 +91,7 @@ impl Vm {
     pub fn set_layout(&mut self, l: &Layout, auxv: Option<Vec<u8>>) -> Result<()> {
         let old = self.program.as_ref().ok_or(Errno::ESRCH)?;
         let mut p: ProgramInfo = (**old).clone();
-        p.start_code = l.start_code;
-        p.end_code = l.end_code;
-        p.start_data = l.start_data;
-        p.end_data = l.end_data;
-        p.start_stack = l.start_stack;
-        p.arg_start = l.arg_start;
-        p.arg_end = l.arg_end;
-        p.env_start = l.env_start;
-        p.env_end = l.env_end;
+        p.areas = l.areas;
         if let Some(auxv) = auxv {
             p.auxv = auxv;
         }

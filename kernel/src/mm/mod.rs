@@ -120,24 +120,8 @@ pub struct ProgramInfo {
     pub _deny_write: Arc<crate::fs::writecount::DenyWrite>,
     /// The absolute path it was executed by, for /proc/PID/exe.
     pub exe_path: Vec<u8>,
-    /// The argument strings on the initial stack: `[arg_start, arg_end)`.
-    pub arg_start: usize,
-    /// One past the last argument string's NUL.
-    pub arg_end: usize,
-    /// The environment strings: `[env_start, env_end)`.
-    pub env_start: usize,
-    /// One past the last environment string's NUL.
-    pub env_end: usize,
-    /// The initial stack pointer's page (argc).
-    pub start_stack: usize,
-    /// Start and end of the executable segment's file data.
-    pub start_code: usize,
-    /// End of the executable segment's file data.
-    pub end_code: usize,
-    /// Start and end of the writable segment's file data.
-    pub start_data: usize,
-    /// End of the writable segment's file data.
-    pub end_data: usize,
+    /// Where its code, data, stack, arguments and environment are.
+    pub areas: layout::ProgramAreas,
     /// The auxiliary vector as exec built it, AT_NULL pair included
     /// (Linux's saved_auxv, for /proc/PID/auxv).
     pub auxv: Vec<u8>,
@@ -622,7 +606,7 @@ impl Vm {
     /// pages by backing.
     pub fn usage(&self) -> VmUsage {
         let mut usage = VmUsage::default();
-        let stack_at = self.program.as_ref().map(|p| p.start_stack);
+        let stack_at = self.program.as_ref().map(|p| p.areas.start_stack);
         for vma in self.vmas.values() {
             let len = (vma.end - vma.start) as u64;
             usage.size += len;

@@ -13,7 +13,7 @@ use linux_raw_sys::prctl as pr;
 
 use super::Args;
 use crate::error::{Errno, Result};
-use crate::mm::layout::{Layout, AUXV_WORDS, TASK_SIZE};
+use crate::mm::layout::{Layout, ProgramAreas, AUXV_WORDS, TASK_SIZE};
 use crate::mm::MMAP_MIN_ADDR;
 use crate::process::access::capable;
 use crate::process::Thread;
@@ -66,17 +66,17 @@ pub fn prctl(thread: &Thread, a: &Args) -> Result<isize> {
     let mut vm = vm.lock();
     let mut l = vm.layout();
     let field = match opt {
-        pr::PR_SET_MM_START_CODE => &mut l.start_code,
-        pr::PR_SET_MM_END_CODE => &mut l.end_code,
-        pr::PR_SET_MM_START_DATA => &mut l.start_data,
-        pr::PR_SET_MM_END_DATA => &mut l.end_data,
-        pr::PR_SET_MM_START_STACK => &mut l.start_stack,
+        pr::PR_SET_MM_START_CODE => &mut l.areas.start_code,
+        pr::PR_SET_MM_END_CODE => &mut l.areas.end_code,
+        pr::PR_SET_MM_START_DATA => &mut l.areas.start_data,
+        pr::PR_SET_MM_END_DATA => &mut l.areas.end_data,
+        pr::PR_SET_MM_START_STACK => &mut l.areas.start_stack,
         pr::PR_SET_MM_START_BRK => &mut l.start_brk,
         pr::PR_SET_MM_BRK => &mut l.brk,
-        pr::PR_SET_MM_ARG_START => &mut l.arg_start,
-        pr::PR_SET_MM_ARG_END => &mut l.arg_end,
-        pr::PR_SET_MM_ENV_START => &mut l.env_start,
-        pr::PR_SET_MM_ENV_END => &mut l.env_end,
+        pr::PR_SET_MM_ARG_START => &mut l.areas.arg_start,
+        pr::PR_SET_MM_ARG_END => &mut l.areas.arg_end,
+        pr::PR_SET_MM_ENV_START => &mut l.areas.env_start,
+        pr::PR_SET_MM_ENV_END => &mut l.areas.env_end,
         _ => return Err(Errno::EINVAL),
     };
     *field = addr;
@@ -104,18 +104,21 @@ fn set_map(thread: &Thread, addr: usize, size: usize) -> Result<isize> {
     let mut raw = [0u8; MM_MAP_SIZE];
     copy_from_user(&mut raw, addr)?;
     let word = |i: usize| u64::from_le_bytes(raw[i * 8..i * 8 + 8].try_into().unwrap()) as usize;
+    // struct prctl_mm_map's first eleven words, in its order.
     let l = Layout {
-        start_code: word(0),
-        end_code: word(1),
-        start_data: word(2),
-        end_data: word(3),
+        areas: ProgramAreas {
+            start_code: word(0),
+            end_code: word(1),
+            start_data: word(2),
+            end_data: word(3),
+            start_stack: word(6),
+            arg_start: word(7),
+            arg_end: word(8),
+            env_start: word(9),
+            env_end: word(10),
+        },
         start_brk: word(4),
         brk: word(5),
-        start_stack: word(6),
-        arg_start: word(7),
-        arg_end: word(8),
-        env_start: word(9),
-        env_end: word(10),
     };
     let auxv_ptr = word(11);
     let auxv_size = u32::from_le_bytes(raw[96..100].try_into().unwrap()) as usize;

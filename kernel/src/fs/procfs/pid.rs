@@ -645,14 +645,14 @@ fn read_memory(p: &Process, start: usize, end: usize) -> Result<Vec<u8>> {
 
 fn cmdline(p: &Arc<Process>) -> Result<Vec<u8>> {
     let Some(program) = p.vm.lock().lock().program.clone() else { return Ok(Vec::new()) };
-    let (start, end) = (program.arg_start, program.arg_end);
+    let (start, end) = (program.areas.arg_start, program.areas.arg_end);
     let args = read_memory(p, start, end)?;
     if args.last().is_none_or(|&b| b == 0) {
         return Ok(args);
     }
     // setproctitle() overwrote the final NUL: the title runs on into the
     // environment area, up to its first NUL (kept), as Linux reads it.
-    let env_end = if program.env_start == end { program.env_end } else { end };
+    let env_end = if program.areas.env_start == end { program.areas.env_end } else { end };
     let mut text = read_memory(p, start, env_end)?;
     if let Some(nul) = text.iter().position(|&b| b == 0) {
         text.truncate(nul + 1);
@@ -681,7 +681,7 @@ fn auxv(p: &Arc<Process>) -> Result<Vec<u8>> {
 fn environ(p: &Arc<Process>) -> Result<Vec<u8>> {
     check_access(p)?;
     let Some(program) = p.vm.lock().lock().program.clone() else { return Ok(Vec::new()) };
-    read_memory(p, program.env_start, program.env_end)
+    read_memory(p, program.areas.env_start, program.areas.env_end)
 }
 
 /// One-letter state and its name, as `ps` and /proc/PID/status show it:
@@ -787,9 +787,9 @@ fn stat_of(p: &Arc<Process>, thread: Option<Arc<crate::process::Thread>>, id: Pi
         vm_size,
         resident,
         rss_limit,
-        code_field(|m| m.start_code),
-        code_field(|m| m.end_code),
-        mm(|m| m.start_stack),
+        code_field(|m| m.areas.start_code),
+        code_field(|m| m.areas.end_code),
+        mm(|m| m.areas.start_stack),
         0, 0,
         pending,
         blocked,
@@ -801,13 +801,13 @@ fn stat_of(p: &Arc<Process>, thread: Option<Arc<crate::process::Thread>>, id: Pi
         rt,
         policy,
         0, 0, 0,
-        mm(|m| m.start_data),
-        mm(|m| m.end_data),
+        mm(|m| m.areas.start_data),
+        mm(|m| m.areas.end_data),
         if has_mm && permitted { brk_start } else { 0 },
-        mm(|m| m.arg_start),
-        mm(|m| m.arg_end),
-        mm(|m| m.env_start),
-        mm(|m| m.env_end),
+        mm(|m| m.areas.arg_start),
+        mm(|m| m.areas.arg_end),
+        mm(|m| m.areas.env_start),
+        mm(|m| m.areas.env_end),
     );
     out.num(exit_code as i128).text(b"\n");
     // utime and stime: all CPU time counts as user time for now.
@@ -821,7 +821,7 @@ fn statm(p: &Arc<Process>) -> Result<Vec<u8>> {
         (vm.program.clone(), vm.usage())
     };
     let page = 4096;
-    let text = program.map_or(0, |m| (m.end_code.saturating_sub(m.start_code) as u64).div_ceil(page));
+    let text = program.map_or(0, |m| (m.areas.end_code.saturating_sub(m.areas.start_code) as u64).div_ceil(page));
     let resident = usage.resident_anon + usage.resident_file + usage.resident_shared;
     Ok(format!("{} {} {} {} 0 {} 0\n", usage.size / page, resident, usage.resident_file + usage.resident_shared, text, (usage.data + usage.stack) / page).into_bytes())
 }
@@ -922,7 +922,7 @@ fn status_of(p: &Arc<Process>, task: Option<Arc<crate::process::Thread>>, id: Pi
     if let Some(program) = &program {
         let kb = |bytes: u64| bytes / 1024;
         let rss = (usage.resident_anon + usage.resident_file + usage.resident_shared) * 4;
-        let exe = (program.end_code.saturating_sub(program.start_code) as u64).div_ceil(4096) * 4;
+        let exe = (program.areas.end_code.saturating_sub(program.areas.start_code) as u64).div_ceil(4096) * 4;
         let rows: [(&str, u64); 16] = [
             ("VmPeak:", kb(usage.size)),
             ("VmSize:", kb(usage.size)),
@@ -1037,7 +1037,7 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
     let lines: Vec<Line> = {
         let vm = p.vm.lock().clone();
         let vm = vm.lock();
-        let stack_at = vm.program.as_ref().map(|m| m.start_stack);
+        let stack_at = vm.program.as_ref().map(|m| m.areas.start_stack);
         let heap = (vm.brk_start, vm.brk.next_multiple_of(4096));
         vm.vmas()
             .map(|vma| {
