@@ -169,17 +169,26 @@ fn send(state: &AsyncState, fd: i32, reason: u32) {
     }
 }
 
-/// Makes the owner record for F_SETOWN/F_SETOWN_EX: the id must name a
-/// live thread, process or group (ESRCH otherwise); id 0 clears.
+/// Whether some task still is what `owner` names (a thread, a process, a
+/// group with a member): F_GETOWN shows 0 once none is (Linux's
+/// pid_task check).
+pub fn owner_alive(owner: &Owner) -> bool {
+    match owner.kind {
+        OwnerKind::Thread => find_thread(owner.id).is_some(),
+        OwnerKind::Process => find_process(owner.id).is_some(),
+        OwnerKind::Group => all_processes().iter().any(|p| p.pgid.load(Ordering::Relaxed) == owner.id),
+    }
+}
+
+/// Makes the owner record for F_SETOWN/F_SETOWN_EX: the id must be in
+/// use by some task, as a thread, group or session id, whatever `kind`
+/// asks for (Linux's find_vpid; ESRCH otherwise); id 0 clears.
 pub fn owner(kind: OwnerKind, id: Pid, setter: &Process) -> Result<Option<Owner>> {
     if id == 0 {
         return Ok(None);
     }
-    let exists = match kind {
-        OwnerKind::Thread => find_thread(id).is_some(),
-        OwnerKind::Process => find_process(id).is_some(),
-        OwnerKind::Group => all_processes().iter().any(|p| p.pgid.load(Ordering::Relaxed) == id),
-    };
+    let exists = find_thread(id).is_some()
+        || all_processes().iter().any(|p| p.pgid.load(Ordering::Relaxed) == id || p.sid.load(Ordering::Relaxed) == id);
     if !exists {
         return Err(Errno::ESRCH);
     }

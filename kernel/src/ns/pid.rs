@@ -246,6 +246,15 @@ pub fn global_in(viewer: &PidNs, local: Pid) -> Pid {
     viewer.inner.lock().ids.get(&local).copied().unwrap_or(NOBODY)
 }
 
+/// The number namespace `ns` gave last (Linux's /proc/loadavg shows it
+/// for the reader's namespace).
+pub fn last_given(ns: &PidNs) -> Pid {
+    if ns.level == 0 {
+        return crate::process::last_pid();
+    }
+    ns.inner.lock().next - 1
+}
+
 /// The PID namespace process `process` is in.
 pub fn of(process: &Process) -> Arc<PidNs> {
     process.ns.lock().pid.clone()

@@ -937,7 +937,14 @@ pub fn report_events(thread: &Arc<Thread>, frame: &mut TrapFrame) {
             }
             t.events.remove(0)
         };
-        let (event, msg) = event;
+        let (event, mut msg) = event;
+        // A new task's id or the thread id exec replaced: as the tracer's
+        // PID namespace numbers it (Linux's ptrace_event_pid).
+        if matches!(event, pt::PTRACE_EVENT_FORK | pt::PTRACE_EVENT_VFORK | pt::PTRACE_EVENT_CLONE | pt::PTRACE_EVENT_VFORK_DONE | pt::PTRACE_EVENT_EXEC) {
+            if let Some(tracer) = tracer_of(thread) {
+                msg = crate::ns::pid::local_in(&crate::ns::pid::of(&tracer), msg as Pid) as u64;
+            }
+        }
         let saved = frame.rax;
         frame.rax = ENOSYS_RAX;
         let code = SIGTRAP | event << 8;

@@ -17,6 +17,7 @@ use crate::fs::file::OpenFile;
 use crate::fs::pipe::Pipe;
 use crate::fs::FsContext;
 use crate::mm::kbuf;
+use crate::ns;
 use crate::process::Thread;
 
 /// The "current directory" dirfd.
@@ -29,6 +30,12 @@ const CLOSE_RANGE_CLOEXEC: u32 = 1 << 2;
 /// The credentials file-system checks use (the file-system ids).
 pub fn fs_cred(thread: &Thread) -> kevlar_vfs::Credentials {
     thread.process.creds.lock().fs_cred()
+}
+
+/// An owner id F_SETOWN/F_SETOWN_EX got, as a global id (0 stays 0: no
+/// owner).
+fn global_id(id: i32) -> i32 {
+    if id == 0 { 0 } else { ns::pid::global(id) }
 }
 
 fn file(thread: &Thread, fd: i32) -> Result<Arc<OpenFile>> {
@@ -516,25 +523,30 @@ pub fn fcntl(thread: &Thread, fd: i32, cmd: u32, arg: usize) -> Result<isize> {
             f.set_status_flags(fd, arg as u32);
             Ok(0)
         }
-        abi::F_GETOWN => Ok(match f.async_state().owner {
-            Some(o) if o.kind == OwnerKind::Group => -o.id as isize,
-            Some(o) => o.id as isize,
+        // Owners are kept as global ids and shown as the caller's PID
+        // namespace numbers them.
+        abi::F_GETOWN => Ok(match f.async_state().owner.filter(fasync::owner_alive) {
+            Some(o) if o.kind == OwnerKind::Group => -ns::pid::local(o.id) as isize,
+            Some(o) => ns::pid::local(o.id) as isize,
             None => 0,
         }),
         abi::F_SETOWN => {
             drop(table);
             let id = arg as i32;
             let owner = if id < 0 {
-                fasync::owner(OwnerKind::Group, id.checked_neg().ok_or(Errno::ESRCH)?, &thread.process)?
+                fasync::owner(OwnerKind::Group, global_id(id.checked_neg().ok_or(Errno::ESRCH)?), &thread.process)?
             } else {
-                fasync::owner(OwnerKind::Process, id, &thread.process)?
+                fasync::owner(OwnerKind::Process, global_id(id), &thread.process)?
             };
             f.update_async_state(|s| s.owner = owner);
             Ok(0)
         }
         abi::F_GETOWN_EX => {
             let (kind, id) = match f.async_state().owner {
-                Some(o) => (match o.kind { OwnerKind::Thread => abi::F_OWNER_TID, OwnerKind::Process => abi::F_OWNER_PID, OwnerKind::Group => abi::F_OWNER_PGRP }, o.id),
+                Some(o) => {
+                    let id = if fasync::owner_alive(&o) { ns::pid::local(o.id) } else { 0 };
+                    (match o.kind { OwnerKind::Thread => abi::F_OWNER_TID, OwnerKind::Process => abi::F_OWNER_PID, OwnerKind::Group => abi::F_OWNER_PGRP }, id)
+                }
                 // Linux reports an unset owner as a process owner 0.
                 None => (abi::F_OWNER_PID, 0),
             };
@@ -553,7 +565,7 @@ pub fn fcntl(thread: &Thread, fd: i32, cmd: u32, arg: usize) -> Result<isize> {
                 abi::F_OWNER_PGRP => OwnerKind::Group,
                 _ => return Err(Errno::EINVAL),
             };
-            let owner = fasync::owner(kind, i32::from_le_bytes(raw[4..].try_into().unwrap()), &thread.process)?;
+            let owner = fasync::owner(kind, global_id(i32::from_le_bytes(raw[4..].try_into().unwrap())), &thread.process)?;
             f.update_async_state(|s| s.owner = owner);
             Ok(0)
         }

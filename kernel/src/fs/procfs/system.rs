@@ -146,7 +146,7 @@ fn loadavg() -> Result<String> {
     let processes = all_processes();
     let live: Vec<_> = processes.iter().flat_map(|p| p.threads()).filter(|t| t.state() != ThreadState::Dead).collect();
     let running = live.iter().filter(|t| t.state() == ThreadState::Runnable).count();
-    Ok(format!("{} {} {} {}/{} {}\n", show(a), show(b), show(c), running, live.len(), crate::process::last_pid()))
+    Ok(format!("{} {} {} {}/{} {}\n", show(a), show(b), show(c), running, live.len(), crate::ns::pid::last_given(&crate::ns::pid::viewer())))
 }
 
 /// Pages of file data all tmpfs instances hold (Linux counts them as both
