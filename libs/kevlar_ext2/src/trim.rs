@@ -51,6 +51,11 @@ pub struct TrimRange {
 }
 
 impl Ext2Fs {
+    /// The file system `node` belongs to, if it is one of this crate's.
+    pub fn of(node: &dyn kevlar_vfs::Inode) -> Option<alloc::sync::Arc<Ext2Fs>> {
+        node.as_any().downcast_ref::<crate::Ext2Node>().map(|n| n.fs().clone())
+    }
+
     /// FITRIM over `range`: calls `discard(byte offset, bytes)` on the
     /// file system's device for each free run it trims, and
     /// `interrupted()` between groups and runs (a fatal signal ends the
