@@ -133,6 +133,33 @@ pub struct Geometry {
 /// geometry (virtio 1.1, 5.2.4).
 const F_GEOMETRY: u64 = 1 << 4;
 const CONFIG_GEOMETRY: usize = 16;
+/// VIRTIO_BLK_F_DISCARD and VIRTIO_BLK_F_WRITE_ZEROES, and where the
+/// configuration keeps their limits: max_discard_sectors,
+/// max_discard_seg, discard_sector_alignment, max_write_zeroes_sectors.
+const F_DISCARD: u64 = 1 << 13;
+const F_WRITE_ZEROES: u64 = 1 << 14;
+const CONFIG_MAX_DISCARD_SECTORS: usize = 36;
+const CONFIG_MAX_DISCARD_SEG: usize = 40;
+const CONFIG_DISCARD_ALIGNMENT: usize = 44;
+const CONFIG_MAX_WRITE_ZEROES_SECTORS: usize = 48;
+
+/// What the device offers for discard and write-zeroes requests, from its
+/// configuration (0 where the device left a field 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiscardLimits {
+    /// VIRTIO_BLK_F_DISCARD is offered.
+    pub discard: bool,
+    /// The most sectors one discard may cover.
+    pub max_discard_sectors: u32,
+    /// The most ranges one discard request may carry.
+    pub max_discard_segments: u32,
+    /// Discards should be aligned to this many sectors.
+    pub discard_alignment_sectors: u32,
+    /// VIRTIO_BLK_F_WRITE_ZEROES is offered.
+    pub write_zeroes: bool,
+    /// The most sectors one write-zeroes request may cover.
+    pub max_write_zeroes_sectors: u32,
+}
 
 /// How long a waiter polls the used ring before it halts for the
 /// interrupt, in ns; `u64::MAX` (the default) polls until the request is
@@ -182,6 +209,7 @@ pub struct VirtioBlk {
     sectors: u64,
     read_only: bool,
     geometry: Option<Geometry>,
+    discard: DiscardLimits,
     /// Whether completions interrupt (MSI-X set up).
     interrupts: bool,
     /// The most requests the device held at once (diagnostics, tests).
@@ -199,6 +227,13 @@ impl VirtioBlk {
     /// The geometry the device offers, if it does.
     pub fn geometry(&self) -> Option<Geometry> {
         self.geometry
+    }
+
+    /// What the device offers for discards and write-zeroes. The driver
+    /// crate negotiates neither feature and cannot send those requests,
+    /// so today they are offered limits only (see the kernel's driver).
+    pub fn discard_limits(&self) -> DiscardLimits {
+        self.discard
     }
 
     /// Tells whether the device refuses writes (`VIRTIO_BLK_F_RO`).
@@ -523,6 +558,16 @@ pub fn probe() -> Vec<VirtioBlk> {
         } else {
             None
         };
+        let features = transport.read_device_features();
+        let config = |offset: usize| transport.read_config_space::<u32>(offset).unwrap_or(0);
+        let discard = DiscardLimits {
+            discard: features & F_DISCARD != 0,
+            max_discard_sectors: if features & F_DISCARD != 0 { config(CONFIG_MAX_DISCARD_SECTORS) } else { 0 },
+            max_discard_segments: if features & F_DISCARD != 0 { config(CONFIG_MAX_DISCARD_SEG) } else { 0 },
+            discard_alignment_sectors: if features & F_DISCARD != 0 { config(CONFIG_DISCARD_ALIGNMENT) } else { 0 },
+            write_zeroes: features & F_WRITE_ZEROES != 0,
+            max_write_zeroes_sectors: if features & F_WRITE_ZEROES != 0 { config(CONFIG_MAX_WRITE_ZEROES_SECTORS) } else { 0 },
+        };
         let mut blk = match VirtIOBlk::<PlatformHal, _>::new(transport) {
             Ok(b) => b,
             Err(e) => {
@@ -545,6 +590,7 @@ pub fn probe() -> Vec<VirtioBlk> {
             sectors,
             read_only,
             geometry,
+            discard,
             interrupts,
             max_in_flight: AtomicUsize::new(0),
             location: (df.bus, df.device, df.function),

@@ -262,6 +262,8 @@ impl FileOps for BlockFile {
                 }
                 super::rescan(&self.dev.disk)?;
             }
+            // Discarded sectors read back unspecified, not as zeros.
+            io::BLKDISCARDZEROES => put_u32(0)?,
             io::BLKDISCARD | io::BLKSECDISCARD | io::BLKZEROOUT => {
                 if !file.writable() {
                     return Err(Errno::EBADF);
@@ -321,15 +323,15 @@ impl BlockFile {
     }
 
     /// The `uint64_t range[2]` (start, length in bytes) of BLKDISCARD and
-    /// BLKZEROOUT: both multiples of 512 and inside the device, else
-    /// EINVAL.
+    /// BLKZEROOUT: both multiples of 512, not empty and inside the device
+    /// (without wrapping), else EINVAL, as Linux 6.1 answers both.
     fn byte_range(&self, arg: usize) -> Result<(u64, u64)> {
         let mut raw = [0u8; 16];
         crate::uaccess::copy_from_user(&mut raw, arg)?;
         let start = u64::from_ne_bytes(raw[..8].try_into().expect("8 bytes"));
         let len = u64::from_ne_bytes(raw[8..].try_into().expect("8 bytes"));
         let end = start.checked_add(len).ok_or(Errno::EINVAL)?;
-        if start % SECTOR as u64 != 0 || len % SECTOR as u64 != 0 || end > self.dev.bytes() {
+        if start % SECTOR as u64 != 0 || len % SECTOR as u64 != 0 || len == 0 || end > self.dev.bytes() {
             return Err(Errno::EINVAL);
         }
         Ok((start, len))

@@ -87,7 +87,15 @@ pub trait BlockDriver: Send + Sync {
     fn flush(&self) -> Result<()>;
     /// Whether the device can discard sectors (BLKDISCARD).
     fn can_discard(&self) -> bool {
-        false
+        self.discard_limits().is_some()
+    }
+    /// What the device takes in discards, when it can discard.
+    fn discard_limits(&self) -> Option<DiscardLimits> {
+        None
+    }
+    /// The largest write-zeroes request in bytes (0: the device has none).
+    fn write_zeroes_max_bytes(&self) -> u64 {
+        0
     }
     /// Discards `count` sectors from `sector` on; EOPNOTSUPP when the
     /// device cannot.
@@ -109,6 +117,17 @@ pub trait BlockDriver: Send + Sync {
             };
         }
     }
+}
+
+/// A disk's discard limits, as `/sys/block/*/queue` shows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiscardLimits {
+    /// Discards are worth doing in multiples of this many bytes.
+    pub granularity: u32,
+    /// The largest discard in bytes.
+    pub max_bytes: u64,
+    /// How many ranges one discard request may carry.
+    pub max_segments: u32,
 }
 
 /// One request of a [`BlockDriver::run_batch`]: its data (written, or

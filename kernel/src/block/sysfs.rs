@@ -183,7 +183,9 @@ fn queue_entries(fs_id: u64, dev: &Arc<BlockDev>) -> Vec<(Vec<u8>, Arc<dyn Inode
     let driver = dev.disk.driver.clone();
     let (lbs, pbs, max_kb) = (driver.logical_block_size(), driver.physical_block_size(), driver.max_transfer() / 1024);
     let rot = u8::from(driver.rotational());
-    let files: [(&[u8], String); 15] = [
+    let discard = driver.discard_limits();
+    let (granularity, max_discard, segments) = discard.map_or((0, 0, 1), |d| (d.granularity, d.max_bytes, d.max_segments));
+    let files: [(&[u8], String); 19] = [
         (b"logical_block_size", format!("{}\n", lbs)),
         (b"physical_block_size", format!("{}\n", pbs)),
         (b"hw_sector_size", format!("{}\n", lbs)),
@@ -194,11 +196,15 @@ fn queue_entries(fs_id: u64, dev: &Arc<BlockDev>) -> Vec<(Vec<u8>, Arc<dyn Inode
         (b"max_hw_sectors_kb", format!("{}\n", max_kb)),
         (b"read_ahead_kb", String::from("128\n")),
         (b"nomerges", String::from("0\n")),
-        (b"discard_granularity", String::from("0\n")),
-        (b"discard_max_bytes", String::from("0\n")),
+        (b"discard_granularity", format!("{}\n", granularity)),
+        (b"discard_max_bytes", format!("{}\n", max_discard)),
         (b"write_cache", String::from("write back\n")),
         (b"zoned", String::from("none\n")),
         (b"dax", String::from("0\n")),
+        (b"discard_max_hw_bytes", format!("{}\n", max_discard)),
+        (b"discard_zeroes_data", String::from("0\n")),
+        (b"write_zeroes_max_bytes", format!("{}\n", driver.write_zeroes_max_bytes())),
+        (b"max_discard_segments", format!("{}\n", segments)),
     ];
     files
         .into_iter()

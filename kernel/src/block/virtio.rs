@@ -10,7 +10,7 @@ use alloc::collections::VecDeque;
 use kevlar_platform::virtio_blk::{self, BlkError, BlkOp, VirtioBlk};
 
 use super::queue::Op;
-use super::{BatchItem, BlockDriver, Geometry};
+use super::{BatchItem, BlockDriver, Geometry, SECTOR};
 use crate::error::{Errno, Result};
 
 /// The major number of virtio disks.
@@ -75,6 +75,46 @@ impl BlockDriver for Virtio {
 
     fn flush(&self) -> Result<()> {
         self.0.flush().map_err(errno)
+    }
+
+    /// The device's discard limits as Linux's virtblk_probe takes them:
+    /// the granularity from discard_sector_alignment (else a sector), the
+    /// largest discard from max_discard_sectors (0: no limit), one range
+    /// per request unless the device says more (at most 256).
+    fn discard_limits(&self) -> Option<super::DiscardLimits> {
+        let l = self.0.discard_limits();
+        if !l.discard {
+            return None;
+        }
+        let granularity = if l.discard_alignment_sectors != 0 { l.discard_alignment_sectors.saturating_mul(SECTOR as u32) } else { SECTOR as u32 };
+        let sectors = if l.max_discard_sectors != 0 { l.max_discard_sectors } else { u32::MAX };
+        let segments = l.max_discard_segments.clamp(1, 256);
+        Some(super::DiscardLimits { granularity, max_bytes: u64::from(sectors) * SECTOR as u64, max_segments: segments })
+    }
+
+    fn write_zeroes_max_bytes(&self) -> u64 {
+        let l = self.0.discard_limits();
+        if !l.write_zeroes {
+            return 0;
+        }
+        let sectors = if l.max_write_zeroes_sectors != 0 { l.max_write_zeroes_sectors } else { u32::MAX };
+        u64::from(sectors) * SECTOR as u64
+    }
+
+    /// A discard is a hint that the sectors' contents are no longer
+    /// needed (what they read afterwards is unspecified: the disk does
+    /// not say discarded sectors read as zeros). The driver crate
+    /// negotiates neither VIRTIO_BLK_F_DISCARD nor WRITE_ZEROES and cannot
+    /// post those requests, so the hint ends here, checked, as QEMU's
+    /// default `discard=ignore` drive ends it: the device is not told.
+    fn discard(&self, sector: u64, count: u64) -> Result<()> {
+        if !self.can_discard() {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        match sector.checked_add(count) {
+            Some(end) if end <= self.0.sector_count() => Ok(()),
+            _ => Err(Errno::EIO),
+        }
     }
 
     /// Posts requests while the virtqueue takes them and collects them as

@@ -315,22 +315,38 @@ fn open_node_in(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn In
     Ok(file)
 }
 
-/// FIFOs: the pipe behind each FIFO inode, created on first open.
-static FIFOS: SpinLock<Vec<(Arc<dyn Inode>, Arc<pipe::Pipe>)>> = SpinLock::new(Vec::new());
+/// FIFOs: the pipe behind each FIFO inode, created on first open and gone
+/// when its last end closes. The table holds neither pipes nor inodes (a
+/// pipe holds its FIFO's inode while open): it once held both until the
+/// next FIFO open anywhere, which kept an unlinked FIFO's inode allocated
+/// (an orphan on ext4) after its last close.
+static FIFOS: SpinLock<Vec<alloc::sync::Weak<pipe::Pipe>>> = SpinLock::new(Vec::new());
 
 fn open_fifo(node: &Arc<dyn Inode>, flags: u32, path: Vec<u8>) -> Result<Arc<OpenFile>> {
+    // Pipes looked at and not wanted are dropped after the table's lock:
+    // the last reference to one releases its inode, which may reach a disk.
+    let mut others: Vec<Arc<pipe::Pipe>> = Vec::new();
     let pipe = {
         let mut fifos = FIFOS.lock();
-        fifos.retain(|(_, p)| Arc::strong_count(p) > 1);
-        match fifos.iter().find(|(n, _)| kevlar_vfs::same_inode(&**n, &**node)) {
-            Some((_, p)) => p.clone(),
+        fifos.retain(|p| p.strong_count() > 0);
+        let mut found = None;
+        for p in fifos.iter().filter_map(alloc::sync::Weak::upgrade) {
+            if found.is_none() && p.serves(&**node) {
+                found = Some(p);
+            } else {
+                others.push(p);
+            }
+        }
+        match found {
+            Some(p) => p,
             None => {
-                let p = pipe::Pipe::new();
-                fifos.push((node.clone(), p.clone()));
+                let p = pipe::Pipe::for_fifo(node.clone());
+                fifos.push(Arc::downgrade(&p));
                 p
             }
         }
     };
+    drop(others);
     let accmode = flags & abi::O_ACCMODE;
     if accmode == abi::O_RDWR {
         // Linux lets a FIFO be opened for both ends at once, without

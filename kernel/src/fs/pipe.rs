@@ -84,6 +84,10 @@ pub struct Pipe {
     ino: u64,
     /// The user the pipe's pages are accounted to (its creator).
     user: u32,
+    /// The FIFO inode this pipe serves, held while any end is open (as
+    /// Linux's open files hold their inode): an unlinked FIFO is freed at
+    /// its last close.
+    fifo: SpinLock<Option<Arc<dyn kevlar_vfs::Inode>>>,
 }
 
 impl Drop for Pipe {
@@ -112,7 +116,21 @@ impl Pipe {
             queue: PollQueue::new(),
             ino: NEXT_PIPE_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
             user,
+            fifo: SpinLock::new(None),
         })
+    }
+
+    /// Creates the pipe behind FIFO `node`, which it holds until its
+    /// last end closes.
+    pub fn for_fifo(node: Arc<dyn kevlar_vfs::Inode>) -> Arc<Pipe> {
+        let pipe = Pipe::new();
+        *pipe.fifo.lock() = Some(node);
+        pipe
+    }
+
+    /// Tells whether this is the pipe behind FIFO `node`.
+    pub fn serves(&self, node: &dyn kevlar_vfs::Inode) -> bool {
+        self.fifo.lock().as_ref().is_some_and(|n| kevlar_vfs::same_inode(&**n, node))
     }
 
     /// Returns an end: the read side or the write side.

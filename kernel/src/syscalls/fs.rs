@@ -625,7 +625,7 @@ pub fn ioctl(thread: &Thread, fd: i32, request: u32, arg: usize) -> Result<isize
             f.set_status_flags(fd, flags);
             Ok(0)
         }
-        _ => match super::falloc::map_ioctl(thread, &f, request, arg).or_else(|| super::ns::ns_ioctl(thread, &f, request, arg)) {
+        _ => match super::falloc::map_ioctl(thread, &f, request, arg).or_else(|| super::ns::ns_ioctl(thread, &f, request, arg)).or_else(|| super::trim::fitrim(thread, &f, request, arg)) {
             Some(result) => result,
             None => f.ops.ioctl(&f, request, arg),
         },

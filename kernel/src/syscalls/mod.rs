@@ -28,6 +28,7 @@ mod mount;
 mod newmount;
 use crate::syscall_names as names;
 mod ns;
+mod trim;
 mod notify;
 mod poll;
 mod process;

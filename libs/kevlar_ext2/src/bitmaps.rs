@@ -83,6 +83,20 @@ impl State {
         if gd.flags & BG_BLOCK_UNINIT == 0 {
             return Ok(());
         }
+        let bitmap = self.uninit_block_bitmap(group)?;
+        self.forget_block(gd.block_bitmap);
+        self.zero_block(gd.block_bitmap);
+        self.block_mut(gd.block_bitmap)?.copy_from_slice(&bitmap);
+        self.groups[group as usize].flags &= !BG_BLOCK_UNINIT;
+        self.group_changed(group);
+        self.stale_bitmaps.insert((group, false));
+        Ok(())
+    }
+
+    /// The block bitmap of a `BLOCK_UNINIT` group as it would be built,
+    /// without storing it.
+    pub(crate) fn uninit_block_bitmap(&self, group: u32) -> Result<alloc::vec::Vec<u8>> {
+        let gd = self.groups[group as usize];
         let bs = self.geo.block_size;
         let start = self.geo.first_data_block + group * self.geo.blocks_per_group;
         let in_group = self.geo.blocks_in_group(group);
@@ -111,13 +125,7 @@ impl State {
         for k in in_group as usize..8 * bs {
             set_bit(&mut bitmap, k, true);
         }
-        self.forget_block(gd.block_bitmap);
-        self.zero_block(gd.block_bitmap);
-        self.block_mut(gd.block_bitmap)?.copy_from_slice(&bitmap);
-        self.groups[group as usize].flags &= !BG_BLOCK_UNINIT;
-        self.group_changed(group);
-        self.stale_bitmaps.insert((group, false));
-        Ok(())
+        Ok(bitmap)
     }
 
     /// Gives a group whose inode bitmap was never written (`INODE_UNINIT`)
@@ -158,6 +166,7 @@ impl State {
         }
         set_bit(bitmap, bit, false);
         self.journal_freed(b);
+        self.trim.untrimmed(group);
         self.groups[group as usize].free_blocks += 1;
         self.group_changed(group);
         self.stale_bitmaps.insert((group, false));

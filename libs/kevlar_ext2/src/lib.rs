@@ -70,6 +70,7 @@ mod layout;
 mod node;
 mod orphan;
 mod state;
+mod trim;
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -83,6 +84,7 @@ use spin::Mutex;
 pub use cache::{CacheStats, FAULT_AHEAD_PAGES};
 pub use journal::Recovery;
 pub use node::Ext2Node;
+pub use trim::TrimRange;
 use state::State;
 
 /// Most blocks the cache keeps after an operation.

@@ -169,6 +169,8 @@ pub struct State {
     pub(crate) journal: Option<crate::jbd2::Journal>,
     /// Inodes on the orphan list (`orphan.rs`).
     pub(crate) orphans: BTreeSet<u32>,
+    /// What FITRIM remembers (`trim.rs`).
+    pub(crate) trim: crate::trim::TrimState,
     /// Inode records whose checksum was verified, so that reading one
     /// again unchanged skips the crc32c (`read_inode`).
     pub(crate) verified_inodes: crate::inode::VerifiedInodes,
@@ -342,6 +344,7 @@ impl State {
             ext4_overhead: 0,
             journal: None,
             orphans: BTreeSet::new(),
+            trim: crate::trim::TrimState::default(),
             verified_inodes: crate::inode::VerifiedInodes::default(),
         };
         let mut state = state;
