@@ -525,6 +525,10 @@ pub struct SignalState {
     group_exit: Option<ExitStatus>,
     /// A thread that is exec'ing and waits for the others to go.
     exec_by: Option<Pid>,
+    /// A signal was forced on it with its default action (a fault): a
+    /// PID namespace's init stops dropping default-action signals then
+    /// (Linux clears SIGNAL_UNKILLABLE in force_sig_info).
+    forced_default: bool,
 }
 
 impl SignalState {
@@ -542,6 +546,7 @@ impl SignalState {
             report: None,
             group_exit: None,
             exec_by: None,
+            forced_default: false,
         }
     }
 
@@ -1039,6 +1044,9 @@ pub fn force_signal_to_thread(thread: &Arc<Thread>, info: SigInfo) {
             signals.set_blocked(tid, blocked);
             signals.actions[sig as usize - 1] = SigAction::default();
         }
+        if signals.actions[sig as usize - 1].handler == SIG_DFL {
+            signals.forced_default = true;
+        }
     }
     let _ = send_signal_to_thread(thread, info);
 }
@@ -1306,6 +1314,9 @@ pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, mut saved_ma
     }
     let process = &thread.process;
     let tid = thread.tid();
+    // Read before the signal lock is taken (the namespace has locks of
+    // its own).
+    let ns_init = crate::ns::pid::is_ns_init(process);
     loop {
         if thread.ptrace.is_traced() {
             super::ptrace::check_interrupt(thread, frame);
@@ -1336,6 +1347,19 @@ pub fn deliver_pending(thread: &Arc<Thread>, frame: &mut TrapFrame, mut saved_ma
                 return;
             };
             let action = signals.actions[info.signo as usize - 1];
+            // A PID namespace's init drops a default-action signal that
+            // was queued while blocked (sending checks only unblocked
+            // ones), unless SIGKILL or SIGSTOP (which only an ancestor
+            // namespace can have sent) or a forced fault (Linux's
+            // get_signal and SIGNAL_UNKILLABLE).
+            if action.handler == SIG_DFL
+                && info.signo != SIGKILL
+                && info.signo != SIGSTOP
+                && !signals.forced_default
+                && ns_init
+            {
+                continue;
+            }
             (info, action, signals.blocked(tid), signals.continues)
         };
         if thread.ptrace.is_traced() && info.signo != SIGKILL {

@@ -99,7 +99,10 @@ int main(void)
     setsockopt(timed, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     long long t0 = now_ns(CLOCK_MONOTONIC);
     show("connect with SO_SNDTIMEO", connect(timed, (struct sockaddr *)&addr, addr_len));
-    out("  waited at least 90 ms: %s", yesno(now_ns(CLOCK_MONOTONIC) - t0 >= 90000000LL));
+    /* It blocked rather than failing at once. (Linux 6.1 at -smp 2 under
+     * TCG once returned after less than 90 ms of its 100: the bound is
+     * loose on purpose.) */
+    out("  waited at least 20 ms: %s", yesno(now_ns(CLOCK_MONOTONIC) - t0 >= 20000000LL));
 
     /* Closing a listener resets what it had not accepted. */
     write(busy, "lost", 4);
