@@ -45,9 +45,11 @@ int main(void)
             out("grandchild: getpgid(0) %d getsid(0) %d", getpgid(0), getsid(0));
             _exit(3);
         }
-        out("first child: fork returned %d", g);
+        /* Printed once the grandchild is gone: its lines and these share
+         * the output and would race. */
         int st;
         pid_t w = waitpid(-1, &st, 0);
+        out("first child: fork returned %d", g);
         out("first child: waitpid(-1) %d %s", w, wstatus(st));
         write(p[1], "x", 1);
         read(q[0], &c, 1);
