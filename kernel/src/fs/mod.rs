@@ -57,7 +57,7 @@ pub struct FsContext {
     /// The working directory.
     pub cwd: Arc<dyn Inode>,
     /// The working directory's absolute path (lexically normalised).
-    pub cwd_path: Vec<u8>,
+    pub cwd_path: Arc<[u8]>,
     /// The file-creation mask.
     pub umask: u32,
     /// The mount namespace path walks see (the process's: unshare and
@@ -77,7 +77,7 @@ impl FsContext {
         // look it up.
         let mnt = mount::init_ns();
         let id = mnt.mount_id_of(&root, None);
-        Self { cwd: root.clone(), root, cwd_path: b"/".to_vec(), umask: 0o022, mnt, root_mnt: id, cwd_mnt: id }
+        Self { cwd: root.clone(), root, cwd_path: Arc::from(&b"/"[..]), umask: 0o022, mnt, root_mnt: id, cwd_mnt: id }
     }
 
     fn walk_context<'a>(&'a self, cred: &'a kevlar_vfs::Credentials) -> WalkContext<'a> {

@@ -215,7 +215,7 @@ fn enter_mnt(process: &crate::process::Process, set: &NsSet, enter_root: bool) -
             if let Some(root) = set.mnt.root() {
                 fs.root = root.clone();
                 fs.cwd = root;
-                fs.cwd_path = alloc::vec![b'/'];
+                fs.cwd_path = Arc::from(&b"/"[..]);
             }
         }
         // Mount ids are the old namespace's: found again from the nodes
