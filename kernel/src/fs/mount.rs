@@ -1025,6 +1025,16 @@ pub(super) fn index_of_mount(mounts: &[Mount], mnt: MountId, root: &Arc<dyn Inod
 /// `root` (MS_REMOUNT, with MS_BIND too: the mount's own flags).
 pub fn remount_at(mnt: MountId, root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
     let ns = current_ns();
+    let (id, was_read_only) = {
+        let mounts = ns.mounts.lock();
+        let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
+        (mounts[index].id, mounts[index].flags & abi::MS_RDONLY != 0)
+    };
+    // Linux's mnt_make_readonly: not while a file is open for writing
+    // through this mount (outside the table's lock: it reads fd tables).
+    if flags & abi::MS_RDONLY != 0 && !was_read_only && super::superblock::open_for_writing_through(id) {
+        return Err(Errno::EBUSY);
+    }
     let mut mounts = ns.mounts.lock();
     let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
     mounts[index].flags = flags & MOUNT_FLAGS;

@@ -4,7 +4,9 @@
 //! refuses writes (EROFS) whatever its own flags, statfs reports
 //! ST_RDONLY and /proc/PID/mounts `ro` for each, and mountinfo's super
 //! options column says `ro`; the remount is EBUSY while a regular file of
-//! it is open for writing (Linux's sb_prepare_remount_readonly).
+//! it is open for writing (Linux's sb_prepare_remount_readonly), as a
+//! remount of one mount read-only is while a file is open for writing
+//! through that mount.
 //! A file system mounted read-only from the start is read-only too.
 
 use alloc::vec::Vec;
@@ -58,6 +60,18 @@ pub fn open_for_writing(fs_id: u64) -> bool {
         let files = p.files.lock().clone();
         let table = files.lock();
         let busy = table.iter().any(|(_, file, _)| file.writable() && file.ops.inode().is_some_and(|i| i.fs_id() == fs_id && i.file_type() == kevlar_vfs::FileType::Regular));
+        busy
+    })
+}
+
+/// Tells whether a regular file is open for writing through mount `id`
+/// in any process (what makes a bind remount read-only EBUSY: Linux's
+/// mnt_make_readonly with the mount's writers).
+pub fn open_for_writing_through(id: u32) -> bool {
+    crate::process::all_processes().iter().any(|p| {
+        let files = p.files.lock().clone();
+        let table = files.lock();
+        let busy = table.iter().any(|(_, file, _)| file.writable() && file.mount_id() == id && file.ops.inode().is_some_and(|i| i.file_type() == kevlar_vfs::FileType::Regular));
         busy
     })
 }

@@ -4,7 +4,9 @@
  * ro on each while the bind's own mount options still say rw, statfs
  * reports ST_RDONLY and /proc/self/mounts ro; the remount is EBUSY while
  * a file of it is open for writing (through any of its mounts); a
- * remount without MS_RDONLY makes it writable again. */
+ * remount without MS_RDONLY makes it writable again. A bind remount
+ * read-only changes that mount only, EBUSY while a file is open for
+ * writing through it (not through another mount). */
 #include "../common.h"
 #include <sys/mount.h>
 #include <sys/statfs.h>
@@ -103,6 +105,13 @@ int main(void)
     check("remount t ro again", mount(NULL, "t", NULL, MS_REMOUNT | MS_RDONLY, NULL));
     check("remount t rw", mount(NULL, "t", NULL, MS_REMOUNT, NULL));
     probe("rw again");
+    fd = open("t/top", O_WRONLY);
+    show("remount b bind,ro with t/top (through t) open for writing", mount(NULL, "b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+    check("remount b bind,rw", mount(NULL, "b", NULL, MS_REMOUNT | MS_BIND, NULL));
+    close(fd);
+    fd = open("b/f", O_WRONLY);
+    show("remount b bind,ro with b/f open for writing", mount(NULL, "b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+    close(fd);
     check("remount b bind,ro", mount(NULL, "b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
     probe("bind ro");
     check("umount b", umount("b"));
