@@ -115,6 +115,7 @@ fn map_segments(vm: &mut Vm, plan: &LoadPlan, file: &Arc<dyn Inode>, path: &[u8]
             },
             shared_page_base: 0,
             write_denied: false,
+            exec_denied: false,
         });
         top = top.max(end);
     }
@@ -240,6 +241,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
         backing: Backing::Anonymous,
         shared_page_base: 0,
         write_denied: false,
+        exec_denied: false,
     });
 
     let vdso = vm.map_vdso();

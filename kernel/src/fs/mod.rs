@@ -24,9 +24,11 @@ pub mod pivot;
 pub mod poll_queue;
 pub mod procfs;
 pub mod propagation;
+pub mod rbind;
 pub mod signalfd;
 pub mod splice;
 pub mod synth;
+pub mod superblock;
 pub mod sysfs;
 pub mod timerfd;
 pub mod writecount;
@@ -55,7 +57,7 @@ pub struct FsContext {
     /// The working directory.
     pub cwd: Arc<dyn Inode>,
     /// The working directory's absolute path (lexically normalised).
-    pub cwd_path: Vec<u8>,
+    pub cwd_path: Arc<[u8]>,
     /// The file-creation mask.
     pub umask: u32,
     /// The mount namespace path walks see (the process's: unshare and
@@ -71,7 +73,11 @@ pub struct FsContext {
 impl FsContext {
     /// Creates a context rooted (and working) at `root`.
     pub fn new(root: Arc<dyn Inode>) -> Self {
-        Self { cwd: root.clone(), root, cwd_path: b"/".to_vec(), umask: 0o022, mnt: mount::init_ns(), root_mnt: kevlar_vfs::NO_MOUNT, cwd_mnt: kevlar_vfs::NO_MOUNT }
+        // The mount it is in, known from the start: a walk then need not
+        // look it up.
+        let mnt = mount::init_ns();
+        let id = mnt.mount_id_of(&root, None);
+        Self { cwd: root.clone(), root, cwd_path: Arc::from(&b"/"[..]), umask: 0o022, mnt, root_mnt: id, cwd_mnt: id }
     }
 
     fn walk_context<'a>(&'a self, cred: &'a kevlar_vfs::Credentials) -> WalkContext<'a> {

@@ -213,6 +213,41 @@ impl MountNs {
         found
     }
 
+    /// Returns the id of the mount a context rooted or working at `node`
+    /// is in, computed once when the context is made or changes
+    /// namespace (so walks need not look it up): `old` (an id in
+    /// namespace `from`) when this namespace is a copy of `from` (the
+    /// copy at the same place), else the mount rooted at `node` as
+    /// [`MountNs::mount_rooted_at`] finds it; NO_MOUNT if none.
+    pub fn mount_id_of(&self, node: &Arc<dyn Inode>, from: Option<(&MountNs, MountId)>) -> MountId {
+        let k = key(&**node);
+        let same_place = from.filter(|(f, _)| !core::ptr::eq(*f, self)).and_then(|(f, old)| {
+            let index = f.mounts.lock().iter().position(|m| m.id == old)?;
+            let (on_key, root_key) = {
+                let theirs = f.mounts.lock();
+                (theirs[index].on_key, theirs[index].root_key)
+            };
+            let mounts = self.mounts.lock();
+            mounts.get(index).filter(|m| m.on_key == on_key && m.root_key == root_key).map(|m| m.id)
+        });
+        if let Some(id) = same_place {
+            return id;
+        }
+        let mounts = self.mounts.lock();
+        if let Some(first) = mounts.first().filter(|m| m.root_key == k) {
+            return first.id;
+        }
+        let found = mounts.iter().rev().find(|m| m.root_key == k).map_or(NO_MOUNT, |m| m.id);
+        found
+    }
+
+    /// Returns the MS_* flags of the mount with id `mnt` if it holds a
+    /// node of file system `fs_id` (no copy of the record: every
+    /// permission check of a walk asks).
+    fn flags_by_id(&self, mnt: MountId, fs_id: u64) -> Option<u32> {
+        self.mounts.lock().iter().find(|m| m.id == mnt && m.root_key.0 == fs_id).map(|m| m.flags)
+    }
+
     /// Returns the mount with id `mnt` if it holds `node` (is of its file
     /// system).
     pub fn mount_by_id(&self, mnt: MountId, node: &dyn Inode) -> Option<Mount> {
@@ -269,6 +304,7 @@ pub fn finish_orphans() {
         }
         done.push(fs_id);
         super::notify::unmounted(fs_id);
+        super::superblock::forget(fs_id);
         if let FsKind::Ext2(fs) = &kind {
             if let Err(e) = fs.unmount() {
                 log::warn!("umount: ext2: {:?}", e);
@@ -534,11 +570,17 @@ fn find_mount(mnt: MountId, node: &dyn Inode) -> Option<Mount> {
 /// mount: bind mounts of one file system each have their own); when the
 /// mount is not known, the nearest one's ([`flags_of`]).
 pub fn flags_at(mnt: MountId, node: &dyn Inode) -> u32 {
+    // A read-only file system makes every mount of it read-only.
+    let fs_id = node.fs_id();
+    let sb = super::superblock::flags(fs_id);
     if ANY_FLAGS.load(Ordering::Acquire) == 0 {
-        return 0;
+        return sb;
     }
-    if let Some(m) = find_mount(mnt, node) {
-        return m.flags;
+    if mnt != NO_MOUNT {
+        let found = current_ns().flags_by_id(mnt, fs_id).or_else(|| all_namespaces().iter().filter(|ns| ns.anonymous).find_map(|ns| ns.flags_by_id(mnt, fs_id)));
+        if let Some(flags) = found {
+            return flags | sb;
+        }
     }
     flags_of(node)
 }
@@ -550,11 +592,17 @@ pub fn check_writable_at(mnt: MountId, node: &dyn Inode) -> Result<()> {
 
 /// Tells whether mount `mnt` holding `node` has `flag`.
 pub fn has_flag_at(mnt: MountId, node: &dyn Inode, flag: u32) -> bool {
-    ANY_FLAGS.load(Ordering::Acquire) & flag != 0 && flags_at(mnt, node) & flag != 0
+    (ANY_FLAGS.load(Ordering::Acquire) & flag != 0 || super::superblock::any()) && flags_at(mnt, node) & flag != 0
 }
 
 /// Returns the MS_* flags of the mount holding `node` (0 if none).
 pub fn flags_of(node: &dyn Inode) -> u32 {
+    let sb = super::superblock::flags(node.fs_id());
+    flags_of_mounts(node) | sb
+}
+
+/// [`flags_of`] without the file system's own flags.
+fn flags_of_mounts(node: &dyn Inode) -> u32 {
     if ANY_FLAGS.load(Ordering::Acquire) == 0 {
         return 0;
     }
@@ -633,7 +681,7 @@ pub fn check_writable(node: &dyn Inode) -> Result<()> {
 /// Tells whether the mount holding `node` has `flag` (without looking it
 /// up when no mount has it).
 pub fn has_flag(node: &dyn Inode, flag: u32) -> bool {
-    ANY_FLAGS.load(Ordering::Acquire) & flag != 0 && flags_of(node) & flag != 0
+    (ANY_FLAGS.load(Ordering::Acquire) & flag != 0 || super::superblock::any()) && flags_of(node) & flag != 0
 }
 
 /// The single devtmpfs instance: every mount of devtmpfs shows the same
@@ -894,6 +942,10 @@ pub fn mount_new(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u
 /// [`mount_new`] on `on` reached in mount `parent`.
 pub fn mount_new_at(parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u8], flags: u32, data: &[u8]) -> Result<()> {
     let (name, root, kind) = make_fs(fstype, data)?;
+    // A new tmpfs made read-only is a read-only file system.
+    if flags & abi::MS_RDONLY != 0 && matches!(kind, FsKind::Tmpfs(..)) {
+        super::superblock::set_read_only(root.fs_id(), true);
+    }
     let parent_id = parent_id_of(parent, &*on);
     add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype: name, source, flags: flags & MOUNT_FLAGS, kind, prop: Default::default(), on_key: None, root_key: (0, 0) });
     Ok(())
@@ -901,29 +953,36 @@ pub fn mount_new_at(parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, source: 
 
 
 /// Bind-mounts directory `source` (reached in mount `source_mnt`) on `on`
-/// (reached in mount `parent`).
-pub fn mount_bind_at(source_mnt: MountId, source: Arc<dyn Inode>, parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, flags: u32) -> Result<()> {
+/// (reached in mount `parent`); with `recursive` (MS_REC) the mounts
+/// below `source` are copied along (`fs::rbind`). The copy is a peer of
+/// a shared source, a slave of a slave's master (Linux's clone_mnt).
+#[allow(clippy::too_many_arguments)]
+pub fn mount_bind_at(source_mnt: MountId, source: Arc<dyn Inode>, parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, flags: u32, recursive: bool) -> Result<()> {
     let from = mount_at(source_mnt, &*source).ok_or(Errno::EINVAL)?;
     // An unbindable mount cannot be the source of a bind mount.
     if from.prop.unbindable {
         return Err(Errno::EINVAL);
     }
+    let ns = current_ns();
+    let copies = if recursive { super::rbind::submounts(&ns, &from, &source) } else { Vec::new() };
     let parent_id = parent_id_of(parent, &*on);
+    let id = NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed);
     let mount = Mount {
-        id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed),
+        id,
         parent_id,
         on: Some(on),
         root: source,
-        path,
+        path: path.clone(),
         fstype: from.fstype,
         source: from.source.clone(),
         flags: flags & MOUNT_FLAGS,
         kind: from.kind.clone(),
-        prop: Default::default(),
+        prop: super::rbind::copied_propagation(from.prop),
         on_key: None,
         root_key: (0, 0),
     };
     add(mount);
+    super::rbind::attach(&ns, from.id, id, &path, copies);
     Ok(())
 }
 
@@ -966,6 +1025,16 @@ pub(super) fn index_of_mount(mounts: &[Mount], mnt: MountId, root: &Arc<dyn Inod
 /// `root` (MS_REMOUNT, with MS_BIND too: the mount's own flags).
 pub fn remount_at(mnt: MountId, root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
     let ns = current_ns();
+    let (id, was_read_only) = {
+        let mounts = ns.mounts.lock();
+        let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
+        (mounts[index].id, mounts[index].flags & abi::MS_RDONLY != 0)
+    };
+    // Linux's mnt_make_readonly: not while a file is open for writing
+    // through this mount (outside the table's lock: it reads fd tables).
+    if flags & abi::MS_RDONLY != 0 && !was_read_only && super::superblock::open_for_writing_through(id) {
+        return Err(Errno::EBUSY);
+    }
     let mut mounts = ns.mounts.lock();
     let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
     mounts[index].flags = flags & MOUNT_FLAGS;
@@ -1041,7 +1110,10 @@ pub fn unmount_at(mnt: MountId, root: &Arc<dyn Inode>, detach: bool) -> Result<(
         gone.extend(mounts.iter().filter(|m| m.parent_id == parent).map(|m| m.id));
         i += 1;
     }
-    let removed_mount = mounts[index].clone();
+    // Each mount that goes, with the peer group of the mount it sat on:
+    // its copies on that group's peers and slaves go too.
+    let group_of = |id: u32| mounts.iter().find(|m| m.id == id).map_or(0, |m| m.prop.group);
+    let propagating: Vec<(Mount, u32)> = mounts.iter().filter(|m| gone.contains(&m.id)).map(|m| (m.clone(), group_of(m.parent_id))).filter(|(_, g)| *g != 0).collect();
     let mut removed: Vec<Mount> = Vec::new();
     mounts.retain(|m| {
         let drop_it = gone.contains(&m.id);
@@ -1052,12 +1124,15 @@ pub fn unmount_at(mnt: MountId, root: &Arc<dyn Inode>, detach: bool) -> Result<(
     });
     ns.update_filters(&mounts);
     drop(mounts);
-    removed.extend(super::propagation::remove_propagated(&ns, &removed_mount));
+    for (m, group) in propagating {
+        removed.extend(super::propagation::remove_propagated_from(&m, group));
+    }
     for m in removed {
         let fs_id = m.root.fs_id();
         let last = !all_namespaces().iter().any(|ns| ns.mounts.lock().iter().any(|m| m.root.fs_id() == fs_id));
         if last {
             super::notify::unmounted(fs_id);
+            super::superblock::forget(fs_id);
         }
         // The last mount of a disk file system gone: mark it clean and
         // flush (outside the table's lock: this does disk I/O).
@@ -1115,7 +1190,30 @@ pub fn escape_into(out: &mut String, bytes: &[u8]) {
 }
 
 impl Mount {
-    /// Returns the per-mount options as /proc/mounts shows them
+    /// The flags the file system adds to the mount's own: MS_RDONLY when
+    /// it is read-only (Linux's sb_rdonly).
+    pub fn super_flags(&self) -> u32 {
+        match &self.kind {
+            FsKind::Ext2(fs) if fs.is_read_only() => abi::MS_RDONLY,
+            FsKind::Ext2(_) | FsKind::Tmpfs(..) | FsKind::Rootfs(_) | FsKind::Devtmpfs(_) => super::superblock::flags(self.root.fs_id()),
+            // One tree shown by every mount here, where Linux makes a
+            // superblock per mount (proc) or keeps its state apart: the
+            // mount's own state.
+            _ => self.flags & abi::MS_RDONLY,
+        }
+    }
+
+    /// Returns the mount options as /proc/PID/mounts shows them: ro when
+    /// the mount or its file system is read-only (Linux's
+    /// mnt_is_readonly).
+    pub fn mounts_options(&self) -> String {
+        let ro = self.super_flags() & abi::MS_RDONLY;
+        let mut with = self.clone();
+        with.flags |= ro;
+        with.mount_options()
+    }
+
+    /// Returns the per-mount options as mountinfo shows them
     /// (`rw,nosuid,relatime`).
     pub fn mount_options(&self) -> String {
         let mut out = String::from(if self.flags & abi::MS_RDONLY != 0 { "ro" } else { "rw" });
@@ -1268,8 +1366,9 @@ pub fn statfs_at(mnt: MountId, node: &dyn Inode) -> StatFs {
         }
     };
     let mut flags = ST_VALID;
+    let mount_flags = mount.flags | mount.super_flags();
     for (ms, st) in [(abi::MS_RDONLY, ST_RDONLY), (abi::MS_NOSUID, ST_NOSUID), (abi::MS_NODEV, ST_NODEV), (abi::MS_NOEXEC, ST_NOEXEC), (abi::MS_NOATIME, ST_NOATIME), (abi::MS_NODIRATIME, ST_NODIRATIME)] {
-        if mount.flags & ms != 0 {
+        if mount_flags & ms != 0 {
             flags |= st;
         }
     }
@@ -1280,25 +1379,43 @@ pub fn statfs_at(mnt: MountId, node: &dyn Inode) -> StatFs {
     out
 }
 
-/// The file-system half of MS_REMOUNT without MS_BIND: a disk file system
-/// mounted read-only becomes writable when the remount drops MS_RDONLY
-/// (Linux changes the superblock's flags as well as the mount's). Going
-/// back to read-only changes the mount's flags only.
-pub fn remount_superblock(root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
-    if flags & abi::MS_RDONLY != 0 {
-        return Ok(());
-    }
-    let fs = {
+/// The file-system half of MS_REMOUNT without MS_BIND on mount `mnt`
+/// (the walk's), whose root must be `root` (EINVAL otherwise): with
+/// MS_RDONLY the file system becomes read-only, every mount of it
+/// (EBUSY while one of its files is open for writing; a disk file system
+/// is written out first); without, writable again (a disk file system
+/// mounted read-only too).
+pub fn remount_superblock(mnt: MountId, root: &Arc<dyn Inode>, flags: u32) -> Result<()> {
+    let fs_id = root.fs_id();
+    let ext2 = {
         let ns = current_ns();
         let mounts = ns.mounts.lock();
-        let Some(index) = index_of_root(&mounts, root) else { return Ok(()) };
+        let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
         match &mounts[index].kind {
-            FsKind::Ext2(fs) => fs.clone(),
+            FsKind::Ext2(fs) => Some(fs.clone()),
+            FsKind::Tmpfs(..) | FsKind::Rootfs(_) | FsKind::Devtmpfs(_) => None,
+            // The others' read-only state is their mounts' (see
+            // `Mount::super_flags`).
             _ => return Ok(()),
         }
     };
-    // Outside the table's lock: this writes to the disk.
-    if fs.is_read_only() {
+    let disk_read_only = ext2.as_ref().is_some_and(|fs| fs.is_read_only());
+    if flags & abi::MS_RDONLY != 0 {
+        if disk_read_only || super::superblock::is_read_only(fs_id) {
+            return Ok(());
+        }
+        if super::superblock::open_for_writing(fs_id) {
+            return Err(Errno::EBUSY);
+        }
+        // Outside the table's lock: this writes to the disk.
+        if let Some(fs) = &ext2 {
+            fs.sync()?;
+        }
+        super::superblock::set_read_only(fs_id, true);
+        return Ok(());
+    }
+    super::superblock::set_read_only(fs_id, false);
+    if let Some(fs) = ext2.filter(|_| disk_read_only) {
         fs.remount_read_write()?;
     }
     Ok(())

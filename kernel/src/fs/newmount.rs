@@ -358,7 +358,7 @@ pub fn clone_tree(mnt: MountId, node: &Arc<dyn Inode>, recursive: bool) -> Resul
 /// The path of directory `dir` below directory `top` of the same file
 /// system ("/" for `top` itself), found by walking up with ".."; None if
 /// `stop` (the mount's root) or the file system's root comes first.
-fn path_below(dir: &Arc<dyn Inode>, top: &Arc<dyn Inode>, stop: &Arc<dyn Inode>) -> Option<Vec<u8>> {
+pub(super) fn path_below(dir: &Arc<dyn Inode>, top: &Arc<dyn Inode>, stop: &Arc<dyn Inode>) -> Option<Vec<u8>> {
     let mut names: Vec<Vec<u8>> = Vec::new();
     let mut node = dir.clone();
     for _ in 0..4096 {

@@ -88,7 +88,7 @@ pub fn pivot_root(fs: &FsContext, new_root: Arc<dyn Inode>, put_old: Arc<dyn Ino
         if kevlar_vfs::same_inode(&*pfs.cwd, &*old_root) {
             pfs.cwd = new_root.clone();
             pfs.cwd_mnt = kevlar_vfs::NO_MOUNT;
-            pfs.cwd_path = alloc::vec![b'/'];
+            pfs.cwd_path = Arc::from(&b"/"[..]);
         }
     }
     Ok(())

@@ -81,8 +81,11 @@ pub fn add_propagated(ns: &Arc<MountNs>, mut mount: Mount) {
         ns.update_filters(&mounts);
         return;
     };
-    mount.prop.group = new_group(&[]);
-    mount.prop.master = 0;
+    // A copy of a shared mount (a bind of it) stays in its group; the
+    // others get a new one (Linux's invent_group_ids).
+    if mount.prop.group == 0 {
+        mount.prop.group = new_group(&[]);
+    }
     let source_group = mount.prop.group;
     {
         let mut mounts = ns.mounts.lock();
@@ -143,15 +146,14 @@ pub fn add_propagated(ns: &Arc<MountNs>, mut mount: Mount) {
     }
 }
 
-/// After `removed` (which sat on a mount of `ns`) was unmounted: removes
-/// the copies propagation put on the peers and slaves of the mount it sat
-/// on, in every namespace, and returns them.
-pub fn remove_propagated(ns: &Arc<MountNs>, removed: &Mount) -> Vec<Mount> {
+/// After `removed` was unmounted: removes the copies propagation put on
+/// the peers and slaves of the mount it sat on, of peer group
+/// `parent_group` (0: not shared; nothing propagates), in every
+/// namespace, and returns them. The group is found before that mount went
+/// too (an unmount of a tree: Linux's propagate_umount visits every mount
+/// of it).
+pub fn remove_propagated_from(removed: &Mount, parent_group: u32) -> Vec<Mount> {
     let _serial = PROPAGATION.lock();
-    let parent_group = {
-        let mounts = ns.mounts.lock();
-        mounts.iter().find(|m| m.id == removed.parent_id).map_or(0, |p| p.prop.group)
-    };
     let mut out = Vec::new();
     if parent_group == 0 {
         return out;

@@ -169,7 +169,7 @@ pub fn attach(process: &Process, id: i32, addr: usize, flags: u32) -> Result<usi
     } else {
         vm.find_free(len).ok_or(Errno::ENOMEM)?
     };
-    vm.map(Vma { start, end: start + len, prot: Prot::from_bits(prot)?, backing: Backing::Shared(pages), shared_page_base: 0, write_denied: flags & SHM_RDONLY != 0 });
+    vm.map(Vma { start, end: start + len, prot: Prot::from_bits(prot)?, backing: Backing::Shared(pages), shared_page_base: 0, write_denied: flags & SHM_RDONLY != 0, exec_denied: false });
     Ok(start)
 }
 

@@ -202,6 +202,9 @@ pub struct Vma {
     /// mprotect may not add PROT_WRITE (Linux's VM_MAYWRITE clear: a
     /// SHM_RDONLY attach).
     pub write_denied: bool,
+    /// mprotect may not add PROT_EXEC (Linux's VM_MAYEXEC clear: a file
+    /// mapped from a noexec mount).
+    pub exec_denied: bool,
 }
 
 impl Vma {
@@ -342,6 +345,9 @@ impl Vm {
             cursor = vma.end;
         }
         if prot.write && self.vmas.range(..end).rev().take_while(|(_, v)| v.end > start).any(|(_, v)| v.write_denied) {
+            return Err(Errno::EACCES);
+        }
+        if prot.exec && self.vmas.range(..end).rev().take_while(|(_, v)| v.end > start).any(|(_, v)| v.exec_denied) {
             return Err(Errno::EACCES);
         }
         self.split(start);
@@ -546,8 +552,8 @@ impl Vm {
         let pages = Arc::new(pages);
         let read = Prot { read: true, write: false, exec: false };
         let read_exec = Prot { read: true, write: false, exec: true };
-        self.map(Vma { start: VVAR_ADDR, end: vdso, prot: read, backing: Backing::Pages(pages.clone()), shared_page_base: 0, write_denied: false });
-        self.map(Vma { start: vdso, end: VVAR_ADDR + count * PAGE_SIZE, prot: read_exec, backing: Backing::Pages(pages), shared_page_base: 1, write_denied: false });
+        self.map(Vma { start: VVAR_ADDR, end: vdso, prot: read, backing: Backing::Pages(pages.clone()), shared_page_base: 0, write_denied: false, exec_denied: false });
+        self.map(Vma { start: vdso, end: VVAR_ADDR + count * PAGE_SIZE, prot: read_exec, backing: Backing::Pages(pages), shared_page_base: 1, write_denied: false, exec_denied: false });
         for va in (VVAR_ADDR..VVAR_ADDR + count * PAGE_SIZE).step_by(PAGE_SIZE) {
             if self.handle_fault(va, false, false) != FaultOutcome::Fixed {
                 return None;
@@ -671,7 +677,7 @@ impl Vm {
                 Some((s, end, prot, true)) if end == old_end && prot == rw && s >= self.brk_start => {
                     self.vmas.get_mut(&s).unwrap().end = new_end;
                 }
-                _ => self.map(Vma { start: old_end, end: new_end, prot: rw, backing: Backing::Anonymous, shared_page_base: 0, write_denied: false }),
+                _ => self.map(Vma { start: old_end, end: new_end, prot: rw, backing: Backing::Anonymous, shared_page_base: 0, write_denied: false, exec_denied: false }),
             }
         } else if new_end < old_end {
             self.unmap(new_end, old_end);

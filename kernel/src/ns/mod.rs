@@ -163,9 +163,80 @@ pub fn init_set() -> Arc<NsSet> {
 /// process runs).
 pub fn current() -> Arc<NsSet> {
     match crate::process::current() {
-        Some(thread) => thread.process.ns.lock().clone(),
+        Some(thread) => of_thread(&thread),
         None => init_set(),
     }
+}
+
+/// Returns the namespaces of `thread`: its own when it unshared or
+/// entered one (namespaces are per thread, as Linux's nsproxy), else its
+/// process's.
+pub fn of_thread(thread: &crate::process::Thread) -> Arc<NsSet> {
+    match thread.process.fs.thread_ns(thread.tid()) {
+        Some(set) => set,
+        None => thread.process.ns.lock().clone(),
+    }
+}
+
+/// Moves the calling `thread` into the namespaces of `set` (unshare,
+/// setns), as [`switch`] does for a process: only this thread, as Linux's
+/// switch_task_namespaces. The main thread's set is the process's (what
+/// /proc/PID/ns shows): when it moves, the other threads keep the set
+/// they had.
+pub fn switch_thread(thread: &crate::process::Thread, set: Arc<NsSet>, enter_root: bool) {
+    let process = &thread.process;
+    let tid = thread.tid();
+    if tid == process.pid && process.fs.thread_ns(tid).is_none() {
+        let others: alloc::vec::Vec<crate::process::Pid> = process.threads().iter().map(|t| t.tid()).filter(|&t| t != tid).collect();
+        if !others.is_empty() {
+            let old = process.ns.lock().clone();
+            process.fs.keep_thread_ns(&others, &old);
+        }
+        switch(process, set, enter_root);
+        return;
+    }
+    let old_mnt = enter_mnt(process, &set, enter_root);
+    let old_set = process.fs.set_thread_ns(tid, Some(set));
+    drop(old_set);
+    drop(old_mnt);
+}
+
+/// The mount-namespace half of a switch: the caller's file-system
+/// context (its thread's) gets `set`'s mount namespace; returns the one
+/// it had, to be dropped after the locks.
+fn enter_mnt(process: &crate::process::Process, set: &NsSet, enter_root: bool) -> Option<Arc<MountNs>> {
+    let (old, root, cwd, root_mnt, cwd_mnt) = {
+        let mut fs = process.fs.lock();
+        if Arc::ptr_eq(&fs.mnt, &set.mnt) && !enter_root {
+            return None;
+        }
+        let old = core::mem::replace(&mut fs.mnt, set.mnt.clone());
+        if enter_root {
+            if let Some(root) = set.mnt.root() {
+                fs.root = root.clone();
+                fs.cwd = root;
+                fs.cwd_path = Arc::from(&b"/"[..]);
+            }
+        }
+        // Mount ids are the old namespace's: found again from the nodes
+        // below, outside the lock (the table's lock is taken before a
+        // context's elsewhere).
+        let (root_mnt, cwd_mnt) = (core::mem::replace(&mut fs.root_mnt, kevlar_vfs::NO_MOUNT), core::mem::replace(&mut fs.cwd_mnt, kevlar_vfs::NO_MOUNT));
+        (old, fs.root.clone(), fs.cwd.clone(), root_mnt, cwd_mnt)
+    };
+    // Once here, not at every walk. A copied namespace (unshare) has the
+    // copies of the mounts the context was in.
+    let from = |id| if enter_root { None } else { Some((&*old, id)) };
+    let root_id = set.mnt.mount_id_of(&root, from(root_mnt));
+    let cwd_id = set.mnt.mount_id_of(&cwd, from(cwd_mnt));
+    {
+        let mut fs = process.fs.lock();
+        if Arc::ptr_eq(&fs.mnt, &set.mnt) && kevlar_vfs::same_inode(&*fs.root, &*root) && kevlar_vfs::same_inode(&*fs.cwd, &*cwd) {
+            fs.root_mnt = root_id;
+            fs.cwd_mnt = cwd_id;
+        }
+    }
+    Some(old)
 }
 
 /// Makes the set a process gets from `old` when clone or unshare asks
@@ -227,24 +298,7 @@ pub fn with(set: &NsSet, ns: &nsfs::NsRef) -> Arc<NsSet> {
 pub fn switch(process: &crate::process::Process, set: Arc<NsSet>, enter_root: bool) {
     // What is replaced is dropped after the locks: the last reference to
     // a mount namespace unmounts its file systems (disk I/O).
-    let mut old_mnt = None;
-    {
-        let mut fs = process.fs.lock();
-        if !Arc::ptr_eq(&fs.mnt, &set.mnt) || enter_root {
-            old_mnt = Some(core::mem::replace(&mut fs.mnt, set.mnt.clone()));
-            // Mount ids are the old namespace's: found again from the
-            // nodes at the next walk.
-            fs.root_mnt = kevlar_vfs::NO_MOUNT;
-            fs.cwd_mnt = kevlar_vfs::NO_MOUNT;
-            if enter_root {
-                if let Some(root) = set.mnt.root() {
-                    fs.root = root.clone();
-                    fs.cwd = root;
-                    fs.cwd_path = alloc::vec![b'/'];
-                }
-            }
-        }
-    }
+    let old_mnt = enter_mnt(process, &set, enter_root);
     let old_set = core::mem::replace(&mut *process.ns.lock(), set);
     drop(old_set);
     drop(old_mnt);

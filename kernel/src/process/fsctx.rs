@@ -8,6 +8,11 @@
 //! of a thread with its own context see and change only that one; callers
 //! from another process (/proc/PID) see the shared one. Exec makes the
 //! exec'ing thread's context the process's (the other threads are gone).
+//!
+//! Namespaces are per thread too, as Linux's nsproxy: the process's set
+//! (`Process::ns`) is its main thread's, and a thread whose set differs
+//! (it unshared or setns'd one, or its creator had) has its own here;
+//! threads it makes start with it, exec makes it the process's.
 
 use alloc::collections::BTreeMap;
 use core::ops::{Deref, DerefMut};
@@ -15,8 +20,11 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 
 use kevlar_platform::sync::{SpinLock, SpinLockGuard};
 
+use alloc::sync::Arc;
+
 use super::Pid;
 use crate::fs::FsContext;
+use crate::ns::NsSet;
 
 /// The contexts threads made their own, and which thread uses which.
 #[derive(Default)]
@@ -34,6 +42,10 @@ pub struct ProcessFs {
     /// How many threads use a context of their own (0: `lock` need not
     /// look for the caller).
     owners: AtomicUsize,
+    /// The namespaces of threads whose set is not the process's.
+    ns: SpinLock<BTreeMap<Pid, Arc<NsSet>>>,
+    /// How many there are (0: no lookup).
+    ns_owners: AtomicUsize,
 }
 
 /// The calling thread's context, locked.
@@ -71,7 +83,7 @@ fn current_tid() -> Option<Pid> {
 impl ProcessFs {
     /// One context shared by every thread.
     pub fn new(fs: FsContext) -> ProcessFs {
-        ProcessFs { shared: SpinLock::new(fs), own: SpinLock::new(OwnContexts::default()), owners: AtomicUsize::new(0) }
+        ProcessFs { shared: SpinLock::new(fs), own: SpinLock::new(OwnContexts::default()), owners: AtomicUsize::new(0), ns: SpinLock::new(BTreeMap::new()), ns_owners: AtomicUsize::new(0) }
     }
 
     /// Locks the calling thread's context (the shared one for a caller
@@ -117,9 +129,48 @@ impl ProcessFs {
         }
     }
 
+    /// The namespaces of thread `tid` when they are not the process's.
+    pub fn thread_ns(&self, tid: Pid) -> Option<Arc<NsSet>> {
+        if self.ns_owners.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        self.ns.lock().get(&tid).cloned()
+    }
+
+    /// Gives thread `tid` namespaces of its own (None: the process's);
+    /// returns what it had, to be dropped after the caller's locks.
+    pub fn set_thread_ns(&self, tid: Pid, set: Option<Arc<NsSet>>) -> Option<Arc<NsSet>> {
+        let mut map = self.ns.lock();
+        let old = match set {
+            Some(set) => map.insert(tid, set),
+            None => map.remove(&tid),
+        };
+        self.ns_owners.store(map.len(), Ordering::Release);
+        old
+    }
+
+    /// The threads of `tids` without namespaces of their own get `set`
+    /// (the process's, which their main thread is about to replace).
+    pub fn keep_thread_ns(&self, tids: &[Pid], set: &Arc<NsSet>) {
+        let mut map = self.ns.lock();
+        for &tid in tids {
+            map.entry(tid).or_insert_with(|| set.clone());
+        }
+        self.ns_owners.store(map.len(), Ordering::Release);
+    }
+
+    /// A thread `tid` made by `creator` starts in the creator's
+    /// namespaces.
+    fn inherit_ns(&self, creator: Pid, tid: Pid) {
+        if let Some(set) = self.thread_ns(creator) {
+            self.set_thread_ns(tid, Some(set));
+        }
+    }
+
     /// A thread `tid` made by `creator` with CLONE_FS uses the creator's
     /// context.
     pub fn thread_created(&self, creator: Pid, tid: Pid) {
+        self.inherit_ns(creator, tid);
         if self.owners.load(Ordering::Acquire) == 0 {
             return;
         }
@@ -130,8 +181,27 @@ impl ProcessFs {
         }
     }
 
+    /// A thread `tid` made by `creator` without CLONE_FS: a copy of the
+    /// creator's context becomes its own (Linux's copy_fs).
+    pub fn thread_created_unshared(&self, creator: Pid, tid: Pid) {
+        self.inherit_ns(creator, tid);
+        let mut own = self.own.lock();
+        let copy = match own.users.get(&creator) {
+            Some(id) => own.contexts[id].clone(),
+            None => self.shared.lock().clone(),
+        };
+        let id = own.next_id;
+        own.next_id += 1;
+        own.contexts.insert(id, copy);
+        Self::set_user(&mut own, tid, Some(id));
+        self.owners.store(own.users.len(), Ordering::Release);
+    }
+
     /// Thread `tid` left: a context no thread uses any more goes.
     pub fn thread_left(&self, tid: Pid) {
+        if self.ns_owners.load(Ordering::Acquire) != 0 {
+            drop(self.set_thread_ns(tid, None));
+        }
         if self.owners.load(Ordering::Acquire) == 0 {
             return;
         }
@@ -149,6 +219,11 @@ impl ProcessFs {
     /// Thread `tid` is now the process's only one (exec): its context
     /// becomes the shared one.
     pub fn sole_thread(&self, tid: Pid) {
+        if self.ns_owners.load(Ordering::Acquire) != 0 {
+            let rest = core::mem::take(&mut *self.ns.lock());
+            self.ns_owners.store(0, Ordering::Release);
+            drop(rest);
+        }
         if self.owners.load(Ordering::Acquire) == 0 {
             return;
         }

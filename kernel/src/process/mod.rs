@@ -910,6 +910,9 @@ pub struct CloneOptions {
     pub vfork: bool,
     /// Share the fd table (CLONE_FILES).
     pub share_files: bool,
+    /// Share root, cwd and umask (CLONE_FS); a thread made without it
+    /// gets a copy of its creator's.
+    pub share_fs: bool,
     /// The child is the caller's sibling: same parent (CLONE_PARENT).
     pub sibling: bool,
     /// The child's stack pointer (0: same as the parent's).
@@ -977,9 +980,15 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     let parent_of_child = if options.sibling { parent.parent().ok_or(Errno::EINVAL)? } else { parent.clone() };
     // The child is in the PID namespace its parent's children go to, and
     // numbered there and in each ancestor.
-    let ns = crate::ns::pid::child_set(options.ns.clone().unwrap_or_else(|| parent.ns.lock().clone()));
+    let ns = crate::ns::pid::child_set(options.ns.clone().unwrap_or_else(|| crate::ns::of_thread(parent_thread)));
     let _numbers = crate::ns::pid::Numbers::attach(&ns.pid, pid)?;
     let mut fs = parent.fs.lock().clone();
+    if !Arc::ptr_eq(&fs.mnt, &ns.mnt) {
+        // A new mount namespace (CLONE_NEWNS): the copies of the mounts
+        // the context was in.
+        fs.root_mnt = ns.mnt.mount_id_of(&fs.root, Some((&*fs.mnt, fs.root_mnt)));
+        fs.cwd_mnt = ns.mnt.mount_id_of(&fs.cwd, Some((&*fs.mnt, fs.cwd_mnt)));
+    }
     fs.mnt = ns.mnt.clone();
     let child = Arc::new(Process {
         pid,
@@ -1118,11 +1127,16 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
         let _ = crate::uaccess::copy_to_user(options.set_child_tid, &seen.to_le_bytes());
     }
     let thread = new_thread(process, tid, task, options.clear_child_tid, creator.affinity.load(Ordering::Relaxed));
-    process.fs.thread_created(creator.tid(), tid);
+    if options.share_fs {
+        process.fs.thread_created(creator.tid(), tid);
+    } else {
+        process.fs.thread_created_unshared(creator.tid(), tid);
+    }
     let admission = match nproc::admit(process).and_then(|a| crate::cgroup::thread_created(process).map(|()| a)) {
         Ok(admission) => admission,
         Err(e) => {
             process.signals.lock().remove_thread(tid);
+            process.fs.thread_left(tid);
             return Err(e);
         }
     };
@@ -1150,6 +1164,11 @@ pub fn become_sole_thread(thread: &Arc<Thread>) -> Result<()> {
         let gone = process.thread_left.wait_until(|| Ok((process.thread_count() == 1).then_some(())));
         signal::end_exec(process);
         gone?;
+    }
+    // Its namespaces become the process's (the others' are gone).
+    if let Some(set) = process.fs.thread_ns(thread.tid()) {
+        let old = core::mem::replace(&mut *process.ns.lock(), set);
+        drop(old);
     }
     process.fs.sole_thread(thread.tid());
     if thread.tid() != process.pid {

@@ -23,7 +23,7 @@ const HEADER: usize = 8;
 fn node_of_fd(thread: &Thread, dirfd: i32) -> Result<(Arc<dyn Inode>, Vec<u8>)> {
     if dirfd == abi::AT_FDCWD {
         let fs = thread.process.fs.lock();
-        return Ok((fs.cwd.clone(), fs.cwd_path.clone()));
+        return Ok((fs.cwd.clone(), fs.cwd_path.to_vec()));
     }
     let f = thread.process.files.lock().lock().get(dirfd)?;
     let node = f.ops.inode().ok_or(Errno::EOPNOTSUPP)?;
@@ -43,7 +43,7 @@ pub fn name_to_handle_at(thread: &Thread, dirfd: i32, path: usize, handle: usize
     } else {
         let fs = thread.process.fs.lock().clone();
         let (start, base) = if path.starts_with(b"/") || dirfd == abi::AT_FDCWD {
-            (None, fs.cwd_path.clone())
+            (None, fs.cwd_path.to_vec())
         } else {
             let f = thread.process.files.lock().lock().get(dirfd)?;
             let dir = f.ops.inode().ok_or(Errno::ENOTDIR)?;

@@ -849,7 +849,7 @@ fn searchable_dir(thread: &Thread, path: usize) -> Result<(Vec<u8>, Arc<dyn Inod
 pub fn chdir(thread: &Thread, path: usize) -> Result<isize> {
     let (path, node, mnt) = searchable_dir(thread, path)?;
     let mut fs = thread.process.fs.lock();
-    fs.cwd_path = FsContext::absolute(&fs.cwd_path, &path);
+    fs.cwd_path = FsContext::absolute(&fs.cwd_path, &path).into();
     fs.cwd = node;
     fs.cwd_mnt = mnt;
     Ok(0)
@@ -863,7 +863,7 @@ pub fn fchdir(thread: &Thread, fd: i32) -> Result<isize> {
     }
     kevlar_vfs::check_access(&node.stat()?, &fs_cred(thread), Access::EXEC)?;
     let mut fs = thread.process.fs.lock();
-    fs.cwd_path = f.path.clone();
+    fs.cwd_path = f.path.as_slice().into();
     fs.cwd = node;
     fs.cwd_mnt = f.mount_id();
     Ok(0)
@@ -883,7 +883,7 @@ pub fn chroot(thread: &Thread, path: usize) -> Result<isize> {
     fs.root = node;
     fs.root_mnt = mnt;
     if let Ok(p) = crate::fs::dir_path(&fs, fs.cwd.clone()) {
-        fs.cwd_path = p;
+        fs.cwd_path = p.into();
     }
     Ok(0)
 }

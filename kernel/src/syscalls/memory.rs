@@ -65,6 +65,7 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
     // against writes) can never be made writable: Linux clears VM_MAYWRITE
     // and mprotect(PROT_WRITE) fails with EACCES.
     let mut write_denied = false;
+    let mut exec_denied = false;
     let backing = match file {
         None => anonymous(),
         Some(file) if file.ops.maps_as_anonymous() => {
@@ -85,8 +86,12 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
             }
             // A file of a noexec mount (the one it was opened through) is
             // never mapped executable (Linux's path_noexec in do_mmap).
-            if prot.exec && crate::fs::mount::has_flag_at(file.mount_id(), &*inode, abi::MS_NOEXEC) {
-                return Err(Errno::EPERM);
+            // mprotect may not add PROT_EXEC later (VM_MAYEXEC cleared: EACCES).
+            if crate::fs::mount::has_flag_at(file.mount_id(), &*inode, abi::MS_NOEXEC) {
+                if prot.exec {
+                    return Err(Errno::EPERM);
+                }
+                exec_denied = true;
             }
             crate::fs::memfd::check_mmap(&*inode, shared, prot.write)?;
             write_denied = shared && (!file.writable() || crate::fs::memfd::denies_shared_write(&*inode));
@@ -133,7 +138,7 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
             vm.find_free(len).ok_or(Errno::ENOMEM)?
         }
     };
-    vm.map(Vma { start, end: start + len, prot, backing, shared_page_base: 0, write_denied });
+    vm.map(Vma { start, end: start + len, prot, backing, shared_page_base: 0, write_denied, exec_denied });
     // A locked mapping (MAP_LOCKED, MCL_FUTURE) is made present, as on
     // Linux (MAP_POPULATE is not).
     if map_locked {

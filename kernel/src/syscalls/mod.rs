@@ -445,7 +445,7 @@ syscall_table! { thread, frame, a;
         },
         nr::__NR_fork => process::fork(thread, frame, nr::SIGCHLD as u64, 0, 0, 0, 0),
         nr::__NR_vfork => process::fork(thread, frame, (nr::CLONE_VM | nr::CLONE_VFORK | nr::SIGCHLD) as u64, 0, 0, 0, 0),
-        // partial(clone): CLONE_SIGHAND and CLONE_FS only with CLONE_THREAD; namespaces, CLONE_PIDFD and CLONE_IO return EINVAL
+        // partial(clone): CLONE_SIGHAND and CLONE_FS only with CLONE_THREAD, which needs CLONE_FILES; new namespaces with CLONE_THREAD and CLONE_IO return EINVAL
         nr::__NR_clone => process::fork(thread, frame, a.0[0], a.usize(1), a.usize(2), a.usize(3), a.0[4]),
         // partial(clone3): as clone (CLONE_INTO_CGROUP too); set_tid returns EINVAL
         nr::__NR_clone3 => process::clone3(thread, frame, a.usize(0), a.usize(1)),
@@ -598,7 +598,7 @@ syscall_table! { thread, frame, a;
         // partial(settimeofday): the time zone is checked but not kept
         nr::__NR_settimeofday => time::settimeofday(thread, a.usize(0), a.usize(1)),
         nr::__NR_reboot => info::reboot(thread, a.u32(0), a.u32(1), a.u32(2)),
-        // partial(mount): proc, sysfs, devtmpfs, devpts, tmpfs, cgroup2, ext2/3/4, bind mounts, MS_MOVE and propagation (shared, slave, private, unbindable); a recursive bind (MS_REC) copies no submounts
+        // partial(mount): proc, sysfs, devtmpfs, devpts, tmpfs, cgroup2, ext2/3/4, bind mounts (recursive too), MS_MOVE, propagation (shared, slave, private, unbindable), remount of a mount or of its file system; a file system's own options are not changed by a remount
         nr::__NR_mount => mount::mount(thread, a.usize(0), a.usize(1), a.usize(2), a.0[3], a.usize(4)),
         nr::__NR_sysfs => mount::sysfs_call(a.u32(0), a.usize(1), a.usize(2)),
         // partial(unshare): mount, UTS, IPC, cgroup and PID namespaces; EINVAL for network, user and time ones

@@ -55,7 +55,7 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
             return Err(Errno::EINVAL);
         }
         if flags & abi::MS_BIND == 0 {
-            mount::remount_superblock(&on, flags)?;
+            mount::remount_superblock(on_mnt, &on, flags)?;
         }
         mount::remount_at(on_mnt, &on, flags)?;
         return Ok(0);
@@ -81,8 +81,6 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
         return Ok(0);
     }
     if flags & abi::MS_BIND != 0 {
-        // A recursive bind would also copy the mounts inside the source;
-        // there are none to copy unless something is mounted below it.
         if flags & !(NEW_MOUNT_FLAGS | abi::MS_BIND | abi::MS_REC) != 0 {
             return Err(Errno::EINVAL);
         }
@@ -90,7 +88,7 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
         if from.file_type().is_dir() != on.file_type().is_dir() {
             return Err(if on.file_type().is_dir() { Errno::ENOTDIR } else { Errno::EISDIR });
         }
-        mount::mount_bind_at(from_mnt, from, on_mnt, on, mount_point, flags)?;
+        mount::mount_bind_at(from_mnt, from, on_mnt, on, mount_point, flags, flags & abi::MS_REC != 0)?;
         return Ok(0);
     }
     if flags & !NEW_MOUNT_FLAGS != 0 {

@@ -71,14 +71,14 @@ fn resolve(thread: &Thread, dfd: i32, path_addr: usize, follow: bool, empty: boo
         }
         if dfd == AT_FDCWD {
             let (node, mnt) = fs.lookup_mnt(&cred, None, b".", walk)?;
-            return Ok(Resolved { node, mnt, path: fs.cwd_path.clone() });
+            return Ok(Resolved { node, mnt, path: fs.cwd_path.to_vec() });
         }
         let file = thread.process.files.lock().lock().get(dfd)?;
         let node = file.ops.inode().ok_or(Errno::EINVAL)?;
         return Ok(Resolved { node, mnt: file.mount_id(), path: file.path.clone() });
     }
     let (start, base) = if path.starts_with(b"/") || dfd == AT_FDCWD {
-        (None, fs.cwd_path.clone())
+        (None, fs.cwd_path.to_vec())
     } else {
         let file = thread.process.files.lock().lock().get(dfd)?;
         let node = file.ops.inode().ok_or(Errno::ENOTDIR)?;

@@ -42,7 +42,7 @@ pub fn clone_namespaces(thread: &Thread, flags: u32, thread_clone: bool) -> Resu
         return Err(Errno::EINVAL);
     }
     crate::ipc::ns::reap();
-    let set = thread.process.ns.lock().clone();
+    let set = ns::of_thread(thread);
     ns::copy(&set, wanted, thread.process.cgroup.cgroup()).map(Some)
 }
 
@@ -81,7 +81,7 @@ pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
         return Err(Errno::EPERM);
     }
     let new_set = if wanted != 0 {
-        let set = process.ns.lock().clone();
+        let set = ns::of_thread(thread);
         Some(ns::copy(&set, wanted, process.cgroup.cgroup())?)
     } else {
         None
@@ -105,7 +105,7 @@ pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
         process.fs.unshare(thread.tid(), process.thread_count());
     }
     if let Some(set) = new_set {
-        ns::switch(process, set, false);
+        ns::switch_thread(thread, set, false);
     }
     Ok(0)
 }
@@ -143,9 +143,9 @@ pub fn setns(thread: &Thread, fd: i32, nstype: i32) -> Result<isize> {
             return Err(Errno::EINVAL);
         }
         check_enter(process, &ns)?;
-        let set = process.ns.lock().clone();
+        let set = ns::of_thread(thread);
         let mnt = matches!(ns, nsfs::NsRef::Mnt(_));
-        ns::switch(process, ns::with(&set, &ns), mnt);
+        ns::switch_thread(thread, ns::with(&set, &ns), mnt);
         return Ok(0);
     }
     let Some(pidfd) = file.ops.as_pidfd() else { return Err(Errno::EINVAL) };
@@ -160,7 +160,7 @@ pub fn setns(thread: &Thread, fd: i32, nstype: i32) -> Result<isize> {
         return Err(Errno::ESRCH);
     }
     let theirs = target.ns.lock().clone();
-    let mut set = process.ns.lock().clone();
+    let mut set = ns::of_thread(thread);
     let mut mnt = false;
     for (flag, name) in [(abi::CLONE_NEWUSER, "user"), (abi::CLONE_NEWNS, "mnt"), (abi::CLONE_NEWUTS, "uts"), (abi::CLONE_NEWIPC, "ipc"), (abi::CLONE_NEWPID, "pid"), (abi::CLONE_NEWCGROUP, "cgroup"), (abi::CLONE_NEWNET, "net"), (abi::CLONE_NEWTIME, "time")] {
         if flags & flag == 0 {
@@ -176,7 +176,7 @@ pub fn setns(thread: &Thread, fd: i32, nstype: i32) -> Result<isize> {
         mnt |= flag == abi::CLONE_NEWNS;
         set = ns::with(&set, &ns);
     }
-    ns::switch(process, set, mnt);
+    ns::switch_thread(thread, set, mnt);
     Ok(0)
 }
 
@@ -195,7 +195,7 @@ pub fn ns_ioctl(thread: &Thread, file: &crate::fs::file::OpenFile, request: u32,
         // The initial user namespace has no owner (Linux's ns_get_owner).
         NS_GET_USERNS if ns.kind() == ns::Kind::User => Err(Errno::EPERM),
         NS_GET_USERNS => {
-            let user = nsfs::entry(&thread.process.ns.lock(), b"user").expect("user namespace");
+            let user = nsfs::entry(&ns::of_thread(thread), b"user").expect("user namespace");
             let node = nsfs::node(user.clone());
             let text = user.link_text().into_bytes();
             let file = crate::fs::file::OpenFile::new(crate::fs::file::InodeFile::new(node), abi::O_RDONLY, text);

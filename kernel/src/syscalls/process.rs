@@ -59,9 +59,10 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     if !has(abi::CLONE_THREAD) && (has(abi::CLONE_SIGHAND) || has(abi::CLONE_FS)) || has(abi::CLONE_THREAD) && has(abi::CLONE_VFORK) {
         return Err(Errno::EINVAL);
     }
-    // A thread shares the fd table and working directory: without
-    // CLONE_FILES or CLONE_FS it would need its own.
-    if has(abi::CLONE_THREAD) && (!has(abi::CLONE_FILES) || !has(abi::CLONE_FS)) {
+    // A thread shares the fd table: without CLONE_FILES it would need its
+    // own. (Without CLONE_FS it gets a copy of the creator's root, cwd
+    // and umask, as Linux's.)
+    if has(abi::CLONE_THREAD) && !has(abi::CLONE_FILES) {
         return Err(Errno::EINVAL);
     }
     // Neither init (the first one or a namespace's) may make siblings.
@@ -70,7 +71,7 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
     }
     // A thread stays in its process's PID namespace (Linux's copy_process).
     if has(abi::CLONE_THREAD) {
-        let set = thread.process.ns.lock().clone();
+        let set = crate::ns::of_thread(thread);
         if has(abi::CLONE_NEWPID) || !alloc::sync::Arc::ptr_eq(&set.pid, &set.pid_for_children) {
             return Err(Errno::EINVAL);
         }
@@ -93,6 +94,7 @@ fn clone_with(thread: &Arc<Thread>, frame: &TrapFrame, flags: u64, stack: usize,
         share_vm: has(abi::CLONE_VM),
         vfork: has(abi::CLONE_VFORK),
         share_files: has(abi::CLONE_FILES),
+        share_fs: has(abi::CLONE_FS),
         sibling: has(abi::CLONE_PARENT),
         stack,
         tls: has(abi::CLONE_SETTLS).then_some(tls),

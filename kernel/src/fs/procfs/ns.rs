@@ -21,6 +21,9 @@ pub const NS_BASE: u64 = 0x7000;
 /// The entries of `/proc/PID/ns`.
 pub struct NsSource {
     pub pid: Pid,
+    /// The thread (/proc/PID/task/TID/ns): namespaces are per thread; None
+    /// for /proc/PID/ns, the main thread's.
+    pub tid: Option<Pid>,
     pub base: u64,
     /// Owner and permission bits of the links (the inode number is each
     /// link's own).
@@ -28,12 +31,15 @@ pub struct NsSource {
 }
 
 /// Returns the namespace `name` of process `pid`, if the caller may see it.
-fn namespace(pid: Pid, name: &[u8]) -> Result<nsfs::NsRef> {
+fn namespace(pid: Pid, tid: Option<Pid>, name: &[u8]) -> Result<nsfs::NsRef> {
     let p = process(pid)?;
     if !may_access(&p, PtraceMode::Read) {
         return Err(Errno::EACCES);
     }
-    let set = p.ns.lock().clone();
+    let set = match tid.and_then(|tid| p.fs.thread_ns(tid)) {
+        Some(set) => set,
+        None => p.ns.lock().clone(),
+    };
     nsfs::entry(&set, name).ok_or(Errno::ENOENT)
 }
 
@@ -45,9 +51,9 @@ impl DirSource for NsSource {
     fn lookup(&self, _dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
         let index = nsfs::ENTRIES.iter().position(|n| n.as_bytes() == name).ok_or(Errno::ENOENT)?;
         let attr = Attr { ino: self.base + index as u64 + 1, ..self.attr };
-        let (pid, name) = (self.pid, nsfs::ENTRIES[index].as_bytes());
-        let target = move || -> Result<Vec<u8>> { Ok(namespace(pid, name)?.link_text().into_bytes()) };
-        let resolve = move || -> Result<Arc<dyn Inode>> { Ok(nsfs::node(namespace(pid, name)?)) };
+        let (pid, tid, name) = (self.pid, self.tid, nsfs::ENTRIES[index].as_bytes());
+        let target = move || -> Result<Vec<u8>> { Ok(namespace(pid, tid, name)?.link_text().into_bytes()) };
+        let resolve = move || -> Result<Arc<dyn Inode>> { Ok(nsfs::node(namespace(pid, tid, name)?)) };
         Ok(SynthLink::magic(attr, Box::new(target), Box::new(resolve)))
     }
 

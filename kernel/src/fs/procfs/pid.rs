@@ -227,7 +227,7 @@ impl DirSource for PidSource {
             }
             Kind::Ns => {
                 let p = process(pid)?;
-                Ok(SynthDir::new(attr_of(&p, ino, 0o511), Parent::Strong(dir.clone()), Box::new(super::ns::NsSource { pid, base: pid_ino(pid) + super::ns::NS_BASE, attr: attr_of(&p, 0, 0o777) })) as Arc<dyn Inode>)
+                Ok(SynthDir::new(attr_of(&p, ino, 0o511), Parent::Strong(dir.clone()), Box::new(super::ns::NsSource { pid, tid: self.tid, base: pid_ino(pid) + super::ns::NS_BASE, attr: attr_of(&p, 0, 0o777) })) as Arc<dyn Inode>)
             }
             Kind::Task => {
                 let p = process(pid)?;
@@ -1129,7 +1129,7 @@ fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
         crate::fs::mount::escape_into(&mut out, &m.source);
         out.push(' ');
         crate::fs::mount::escape_into(&mut out, &path);
-        let options = m.mount_options();
+        let options = m.mounts_options();
         let fs_options = m.fs_options();
         let _ = write!(out, " {} {}", m.fstype, options);
         if !fs_options.is_empty() {
@@ -1151,7 +1151,8 @@ fn mountinfo(p: &Arc<Process>) -> Result<Vec<u8>> {
         let parent = if m.parent_id == 0 { m.id } else { m.parent_id };
         let _ = write!(out, "{} {} {}:{} / ", m.id, parent, major, minor);
         crate::fs::mount::escape_into(&mut out, &path);
-        let ro = m.flags & abi::MS_RDONLY != 0;
+        // The super options: the file system's read-only state.
+        let ro = m.super_flags() & abi::MS_RDONLY != 0;
         let fs_options = m.fs_options();
         let _ = write!(out, " {}{} - {} ", m.mount_options(), crate::fs::propagation::optional_fields(&m), m.fstype);
         crate::fs::mount::escape_into(&mut out, &m.source);
