@@ -92,6 +92,31 @@ IGNORED_UNITS = [r".*\.device", r"session-\d+\.scope", r"user@\d+\.service", r"u
                  r"user-\d+\.slice"]
 
 
+# Units in another state than under Linux for want of a kernel feature
+# Kevlar does not have yet: each is reported, not failed; any other
+# difference fails `units`. The list only shrinks (docs/debian-boot.md,
+# "What is left"): when a feature lands, its units leave it.
+MISSING_FEATURES = {
+    "dev-hugepages.mount": "hugetlbfs",
+    "sys-kernel-debug.mount": "debugfs",
+    "sys-kernel-tracing.mount": "tracefs",
+    "systemd-journald-audit.socket": "NETLINK_AUDIT",
+    "getty@tty1.service": "virtual consoles (/dev/tty0)",
+    # systemd mounts a ramfs per unit on /run/credentials/<unit> (and
+    # those mounts pull in umount.target); Kevlar has no ramfs.
+    "run-credentials-systemd\\x2dsysctl.service.mount": "ramfs",
+    "run-credentials-systemd\\x2dsysusers.service.mount": "ramfs",
+    "run-credentials-systemd\\x2dtmpfiles\\x2dsetup.service.mount": "ramfs",
+    "run-credentials-systemd\\x2dtmpfiles\\x2dsetup\\x2ddev.service.mount": "ramfs",
+    "umount.target": "ramfs",
+    # ConditionPathIsReadWrite=/proc/sys/ does not hold on Kevlar.
+    "systemd-sysctl.service": "a writable /proc/sys as systemd tests it",
+}
+# How QEMU ends when the guest powers off: 0 after Linux's ACPI S5, 1
+# after Kevlar's isa-debug-exit with the success code (docs/testing.md).
+POWEROFF_STATUS = {"linux": 0, "kevlar": 1}
+
+
 if TOOLS_DIR not in sys.path:
     sys.path.insert(0, TOOLS_DIR)
 from toolload import load as _load  # noqa: E402 (after the path)
@@ -295,8 +320,9 @@ def judge(res: dict, linux: dict | None, linux_note: str, suffix: str) -> list:
     ssh = res.get("ssh")
     add("ssh", ssh is not None and "kevlar" in ssh, ssh or err)
     po = res.get("poweroff")
-    add("poweroff", po is not None and po["ended"] and po["status"] == 0,
-        f"QEMU exited with status {po['status']}" if po and po["ended"]
+    want = POWEROFF_STATUS[res["kernel"]]
+    add("poweroff", po is not None and po["ended"] and po["status"] == want,
+        f"QEMU exited with status {po['status']} (want {want})" if po and po["ended"]
         else ("QEMU still running after poweroff" if po else err))
     if linux is None:
         add("units", False, linux_note)
@@ -305,9 +331,13 @@ def judge(res: dict, linux: dict | None, linux_note: str, suffix: str) -> list:
     else:
         mine = compared_units(parse_units(_out(res, "units")))
         ref = compared_units(parse_units(_out(linux, "units")))
-        diff = [f"{u}: {mine.get(u, 'absent')} (Linux: {ref.get(u, 'absent')})"
-                for u in sorted(set(mine) | set(ref)) if mine.get(u) != ref.get(u)]
-        add("units", not diff, f"{len(ref)} units as under Linux" if not diff else "; ".join(diff))
+        diff = [u for u in sorted(set(mine) | set(ref)) if mine.get(u) != ref.get(u)]
+        shown = lambda u: f"{u}: {mine.get(u, 'absent')} (Linux: {ref.get(u, 'absent')})"
+        unexplained = [shown(u) for u in diff if u not in MISSING_FEATURES]
+        known = [f"{u} ({MISSING_FEATURES[u]})" for u in diff if u in MISSING_FEATURES]
+        detail = (f"{len(ref) - len(diff)} of {len(ref)} units as under Linux"
+                  + (f"; for want of a feature: {', '.join(known)}" if known else ""))
+        add("units", not unexplained, detail if not unexplained else "; ".join(unexplained))
     return out
 
 
