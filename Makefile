@@ -21,7 +21,7 @@ KERNEL_ELF := build/kevlar.elf
 CARGO_OUT  := target/$(TARGET)/$(PROFILE)/kevlar
 ACCEL      := $(if $(KVM),--kvm,)
 
-.PHONY: all setup kernel run debug test test-host contracts interactive bench check clean fuzz fuzz-trinity powercut run-debian test-debian-boot
+.PHONY: all setup kernel run debug test test-host contracts interactive bench check clean fuzz fuzz-trinity powercut run-debian test-debian-boot debian-boot-image
 
 all: kernel
 
@@ -54,9 +54,15 @@ SSH_PORT ?= 2222
 run-debian: $(if $(filter kevlar,$(KERNEL)),kernel)
 	$(PYTHON) tools/debian-boot.py run --kernel $(KERNEL) --elf $(KERNEL_ELF) --port $(SSH_PORT) --smp $(SMP) --append "$(CMDLINE)"
 
-# The Debian boot test (not part of `make test`: several minutes of TCG).
+# The Debian boot test alone (make test runs it as its debian-boot layer, at
+# -smp 1 and 2).
 test-debian-boot: kernel
 	$(PYTHON) tools/debian-boot-test.py --elf $(KERNEL_ELF) --smp $(SMP)
+
+# The bootable Debian image (cached; rebuilt when its packages or
+# configuration change).
+debian-boot-image: setup
+	$(PYTHON) tools/build-debian-root.py --systemd image
 
 debug: kernel $(INTERACTIVE_CPIO)
 	@echo "QEMU waits for gdb on :1234; in another terminal: gdb $(KERNEL_ELF) -ex 'target remote :1234'"
@@ -125,7 +131,7 @@ build/rootdev.img: userland/kernel-tests/rootdev.c tools/build-rootdev.py | setu
 build/powercut.cpio: userland/powercut/workload.c tools/powercut.py tools/build-initramfs.py | setup
 	$(PYTHON) tools/powercut.py --build
 
-test: kernel contracts build/kernel-tests.cpio build/rootdev.img build/powercut.cpio $(INTERACTIVE_CPIO) $(FUZZ_CPIO)
+test: kernel contracts build/kernel-tests.cpio build/rootdev.img build/powercut.cpio $(INTERACTIVE_CPIO) $(FUZZ_CPIO) debian-boot-image
 	$(PYTHON) tools/gen-syscall-table.py --check
 	$(PYTHON) tools/bench.py --quick
 	$(PYTHON) tools/run-tests.py --kernel $(KERNEL_ELF)

@@ -614,6 +614,12 @@ def _configure_systemd(root: str) -> None:
         if os.path.lexists(os.path.join(root, target.lstrip("/"))):
             os.symlink(target, os.path.join(alt, name))
             os.symlink(f"/etc/alternatives/{name}", os.path.join(root, "usr", "bin", name))
+    # The serial console's device may take longer than systemd's 90 s to
+    # appear when a busy host runs the boot under TCG (udev's coldplug is
+    # slow there; Linux's getty failed that way at a host load of 28):
+    # serial-getty@ttyS0 waits for it up to 10 minutes.
+    _write(root, "etc/systemd/system/dev-ttyS0.device.d/timeout.conf",
+           "[Unit]\nJobRunningTimeoutSec=10min\n")
     r = subprocess.run(["systemctl", f"--root={root}", "enable"] + ENABLED_UNITS,
                        capture_output=True, text=True)
     if r.returncode != 0:

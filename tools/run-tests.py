@@ -217,6 +217,14 @@ KERNEL_RUNS: list[dict] = [
      "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 600, "suffix": "[smp1]"},
     {"name": "interactive-smp2", "layer": "interactive", "driver": "interactive", "smp": 2,
      "initrd": os.path.join(REPO_ROOT, "build", "interactive.cpio"), "timeout": 600, "suffix": "[smp2]"},
+    # Debian 12 with systemd as PID 1 from its ext4 image (docs/debian-boot.md,
+    # tools/debian-boot-test.py): console login, is-system-running, no failed
+    # unit, journalctl -b, systemctl restart ssh, ssh from the host, poweroff;
+    # the units' states compared with Linux 6.1's boot of the image (cached in
+    # build/oracle/). One outcome per check, debian-boot:<check>[smpN].
+    *[{"name": f"debian-boot-smp{smp}", "layer": "debian-boot", "driver": "debian-boot", "smp": smp,
+       "initrd": os.path.join(REPO_ROOT, "build", "debian-systemd", "disk.img"), "timeout": 900,
+       "suffix": f"[smp{smp}]"} for smp in (1, 2)],
 ]
 
 HOST_LAYER = "host"
@@ -545,6 +553,7 @@ DRIVERS: dict[str, tuple] = {
     "interactive": ("interactive_test", "interactive-test.py"),
     "clock": ("clock_test", "clock-test.py"),
     "powercut": ("powercut", "powercut.py"),
+    "debian-boot": ("debian_boot_test", "debian-boot-test.py"),
 }
 
 

@@ -66,6 +66,7 @@ fn housekeeping(now: u64) {
 pub fn run_expired() {
     if kevlar_platform::arch::serial::take_dump_request() || periodic_dump_due() {
         crate::process::dump_state();
+        kevlar_platform::x86::stall::dump_done();
     }
     if kevlar_platform::arch::serial::take_input_notification() {
         crate::tty::console::pump();

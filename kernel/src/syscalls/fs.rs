@@ -1059,11 +1059,20 @@ pub fn readlinkat(thread: &Thread, dirfd: i32, path: usize, buf: usize, size: us
         return Err(Errno::EINVAL);
     }
     let path = read_path(path)?;
-    let start = dir_start(thread, dirfd, &path)?;
-    let node = fs_ctx(thread).lookup(&fs_cred(thread), start.as_ref(), &path, WalkFlags::NOFOLLOW)?;
-    if node.file_type() != FileType::Symlink {
-        return Err(Errno::EINVAL);
-    }
+    let node = if path.is_empty() {
+        // Linux's LOOKUP_EMPTY: an empty path names the symlink `dirfd`
+        // refers to (opened with O_PATH|O_NOFOLLOW, as systemd-tmpfiles
+        // reads links); anything else is ENOENT, not EINVAL.
+        let node = if dirfd == AT_FDCWD { None } else { file(thread, dirfd)?.ops.inode() };
+        node.filter(|n| n.file_type() == FileType::Symlink).ok_or(Errno::ENOENT)?
+    } else {
+        let start = dir_start(thread, dirfd, &path)?;
+        let node = fs_ctx(thread).lookup(&fs_cred(thread), start.as_ref(), &path, WalkFlags::NOFOLLOW)?;
+        if node.file_type() != FileType::Symlink {
+            return Err(Errno::EINVAL);
+        }
+        node
+    };
     let target = node.read_link()?;
     let n = target.len().min(size);
     copy_to_user(buf, &target[..n])?;

@@ -15,6 +15,7 @@ pub mod percpu;
 mod refclock;
 pub mod serial;
 pub mod smp;
+pub mod stall;
 pub mod time;
 pub mod tlb;
 pub mod vdso;

@@ -101,6 +101,7 @@ pub fn handle_interrupt() {
         // Linux's SysRq), and is not passed on as input.
         if byte == 0x1d {
             DUMP_REQUESTED.set();
+            super::stall::dump_requested();
             continue;
         }
         input.push(byte);

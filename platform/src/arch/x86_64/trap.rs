@@ -204,6 +204,7 @@ extern "C" fn trap_entry(frame: &mut TrapFrame) {
             percpu::count_timer_tick();
             apic::end_of_interrupt();
             crate::time::on_timer_interrupt();
+            super::stall::check(frame);
             if let Some(hooks) = super::user::hooks() {
                 (hooks.timer_tick)(from_user);
             }
