@@ -379,7 +379,9 @@ impl Caller<'_> {
     }
 
     /// The caller's own keyrings, searched in Linux's order: thread,
-    /// process, session (or the user-session keyring without one).
+    /// process, session (or, without one, the user-session keyring if it
+    /// exists: a search makes none, as Linux's search_cred_keyrings_rcu,
+    /// so reading /proc/keys charges the reader nothing).
     fn search_roots(&self) -> Vec<Arc<Key>> {
         let keys = self.keys();
         let mut roots = Vec::new();
@@ -391,7 +393,10 @@ impl Caller<'_> {
         }
         let session = keys.session.clone();
         drop(keys);
-        roots.push(session.unwrap_or_else(|| user_keyrings(self.cred.fsuid).1));
+        match session {
+            Some(k) => roots.push(k),
+            None => roots.extend(USER_KEYRINGS.lock().get(&self.cred.fsuid).map(|pair| pair.1.clone())),
+        }
         roots
     }
 

@@ -6,7 +6,8 @@
  * key's length, a keyring's count or "empty"); revoked and expired keys
  * stay listed until collected. A user who neither possesses nor owns
  * them sees none of them until their "other" view bit is set.
- * /proc/key-users shows the quota line of a user made for the test. */
+ * /proc/key-users shows the quota line of a user made for the test;
+ * reading /proc/keys makes a user no keyrings (no line of its own). */
 #include "../common.h"
 #include <sys/wait.h>
 
@@ -152,5 +153,28 @@ int main(void)
     int ws;
     waitpid(pid, &ws, 0);
     out("owner: %s", wstatus(ws));
+
+    /* Reading /proc/keys makes no keyrings: a user with no keys still
+     * has no line in /proc/key-users after it. */
+    pid = fork();
+    if (pid == 0) {
+        if (setgid(4344) < 0 || setuid(4343) < 0)
+            _exit(1);
+        char text[16384];
+        int fd = open("/proc/keys", O_RDONLY);
+        read_full(fd, text, sizeof text - 1);
+        close(fd);
+        fd = open("/proc/key-users", O_RDONLY);
+        ssize_t len = read_full(fd, text, sizeof text - 1);
+        close(fd);
+        text[len > 0 ? len : 0] = 0;
+        int listed = 0;
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+            listed |= atoi(line) == 4343;
+        out("uid 4343 in /proc/key-users after reading /proc/keys: %s", yesno(listed));
+        _exit(0);
+    }
+    waitpid(pid, &ws, 0);
+    out("reader: %s", wstatus(ws));
     return 0;
 }
