@@ -724,7 +724,7 @@ pub fn devtmpfs_remove(name: &[u8]) {
 
 /// Parses tmpfs's mount options (`size=`, `nr_inodes=`, `mode=`, `uid=`,
 /// `gid=`); anything else gives EINVAL, as Linux's tmpfs.
-fn parse_tmpfs_options(data: &[u8]) -> Result<TmpfsSettings> {
+pub(super) fn parse_tmpfs_options(data: &[u8]) -> Result<TmpfsSettings> {
     let mut settings = TmpfsSettings { mode: 0o1777, ..TmpfsSettings::default() };
     let total_pages = kevlar_platform::mm::pmm::stats().total_bytes as u64 / 4096;
     for option in data.split(|&b| b == b',').filter(|o| !o.is_empty()) {
@@ -754,6 +754,28 @@ fn parse_tmpfs_options(data: &[u8]) -> Result<TmpfsSettings> {
 
 /// A tmpfs limit as Linux applies it: half of RAM's pages when not
 /// given, none when given as 0.
+/// A tmpfs reconfigured (fspick's FSCONFIG_CMD_RECONFIGURE) with
+/// `size=` and `nr_inodes=` (each when given, in the units of
+/// [`TmpfsSettings`], 0 lifting the limit): the budgets change, EINVAL
+/// if below what is in use or put on an unlimited one, and every mount of
+/// it shows the new values (Linux keeps them in the superblock).
+pub fn reconfigure_tmpfs(fs: &Arc<TmpFs>, max_pages: Option<u64>, max_inodes: Option<u64>) -> Result<()> {
+    let budget = |v: Option<u64>| v.map(|n| if n == 0 { None } else { Some(n) });
+    fs.set_limits(budget(max_pages), budget(max_inodes))?;
+    for ns in all_namespaces() {
+        let mut mounts = ns.mounts.lock();
+        for m in mounts.iter_mut() {
+            if let FsKind::Tmpfs(f, settings) = &mut m.kind {
+                if Arc::ptr_eq(f, fs) {
+                    settings.max_pages = max_pages.or(settings.max_pages);
+                    settings.max_inodes = max_inodes.or(settings.max_inodes);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn default_half_ram(limit: Option<u64>) -> Option<u64> {
     match limit {
         None => Some((kevlar_platform::mm::pmm::stats().total_bytes / 4096 / 2) as u64),

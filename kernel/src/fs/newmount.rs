@@ -30,6 +30,11 @@ enum Phase {
     AwaitingMount,
     /// A command failed: every later call is EBUSY.
     Failed,
+    /// fspick: a context on a mounted file system, before its first
+    /// command (which clears it for parameters).
+    AwaitingReconf,
+    /// fspick's context taking parameters for FSCONFIG_CMD_RECONFIGURE.
+    ReconfParams,
 }
 
 /// A file system made by FSCONFIG_CMD_CREATE.
@@ -50,14 +55,26 @@ struct ContextState {
     options: Vec<u8>,
     /// "ro" was given (and not undone by "rw").
     read_only: bool,
+    /// "ro" or "rw" was given (a reconfiguration changes the read-only
+    /// state only then).
+    read_only_given: bool,
     made: Option<Made>,
 }
 
-/// A file-system context descriptor (fsopen's).
+impl ContextState {
+    fn new(phase: Phase) -> ContextState {
+        ContextState { phase, source: None, options: Vec::new(), read_only: false, read_only_given: false, made: None }
+    }
+}
+
+/// A file-system context descriptor (fsopen's, or fspick's on a
+/// mounted file system).
 pub struct FsContextFile {
     /// The file system type, as /proc/filesystems names it.
     fstype: &'static str,
     state: SpinLock<ContextState>,
+    /// fspick's: the file system picked.
+    picked: Option<FsKind>,
 }
 
 /// The generic parameters every file system takes as flags (Linux's
@@ -91,11 +108,32 @@ impl FsContextFile {
     /// a type the kernel does not know.
     pub fn open(name: &[u8]) -> Result<Arc<FsContextFile>> {
         let fstype = mount::FILESYSTEMS.iter().map(|(n, _)| *n).find(|n| n.as_bytes() == name && *n != "rootfs").ok_or(Errno::ENODEV)?;
-        Ok(Arc::new(FsContextFile { fstype, state: SpinLock::new(ContextState { phase: Phase::CreateParams, source: None, options: Vec::new(), read_only: false, made: None }) }))
+        Ok(Arc::new(FsContextFile { fstype, state: SpinLock::new(ContextState::new(Phase::CreateParams)), picked: None }))
     }
 
-    fn params_phase(state: &ContextState) -> Result<()> {
-        if state.phase != Phase::CreateParams {
+    /// fspick: a context for reconfiguring the file system mounted at
+    /// `root` (reached through mount `mnt`); EINVAL when `root` is not the
+    /// root of that mount.
+    pub fn pick(mnt: MountId, root: &Arc<dyn Inode>) -> Result<Arc<FsContextFile>> {
+        let m = mount::mount_at(mnt, &**root).ok_or(Errno::EINVAL)?;
+        if m.root.fs_id() != root.fs_id() || m.root.ino() != root.ino() {
+            return Err(Errno::EINVAL);
+        }
+        Ok(Arc::new(FsContextFile { fstype: m.fstype, state: SpinLock::new(ContextState::new(Phase::AwaitingReconf)), picked: Some(m.kind) }))
+    }
+
+    /// What every fsconfig command does first (Linux's
+    /// finish_clean_context): a picked context, new or just reconfigured,
+    /// starts taking parameters afresh.
+    fn clean(state: &mut ContextState) {
+        if state.phase == Phase::AwaitingReconf {
+            *state = ContextState::new(Phase::ReconfParams);
+        }
+    }
+
+    fn params_phase(state: &mut ContextState) -> Result<()> {
+        Self::clean(state);
+        if state.phase != Phase::CreateParams && state.phase != Phase::ReconfParams {
             return Err(Errno::EBUSY);
         }
         Ok(())
@@ -115,13 +153,14 @@ impl FsContextFile {
     /// FSCONFIG_SET_FLAG `key`.
     pub fn set_flag(&self, key: &[u8]) -> Result<()> {
         let mut state = self.state.lock();
-        Self::params_phase(&state)?;
+        Self::params_phase(&mut state)?;
         if GENERIC_FLAGS.contains(&key) {
             match key {
                 b"ro" => state.read_only = true,
                 b"rw" => state.read_only = false,
                 _ => {}
             }
+            state.read_only_given |= key == b"ro" || key == b"rw";
             return Ok(());
         }
         if key == b"source" {
@@ -137,7 +176,7 @@ impl FsContextFile {
     /// FSCONFIG_SET_STRING `key`=`value`.
     pub fn set_string(&self, key: &[u8], value: &[u8]) -> Result<()> {
         let mut state = self.state.lock();
-        Self::params_phase(&state)?;
+        Self::params_phase(&mut state)?;
         if key == b"source" {
             if state.source.is_some() {
                 return Err(Errno::EINVAL);
@@ -157,7 +196,10 @@ impl FsContextFile {
     /// by the caller).
     pub fn create(&self, disk: Option<u64>) -> Result<()> {
         let mut state = self.state.lock();
-        Self::params_phase(&state)?;
+        Self::clean(&mut state);
+        if state.phase != Phase::CreateParams {
+            return Err(Errno::EBUSY);
+        }
         let made = self.make(&state, disk);
         match made {
             Ok(made) => {
@@ -186,6 +228,60 @@ impl FsContextFile {
         Ok(Made { name, root, kind, read_only: state.read_only })
     }
 
+    /// FSCONFIG_CMD_RECONFIGURE on fspick's context: applies the
+    /// parameters given since fspick or the last reconfiguration to the
+    /// mounted file system (EBUSY on fsopen's context); after a failure
+    /// every later command is EBUSY, as after a failed create.
+    pub fn reconfigure(&self) -> Result<()> {
+        let mut state = self.state.lock();
+        Self::clean(&mut state);
+        if state.phase != Phase::ReconfParams {
+            return Err(Errno::EBUSY);
+        }
+        match self.apply(&state) {
+            Ok(()) => {
+                // Linux's vfs_clean_context: ready to be reconfigured again.
+                state.phase = Phase::AwaitingReconf;
+                Ok(())
+            }
+            Err(e) => {
+                state.phase = Phase::Failed;
+                Err(e)
+            }
+        }
+    }
+
+    fn apply(&self, state: &ContextState) -> Result<()> {
+        let kind = self.picked.as_ref().ok_or(Errno::EBUSY)?;
+        // The read-only state of the file system itself (all its mounts).
+        if state.read_only_given {
+            let now_read_only = match kind {
+                FsKind::Ext2(fs) => fs.is_read_only(),
+                _ => false,
+            };
+            if state.read_only && !now_read_only {
+                // Kevlar keeps read-only per mount only (mount_setattr,
+                // MS_REMOUNT|MS_BIND); a read-only superblock is not had.
+                return Err(Errno::EOPNOTSUPP);
+            }
+            if !state.read_only && now_read_only {
+                if let FsKind::Ext2(fs) = kind {
+                    fs.remount_read_write()?;
+                }
+            }
+        }
+        match kind {
+            FsKind::Tmpfs(fs, _) if !state.options.is_empty() => {
+                // mode=, uid= and gid= are taken but change nothing on a
+                // remount (Linux applies them at creation only).
+                let settings = mount::parse_tmpfs_options(&state.options)?;
+                mount::reconfigure_tmpfs(fs, settings.max_pages, settings.max_inodes)
+            }
+            _ if !state.options.is_empty() => Err(Errno::EINVAL),
+            _ => Ok(()),
+        }
+    }
+
     /// The file system type's name.
     pub fn fstype(&self) -> &'static str {
         self.fstype
@@ -202,6 +298,8 @@ impl FsContextFile {
         let state = self.state.lock();
         let made = match (&state.made, state.phase) {
             (Some(made), Phase::AwaitingMount) => made,
+            // fspick's context has a file system, never awaiting a mount.
+            (None, _) if self.picked.is_some() => return Err(Errno::EBUSY),
             (None, _) => return Err(Errno::EINVAL),
             _ => return Err(Errno::EBUSY),
         };

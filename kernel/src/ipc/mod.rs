@@ -14,6 +14,7 @@ pub mod ns;
 pub mod msg;
 pub mod sem;
 pub mod shm;
+pub mod sysctl;
 
 /// Seconds of the wall clock, as the `*_time` fields hold them.
 pub fn now_secs() -> i64 {

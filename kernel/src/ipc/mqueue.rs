@@ -8,7 +8,7 @@ use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use core::sync::atomic::Ordering;
 
 use kevlar_platform::sync::SpinLock;
 use linux_raw_sys::general as abi;
@@ -20,12 +20,11 @@ use crate::process::wait_queue::WaitQueue;
 use crate::process::Process;
 
 /// /proc/sys/fs/mqueue: msg_default, msg_max, msgsize_default,
-/// msgsize_max, queues_max.
-pub static MSG_DEFAULT: AtomicU32 = AtomicU32::new(10);
-pub static MSG_MAX: AtomicU32 = AtomicU32::new(10);
-pub static MSGSIZE_DEFAULT: AtomicU32 = AtomicU32::new(8192);
-pub static MSGSIZE_MAX: AtomicU32 = AtomicU32::new(8192);
-pub static QUEUES_MAX: AtomicU32 = AtomicU32::new(256);
+/// msgsize_max, queues_max (per IPC namespace).
+pub use super::sysctl::{
+    MQ_MSGSIZE_DEFAULT as MSGSIZE_DEFAULT, MQ_MSGSIZE_MAX as MSGSIZE_MAX, MQ_MSG_DEFAULT as MSG_DEFAULT, MQ_MSG_MAX as MSG_MAX,
+    MQ_QUEUES_MAX as QUEUES_MAX,
+};
 /// HARD_MSGMAX and HARD_MSGSIZEMAX: the ceilings for CAP_SYS_RESOURCE
 /// (and for the sysctls).
 pub const HARD_MSGMAX: u32 = 65536;
@@ -38,8 +37,9 @@ pub const PRIO_MAX: u32 = 32768;
 const MSG_HEADER: u64 = 48;
 const TREE_NODE: u64 = 48;
 
-/// Queues in existence (named or only open).
-static QUEUES: AtomicUsize = AtomicUsize::new(0);
+/// Queues in existence (named or only open), per IPC namespace (Linux's
+/// mq_queues_count), by namespace inode number.
+static QUEUES: SpinLock<BTreeMap<u64, usize>> = SpinLock::new(BTreeMap::new());
 /// Bytes charged per real uid.
 static CHARGED: SpinLock<BTreeMap<u32, u64>> = SpinLock::new(BTreeMap::new());
 
@@ -102,7 +102,15 @@ pub struct Queue {
 
 impl Drop for Queue {
     fn drop(&mut self) {
-        QUEUES.fetch_sub(1, Ordering::Relaxed);
+        {
+            let mut queues = QUEUES.lock();
+            if let Some(n) = queues.get_mut(&self.ns) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    queues.remove(&self.ns);
+                }
+            }
+        }
         let mut charged = CHARGED.lock();
         if let Some(c) = charged.get_mut(&self.charged.0) {
             *c = c.saturating_sub(self.charged.1);
@@ -214,7 +222,7 @@ pub fn open(process: &Process, name: &[u8], flags: u32, mode: u32, attr: Option<
 fn make_queue(process: &Process, ns: u64, mode: u32, uid: u32, gid: u32, attr: Option<Attr>) -> Result<Arc<Queue>> {
     let resource = crate::process::access::capable(process, abi::CAP_SYS_RESOURCE);
     let (maxmsg, msgsize) = match attr {
-        None => (MSG_DEFAULT.load(Ordering::Relaxed) as i64, MSGSIZE_DEFAULT.load(Ordering::Relaxed) as i64),
+        None => (MSG_DEFAULT.get_in(ns) as i64, MSGSIZE_DEFAULT.get_in(ns) as i64),
         Some(a) => {
             if a.maxmsg <= 0 || a.msgsize <= 0 {
                 return Err(Errno::EINVAL);
@@ -222,7 +230,7 @@ fn make_queue(process: &Process, ns: u64, mode: u32, uid: u32, gid: u32, attr: O
             let (max, size_max) = if resource {
                 (HARD_MSGMAX as i64, HARD_MSGSIZEMAX as i64)
             } else {
-                (MSG_MAX.load(Ordering::Relaxed) as i64, MSGSIZE_MAX.load(Ordering::Relaxed) as i64)
+                (MSG_MAX.get_in(ns) as i64, MSGSIZE_MAX.get_in(ns) as i64)
             };
             if a.maxmsg > max || a.msgsize > size_max {
                 return Err(Errno::EINVAL);
@@ -230,7 +238,8 @@ fn make_queue(process: &Process, ns: u64, mode: u32, uid: u32, gid: u32, attr: O
             (a.maxmsg, a.msgsize)
         }
     };
-    if QUEUES.load(Ordering::Relaxed) >= QUEUES_MAX.load(Ordering::Relaxed) as usize && !resource {
+    let queues_max = QUEUES_MAX.get_in(ns) as u32 as usize;
+    if QUEUES.lock().get(&ns).copied().unwrap_or(0) >= queues_max && !resource {
         return Err(Errno::ENOSPC);
     }
     let (maxmsg, msgsize) = (maxmsg as u64, msgsize as u64);
@@ -245,7 +254,7 @@ fn make_queue(process: &Process, ns: u64, mode: u32, uid: u32, gid: u32, attr: O
         }
         *used += cost;
     }
-    QUEUES.fetch_add(1, Ordering::Relaxed);
+    *QUEUES.lock().entry(ns).or_insert(0) += 1;
     Ok(Arc::new(Queue {
         ino: NEXT_INO.fetch_add(1, Ordering::Relaxed),
         ns,

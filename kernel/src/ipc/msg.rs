@@ -4,7 +4,6 @@ use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
-use core::sync::atomic::{AtomicU32, Ordering};
 
 
 use super::abi::*;
@@ -13,10 +12,8 @@ use crate::error::{Errno, Result};
 use crate::process::wait_queue::WaitQueue;
 use crate::process::Process;
 
-/// /proc/sys/kernel/msgmax, msgmnb and msgmni.
-pub static MSG_MAX: AtomicU32 = AtomicU32::new(MSGMAX);
-pub static MSG_MNB: AtomicU32 = AtomicU32::new(MSGMNB);
-pub static MSG_MNI: AtomicU32 = AtomicU32::new(MSGMNI);
+/// /proc/sys/kernel/msgmax, msgmnb and msgmni (per IPC namespace).
+pub use super::sysctl::{MSG_MAX, MSG_MNB, MSG_MNI};
 
 struct Message {
     mtype: i64,
@@ -64,21 +61,21 @@ pub fn get(process: &Process, key: i32, flags: u32) -> Result<i32> {
             perm,
             messages: VecDeque::new(),
             cbytes: 0,
-            qbytes: MSG_MNB.load(Ordering::Relaxed) as usize,
+            qbytes: MSG_MNB.get32() as usize,
             stime: 0,
             rtime: 0,
             ctime: super::now_secs(),
             lspid: 0,
             lrpid: 0,
         };
-        queues.insert(queue, MSG_MNI.load(Ordering::Relaxed))
+        queues.insert(queue, MSG_MNI.get32())
     })
 }
 
 /// msgsnd of `text` with type `mtype` (the caller read both from user
 /// memory and checked the size).
 pub fn send(process: &Process, id: i32, mtype: i64, text: Vec<u8>, flags: u32) -> Result<()> {
-    if text.len() > MSG_MAX.load(Ordering::Relaxed) as usize || id < 0 || mtype < 1 {
+    if text.len() > MSG_MAX.get32() as usize || id < 0 || mtype < 1 {
         return Err(Errno::EINVAL);
     }
     let mut text = Some(text);
@@ -157,7 +154,7 @@ pub fn receive(process: &Process, id: i32, size: usize, msgtyp: i64, flags: u32)
     } else {
         Search::Equal(msgtyp)
     };
-    let copy_size = size.min(MSG_MAX.load(Ordering::Relaxed) as usize);
+    let copy_size = size.min(MSG_MAX.get32() as usize);
     let mut first = true;
     let message = WAITERS.wait_until(|| {
         let mut queues = QUEUES.lock();
@@ -207,7 +204,7 @@ pub fn info(cmd: i32) -> ([u8; 32], i32) {
     } else {
         (MSGMNI * MSGMNB / 1024, MSGMNB, MSGMNB)
     };
-    let fields = [pool, map, MSG_MAX.load(Ordering::Relaxed), MSG_MNB.load(Ordering::Relaxed), MSG_MNI.load(Ordering::Relaxed), MSGSSZ as u32, tql];
+    let fields = [pool, map, MSG_MAX.get32(), MSG_MNB.get32(), MSG_MNI.get32(), MSGSSZ as u32, tql];
     for (i, v) in fields.iter().enumerate() {
         ids::put_u32(&mut out, i * 4, *v);
     }
@@ -242,7 +239,7 @@ pub fn set(process: &Process, id: i32, ds: &[u8; 120]) -> Result<()> {
     let queue = queues.get_mut(id)?;
     queue.perm.check_owner(process)?;
     let qbytes = ids::get_u64(ds, 88);
-    if qbytes > MSG_MNB.load(Ordering::Relaxed) as u64 && !crate::process::access::capable(process, linux_raw_sys::general::CAP_SYS_RESOURCE) {
+    if qbytes > MSG_MNB.get32() as u64 && !crate::process::access::capable(process, linux_raw_sys::general::CAP_SYS_RESOURCE) {
         return Err(Errno::EPERM);
     }
     queue.qbytes = qbytes as usize;

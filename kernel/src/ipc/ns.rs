@@ -90,5 +90,6 @@ pub fn reap() {
         super::shm::forget_ns(inum);
         super::mqueue::forget_ns(inum);
         super::mqueue_fs::forget_ns(inum);
+        super::sysctl::forget_ns(inum);
     }
 }

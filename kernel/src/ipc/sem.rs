@@ -5,7 +5,6 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Write;
-use core::sync::atomic::{AtomicU32, Ordering};
 
 
 use super::abi::*;
@@ -14,11 +13,9 @@ use crate::error::{Errno, Result};
 use crate::process::wait_queue::WaitQueue;
 use crate::process::Process;
 
-/// /proc/sys/kernel/sem: SEMMSL, SEMMNS, SEMOPM, SEMMNI.
-pub static SEM_MSL: AtomicU32 = AtomicU32::new(SEMMSL);
-pub static SEM_MNS: AtomicU32 = AtomicU32::new(SEMMNS);
-pub static SEM_OPM: AtomicU32 = AtomicU32::new(SEMOPM);
-pub static SEM_MNI: AtomicU32 = AtomicU32::new(SEMMNI);
+/// /proc/sys/kernel/sem: SEMMSL, SEMMNS, SEMOPM, SEMMNI (per IPC
+/// namespace).
+pub use super::sysctl::{SEM_MNI, SEM_MNS, SEM_MSL, SEM_OPM};
 
 #[derive(Clone, Copy, Default)]
 struct Sem {
@@ -73,7 +70,7 @@ fn used_sems(sets: &Ids<Set>) -> usize {
 
 /// semget.
 pub fn get(process: &Process, key: i32, nsems: i32, flags: u32) -> Result<i32> {
-    if nsems < 0 || nsems as u32 > SEM_MSL.load(Ordering::Relaxed) {
+    if nsems < 0 || nsems as u32 > SEM_MSL.get32() {
         return Err(Errno::EINVAL);
     }
     let mut state = STATE.lock();
@@ -87,12 +84,12 @@ pub fn get(process: &Process, key: i32, nsems: i32, flags: u32) -> Result<i32> {
             if nsems == 0 {
                 return Err(Errno::EINVAL);
             }
-            if used_sems(sets) + nsems as usize > SEM_MNS.load(Ordering::Relaxed) as usize {
+            if used_sems(sets) + nsems as usize > SEM_MNS.get32() as usize {
                 return Err(Errno::ENOSPC);
             }
             let perm = Perm::new(key, &process.creds.lock(), flags);
             let set = Set { perm, sems: super::buffer::<Sem>(nsems as usize)?, otime: 0, ctime: super::now_secs(), waiting: Vec::new() };
-            sets.insert(set, SEM_MNI.load(Ordering::Relaxed))
+            sets.insert(set, SEM_MNI.get32())
         },
     )
 }
@@ -215,11 +212,11 @@ pub fn info(cmd: i32) -> ([u8; 40], i32) {
     let (usz, aem) = if cmd == SEM_INFO { (state.sets.len() as i32, used_sems(&state.sets) as i32) } else { (SEMUSZ, SEMAEM) };
     let fields = [
         SEMMAP,
-        SEM_MNI.load(Ordering::Relaxed) as i32,
-        SEM_MNS.load(Ordering::Relaxed) as i32,
+        SEM_MNI.get32() as i32,
+        SEM_MNS.get32() as i32,
         SEMMNU,
-        SEM_MSL.load(Ordering::Relaxed) as i32,
-        SEM_OPM.load(Ordering::Relaxed) as i32,
+        SEM_MSL.get32() as i32,
+        SEM_OPM.get32() as i32,
         SEMUME,
         usz,
         SEMVMX,

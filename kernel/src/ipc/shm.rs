@@ -9,7 +9,6 @@
 use alloc::string::String;
 use alloc::sync::Arc;
 use core::fmt::Write;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 
 use super::abi::*;
@@ -20,10 +19,9 @@ use crate::process::Process;
 
 const PAGE_SIZE: usize = 4096;
 
-/// /proc/sys/kernel/shmmax, shmall (pages) and shmmni.
-pub static SHM_MAX: AtomicU64 = AtomicU64::new(SHMMAX);
-pub static SHM_ALL: AtomicU64 = AtomicU64::new(SHMALL);
-pub static SHM_MNI: AtomicU32 = AtomicU32::new(SHMMNI);
+/// /proc/sys/kernel/shmmax, shmall (pages) and shmmni (per IPC
+/// namespace).
+pub use super::sysctl::{SHM_ALL, SHM_MAX, SHM_MNI};
 
 /// A segment (`struct shmid_kernel`).
 pub struct Segment {
@@ -85,12 +83,12 @@ pub fn get(process: &Process, key: i32, size: usize, flags: u32) -> Result<i32> 
         flags,
         |s| if s.size < size { Err(Errno::EINVAL) } else { Ok(()) },
         |segments| {
-            if (size as u64) < SHMMIN || size as u64 > SHM_MAX.load(Ordering::Relaxed) {
+            if (size as u64) < SHMMIN || size as u64 > SHM_MAX.get() {
                 return Err(Errno::EINVAL);
             }
             let pages = (size as u64).div_ceil(PAGE_SIZE as u64);
             let total = total_pages(segments).checked_add(pages).ok_or(Errno::ENOSPC)?;
-            if total > SHM_ALL.load(Ordering::Relaxed) {
+            if total > SHM_ALL.get() {
                 return Err(Errno::ENOSPC);
             }
             // Huge pages come from a pool the administrator reserves
@@ -110,7 +108,7 @@ pub fn get(process: &Process, key: i32, size: usize, flags: u32) -> Result<i32> 
                 cpid: process.pid,
                 lpid: 0,
             };
-            let id = segments.insert(segment, SHM_MNI.load(Ordering::Relaxed))?;
+            let id = segments.insert(segment, SHM_MNI.get32())?;
             // Named for /proc/PID/maps now that the id is known (nothing
             // maps the pages yet).
             segments.get_mut(id)?.pages = Arc::new(SharedPages::sysv(key, id));
@@ -214,11 +212,11 @@ pub fn detach(process: &Process, addr: usize) -> Result<()> {
 pub fn ipc_info() -> ([u8; 72], i32) {
     let segments = segments();
     let mut out = [0u8; 72];
-    ids::put_u64(&mut out, 0, SHM_MAX.load(Ordering::Relaxed));
+    ids::put_u64(&mut out, 0, SHM_MAX.get());
     ids::put_u64(&mut out, 8, SHMMIN);
-    ids::put_u64(&mut out, 16, SHM_MNI.load(Ordering::Relaxed) as u64);
+    ids::put_u64(&mut out, 16, SHM_MNI.get32() as u64);
     ids::put_u64(&mut out, 24, SHMMNI as u64);
-    ids::put_u64(&mut out, 32, SHM_ALL.load(Ordering::Relaxed));
+    ids::put_u64(&mut out, 32, SHM_ALL.get());
     (out, segments.max_idx().max(0))
 }
 

@@ -22,6 +22,9 @@ use kevlar_platform::sync::SpinLock;
 use crate::error::{Errno, Result};
 use crate::process::{Credentials, Thread};
 
+mod proc;
+pub use proc::{proc_key_users, proc_keys};
+
 // From include/uapi/linux/keyctl.h (not in linux-raw-sys 0.12).
 pub const KEY_SPEC_THREAD_KEYRING: i32 = -1;
 pub const KEY_SPEC_PROCESS_KEYRING: i32 = -2;
@@ -50,6 +53,9 @@ const USR: u32 = 16;
 
 /// The largest payload a "user" or "logon" key holds.
 const USER_PAYLOAD_MAX: usize = 32767;
+/// What each link in a keyring charges to the keyring owner's quota
+/// (Linux's KEYQUOTA_LINK_BYTES).
+const LINK_BYTES: isize = 4;
 /// How deep a search goes into nested keyrings.
 const SEARCH_DEPTH: usize = 6;
 
@@ -225,6 +231,22 @@ impl Key {
         Ok(())
     }
 
+    /// Changes a keyring's links (its state `st`, locked) to those `keep`
+    /// leaves and `add`, charging its owner LINK_BYTES for each link more
+    /// (EDQUOT past the quota, nothing changed) and giving back for each
+    /// one less.
+    fn relink(&self, st: &mut KeyState, keep: impl Fn(&Arc<Key>) -> bool, add: Option<Arc<Key>>) -> Result<()> {
+        let mut links: Vec<Arc<Key>> = st.links.iter().filter(|k| keep(k)).cloned().collect();
+        links.extend(add);
+        let delta = (links.len() as isize - st.links.len() as isize) * LINK_BYTES;
+        if delta != 0 {
+            charge(self.quota_uid, 0, delta, false)?;
+            st.charged = st.charged.saturating_add_signed(delta);
+        }
+        st.links = links;
+        Ok(())
+    }
+
     /// Fails as Linux's key_validate: EKEYREVOKED, EKEYEXPIRED, or ENOKEY
     /// for an invalidated key.
     pub fn validate(&self) -> Result<()> {
@@ -304,7 +326,13 @@ fn user_keyrings(uid: u32) -> (Arc<Key>, Arc<Key>) {
     let user = Key::keyring(alloc::format!("_uid.{}", uid).as_bytes(), uid, u32::MAX, perm);
     let session = Key::keyring(alloc::format!("_uid_ses.{}", uid).as_bytes(), uid, u32::MAX, perm);
     // The user-session keyring holds a link to the user keyring.
-    session.state.lock().links.push(user.clone());
+    {
+        let mut st = session.state.lock();
+        // Charged, as a kernel keyring may go over the quota.
+        let _ = charge(uid, 0, LINK_BYTES, true);
+        st.charged += LINK_BYTES as usize;
+        st.links.push(user.clone());
+    }
     all.insert(uid, (user.clone(), session.clone()));
     (user, session)
 }
@@ -351,7 +379,9 @@ impl Caller<'_> {
     }
 
     /// The caller's own keyrings, searched in Linux's order: thread,
-    /// process, session (or the user-session keyring without one).
+    /// process, session (or, without one, the user-session keyring if it
+    /// exists: a search makes none, as Linux's search_cred_keyrings_rcu,
+    /// so reading /proc/keys charges the reader nothing).
     fn search_roots(&self) -> Vec<Arc<Key>> {
         let keys = self.keys();
         let mut roots = Vec::new();
@@ -363,7 +393,10 @@ impl Caller<'_> {
         }
         let session = keys.session.clone();
         drop(keys);
-        roots.push(session.unwrap_or_else(|| user_keyrings(self.cred.fsuid).1));
+        match session {
+            Some(k) => roots.push(k),
+            None => roots.extend(USER_KEYRINGS.lock().get(&self.cred.fsuid).map(|pair| pair.1.clone())),
+        }
         roots
     }
 
@@ -539,8 +572,7 @@ impl Caller<'_> {
         perm |= KEY_WRITE << POS;
         let key = Key::new(ktype, desc, self.cred.fsuid, self.cred.fsgid, perm, payload)?;
         let mut st = ring.state.lock();
-        st.links.retain(|k| !(k.ktype == ktype && k.description == desc));
-        st.links.push(key.clone());
+        ring.relink(&mut st, |k| !(k.ktype == ktype && k.description == desc), Some(key.clone()))?;
         Ok(key.serial)
     }
 
@@ -627,9 +659,7 @@ impl Caller<'_> {
             return Err(Errno::EDEADLK);
         }
         let mut st = ring.state.lock();
-        st.links.retain(|k| !(k.ktype == key.ktype && k.description == key.description));
-        st.links.push(key.clone());
-        Ok(())
+        ring.relink(&mut st, |k| !(k.ktype == key.ktype && k.description == key.description), Some(key.clone()))
     }
 
     /// KEYCTL_LINK.
@@ -648,7 +678,7 @@ impl Caller<'_> {
         let (key, _) = self.lookup(key_id, false)?;
         let mut st = ring.state.lock();
         let before = st.links.len();
-        st.links.retain(|k| k.serial != key.serial);
+        ring.relink(&mut st, |k| k.serial != key.serial, None)?;
         if st.links.len() == before {
             return Err(Errno::ENOENT);
         }
@@ -661,7 +691,8 @@ impl Caller<'_> {
         if ring.ktype != KeyType::Keyring {
             return Err(Errno::ENOTDIR);
         }
-        ring.state.lock().links.clear();
+        let mut st = ring.state.lock();
+        ring.relink(&mut st, |_| false, None)?;
         Ok(())
     }
 
@@ -694,7 +725,8 @@ impl Caller<'_> {
         key.state.lock().invalidated = true;
         for ring in KEYS.lock().values().filter_map(Weak::upgrade) {
             if ring.ktype == KeyType::Keyring && ring.serial != key.serial {
-                ring.state.lock().links.retain(|k| k.serial != key.serial);
+                let mut st = ring.state.lock();
+                let _ = ring.relink(&mut st, |k| k.serial != key.serial, None);
             }
         }
         Ok(())

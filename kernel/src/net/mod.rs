@@ -12,6 +12,7 @@
 pub mod inet;
 pub mod netlink;
 pub mod packet;
+pub mod sockfilter;
 pub mod unix;
 
 use alloc::sync::Arc;
@@ -343,12 +344,11 @@ pub trait Socket: Send + Sync {
     fn check_option_level(&self, _level: i32) -> Result<()> {
         Err(Errno::EOPNOTSUPP)
     }
-    /// Attaches a socket filter (SO_ATTACH_FILTER, run on every message
-    /// delivered to the socket) or, for None, detaches it
-    /// (SO_DETACH_FILTER: ENOENT without one). Sockets that do not run
-    /// filters refuse with ENOPROTOOPT.
-    fn attach_filter(&self, _filter: Option<kevlar_bpf::Filter>) -> Result<()> {
-        Err(Errno::ENOPROTOOPT)
+    /// Whether the socket runs the filter in its options'
+    /// [`sockfilter::SocketFilter`] on what it delivers (SO_ATTACH_FILTER
+    /// and SO_DETACH_FILTER are ENOPROTOOPT on those that do not).
+    fn runs_filters(&self) -> bool {
+        false
     }
     /// Told after setsockopt(SOL_SOCKET, `name`) changed the socket's
     /// options, for a protocol that applies one to its connection
@@ -500,11 +500,13 @@ impl Default for OptionValues {
 /// A socket's SOL_SOCKET options behind a lock.
 pub struct SocketOptions {
     values: SpinLock<OptionValues>,
+    /// SO_ATTACH_FILTER's filter and SO_LOCK_FILTER.
+    pub filter: sockfilter::SocketFilter,
 }
 
 impl Default for SocketOptions {
     fn default() -> Self {
-        Self { values: SpinLock::new(OptionValues::default()) }
+        Self { values: SpinLock::new(OptionValues::default()), filter: sockfilter::SocketFilter::default() }
     }
 }
 
@@ -651,6 +653,7 @@ pub fn get_socket_option(socket: &dyn Socket, name: u32) -> Result<Vec<u8>> {
         netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => timeval_bytes(o.sndtimeo_ns),
         netabi::SO_PASSCRED => int(o.passcred as i32),
         netabi::SO_PASSSEC => int(o.passsec as i32),
+        netabi::SO_LOCK_FILTER => int(socket.options().filter.locked() as i32),
         netabi::SO_TIMESTAMP_OLD if socket.family() == u32::from(netabi::AF_UNIX) && socket.sock_type() == netabi::SOCK_DGRAM => int(o.timestamp as i32),
         netabi::SO_PEERCRED => {
             let cred = socket.peer_cred();

@@ -91,7 +91,6 @@ struct Inner {
     queue: VecDeque<Frame>,
     charged: usize,
     error: Option<Errno>,
-    filter: Option<Arc<kevlar_bpf::Filter>>,
     auxdata: bool,
     origdev: bool,
     ignore_outgoing: bool,
@@ -153,7 +152,6 @@ pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
             queue: VecDeque::new(),
             charged: 0,
             error: None,
-            filter: None,
             auxdata: false,
             origdev: false,
             ignore_outgoing: false,
@@ -277,7 +275,7 @@ fn deliver(ifindex: i32, frame: &[u8], pkttype: u8, csum_partial: bool, origin: 
             if !wants || (i.ifindex != 0 && i.ifindex != ifindex) || (outgoing && i.ignore_outgoing) {
                 continue;
             }
-            (i.filter.clone(), s.sock_type == netabi::SOCK_RAW)
+            (s.options.filter.current(), s.sock_type == netabi::SOCK_RAW)
         };
         let body = if raw { frame } else { &frame[ETH_HLEN..] };
         let keep = match &filter {
@@ -590,15 +588,8 @@ impl Socket for PacketSocket {
         Ok(self.inner.lock().queue.front().map_or(0, |f| f.data.len()))
     }
 
-    fn attach_filter(&self, filter: Option<kevlar_bpf::Filter>) -> Result<()> {
-        let mut i = self.inner.lock();
-        match filter {
-            Some(f) => i.filter = Some(Arc::new(f)),
-            None => {
-                i.filter.take().ok_or(Errno::ENOENT)?;
-            }
-        }
-        Ok(())
+    fn runs_filters(&self) -> bool {
+        true
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {

@@ -664,6 +664,13 @@ impl UnixSocket {
                     None => return Err(Errno::ECONNRESET),
                 },
             };
+            // The receiver's filter first (Linux's sk_filter in
+            // unix_dgram_sendmsg): 0 tosses the message, the sender told
+            // it all went; a smaller length cuts it (1 byte at least).
+            match other.options.filter.keep(&message.data, 1) {
+                None => return Ok(len),
+                Some(keep) => message.data.truncate(keep),
+            }
             let mut o = other.inner.lock();
             if o.peer.as_ref().is_some_and(|p| !p.is(self)) {
                 return Err(Errno::EPERM);
@@ -935,6 +942,12 @@ impl Socket for UnixSocket {
 
     fn sock_type(&self) -> u32 {
         self.sock_type
+    }
+
+    /// Datagram and seqpacket sends run the receiver's filter; a stream's
+    /// is kept but never run, as on Linux.
+    fn runs_filters(&self) -> bool {
+        true
     }
 
     fn options(&self) -> &SocketOptions {

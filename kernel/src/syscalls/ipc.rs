@@ -16,7 +16,7 @@ pub fn msgget(thread: &Thread, key: i32, flags: i32) -> Result<isize> {
 
 pub fn msgsnd(thread: &Thread, id: i32, msgp: usize, size: usize, flags: i32) -> Result<isize> {
     let mtype = read_u64(msgp)? as i64;
-    if size > msg::MSG_MAX.load(core::sync::atomic::Ordering::Relaxed) as usize || (size as isize) < 0 || id < 0 || mtype < 1 {
+    if size > msg::MSG_MAX.get32() as usize || (size as isize) < 0 || id < 0 || mtype < 1 {
         return Err(Errno::EINVAL);
     }
     let mut text = crate::ipc::buffer::<u8>(size)?;
@@ -69,7 +69,7 @@ pub fn semtimedop(thread: &Thread, id: i32, sops: usize, nsops: usize, timeout: 
     if nsops < 1 || id < 0 {
         return Err(Errno::EINVAL);
     }
-    if nsops > sem::SEM_OPM.load(core::sync::atomic::Ordering::Relaxed) as usize {
+    if nsops > sem::SEM_OPM.get32() as usize {
         return Err(Errno::E2BIG);
     }
     let mut raw = crate::ipc::buffer::<u8>(nsops.checked_mul(6).ok_or(Errno::ENOMEM)?)?;

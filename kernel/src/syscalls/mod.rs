@@ -611,7 +611,9 @@ syscall_table! { thread, frame, a;
         nr::__NR_move_mount => newmount::move_mount(thread, a.i32(0), a.usize(1), a.i32(2), a.usize(3), a.u32(4)),
         // partial(fsopen): reading the context's messages gives ENODATA (none are logged)
         nr::__NR_fsopen => newmount::fsopen(thread, a.usize(0), a.u32(1)),
-        // partial(fsconfig): string and flag parameters; binary, path and fd values EINVAL (EOPNOTSUPP for legacy types); FSCONFIG_CMD_RECONFIGURE needs fspick, which is missing
+        // partial(fspick): reconfiguring changes tmpfs's size and nr_inodes and makes a read-only ext2 writable; "ro" on a writable file system gives EOPNOTSUPP (no read-only superblocks)
+        nr::__NR_fspick => newmount::fspick(thread, a.i32(0), a.usize(1), a.u32(2)),
+        // partial(fsconfig): string and flag parameters; binary, path and fd values EINVAL (EOPNOTSUPP for legacy types)
         nr::__NR_fsconfig => newmount::fsconfig(thread, a.i32(0), a.u32(1), a.usize(2), a.usize(3), a.i32(4)),
         nr::__NR_fsmount => newmount::fsmount(thread, a.i32(0), a.u32(1), a.u32(2)),
         // partial(mount_setattr): MOUNT_ATTR_IDMAP gives Linux's errors (no user namespaces); setting read-only does not wait for writers (no EBUSY)

@@ -1,5 +1,5 @@
 //! The new mount API (Linux 5.2+, as 6.1 has it): open_tree, move_mount,
-//! fsopen, fsconfig, fsmount and mount_setattr. This file decodes and
+//! fsopen, fspick, fsconfig, fsmount and mount_setattr. This file decodes and
 //! checks the arguments in Linux's order; the mounts themselves are
 //! `fs::newmount`'s and `fs::mount`'s.
 
@@ -152,6 +152,21 @@ pub fn fsopen(thread: &Thread, name: usize, flags: u32) -> Result<isize> {
     install(thread, file, flags & abi::FSOPEN_CLOEXEC != 0)
 }
 
+/// fspick(2): a context on the file system mounted at the path (which
+/// must be a mount's root: EINVAL), for FSCONFIG_CMD_RECONFIGURE.
+pub fn fspick(thread: &Thread, dfd: i32, path: usize, flags: u32) -> Result<isize> {
+    may_mount(thread)?;
+    let valid = abi::FSPICK_CLOEXEC | abi::FSPICK_SYMLINK_NOFOLLOW | abi::FSPICK_NO_AUTOMOUNT | abi::FSPICK_EMPTY_PATH;
+    if flags & !valid != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // Nothing automounts here: FSPICK_NO_AUTOMOUNT changes no walk.
+    let at = resolve(thread, dfd, path, flags & abi::FSPICK_SYMLINK_NOFOLLOW == 0, flags & abi::FSPICK_EMPTY_PATH != 0)?;
+    let context = FsContextFile::pick(at.mnt, &at.node)?;
+    let file = crate::fs::file::OpenFile::new(context, abi::O_RDWR, b"anon_inode:[fscontext]".to_vec());
+    install(thread, file, flags & abi::FSPICK_CLOEXEC != 0)
+}
+
 /// The types whose contexts Linux 6.1 makes the legacy way (their
 /// mount function takes the data string): fsconfig refuses binary, path
 /// and fd values for them with EOPNOTSUPP.
@@ -199,8 +214,11 @@ pub fn fsconfig(thread: &Thread, fd: i32, cmd: u32, key: usize, value: usize, au
             };
             context.create(disk)?;
         }
-        // A context from fsopen is never reconfiguring (fspick's are).
-        c if c == C::FSCONFIG_CMD_RECONFIGURE as u32 => return Err(Errno::EBUSY),
+        // fspick's contexts reconfigure; fsopen's give EBUSY.
+        c if c == C::FSCONFIG_CMD_RECONFIGURE as u32 => {
+            may_mount(thread)?;
+            context.reconfigure()?;
+        }
         // Binary, path and fd values: no parameter of the types here
         // takes one (Linux: the parser's EINVAL).
         _ => return Err(Errno::EINVAL),

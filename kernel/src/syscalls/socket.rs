@@ -662,12 +662,36 @@ pub fn setsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
         return Ok(0);
     }
     if want >= 4 && name == netabi::SO_ATTACH_FILTER {
-        socket.attach_filter(Some(socket_filter(&raw, len as usize)?))?;
+        let (filter, program) = socket_filter(&raw, len as usize, &socket.options().filter)?;
+        if !socket.runs_filters() {
+            return Err(Errno::ENOPROTOOPT);
+        }
+        socket.options().filter.attach(filter, program)?;
         return Ok(0);
     }
+    // SO_DETACH_BPF is the same option.
     if want >= 4 && name == netabi::SO_DETACH_FILTER {
-        socket.attach_filter(None)?;
+        if !socket.runs_filters() {
+            return Err(Errno::ENOPROTOOPT);
+        }
+        socket.options().filter.detach()?;
         return Ok(0);
+    }
+    if want >= 4 && name == netabi::SO_LOCK_FILTER {
+        socket.options().filter.set_locked(i32::from_le_bytes(raw[..4].try_into().unwrap()) != 0)?;
+        return Ok(0);
+    }
+    if want >= 4 && name == netabi::SO_ATTACH_BPF {
+        // An eBPF program's descriptor: there are no eBPF programs (bpf(2)
+        // makes none), so a descriptor is never one (EINVAL), as Linux
+        // answers for any other file.
+        if len != 4 {
+            return Err(Errno::EINVAL);
+        }
+        socket.options().filter.check_unlocked()?;
+        let fd = i32::from_le_bytes(raw[..4].try_into().unwrap());
+        thread.process.files.lock().lock().get(fd)?;
+        return Err(Errno::EINVAL);
     }
     net::set_socket_option(&*socket, name, &raw)?;
     Ok(0)
@@ -678,11 +702,13 @@ pub fn setsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
 /// errors in its order: EINVAL for a length other than the structure's,
 /// a null program or a count out of 1..=BPF_MAXINSNS, EFAULT for the
 /// program, EINVAL (ENOMEM) from the checks.
-fn socket_filter(head: &[u8], optlen: usize) -> Result<kevlar_bpf::Filter> {
+fn socket_filter(head: &[u8], optlen: usize, slot: &net::sockfilter::SocketFilter) -> Result<(kevlar_bpf::Filter, Vec<u8>)> {
     use kevlar_bpf::SockFilter;
     if optlen != size_of::<linux_raw_sys::ptrace::sock_fprog>() || head.len() < 16 {
         return Err(Errno::EINVAL);
     }
+    // A locked filter: EPERM before the program is looked at.
+    slot.check_unlocked()?;
     let count = usize::from(u16::from_le_bytes([head[0], head[1]]));
     let ptr = u64::from_le_bytes(head[8..16].try_into().unwrap()) as usize;
     if ptr == 0 || count == 0 || count > kevlar_bpf::MAX_INSNS {
@@ -694,10 +720,32 @@ fn socket_filter(head: &[u8], optlen: usize) -> Result<kevlar_bpf::Filter> {
     raw.resize(bytes, 0u8);
     copy_from_user(&mut raw, ptr)?;
     let prog: Vec<SockFilter> = raw.chunks_exact(SockFilter::SIZE).map(|c| SockFilter::from_bytes(c.try_into().unwrap())).collect();
-    kevlar_bpf::Filter::load_socket(&prog).map_err(|e| match e {
+    let filter = kevlar_bpf::Filter::load_socket(&prog).map_err(|e| match e {
         kevlar_bpf::Error::Invalid => Errno::EINVAL,
         kevlar_bpf::Error::NoMemory => Errno::ENOMEM,
-    })
+    })?;
+    Ok((filter, raw))
+}
+
+/// SO_GET_FILTER: the attached program, counted in instructions (the
+/// length too): with none, 0; asked for 0, the count only; EINVAL for
+/// room for fewer than it has.
+fn get_filter(socket: &dyn net::Socket, value: usize, len: usize, len_ptr: usize) -> Result<isize> {
+    let count = match socket.options().filter.program() {
+        None => 0,
+        Some(program) => {
+            let count = program.len() / kevlar_bpf::SockFilter::SIZE;
+            if len != 0 {
+                if len < count {
+                    return Err(Errno::EINVAL);
+                }
+                copy_to_user(value, &program)?;
+            }
+            count
+        }
+    };
+    copy_to_user(len_ptr, &(count as i32).to_le_bytes())?;
+    Ok(0)
 }
 
 pub fn getsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize, len_ptr: usize) -> Result<isize> {
@@ -711,6 +759,9 @@ pub fn getsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
         copy_to_user(value, &bytes)?;
         copy_to_user(len_ptr, &(reported as i32).to_le_bytes())?;
         return Ok(0);
+    }
+    if name == netabi::SO_GET_FILTER {
+        return get_filter(&*socket, value, len as usize, len_ptr);
     }
     let bytes = net::get_socket_option(&*socket, name)?;
     let n = (len as usize).min(bytes.len());

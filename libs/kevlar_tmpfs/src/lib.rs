@@ -179,8 +179,10 @@ struct Shared {
     /// rename see parent pointers no other rename is changing.
     rename_lock: Mutex<()>,
     max_file_size: u64,
-    max_pages: Option<u64>,
-    max_inodes: Option<u64>,
+    /// The page and node budgets ([`NO_LIMIT`]: none); a remount may
+    /// change them.
+    max_pages: AtomicU64,
+    max_inodes: AtomicU64,
     max_links: u32,
     pages: AtomicU64,
     inodes: AtomicU64,
@@ -188,9 +190,21 @@ struct Shared {
     page_source: Arc<dyn PageSource>,
 }
 
+/// A budget of [`Shared`] that is not limited.
+const NO_LIMIT: u64 = u64::MAX;
+
+fn limit_of(budget: &AtomicU64) -> Option<u64> {
+    match budget.load(Ordering::Acquire) {
+        NO_LIMIT => None,
+        max => Some(max),
+    }
+}
+
 impl Shared {
-    /// Counts one more unit against `counter`, failing with ENOSPC at `limit`.
-    fn charge(counter: &AtomicU64, limit: Option<u64>) -> Result<()> {
+    /// Counts one more unit against `counter`, failing with ENOSPC at
+    /// `budget`'s limit.
+    fn charge(counter: &AtomicU64, budget: &AtomicU64) -> Result<()> {
+        let limit = limit_of(budget);
         counter
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| match limit {
                 Some(max) if used >= max => None,
@@ -230,8 +244,8 @@ impl TmpFs {
             next_ino: AtomicU64::new(root_ino + 1),
             rename_lock: Mutex::new(()),
             max_file_size: options.max_file_size,
-            max_pages: options.max_pages,
-            max_inodes: options.max_inodes,
+            max_pages: AtomicU64::new(options.max_pages.unwrap_or(NO_LIMIT)),
+            max_inodes: AtomicU64::new(options.max_inodes.unwrap_or(NO_LIMIT)),
             max_links: options.max_links,
             pages: AtomicU64::new(0),
             // The root always exists, whatever the inode budget says.
@@ -265,6 +279,32 @@ impl TmpFs {
     /// Returns the device number of this instance (its [`Inode::fs_id`]).
     pub fn dev(&self) -> u64 {
         self.shared.dev
+    }
+
+    /// The page and node budgets (`None`: not limited).
+    pub fn limits(&self) -> (Option<u64>, Option<u64>) {
+        (limit_of(&self.shared.max_pages), limit_of(&self.shared.max_inodes))
+    }
+
+    /// Changes the page budget and the node budget (each when `Some`;
+    /// `Some(None)` lifts it), as a remount of tmpfs with `size=` and
+    /// `nr_inodes=` does: EINVAL, changing nothing, when a budget would be
+    /// set below what is in use or put on one that was unlimited.
+    pub fn set_limits(&self, pages: Option<Option<u64>>, inodes: Option<Option<u64>>) -> Result<()> {
+        let usage = self.usage();
+        let check = |new: Option<Option<u64>>, budget: &AtomicU64, used: u64| match new {
+            Some(Some(max)) if limit_of(budget).is_none() || max < used => Err(Errno::EINVAL),
+            _ => Ok(()),
+        };
+        check(pages, &self.shared.max_pages, usage.pages)?;
+        check(inodes, &self.shared.max_inodes, usage.inodes)?;
+        if let Some(max) = pages {
+            self.shared.max_pages.store(max.unwrap_or(NO_LIMIT), Ordering::Release);
+        }
+        if let Some(max) = inodes {
+            self.shared.max_inodes.store(max.unwrap_or(NO_LIMIT), Ordering::Release);
+        }
+        Ok(())
     }
 
     /// Returns the pages and nodes currently in use.
@@ -449,7 +489,7 @@ fn is_dot_or_dotdot(name: &[u8]) -> bool {
 
 /// Allocates a zeroed page, charging it to the file system's page budget.
 fn alloc_page(shared: &Shared) -> Result<Arc<dyn DataPage>> {
-    Shared::charge(&shared.pages, shared.max_pages)?;
+    Shared::charge(&shared.pages, &shared.max_pages)?;
     // Memory exhaustion fails the write rather than aborting the kernel.
     shared.page_source.alloc_zeroed().ok_or_else(|| {
         shared.pages.fetch_sub(1, Ordering::AcqRel);
@@ -589,7 +629,7 @@ impl TmpInode {
         gid: u32,
         now: Timespec,
     ) -> Result<Arc<TmpInode>> {
-        Shared::charge(&shared.inodes, shared.max_inodes)?;
+        Shared::charge(&shared.inodes, &shared.max_inodes)?;
         let ino = shared.next_ino.fetch_add(1, Ordering::Relaxed);
         let nlink = if matches!(kind, Kind::Dir(_)) { 2 } else { 1 };
         Ok(Arc::new_cyclic(|this| TmpInode {
@@ -747,7 +787,7 @@ impl TmpInode {
         }
         let first = offset / page;
         let last = end.div_ceil(page);
-        if self.shared.max_pages.is_some_and(|max| last - first > max) {
+        if limit_of(&self.shared.max_pages).is_some_and(|max| last - first > max) {
             return Err(Errno::ENOSPC);
         }
         let mut added = Vec::new();

@@ -217,6 +217,30 @@ fn page_budget_gives_enospc_and_partial_writes() {
 }
 
 #[test]
+fn remount_changes_the_budgets() {
+    let f = fixture_with(TmpFsOptions {
+        max_pages: Some(4),
+        max_inodes: Some(10),
+        ..TmpFsOptions::default()
+    });
+    let file = mkfile(&f.root, "f");
+    file.write_at(0, &vec![1u8; 3 * PAGE_SIZE]).unwrap();
+    // Below what is in use: refused, nothing changed.
+    assert_eq!(f.fs.set_limits(Some(Some(2)), None), Err(Errno::EINVAL));
+    assert_eq!(f.fs.set_limits(None, Some(Some(1))), Err(Errno::EINVAL));
+    assert_eq!(f.fs.limits(), (Some(4), Some(10)));
+    // Shrunk to what is used: the next page is ENOSPC.
+    f.fs.set_limits(Some(Some(3)), Some(Some(2))).unwrap();
+    assert_eq!(file.write_at(3 * PAGE_SIZE as u64, b"x"), Err(Errno::ENOSPC));
+    assert!(f.root.create(b"g", kevlar_vfs::FileType::Regular, 0o644, 0, 0, 0).is_err());
+    // Lifted: room again; and an unlimited budget cannot be limited.
+    f.fs.set_limits(Some(None), None).unwrap();
+    assert_eq!(file.write_at(3 * PAGE_SIZE as u64, b"x").unwrap(), 1);
+    assert_eq!(f.fs.set_limits(Some(Some(100)), None), Err(Errno::EINVAL));
+    assert_eq!(f.fs.limits(), (None, Some(2)));
+}
+
+#[test]
 fn unlinked_open_file_keeps_working() {
     let f = fixture();
     let file = mkfile(&f.root, "f");

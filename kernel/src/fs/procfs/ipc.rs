@@ -1,12 +1,13 @@
 //! The IPC files of procfs: /proc/sysvipc/{msg,sem,shm} and the limits in
 //! /proc/sys/kernel (msgmax, msgmnb, msgmni, sem, shmall, shmmax, shmmni),
-//! which root may write.
+//! which root may write; each IPC namespace has its own (a reader sees
+//! its own namespace's).
 
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use crate::ipc::sysctl::Setting;
 
 use kevlar_vfs::{FileType, Inode};
 
@@ -38,26 +39,26 @@ fn numbers(buf: &[u8]) -> Result<Vec<u64>> {
 }
 
 /// An int sysctl limited to `0..=max` (proc_dointvec_minmax).
-fn int_setting(table: &mut Table, name: &'static [u8], n: u64, value: &'static AtomicU32, max: u32) {
+fn int_setting(table: &mut Table, name: &'static [u8], n: u64, value: &'static Setting, max: u32) {
     table.add(name, FileType::Regular, n, move |_| {
-        Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", value.load(Ordering::Relaxed))), move |buf| {
+        Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", value.get())), move |buf| {
             let v = numbers(buf)?;
             let &first = v.first().ok_or(Errno::EINVAL)?;
             if first > max as u64 {
                 return Err(Errno::EINVAL);
             }
-            value.store(first as u32, Ordering::Relaxed);
+            value.set(first);
             Ok(buf.len())
         }))
     });
 }
 
 /// An unsigned long sysctl (proc_doulongvec_minmax).
-fn ulong_setting(table: &mut Table, name: &'static [u8], n: u64, value: &'static AtomicU64) {
+fn ulong_setting(table: &mut Table, name: &'static [u8], n: u64, value: &'static Setting) {
     table.add(name, FileType::Regular, n, move |_| {
-        Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", value.load(Ordering::Relaxed))), move |buf| {
+        Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", value.get())), move |buf| {
             let v = numbers(buf)?;
-            value.store(*v.first().ok_or(Errno::EINVAL)?, Ordering::Relaxed);
+            value.set(*v.first().ok_or(Errno::EINVAL)?);
             Ok(buf.len())
         }))
     });
@@ -80,22 +81,16 @@ pub(super) fn add_kernel_limits(table: &mut Table, base: u64) {
             n,
             0o644,
             || {
-                Ok(format!(
-                    "{}\t{}\t{}\t{}\n",
-                    sem::SEM_MSL.load(Ordering::Relaxed),
-                    sem::SEM_MNS.load(Ordering::Relaxed),
-                    sem::SEM_OPM.load(Ordering::Relaxed),
-                    sem::SEM_MNI.load(Ordering::Relaxed)
-                ))
+                let [msl, mns, opm, mni] = crate::ipc::sysctl::get_all([&sem::SEM_MSL, &sem::SEM_MNS, &sem::SEM_OPM, &sem::SEM_MNI]);
+                Ok(format!("{}\t{}\t{}\t{}\n", msl, mns, opm, mni))
             },
             |buf| {
                 let v = numbers(buf)?;
                 if v.len() > 4 || v.iter().any(|&x| x > i32::MAX as u64) || v.get(3).is_some_and(|&mni| mni > IPCMNI as u64) {
                     return Err(Errno::EINVAL);
                 }
-                for (slot, &x) in [&sem::SEM_MSL, &sem::SEM_MNS, &sem::SEM_OPM, &sem::SEM_MNI].iter().zip(&v) {
-                    slot.store(x as u32, Ordering::Relaxed);
-                }
+                let pairs: Vec<(&Setting, u64)> = [&sem::SEM_MSL, &sem::SEM_MNS, &sem::SEM_OPM, &sem::SEM_MNI].into_iter().zip(v).collect();
+                crate::ipc::sysctl::set_all(&pairs);
                 Ok(buf.len())
             },
         ))
@@ -107,7 +102,7 @@ pub(super) fn add_kernel_limits(table: &mut Table, base: u64) {
 pub(super) fn mqueue_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     use crate::ipc::mqueue::{self, HARD_MSGMAX, HARD_MSGSIZEMAX};
     let mut table = Table::new();
-    let settings: [(&'static [u8], &'static AtomicU32, u32, u32); 4] = [
+    let settings: [(&'static [u8], &'static Setting, u32, u32); 4] = [
         (b"msg_default", &mqueue::MSG_DEFAULT, 1, HARD_MSGMAX),
         (b"msg_max", &mqueue::MSG_MAX, 1, HARD_MSGMAX),
         (b"msgsize_default", &mqueue::MSGSIZE_DEFAULT, 128, HARD_MSGSIZEMAX),
@@ -117,24 +112,24 @@ pub(super) fn mqueue_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     // the count compares with it unsigned, so a negative one is no limit.
     let n = ino + 5;
     table.add(b"queues_max", FileType::Regular, n, move |_| {
-        Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", mqueue::QUEUES_MAX.load(Ordering::Relaxed) as i32)), move |buf| {
+        Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", mqueue::QUEUES_MAX.get() as u32 as i32)), move |buf| {
             let text = core::str::from_utf8(buf).map_err(|_| Errno::EINVAL)?;
             let word = text.split_ascii_whitespace().next().ok_or(Errno::EINVAL)?;
             let v = word.parse::<i32>().map_err(|_| Errno::EINVAL)?;
-            mqueue::QUEUES_MAX.store(v as u32, Ordering::Relaxed);
+            mqueue::QUEUES_MAX.set(v as u32 as u64);
             Ok(buf.len())
         }))
     });
     for (i, (name, value, min, max)) in settings.into_iter().enumerate() {
         let n = ino + 1 + i as u64;
         table.add(name, FileType::Regular, n, move |_| {
-            Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", value.load(Ordering::Relaxed))), move |buf| {
+            Ok(setting_file(n, 0o644, move || Ok(format!("{}\n", value.get())), move |buf| {
                 let v = numbers(buf)?;
                 let &first = v.first().ok_or(Errno::EINVAL)?;
                 if first < min as u64 || first > max as u64 {
                     return Err(Errno::EINVAL);
                 }
-                value.store(first as u32, Ordering::Relaxed);
+                value.set(first);
                 Ok(buf.len())
             }))
         });

@@ -35,6 +35,16 @@ pub use system::{load_averages, sample_load, LOAD_INTERVAL_NS};
 
 /// The root's inode number; fixed entries of the root count up from it.
 const ROOT_INO: u64 = 1;
+/// /proc/keys (and /proc/key-users after it): between /proc/sysvipc's
+/// numbers and /proc/net's.
+const KEYS_INO: u64 = 0xf080;
+
+/// /proc/keys: the keys the reader may view.
+fn proc_keys() -> Result<String> {
+    let thread = crate::process::current().ok_or(Errno::ENOENT)?;
+    let caller = crate::keys::Caller { thread: &thread, cred: thread.process.creds.lock().clone() };
+    Ok(crate::keys::proc_keys(&caller))
+}
 
 /// procfs's device number, chosen at the first mount.
 fn fs_id() -> u64 {
@@ -130,6 +140,8 @@ fn make_root(ns: &Arc<crate::ns::pid::PidNs>) -> Arc<dyn Inode> {
     table.add(b"sys", FileType::Directory, n, move |dir| Ok(system::sys_dir(n, dir)));
     table.add(b"sysvipc", FileType::Directory, ipc::SYSVIPC_INO, |dir| Ok(ipc::sysvipc_dir(ipc::SYSVIPC_INO, dir)));
     table.add(b"net", FileType::Directory, net::NET_INO, |dir| Ok(net::net_dir(net::NET_INO, dir)));
+    table.add(b"keys", FileType::Regular, KEYS_INO, |_| Ok(text_file(KEYS_INO, proc_keys)));
+    table.add(b"key-users", FileType::Regular, KEYS_INO + 1, |_| Ok(text_file(KEYS_INO + 1, || Ok(crate::keys::proc_key_users()))));
     // Each namespace's tree is its own file system instance (Linux: one
     // per mount of another namespace): a root of its own, so that a mount
     // of one over another is told apart.

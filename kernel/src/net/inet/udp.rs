@@ -63,6 +63,9 @@ pub struct UdpSocket {
     events: Arc<SockEvents>,
 }
 
+/// The size of a UDP header.
+const UDP_HEADER: usize = 8;
+
 impl UdpSocket {
     /// Creates an unbound socket.
     pub fn new(v6: bool) -> Arc<UdpSocket> {
@@ -95,14 +98,36 @@ impl UdpSocket {
     /// Drops queued datagrams that did not come from the connected peer.
     /// Drops queued datagrams of a family the socket does not take
     /// (smoltcp delivers both to a socket bound to any address).
-    fn filter(&self, sock: &mut sudp::Socket<'static>, peer: Option<(IpAddress, u16)>, v6only: bool) {
-        while let Ok((_, meta)) = sock.peek() {
+    /// Drops those the socket filter (SO_ATTACH_FILTER) drops.
+    fn filter(&self, sock: &mut sudp::Socket<'static>, peer: Option<(IpAddress, u16)>, v6only: bool, local_port: u16) {
+        while let Ok((payload, meta)) = sock.peek() {
             let from_peer = peer.is_none_or(|(ip, port)| meta.endpoint.addr == ip && meta.endpoint.port == port);
-            if from_peer && ipv6::family_takes(self.v6, v6only, meta.endpoint.addr) {
+            if from_peer && ipv6::family_takes(self.v6, v6only, meta.endpoint.addr) && self.filter_keeps(payload, meta.endpoint.port, local_port).is_some() {
                 break;
             }
             let _ = sock.recv();
         }
+    }
+
+    /// How much of a datagram's payload the socket filter keeps (None:
+    /// none, it is dropped). The filter sees the datagram as Linux's
+    /// udp_queue_rcv_one_skb runs it: from the UDP header (ports, length;
+    /// the checksum, which the stack checked and did not keep, reads 0),
+    /// never cut into the header.
+    fn filter_keeps(&self, payload: &[u8], src_port: u16, dst_port: u16) -> Option<usize> {
+        if self.options.filter.current().is_none() {
+            return Some(payload.len());
+        }
+        let mut dgram = Vec::new();
+        if dgram.try_reserve_exact(UDP_HEADER + payload.len()).is_err() {
+            return Some(payload.len());
+        }
+        dgram.extend_from_slice(&src_port.to_be_bytes());
+        dgram.extend_from_slice(&dst_port.to_be_bytes());
+        dgram.extend_from_slice(&((UDP_HEADER + payload.len()).min(0xffff) as u16).to_be_bytes());
+        dgram.extend_from_slice(&[0, 0]);
+        dgram.extend_from_slice(payload);
+        self.options.filter.keep(&dgram, UDP_HEADER).map(|n| n - UDP_HEADER)
     }
 
     /// The family's wildcard address (0.0.0.0 or `::`).
@@ -130,6 +155,12 @@ impl Socket for UdpSocket {
 
     fn protocol(&self) -> u32 {
         IPPROTO_UDP
+    }
+
+    /// The filter runs on each datagram before it is read (and before
+    /// poll reports it).
+    fn runs_filters(&self) -> bool {
+        true
     }
 
     fn options(&self) -> &SocketOptions {
@@ -265,10 +296,13 @@ impl Socket for UdpSocket {
                 }
                 let peer = s.peer;
                 let v6only = s.ip6.v6only;
+                let local_port = s.bound.map_or(0, |b| b.1);
                 let got = s.handle.and_then(|h| {
                     let sock = st.sockets.get_mut::<sudp::Socket>(h);
-                    self.filter(sock, peer, v6only);
+                    self.filter(sock, peer, v6only, local_port);
                     let (payload, meta) = if peek { sock.peek().map(|(p, m)| (p, *m)).ok()? } else { sock.recv().ok()? };
+                    // What the filter kept is the datagram.
+                    let payload = &payload[..self.filter_keeps(payload, meta.endpoint.port, local_port).unwrap_or(0)];
                     let n = payload.len().min(room);
                     Some((payload[..n].to_vec(), payload.len(), meta.endpoint, meta.local_address))
                 });
@@ -325,9 +359,10 @@ impl Socket for UdpSocket {
             let s = self.inner.lock();
             let peer = s.peer;
             let v6only = s.ip6.v6only;
+            let local_port = s.bound.map_or(0, |b| b.1);
             let readable = s.handle.is_some_and(|h| {
                 let sock = st.sockets.get_mut::<sudp::Socket>(h);
-                self.filter(sock, peer, v6only);
+                self.filter(sock, peer, v6only, local_port);
                 sock.can_recv()
             });
             let writable = s.handle.is_none_or(|h| st.sockets.get::<sudp::Socket>(h).can_send());

@@ -115,9 +115,6 @@ struct Inner {
     charged: usize,
     /// A pending error (ENOBUFS after a dropped notification).
     error: Option<Errno>,
-    /// SO_ATTACH_FILTER's program, run on each message delivered (not on
-    /// a dump's parts, which Linux queues without it).
-    filter: Option<Arc<kevlar_bpf::Filter>>,
 }
 
 /// An AF_NETLINK socket.
@@ -162,7 +159,6 @@ pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
             queue: VecDeque::new(),
             charged: 0,
             error: None,
-            filter: None,
         }),
         waiters: WaitQueue::new(),
         pollers: PollQueue::new(),
@@ -278,13 +274,10 @@ impl NetlinkSocket {
         if !force {
             // The filter runs first (sk_filter): 0 drops the message
             // silently, a smaller length cuts it.
-            let filter = self.inner.lock().filter.clone();
-            if let Some(f) = filter {
-                let keep = f.run_packet(&dgram.data) as usize;
-                if keep == 0 {
-                    return Some(dgram.data.len());
-                }
-                dgram.data.truncate(keep);
+            // (Not on a dump's parts, which Linux queues without it.)
+            match self.options.filter.keep(&dgram.data, 0) {
+                None => return Some(dgram.data.len()),
+                Some(keep) => dgram.data.truncate(keep),
             }
         }
         let len = dgram.data.len();
@@ -797,15 +790,8 @@ impl Socket for NetlinkSocket {
         Err(Errno::ENOTTY)
     }
 
-    fn attach_filter(&self, filter: Option<kevlar_bpf::Filter>) -> Result<()> {
-        let mut s = self.inner.lock();
-        match filter {
-            Some(f) => s.filter = Some(Arc::new(f)),
-            None => {
-                s.filter.take().ok_or(Errno::ENOENT)?;
-            }
-        }
-        Ok(())
+    fn runs_filters(&self) -> bool {
+        true
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {
