@@ -68,7 +68,7 @@ fn dir_start_mnt(thread: &Thread, dirfd: i32, path: &[u8]) -> Result<Option<(Arc
 
 /// Resolves `path` from `dirfd` as a *at() call does; returns the node
 /// and the mount it was reached through.
-fn lookup_at(thread: &Thread, cred: &kevlar_vfs::Credentials, dirfd: i32, path: &[u8], walk: WalkFlags) -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
+pub(super) fn lookup_at(thread: &Thread, cred: &kevlar_vfs::Credentials, dirfd: i32, path: &[u8], walk: WalkFlags) -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
     let start = dir_start_mnt(thread, dirfd, path)?;
     fs_ctx(thread).lookup_mnt(cred, start.as_ref().map(|(n, m)| (n, *m)), path, walk)
 }

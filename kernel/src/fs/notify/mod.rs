@@ -14,6 +14,8 @@
 //! inode number of their entries, or else from the path the file was
 //! opened by (a file unlinked while open).
 
+pub mod fanotify;
+pub mod fanotify_abi;
 pub mod inotify;
 
 use alloc::collections::BTreeMap;
@@ -360,15 +362,38 @@ fn maybe_gone(node: &dyn Inode) {
 
 // --- hooks ---------------------------------------------------------------------
 
-/// A file was opened.
+/// A file was opened (inotify; fanotify hears it from [`file_opened`],
+/// once the open file knows its mount).
 pub fn opened(file: &OpenFile, node: &dyn Inode) {
     if anything_watched() {
         inode_event(node, abi::IN_OPEN, Some(&file.path));
     }
 }
 
+/// A file was opened (fanotify's FAN_OPEN).
+pub fn file_opened(file: &OpenFile) {
+    fanotify::file_event(file, fanotify_abi::FAN_OPEN);
+}
+
+/// Before a node is opened: fanotify's permission events (EPERM when a
+/// listener denies).
+pub fn open_permission(node: &Arc<dyn Inode>, path: &[u8], mnt: kevlar_vfs::MountId, exec: bool) -> Result<()> {
+    fanotify::open_permission(node, path, mnt, exec)
+}
+
+/// Before an open file is read: fanotify's FAN_ACCESS_PERM.
+pub fn read_permission(file: &OpenFile) -> Result<()> {
+    fanotify::read_permission(file)
+}
+
+/// exec opened a program (FAN_OPEN | FAN_OPEN_EXEC).
+pub fn exec_opened(node: &Arc<dyn Inode>, path: &[u8], mnt: kevlar_vfs::MountId) {
+    fanotify::exec_opened(node, path, mnt);
+}
+
 /// Data was read from an open file.
 pub fn accessed(file: &OpenFile, node: &dyn Inode) {
+    fanotify::file_event(file, fanotify_abi::FAN_ACCESS);
     if anything_watched() {
         inode_event(node, abi::IN_ACCESS, Some(&file.path));
     }
@@ -376,6 +401,7 @@ pub fn accessed(file: &OpenFile, node: &dyn Inode) {
 
 /// Data was written to an open file.
 pub fn modified(file: &OpenFile, node: &dyn Inode) {
+    fanotify::file_event(file, fanotify_abi::FAN_MODIFY);
     if anything_watched() {
         inode_event(node, abi::IN_MODIFY, Some(&file.path));
     }
@@ -383,6 +409,10 @@ pub fn modified(file: &OpenFile, node: &dyn Inode) {
 
 /// The last reference to an open file went.
 pub fn closed(file: &OpenFile, node: &dyn Inode) {
+    if file.flags() & abi::O_PATH == 0 {
+        let mask = if file.writable() { fanotify_abi::FAN_CLOSE_WRITE } else { fanotify_abi::FAN_CLOSE_NOWRITE };
+        fanotify::file_event(file, mask);
+    }
     if !anything_watched() || file.flags() & abi::O_PATH != 0 {
         return;
     }
