@@ -301,9 +301,11 @@ pub fn discard_group(group: &Arc<Group>) {
 }
 
 /// Whether events on `mount`'s file system can carry file handles: Linux
-/// 6.1 needs a non-zero fsid, which only disk file systems have.
+/// 6.1 needs a non-zero fsid and handles, which tmpfs and disk file
+/// systems have (procfs, sysfs, devpts, cgroup2 and mqueue do not).
 pub fn fid_supported(mount: &crate::fs::mount::Mount) -> bool {
-    matches!(mount.kind, crate::fs::mount::FsKind::Ext2(_))
+    use crate::fs::mount::FsKind;
+    matches!(mount.kind, FsKind::Rootfs(_) | FsKind::Tmpfs(..) | FsKind::Devtmpfs(_) | FsKind::Ext2(_))
 }
 
 /// fanotify_init: a new group for effective uid `uid` (EMFILE past
