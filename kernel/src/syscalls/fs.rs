@@ -132,7 +132,7 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
-    if len == 0 && f.ops.as_inotify().is_some() {
+    if len == 0 && (f.ops.as_inotify().is_some() || f.ops.as_fanotify().is_some()) {
         // inotify looks at its queue even for an empty buffer (EAGAIN,
         // EINVAL for a queued event, or a wait).
         return Ok(f.read(&mut [])? as isize);

@@ -16,7 +16,7 @@ use core::fmt::Write as _;
 use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use kevlar_platform::sync::SpinLock;
-use kevlar_vfs::{FileType, Inode, MountId, Stat};
+use kevlar_vfs::{FileType, Inode, MountId, Stat, NO_MOUNT};
 use linux_raw_sys::general as abi;
 
 use super::fanotify_abi::*;
@@ -70,6 +70,8 @@ struct Event {
     /// (file system, inode, mount): what identical events share.
     key: (u64, u64, u32),
     perm: Option<Arc<Perm>>,
+    /// The info records (file-handle groups), after the metadata.
+    info: Vec<u8>,
 }
 
 struct State {
@@ -131,7 +133,7 @@ impl Group {
                     // with the group's default: allowed.
                     if !state.overflow_queued {
                         state.overflow_queued = true;
-                        state.queue.push_back(Event { mask: FAN_Q_OVERFLOW, pid: 0, object: None, key: (0, 0, 0), perm: None });
+                        state.queue.push_back(Event { mask: FAN_Q_OVERFLOW, pid: 0, object: None, key: (0, 0, 0), perm: None, info: Vec::new() });
                         state.queued += 1;
                     }
                     drop(state);
@@ -142,13 +144,14 @@ impl Group {
                     return true;
                 }
                 state.overflow_queued = true;
-                state.queue.push_back(Event { mask: FAN_Q_OVERFLOW, pid: 0, object: None, key: (0, 0, 0), perm: None });
+                state.queue.push_back(Event { mask: FAN_Q_OVERFLOW, pid: 0, object: None, key: (0, 0, 0), perm: None, info: Vec::new() });
             } else {
                 let merged = event.perm.is_none()
                     && state.queue.iter_mut().rev().take(MERGE_WINDOW).any(|old| {
                         let same = old.perm.is_none()
                             && old.mask & FAN_Q_OVERFLOW == 0
                             && old.key == event.key
+                            && old.info == event.info
                             && old.pid == event.pid
                             && (old.mask & FAN_ONDIR) == (event.mask & FAN_ONDIR);
                         if same {
@@ -228,7 +231,7 @@ impl Group {
         if state.queue.is_empty() {
             return Ok(None);
         }
-        if FAN_EVENT_METADATA_LEN > room {
+        if FAN_EVENT_METADATA_LEN + state.queue.front().map_or(0, |e| e.info.len()) > room {
             return Err(Errno::EINVAL);
         }
         let event = state.queue.pop_front().unwrap();
@@ -240,21 +243,22 @@ impl Group {
 
     /// Encodes `event` for the reader: its metadata, with a new descriptor
     /// for its object in the reader's table.
-    fn report(&self, event: &Event) -> Result<[u8; FAN_EVENT_METADATA_LEN]> {
+    fn report(&self, event: &Event) -> Result<Vec<u8>> {
         let mut fd = FAN_NOFD;
         if let Some(object) = &event.object {
             if !self.unprivileged && self.fid_mode() == 0 {
                 fd = open_for_listener(object, self.event_f_flags)?;
             }
         }
-        let mut out = [0u8; FAN_EVENT_METADATA_LEN];
-        out[0..4].copy_from_slice(&(FAN_EVENT_METADATA_LEN as u32).to_le_bytes());
+        let mut out = alloc::vec![0u8; FAN_EVENT_METADATA_LEN];
+        out[0..4].copy_from_slice(&((FAN_EVENT_METADATA_LEN + event.info.len()) as u32).to_le_bytes());
         out[4] = FANOTIFY_METADATA_VERSION;
         out[5] = 0;
         out[6..8].copy_from_slice(&(FAN_EVENT_METADATA_LEN as u16).to_le_bytes());
         out[8..16].copy_from_slice(&u64::from(event.mask & OUTGOING_EVENTS).to_le_bytes());
         out[16..20].copy_from_slice(&fd.to_le_bytes());
         out[20..24].copy_from_slice(&event.pid.to_le_bytes());
+        out.extend_from_slice(&event.info);
         Ok(out)
     }
 
@@ -294,7 +298,9 @@ pub fn group_arc(group: &Group) -> Option<Arc<Group>> {
 
 /// A group fanotify_init made and then refused: it counts no more.
 pub fn discard_group(group: &Arc<Group>) {
-    GROUPS.lock().remove(&(Arc::as_ptr(group) as usize));
+    if GROUPS.lock().remove(&(Arc::as_ptr(group) as usize)).is_some() && group.flags & FAN_REPORT_DIR_FID != 0 {
+        DFID_GROUPS.fetch_sub(1, Ordering::AcqRel);
+    }
     if let Some(entry) = PER_USER.lock().get_mut(&group.uid) {
         entry.0 = entry.0.saturating_sub(1);
     }
@@ -331,6 +337,9 @@ pub fn new_group(flags: u32, event_f_flags: u32, uid: u32, unprivileged: bool) -
         answers: WaitQueue::new(),
     });
     GROUPS.lock().insert(Arc::as_ptr(&group) as usize, Arc::downgrade(&group));
+    if flags & FAN_REPORT_DIR_FID != 0 {
+        DFID_GROUPS.fetch_add(1, Ordering::AcqRel);
+    }
     Ok(group)
 }
 
@@ -424,7 +433,9 @@ impl FileOps for Group {
     fn release(&self, _file: &OpenFile) {
         self.shutdown();
         let me = self as *const Group as usize;
-        GROUPS.lock().remove(&me);
+        if GROUPS.lock().remove(&me).is_some() && self.flags & FAN_REPORT_DIR_FID != 0 {
+            DFID_GROUPS.fetch_sub(1, Ordering::AcqRel);
+        }
         let removed = {
             let mut marks = MARKS.lock();
             let before = marks.len();
@@ -553,6 +564,8 @@ static MARKS: SpinLock<Vec<Mark>> = SpinLock::new(Vec::new());
 /// fast paths.
 static MARK_COUNT: AtomicUsize = AtomicUsize::new(0);
 static DIR_MARKS: AtomicUsize = AtomicUsize::new(0);
+/// How many groups report directory file handles (they need the parent).
+static DFID_GROUPS: AtomicUsize = AtomicUsize::new(0);
 static MOUNT_MARKS: AtomicUsize = AtomicUsize::new(0);
 
 fn recount() {
@@ -729,19 +742,124 @@ fn effective_ignore(mark: &Mark, is_dir: bool, iter: Iter) -> u32 {
     ignore & (EVENTS | PERM_EVENTS)
 }
 
+/// A directory-entry event's details.
+pub struct Entry<'a> {
+    /// The entry's name in the directory the event is about.
+    pub name: &'a [u8],
+    /// Whether the entry is a directory.
+    pub is_dir: bool,
+    /// The entry's node, when known.
+    pub child: Option<Arc<dyn Inode>>,
+}
+
 /// An event `mask` on the object `node`, reached by absolute `path`
 /// through mount `mnt`, caused by the current thread. For permission
 /// events the caller waits for the listeners' answers: EPERM if one
 /// denied.
 fn handle(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32) -> Result<()> {
+    handle_ex(node, path, mnt, mask, None)
+}
+
+// Info record types (FAN_EVENT_INFO_TYPE_*).
+const INFO_FID: u8 = 1;
+const INFO_DFID_NAME: u8 = 2;
+const INFO_DFID: u8 = 3;
+
+/// Appends a `struct fanotify_event_info_fid` record for `node` (with
+/// `name`, NUL-terminated, for the DFID_NAME type), padded to 4 bytes.
+/// Kevlar's file systems report a zero fsid in statfs, and so here.
+fn push_fid(out: &mut Vec<u8>, kind: u8, node: &Arc<dyn Inode>, path: &[u8], name: Option<&[u8]>) {
+    let Ok(handle) = crate::fs::fhandle::encode(node, path) else { return };
+    let name_len = name.map_or(0, |n| n.len() + 1);
+    let len = (4 + 8 + 8 + handle.bytes.len() + name_len).next_multiple_of(4);
+    let start = out.len();
+    out.push(kind);
+    out.push(0);
+    out.extend_from_slice(&(len as u16).to_le_bytes());
+    out.extend_from_slice(&[0u8; 8]);
+    out.extend_from_slice(&(handle.bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(&handle.kind.to_le_bytes());
+    out.extend_from_slice(&handle.bytes);
+    if let Some(name) = name {
+        out.extend_from_slice(name);
+        out.push(0);
+    }
+    out.resize(start + len, 0);
+}
+
+/// The info records a file-handle group gets for an event (Linux's
+/// fanotify_alloc_event and copy_info_records_to_user).
+fn fid_records(fid_mode: u32, mask: u32, node: &Arc<dyn Inode>, path: &[u8], entry: Option<&Entry>, parent: Option<&(Arc<dyn Inode>, Vec<u8>, Vec<u8>)>) -> Vec<u8> {
+    let mut out = Vec::new();
+    let ondir = mask & FAN_ONDIR != 0;
+    if fid_mode & FAN_REPORT_DIR_FID == 0 {
+        // The object: the directory for entry events.
+        push_fid(&mut out, INFO_FID, node, path, None);
+        return out;
+    }
+    let name_mode = fid_mode & FAN_REPORT_NAME != 0;
+    if let Some(entry) = entry {
+        let child = if fid_mode & FAN_REPORT_FID != 0 && fid_mode & FAN_REPORT_TARGET_FID != 0 { entry.child.clone() } else { None };
+        if name_mode || child.is_some() {
+            if name_mode {
+                push_fid(&mut out, INFO_DFID_NAME, node, path, Some(entry.name));
+            } else {
+                push_fid(&mut out, INFO_DFID, node, path, None);
+            }
+            if let Some(child) = &child {
+                push_fid(&mut out, INFO_FID, child, b"", None);
+            }
+        } else {
+            push_fid(&mut out, INFO_DFID, node, path, None);
+        }
+        return out;
+    }
+    let node_is_dir = node.file_type() == FileType::Directory;
+    if node_is_dir {
+        let kind = if fid_mode == FAN_REPORT_FID { INFO_FID } else if name_mode { INFO_DFID_NAME } else { INFO_DFID };
+        push_fid(&mut out, kind, node, path, (kind == INFO_DFID_NAME).then_some(&b"."[..]));
+        return out;
+    }
+    match parent {
+        Some((dir, dir_path, name)) => {
+            let child = fid_mode & FAN_REPORT_FID != 0;
+            if name_mode {
+                push_fid(&mut out, INFO_DFID_NAME, dir, dir_path, Some(name));
+            } else if child {
+                push_fid(&mut out, INFO_DFID, dir, dir_path, None);
+            } else {
+                push_fid(&mut out, INFO_FID, dir, dir_path, None);
+            }
+            if child {
+                push_fid(&mut out, INFO_FID, node, path, None);
+            }
+        }
+        None => {
+            if fid_mode & FAN_REPORT_FID != 0 {
+                push_fid(&mut out, INFO_FID, node, path, None);
+            }
+        }
+    }
+    let _ = ondir;
+    out
+}
+
+/// [`handle`] with a directory-entry event's details: `node` is then the
+/// directory.
+fn handle_ex(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32, entry: Option<&Entry>) -> Result<()> {
     if !any_marks() {
         return Ok(());
     }
     let file_type = node.file_type();
-    let is_dir = file_type == FileType::Directory;
+    let is_dir = match entry {
+        Some(entry) => entry.is_dir,
+        None => file_type == FileType::Directory,
+    };
     let id = (node.fs_id(), node.ino());
-    let mount_id = if MOUNT_MARKS.load(Ordering::Acquire) != 0 { crate::fs::mount::mount_at(mnt, &**node).map(|m| m.id) } else { None };
-    let parent = if DIR_MARKS.load(Ordering::Acquire) != 0 { parent_of(path) } else { None };
+    let mount_id = if MOUNT_MARKS.load(Ordering::Acquire) != 0 && entry.is_none() { crate::fs::mount::mount_at(mnt, &**node).map(|m| m.id) } else { None };
+    let want_parent = DIR_MARKS.load(Ordering::Acquire) != 0 || DFID_GROUPS.load(Ordering::Acquire) != 0;
+    let parent = if want_parent && entry.is_none() && !path.is_empty() { parent_of(path) } else { None };
+    let parent_id = parent.as_ref().map(|(d, _, _)| (d.fs_id(), d.ino()));
     // Each group's matching marks, with the kind of match.
     let mut per_group: Vec<(Arc<Group>, Vec<(Iter, Mark)>)> = Vec::new();
     {
@@ -749,7 +867,7 @@ fn handle(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32) -> Result
         for mark in marks.iter_mut() {
             let iter = match &mark.target {
                 Target::Inode { id: mid, .. } if *mid == id => Iter::Inode,
-                Target::Inode { id: mid, .. } if Some(*mid) == parent && *mid != id => Iter::Parent,
+                Target::Inode { id: mid, .. } if Some(*mid) == parent_id && *mid != id => Iter::Parent,
                 Target::Mount { id: m, .. } if Some(*m) == mount_id => Iter::Mount,
                 Target::Fs { fs_id, .. } if *fs_id == id.0 => Iter::Sb,
                 _ => continue,
@@ -781,14 +899,15 @@ fn handle(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32) -> Result
             }
         }
         let test = event_mask & marks_mask & !ignore;
-        let report = if group.fid_mode() != 0 {
+        let fid_mode = group.fid_mode();
+        let report = if fid_mode != 0 {
             if test & !EVENT_FLAGS == 0 {
                 continue;
             }
             test
         } else {
             // Events with a descriptor are about files and directories.
-            if !(file_type == FileType::Regular || is_dir) {
+            if entry.is_some() || !(file_type == FileType::Regular || file_type == FileType::Directory) {
                 continue;
             }
             test & !EVENT_FLAGS
@@ -802,13 +921,15 @@ fn handle(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32) -> Result
             None => 0,
         };
         let pid = if group.unprivileged { 0 } else { pid as i32 };
+        let info = if fid_mode != 0 { fid_records(fid_mode, report, node, path, entry, parent.as_ref()) } else { Vec::new() };
         let perm = (report & PERM_EVENTS != 0).then(|| Arc::new(Perm { state: SpinLock::new(PermState::Queued) }));
         let event = Event {
             mask: report,
             pid,
-            object: Some(Object { node: node.clone(), path: path.to_vec() }),
+            object: (fid_mode == 0).then(|| Object { node: node.clone(), path: path.to_vec() }),
             key: (id.0, id.1, mount_id.unwrap_or(0)),
             perm: perm.clone(),
+            info,
         };
         let queued = group.queue(event);
         if let Some(perm) = perm {
@@ -820,17 +941,54 @@ fn handle(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32) -> Result
     Ok(())
 }
 
-/// The directory holding absolute `path`, as (file system, inode).
-fn parent_of(path: &[u8]) -> Option<(u64, u64)> {
+/// The node of an inode mark on `node` (file-handle events on a node the
+/// caller only borrows).
+fn marked_node(node: &dyn Inode) -> Option<Arc<dyn Inode>> {
+    let id = (node.fs_id(), node.ino());
+    MARKS.lock().iter().find_map(|m| match &m.target {
+        Target::Inode { node, id: mid, .. } if *mid == id => Some(node.clone()),
+        _ => None,
+    })
+}
+
+/// A directory-entry event (FAN_CREATE, FAN_DELETE, FAN_MOVED_FROM,
+/// FAN_MOVED_TO) in `dir` about entry `name`.
+pub fn dirent_event(dir: &dyn Inode, mask: u32, name: &[u8], is_dir: bool, child: Option<Arc<dyn Inode>>) {
+    if !any_marks() {
+        return;
+    }
+    if let Some(dir) = marked_node(dir) {
+        let entry = Entry { name, is_dir, child };
+        let _ = handle_ex(&dir, b"", NO_MOUNT, mask, Some(&entry));
+    }
+}
+
+/// An event about `node` itself (FAN_ATTRIB, FAN_DELETE_SELF,
+/// FAN_MOVE_SELF), heard by marks on it.
+pub fn inode_event(node: &dyn Inode, mask: u32) {
+    if !any_marks() {
+        return;
+    }
+    if let Some(node) = marked_node(node) {
+        let _ = handle_ex(&node, b"", NO_MOUNT, mask, None);
+    }
+}
+
+/// The directory holding absolute `path`, its path, and the name there.
+fn parent_of(path: &[u8]) -> Option<(Arc<dyn Inode>, Vec<u8>, Vec<u8>)> {
+    if path.len() <= 1 {
+        return None;
+    }
     let slash = path.iter().rposition(|&b| b == b'/')?;
     let dir_path = &path[..slash.max(1)];
-    if path.len() <= 1 {
+    let name = &path[slash + 1..];
+    if name.is_empty() {
         return None;
     }
     let thread = crate::process::current()?;
     let fs = thread.process.fs.lock().clone();
     let dir = fs.lookup(&kevlar_vfs::Credentials::root(), None, dir_path, kevlar_vfs::WalkFlags::EMPTY).ok()?;
-    Some((dir.fs_id(), dir.ino()))
+    Some((dir, dir_path.to_vec(), name.to_vec()))
 }
 
 fn file_object(file: &OpenFile) -> Option<Arc<dyn Inode>> {

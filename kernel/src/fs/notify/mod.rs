@@ -412,6 +412,9 @@ pub fn closed(file: &OpenFile, node: &dyn Inode) {
     if file.flags() & abi::O_PATH == 0 {
         let mask = if file.writable() { fanotify_abi::FAN_CLOSE_WRITE } else { fanotify_abi::FAN_CLOSE_NOWRITE };
         fanotify::file_event(file, mask);
+        if fanotify::any_marks() && nlink(node) == 0 && !still_open(node) {
+            fanotify::inode_event(node, fanotify_abi::FAN_DELETE_SELF);
+        }
     }
     if !anything_watched() || file.flags() & abi::O_PATH != 0 {
         return;
@@ -432,6 +435,7 @@ pub fn truncated(node: &dyn Inode) {
 
 /// A file's attributes (mode, owner, times) changed.
 pub fn attributes_changed(node: &dyn Inode) {
+    fanotify::inode_event(node, fanotify_abi::FAN_ATTRIB);
     if anything_watched() {
         inode_event(node, abi::IN_ATTRIB, None);
     }
@@ -439,6 +443,7 @@ pub fn attributes_changed(node: &dyn Inode) {
 
 /// `name` was made in `dir` (a file, directory, node or symlink).
 pub fn created(dir: &dyn Inode, name: &[u8], node_is_dir: bool) {
+    fanotify::dirent_event(dir, fanotify_abi::FAN_CREATE, name, node_is_dir, None);
     if anything_watched() {
         let mask = abi::IN_CREATE | if node_is_dir { abi::IN_ISDIR } else { 0 };
         deliver(id_of(dir), mask, 0, name, false);
@@ -447,6 +452,8 @@ pub fn created(dir: &dyn Inode, name: &[u8], node_is_dir: bool) {
 
 /// `name` in `dir` became a new link to `node`.
 pub fn linked(dir: &dyn Inode, name: &[u8], node: &dyn Inode) {
+    fanotify::inode_event(node, fanotify_abi::FAN_ATTRIB);
+    fanotify::dirent_event(dir, fanotify_abi::FAN_CREATE, name, false, None);
     if anything_watched() {
         deliver(id_of(node), abi::IN_ATTRIB, 0, b"", false);
         deliver(id_of(dir), abi::IN_CREATE, 0, name, false);
@@ -456,7 +463,7 @@ pub fn linked(dir: &dyn Inode, name: &[u8], node: &dyn Inode) {
 /// Looks up what `name` in `dir` is before it is removed or replaced,
 /// only when something is watched (the hooks need it afterwards).
 pub fn victim(dir: &dyn Inode, name: &[u8]) -> Option<Arc<dyn Inode>> {
-    if anything_watched() { dir.lookup(name).ok() } else { None }
+    if anything_watched() || fanotify::any_marks() { dir.lookup(name).ok() } else { None }
 }
 
 /// `name` (the node `victim`) was removed from `dir` by unlink or rmdir.
@@ -464,9 +471,14 @@ pub fn removed(dir: &dyn Inode, name: &[u8], victim: Option<Arc<dyn Inode>>) {
     let Some(victim) = victim else { return };
     let victim_is_dir = is_dir(&*victim);
     if !victim_is_dir {
+        fanotify::inode_event(&*victim, fanotify_abi::FAN_ATTRIB);
         deliver(id_of(&*victim), abi::IN_ATTRIB, 0, b"", false);
     }
+    if fanotify::any_marks() && (victim_is_dir || nlink(&*victim) == 0) && !still_open(&*victim) {
+        fanotify::inode_event(&*victim, fanotify_abi::FAN_DELETE_SELF);
+    }
     maybe_gone(&*victim);
+    fanotify::dirent_event(dir, fanotify_abi::FAN_DELETE, name, victim_is_dir, Some(victim.clone()));
     let mask = abi::IN_DELETE | if victim_is_dir { abi::IN_ISDIR } else { 0 };
     deliver(id_of(dir), mask, 0, name, false);
 }
@@ -482,6 +494,14 @@ pub fn moved(old_dir: &dyn Inode, old_name: &[u8], new_dir: &dyn Inode, new_name
         }
     };
     let dir_bit = if is_dir(&*source) { abi::IN_ISDIR } else { 0 };
+    fanotify::dirent_event(old_dir, fanotify_abi::FAN_MOVED_FROM, old_name, dir_bit != 0, Some(source.clone()));
+    fanotify::dirent_event(new_dir, fanotify_abi::FAN_MOVED_TO, new_name, dir_bit != 0, Some(source.clone()));
+    if let Some(target) = &target {
+        if !kevlar_vfs::same_inode(&**target, &*source) && !is_dir(&**target) {
+            fanotify::inode_event(&**target, fanotify_abi::FAN_ATTRIB);
+        }
+    }
+    fanotify::inode_event(&*source, fanotify_abi::FAN_MOVE_SELF);
     deliver(id_of(old_dir), abi::IN_MOVED_FROM | dir_bit, cookie, old_name, false);
     deliver(id_of(new_dir), abi::IN_MOVED_TO | dir_bit, cookie, new_name, false);
     if let Some(target) = &target {
