@@ -590,7 +590,6 @@ syscall_table! { thread, frame, a;
         nr::__NR_inotify_init1 => notify::inotify_init1(thread, a.u32(0)),
         nr::__NR_inotify_add_watch => notify::inotify_add_watch(thread, a.i32(0), a.usize(1), a.u32(2)),
         nr::__NR_inotify_rm_watch => notify::inotify_rm_watch(thread, a.i32(0), a.i32(1)),
-        // partial(fanotify_init): FAN_REPORT_PIDFD groups get no pidfd info record
         nr::__NR_fanotify_init => fanotify::fanotify_init(thread, a.u32(0), a.u32(1)),
         // partial(fanotify_mark): FAN_RENAME and FAN_FS_ERROR are never reported; directory-entry events reach inode marks only
         nr::__NR_fanotify_mark => fanotify::fanotify_mark(thread, a.i32(0), a.u32(1), a.0[2] as u64, a.i32(3), a.usize(4)),

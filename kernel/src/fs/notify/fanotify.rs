@@ -231,7 +231,8 @@ impl Group {
         if state.queue.is_empty() {
             return Ok(None);
         }
-        if FAN_EVENT_METADATA_LEN + state.queue.front().map_or(0, |e| e.info.len()) > room {
+        let pidfd_len = if self.flags & FAN_REPORT_PIDFD != 0 { PIDFD_INFO_LEN } else { 0 };
+        if FAN_EVENT_METADATA_LEN + state.queue.front().map_or(0, |e| e.info.len()) + pidfd_len > room {
             return Err(Errno::EINVAL);
         }
         let event = state.queue.pop_front().unwrap();
@@ -250,8 +251,9 @@ impl Group {
                 fd = open_for_listener(object, self.event_f_flags)?;
             }
         }
+        let pidfd_len = if self.flags & FAN_REPORT_PIDFD != 0 { PIDFD_INFO_LEN } else { 0 };
         let mut out = alloc::vec![0u8; FAN_EVENT_METADATA_LEN];
-        out[0..4].copy_from_slice(&((FAN_EVENT_METADATA_LEN + event.info.len()) as u32).to_le_bytes());
+        out[0..4].copy_from_slice(&((FAN_EVENT_METADATA_LEN + event.info.len() + pidfd_len) as u32).to_le_bytes());
         out[4] = FANOTIFY_METADATA_VERSION;
         out[5] = 0;
         out[6..8].copy_from_slice(&(FAN_EVENT_METADATA_LEN as u16).to_le_bytes());
@@ -259,6 +261,29 @@ impl Group {
         out[16..20].copy_from_slice(&fd.to_le_bytes());
         out[20..24].copy_from_slice(&event.pid.to_le_bytes());
         out.extend_from_slice(&event.info);
+        if pidfd_len != 0 {
+            // A pidfd for the process that caused the event (FAN_NOPIDFD
+            // when it is gone or not known, FAN_EPIDFD if none can be made).
+            let pidfd = match (event.pid > 0).then(|| crate::process::find_process(event.pid as crate::process::Pid)).flatten() {
+                None => FAN_NOPIDFD,
+                Some(process) => {
+                    let file = OpenFile::new(crate::fs::pidfd::PidFd::new(process), abi::O_RDWR, b"anon_inode:[pidfd]".to_vec());
+                    let inserted = crate::process::current().map(|t| {
+                        let table = t.process.files.lock().clone();
+                        let fd = table.lock().insert(file, true);
+                        fd
+                    });
+                    match inserted {
+                        Some(Ok(fd)) => fd,
+                        _ => FAN_EPIDFD,
+                    }
+                }
+            };
+            out.push(INFO_PIDFD);
+            out.push(0);
+            out.extend_from_slice(&(PIDFD_INFO_LEN as u16).to_le_bytes());
+            out.extend_from_slice(&pidfd.to_le_bytes());
+        }
         Ok(out)
     }
 
@@ -764,6 +789,13 @@ fn handle(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32) -> Result
 const INFO_FID: u8 = 1;
 const INFO_DFID_NAME: u8 = 2;
 const INFO_DFID: u8 = 3;
+const INFO_PIDFD: u8 = 4;
+/// `sizeof(struct fanotify_event_info_pidfd)`.
+const PIDFD_INFO_LEN: usize = 8;
+/// The pidfd of an event whose process is gone, or of none.
+const FAN_NOPIDFD: i32 = -1;
+/// The pidfd of an event when none could be made.
+const FAN_EPIDFD: i32 = -2;
 
 /// Appends a `struct fanotify_event_info_fid` record for `node` (with
 /// `name`, NUL-terminated, for the DFID_NAME type), padded to 4 bytes.
