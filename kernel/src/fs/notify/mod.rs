@@ -16,6 +16,7 @@
 
 pub mod fanotify;
 pub mod fanotify_abi;
+mod fanotify_fid;
 pub mod inotify;
 
 use alloc::collections::BTreeMap;
