@@ -62,12 +62,9 @@ fn parse_elf(inode: &Arc<dyn Inode>, mut head: Vec<u8>) -> Result<kevlar_elf::Lo
     }
 }
 
-fn resolve_executable(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<Arc<dyn Inode>> {
-    Ok(resolve_executable_mnt(fs, cred, start, path)?.0)
-}
-
-/// [`resolve_executable`], also returning the mount the program was
-/// reached through (whose noexec and nosuid apply).
+/// Finds the program `path` names and checks it may be executed;
+/// returns it with the mount it was reached through (whose noexec and
+/// nosuid apply).
 fn resolve_executable_mnt(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&Arc<dyn Inode>>, path: &[u8]) -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
     if path.is_empty() {
         return Err(Errno::ENOENT);
@@ -87,6 +84,14 @@ fn resolve_executable_mnt(fs: &FsContext, cred: &kevlar_vfs::Credentials, start:
         return Err(Errno::EACCES); // even root needs an x bit
     }
     Ok((node, mnt))
+}
+
+/// exec opens a program (or script, or interpreter): fanotify's
+/// permission events (EPERM if denied), then its open events.
+fn exec_open(node: &Arc<dyn Inode>, abs: &[u8], mnt: kevlar_vfs::MountId) -> Result<()> {
+    crate::fs::notify::open_permission(node, abs, mnt, true)?;
+    crate::fs::notify::exec_opened(node, abs, mnt);
+    Ok(())
 }
 
 fn prot_of(seg: &kevlar_elf::Segment) -> Prot {
@@ -170,6 +175,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     let mut given = path.to_vec();
     let mut exec_path = FsContext::absolute(if start.is_some() { start_path } else { &fs.cwd_path }, path);
     let (mut node, mut mnt) = resolve_executable_mnt(fs, &cred, start, path)?;
+    exec_open(&node, &exec_path, mnt)?;
     let mut image = read_prefix(&node, HEAD_BYTES)?;
     for depth in 0.. {
         let Some((interp, arg)) = kevlar_elf::is_script(&image) else { break };
@@ -185,8 +191,9 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
         new_argv.extend(argv.into_iter().skip(1));
         argv = new_argv;
         (node, mnt) = resolve_executable_mnt(fs, &cred, None, &interp)?;
-        image = read_prefix(&node, HEAD_BYTES)?;
         exec_path = FsContext::absolute(&fs.cwd_path, &interp);
+        exec_open(&node, &exec_path, mnt)?;
+        image = read_prefix(&node, HEAD_BYTES)?;
         given = interp;
     }
     // A file open for writing cannot be executed; once running, it cannot
@@ -225,7 +232,8 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     let mut entry = plan.entry;
     let mut interp_base = 0;
     if let Some(interp_path) = &plan.interpreter {
-        let interp_node = resolve_executable(fs, &cred, None, interp_path.as_bytes())?;
+        let (interp_node, interp_mnt) = resolve_executable_mnt(fs, &cred, None, interp_path.as_bytes())?;
+        exec_open(&interp_node, &FsContext::absolute(&fs.cwd_path, interp_path.as_bytes()), interp_mnt)?;
         let interp_plan = parse_elf(&interp_node, read_prefix(&interp_node, HEAD_BYTES)?)?;
         let interp_plan = interp_plan.with_bias(kevlar_elf::DEFAULT_INTERP_BASE).map_err(|_| Errno::ENOEXEC)?;
         map_segments(&mut vm, &interp_plan, &interp_node, &FsContext::absolute(&fs.cwd_path, interp_path.as_bytes()))?;

@@ -141,6 +141,10 @@ pub trait FileOps: Send + Sync {
     fn as_inotify(&self) -> Option<&super::notify::inotify::Inotify> {
         None
     }
+    /// The fanotify group, when the file is one.
+    fn as_fanotify(&self) -> Option<&super::notify::fanotify::Group> {
+        None
+    }
     /// fsync/fdatasync of a file that is not a file system's node (a
     /// block device flushes its disk); `None`: the node's file system.
     fn sync(&self) -> Option<Result<()>> {
@@ -304,6 +308,7 @@ impl InodeFile {
 
 impl FileOps for InodeFile {
     fn read(&self, file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        super::notify::read_permission(file)?;
         let n = self.inode.read_at(offset, buf)?;
         if n > 0 {
             super::notify::accessed(file, &*self.inode);

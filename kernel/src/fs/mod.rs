@@ -221,6 +221,9 @@ pub fn open_node(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn I
 pub fn open_node_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn Inode>, mnt: kevlar_vfs::MountId, flags: u32, created: bool, abs: Vec<u8>) -> Result<Arc<OpenFile>> {
     let file = open_node_in(fs, cred, node, mnt, flags, created, abs)?;
     file.set_mount(mnt);
+    if flags & abi::O_PATH == 0 {
+        notify::file_opened(&file);
+    }
     Ok(file)
 }
 
@@ -275,6 +278,8 @@ fn open_node_in(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn In
     } else {
         None
     };
+    // fanotify's permission events, before anything is done to the file.
+    notify::open_permission(&node, &abs, mnt, false)?;
     // O_TRUNC truncates even with O_RDONLY (unspecified by POSIX; Linux
     // does), provided the caller may write.
     // A file this open created is not truncated (Linux drops O_TRUNC).

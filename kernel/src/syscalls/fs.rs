@@ -75,7 +75,7 @@ fn dir_start_mnt(thread: &Thread, dirfd: i32, path: &[u8]) -> Result<Option<(Arc
 
 /// Resolves `path` from `dirfd` as a *at() call does; returns the node
 /// and the mount it was reached through.
-fn lookup_at(thread: &Thread, cred: &kevlar_vfs::Credentials, dirfd: i32, path: &[u8], walk: WalkFlags) -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
+pub(super) fn lookup_at(thread: &Thread, cred: &kevlar_vfs::Credentials, dirfd: i32, path: &[u8], walk: WalkFlags) -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
     let start = dir_start_mnt(thread, dirfd, path)?;
     fs_ctx(thread).lookup_mnt(cred, start.as_ref().map(|(n, m)| (n, *m)), path, walk)
 }
@@ -139,7 +139,7 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
-    if len == 0 && f.ops.as_inotify().is_some() {
+    if len == 0 && (f.ops.as_inotify().is_some() || f.ops.as_fanotify().is_some()) {
         // inotify looks at its queue even for an empty buffer (EAGAIN,
         // EINVAL for a queued event, or a wait).
         return Ok(f.read(&mut [])? as isize);

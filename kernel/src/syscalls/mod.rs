@@ -11,6 +11,7 @@ mod prctl_caps;
 mod prctl_mm;
 mod events;
 mod falloc;
+mod fanotify;
 mod fs;
 mod fhandle;
 
@@ -590,6 +591,9 @@ syscall_table! { thread, frame, a;
         nr::__NR_inotify_init1 => notify::inotify_init1(thread, a.u32(0)),
         nr::__NR_inotify_add_watch => notify::inotify_add_watch(thread, a.i32(0), a.usize(1), a.u32(2)),
         nr::__NR_inotify_rm_watch => notify::inotify_rm_watch(thread, a.i32(0), a.i32(1)),
+        nr::__NR_fanotify_init => fanotify::fanotify_init(thread, a.u32(0), a.u32(1)),
+        // partial(fanotify_mark): FAN_RENAME and FAN_FS_ERROR are never reported; directory-entry events reach inode marks only
+        nr::__NR_fanotify_mark => fanotify::fanotify_mark(thread, a.i32(0), a.u32(1), a.0[2] as u64, a.i32(3), a.usize(4)),
         nr::__NR_memfd_create => memfd::memfd_create(thread, a.usize(0), a.u32(1)),
         nr::__NR_sendfile => fs::sendfile(thread, a.i32(0), a.i32(1), a.usize(2), a.usize(3)),
         nr::__NR_sync_file_range => fs::sync_file_range(thread, a.i32(0), a.0[1] as i64, a.0[2] as i64, a.u32(3)),

@@ -14,6 +14,9 @@
 //! inode number of their entries, or else from the path the file was
 //! opened by (a file unlinked while open).
 
+pub mod fanotify;
+pub mod fanotify_abi;
+mod fanotify_fid;
 pub mod inotify;
 
 use alloc::collections::BTreeMap;
@@ -360,15 +363,38 @@ fn maybe_gone(node: &dyn Inode) {
 
 // --- hooks ---------------------------------------------------------------------
 
-/// A file was opened.
+/// A file was opened (inotify; fanotify hears it from [`file_opened`],
+/// once the open file knows its mount).
 pub fn opened(file: &OpenFile, node: &dyn Inode) {
     if anything_watched() {
         inode_event(node, abi::IN_OPEN, Some(&file.path));
     }
 }
 
+/// A file was opened (fanotify's FAN_OPEN).
+pub fn file_opened(file: &OpenFile) {
+    fanotify::file_event(file, fanotify_abi::FAN_OPEN);
+}
+
+/// Before a node is opened: fanotify's permission events (EPERM when a
+/// listener denies).
+pub fn open_permission(node: &Arc<dyn Inode>, path: &[u8], mnt: kevlar_vfs::MountId, exec: bool) -> Result<()> {
+    fanotify::open_permission(node, path, mnt, exec)
+}
+
+/// Before an open file is read: fanotify's FAN_ACCESS_PERM.
+pub fn read_permission(file: &OpenFile) -> Result<()> {
+    fanotify::read_permission(file)
+}
+
+/// exec opened a program (FAN_OPEN | FAN_OPEN_EXEC).
+pub fn exec_opened(node: &Arc<dyn Inode>, path: &[u8], mnt: kevlar_vfs::MountId) {
+    fanotify::exec_opened(node, path, mnt);
+}
+
 /// Data was read from an open file.
 pub fn accessed(file: &OpenFile, node: &dyn Inode) {
+    fanotify::file_event(file, fanotify_abi::FAN_ACCESS);
     if anything_watched() {
         inode_event(node, abi::IN_ACCESS, Some(&file.path));
     }
@@ -376,6 +402,7 @@ pub fn accessed(file: &OpenFile, node: &dyn Inode) {
 
 /// Data was written to an open file.
 pub fn modified(file: &OpenFile, node: &dyn Inode) {
+    fanotify::file_event(file, fanotify_abi::FAN_MODIFY);
     if anything_watched() {
         inode_event(node, abi::IN_MODIFY, Some(&file.path));
     }
@@ -383,6 +410,13 @@ pub fn modified(file: &OpenFile, node: &dyn Inode) {
 
 /// The last reference to an open file went.
 pub fn closed(file: &OpenFile, node: &dyn Inode) {
+    if file.flags() & abi::O_PATH == 0 {
+        let mask = if file.writable() { fanotify_abi::FAN_CLOSE_WRITE } else { fanotify_abi::FAN_CLOSE_NOWRITE };
+        fanotify::file_event(file, mask);
+        if fanotify::any_marks() && nlink(node) == 0 && !still_open(node) {
+            fanotify::inode_event(node, fanotify_abi::FAN_DELETE_SELF);
+        }
+    }
     if !anything_watched() || file.flags() & abi::O_PATH != 0 {
         return;
     }
@@ -402,6 +436,7 @@ pub fn truncated(node: &dyn Inode) {
 
 /// A file's attributes (mode, owner, times) changed.
 pub fn attributes_changed(node: &dyn Inode) {
+    fanotify::inode_event(node, fanotify_abi::FAN_ATTRIB);
     if anything_watched() {
         inode_event(node, abi::IN_ATTRIB, None);
     }
@@ -409,6 +444,7 @@ pub fn attributes_changed(node: &dyn Inode) {
 
 /// `name` was made in `dir` (a file, directory, node or symlink).
 pub fn created(dir: &dyn Inode, name: &[u8], node_is_dir: bool) {
+    fanotify::dirent_event(dir, fanotify_abi::FAN_CREATE, name, node_is_dir, None);
     if anything_watched() {
         let mask = abi::IN_CREATE | if node_is_dir { abi::IN_ISDIR } else { 0 };
         deliver(id_of(dir), mask, 0, name, false);
@@ -417,6 +453,8 @@ pub fn created(dir: &dyn Inode, name: &[u8], node_is_dir: bool) {
 
 /// `name` in `dir` became a new link to `node`.
 pub fn linked(dir: &dyn Inode, name: &[u8], node: &dyn Inode) {
+    fanotify::inode_event(node, fanotify_abi::FAN_ATTRIB);
+    fanotify::dirent_event(dir, fanotify_abi::FAN_CREATE, name, false, None);
     if anything_watched() {
         deliver(id_of(node), abi::IN_ATTRIB, 0, b"", false);
         deliver(id_of(dir), abi::IN_CREATE, 0, name, false);
@@ -426,7 +464,7 @@ pub fn linked(dir: &dyn Inode, name: &[u8], node: &dyn Inode) {
 /// Looks up what `name` in `dir` is before it is removed or replaced,
 /// only when something is watched (the hooks need it afterwards).
 pub fn victim(dir: &dyn Inode, name: &[u8]) -> Option<Arc<dyn Inode>> {
-    if anything_watched() { dir.lookup(name).ok() } else { None }
+    if anything_watched() || fanotify::any_marks() { dir.lookup(name).ok() } else { None }
 }
 
 /// `name` (the node `victim`) was removed from `dir` by unlink or rmdir.
@@ -434,9 +472,14 @@ pub fn removed(dir: &dyn Inode, name: &[u8], victim: Option<Arc<dyn Inode>>) {
     let Some(victim) = victim else { return };
     let victim_is_dir = is_dir(&*victim);
     if !victim_is_dir {
+        fanotify::inode_event(&*victim, fanotify_abi::FAN_ATTRIB);
         deliver(id_of(&*victim), abi::IN_ATTRIB, 0, b"", false);
     }
+    if fanotify::any_marks() && (victim_is_dir || nlink(&*victim) == 0) && !still_open(&*victim) {
+        fanotify::inode_event(&*victim, fanotify_abi::FAN_DELETE_SELF);
+    }
     maybe_gone(&*victim);
+    fanotify::dirent_event(dir, fanotify_abi::FAN_DELETE, name, victim_is_dir, Some(victim.clone()));
     let mask = abi::IN_DELETE | if victim_is_dir { abi::IN_ISDIR } else { 0 };
     deliver(id_of(dir), mask, 0, name, false);
 }
@@ -452,6 +495,14 @@ pub fn moved(old_dir: &dyn Inode, old_name: &[u8], new_dir: &dyn Inode, new_name
         }
     };
     let dir_bit = if is_dir(&*source) { abi::IN_ISDIR } else { 0 };
+    fanotify::dirent_event(old_dir, fanotify_abi::FAN_MOVED_FROM, old_name, dir_bit != 0, Some(source.clone()));
+    fanotify::dirent_event(new_dir, fanotify_abi::FAN_MOVED_TO, new_name, dir_bit != 0, Some(source.clone()));
+    if let Some(target) = &target {
+        if !kevlar_vfs::same_inode(&**target, &*source) && !is_dir(&**target) {
+            fanotify::inode_event(&**target, fanotify_abi::FAN_ATTRIB);
+        }
+    }
+    fanotify::inode_event(&*source, fanotify_abi::FAN_MOVE_SELF);
     deliver(id_of(old_dir), abi::IN_MOVED_FROM | dir_bit, cookie, old_name, false);
     deliver(id_of(new_dir), abi::IN_MOVED_TO | dir_bit, cookie, new_name, false);
     if let Some(target) = &target {

@@ -386,6 +386,9 @@ fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     // inotify's three files take the numbers after its directory.
     let mqueue_ino = ino + 8;
     table.add(b"mqueue", FileType::Directory, mqueue_ino, move |dir| Ok(super::ipc::mqueue_dir(mqueue_ino, dir)));
+    // fanotify's directory and its three files after mqueue's.
+    let fanotify_ino = ino + 20;
+    table.add(b"fanotify", FileType::Directory, fanotify_ino, move |dir| Ok(sys_fs_fanotify_dir(fanotify_ino, dir)));
     SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
@@ -397,6 +400,36 @@ fn sys_fs_inotify_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     let mut table = Table::new();
     let limits: [(&'static [u8], &'static AtomicU32); 3] =
         [(b"max_queued_events", &MAX_QUEUED_EVENTS), (b"max_user_instances", &MAX_USER_INSTANCES), (b"max_user_watches", &MAX_USER_WATCHES)];
+    for (i, (name, limit)) in limits.into_iter().enumerate() {
+        let n = ino + 1 + i as u64;
+        table.add(name, FileType::Regular, n, move |_| {
+            Ok(setting_file(
+                n,
+                0o644,
+                move || Ok(format!("{}\n", limit.load(Ordering::Relaxed))),
+                move |buf| {
+                    let text = core::str::from_utf8(setting_text(buf)).map_err(|_| Errno::EINVAL)?;
+                    let value: i64 = text.trim().parse().map_err(|_| Errno::EINVAL)?;
+                    if !(0..=i32::MAX as i64).contains(&value) {
+                        return Err(Errno::EINVAL);
+                    }
+                    limit.store(value as u32, Ordering::Relaxed);
+                    Ok(buf.len())
+                },
+            ))
+        });
+    }
+    SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
+}
+
+/// /proc/sys/fs/fanotify: the limits (root may write them; Linux takes
+/// integers from 0 to INT_MAX).
+fn sys_fs_fanotify_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
+    use crate::fs::notify::fanotify::{MAX_QUEUED_EVENTS, MAX_USER_GROUPS, MAX_USER_MARKS};
+    use core::sync::atomic::{AtomicU32, Ordering};
+    let mut table = Table::new();
+    let limits: [(&'static [u8], &'static AtomicU32); 3] =
+        [(b"max_queued_events", &MAX_QUEUED_EVENTS), (b"max_user_groups", &MAX_USER_GROUPS), (b"max_user_marks", &MAX_USER_MARKS)];
     for (i, (name, limit)) in limits.into_iter().enumerate() {
         let n = ino + 1 + i as u64;
         table.add(name, FileType::Regular, n, move |_| {
