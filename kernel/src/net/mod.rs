@@ -12,6 +12,7 @@
 pub mod inet;
 pub mod netlink;
 pub mod packet;
+pub mod sysfs;
 pub mod unix;
 
 use alloc::sync::Arc;

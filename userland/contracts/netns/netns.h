@@ -12,6 +12,7 @@
 
 /* RTM_NEWLINK on ifindex `index` setting IFF_UP to `up`; returns the
  * acknowledgement's error (0, -EPERM...). */
+static int link_set_up(int index, int up) __attribute__((unused));
 static int link_set_up(int index, int up)
 {
     int fd = nl_open(NETLINK_ROUTE);
@@ -22,6 +23,7 @@ static int link_set_up(int index, int up)
     return r;
 }
 
+static void each_link(struct nlmsghdr *h, void *arg) __attribute__((unused));
 static void each_link(struct nlmsghdr *h, void *arg)
 {
     (void)arg;
@@ -35,6 +37,7 @@ static void each_link(struct nlmsghdr *h, void *arg)
         oper ? *(unsigned char *)NL_DATA(oper) : -1);
 }
 
+static void each_addr(struct nlmsghdr *h, void *arg) __attribute__((unused));
 static void each_addr(struct nlmsghdr *h, void *arg)
 {
     (void)arg;
@@ -50,6 +53,7 @@ static void each_addr(struct nlmsghdr *h, void *arg)
 
 /* Prints the links, then the IPv4 and IPv6 addresses, of the caller's
  * network namespace. */
+static void show_net(const char *label) __attribute__((unused));
 static void show_net(const char *label)
 {
     out("%s:", label);
@@ -70,6 +74,7 @@ static void show_net(const char *label)
     close(fd);
 }
 
+static struct sockaddr_in loopback(int port) __attribute__((unused));
 static struct sockaddr_in loopback(int port)
 {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -77,6 +82,7 @@ static struct sockaddr_in loopback(int port)
 }
 
 /* connect(2) of a new socket of `type` to 127.0.0.1:port: "0" or the errno. */
+static const char *try_connect(int type, int port) __attribute__((unused));
 static const char *try_connect(int type, int port)
 {
     int s = socket(AF_INET, type, 0);
@@ -88,6 +94,7 @@ static const char *try_connect(int type, int port)
 }
 
 /* The text /proc/self/ns/net links to. */
+static void net_link(char *buf, size_t n) __attribute__((unused));
 static void net_link(char *buf, size_t n)
 {
     ssize_t len = readlink("/proc/self/ns/net", buf, n - 1);

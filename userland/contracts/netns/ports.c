@@ -41,12 +41,14 @@ int main(void)
         poll(&p, 1, 2000);
         ssize_t n = recv(u2, buf, sizeof buf, MSG_DONTWAIT);
         out("new namespace: udp received %zd %.*s", n, (int)(n > 0 ? n : 0), buf);
-        int s = accept4(l2, NULL, NULL, SOCK_NONBLOCK);
-        out("new namespace: accept4: %s", s < 0 ? errname(errno) : "a connection");
+        fcntl(l2, F_SETFL, O_NONBLOCK);
+        int s = accept(l2, NULL, NULL);
+        out("new namespace: accept: %s", s < 0 ? errname(errno) : "a connection");
         _exit(0);
     }
     reap("child", pid);
-    int c = accept4(l, NULL, NULL, SOCK_NONBLOCK);
+    fcntl(l, F_SETFL, O_NONBLOCK);
+    int c = accept(l, NULL, NULL);
     out("first namespace: accept: %s", c < 0 ? errname(errno) : "a connection");
     char buf[16] = {0};
     struct pollfd p = {.fd = u, .events = POLLIN};

@@ -173,7 +173,9 @@ pub struct EthPort {
     pub mtu: usize,
     /// Frames and bytes sent and received, and frames dropped on the way
     /// in (interface statistics: rx, tx).
-    pub stats: LinkStats,
+    pub stats: LinkStats,    /// The card's directory under /sys/devices
+    /// (`pci0000:00/0000:00:03.0/virtio0`).
+    pub sysfs_parent: alloc::string::String,
 }
 
 /// An interface's counters as /proc/net/dev and IFLA_STATS give them.
@@ -714,6 +716,8 @@ impl Stack {
         let card = if initial { kevlar_platform::net::NetDevice::probe() } else { None };
         let eth = card.map(|card| {
             let mac = card.mac();
+            let (bus, slot, function) = card.location;
+            let sysfs_parent = alloc::format!("pci0000:{:02x}/0000:{:02x}:{:02x}.{}/virtio{}", bus, bus, slot, function, card.virtio_index);
             log::info!("eth0: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, {}/{}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], ETH_ADDR, ETH_PREFIX);
             EthPort {
                 card,
@@ -725,6 +729,7 @@ impl Stack {
                 routes: alloc::vec![EthRoute { dst: Ipv4Address::UNSPECIFIED, prefix: 0, gateway: Some(ETH_GATEWAY), protocol: RTPROT_BOOT, metric: 0 }],
                 mtu: ETH_MTU,
                 stats: LinkStats::default(),
+                sysfs_parent,
             }
         });
         let has_eth = eth.is_some();
