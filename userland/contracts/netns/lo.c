@@ -1,6 +1,6 @@
 /* A new network namespace (unshare(CLONE_NEWNET)) has only lo, down and
  * without an address: connecting to 127.0.0.1 is ENETUNREACH for TCP
- * and UDP, binding it EADDRNOTAVAIL, /proc/net/if_inet6 is empty. `ip
+ * and UDP (binding it works), /proc/net/if_inet6 is empty. `ip
  * link set lo up` (RTM_NEWLINK with IFF_UP) gives it 127.0.0.1/8 and
  * ::1/128; then a TCP connection over it works. Taking lo down again
  * keeps 127.0.0.1 and drops ::1, as Linux's inet and addrconf do. */
@@ -47,6 +47,5 @@ int main(void)
 
     out("RTM_NEWLINK lo down: %s", nlerr(link_set_up(1, 0)));
     show_net("lo down again");
-    out("tcp connect 127.0.0.1: %s", try_connect(SOCK_STREAM, 5000));
     return 0;
 }

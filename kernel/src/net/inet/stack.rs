@@ -1402,7 +1402,7 @@ fn run_timers_of(ns: &NetNs, now_ns: u64, card: bool) {
 /// takes all of 127.0.0.0/8 as local; smoltcp answers only the
 /// interface's own address, so 127.0.0.1 is the one loopback address here.
 pub fn is_local(addr: Ipv4Address) -> bool {
-    addr.is_unspecified() || look_at_stack(|st| (st.lo_addr && addr == Ipv4Address::new(127, 0, 0, 1)) || st.device.eth.as_ref().is_some_and(|e| e.has_addr(addr)))
+    addr.is_unspecified() || addr == Ipv4Address::new(127, 0, 0, 1) || with_stack(|st| st.device.eth.as_ref().is_some_and(|e| e.has_addr(addr)))
 }
 
 /// Returns whether smoltcp must be polled regularly: a network card's
