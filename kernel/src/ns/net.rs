@@ -25,7 +25,7 @@ pub struct NetNs {
     /// Its stack, made on first use.
     pub stack: SpinLock<Option<Stack>>,
     /// When its stack next wants to be polled (monotonic ns; u64::MAX:
-    /// never).
+    /// never); the initial namespace's is kept in `net::inet::stack`.
     pub next_poll_ns: AtomicU64,
 }
 

@@ -1339,7 +1339,11 @@ pub fn with_stack_in<R>(ns: &NetNs, f: impl FnOnce(&mut Stack) -> R) -> R {
     let stack = guard.get_or_insert_with(|| make(ns));
     let r = f(stack);
     stack.pump();
-    ns.next_poll_ns.store(stack.next_poll_ns, Ordering::Release);
+    if ns.initial {
+        INITIAL_POLL_NS.store(stack.next_poll_ns, Ordering::Release);
+    } else {
+        ns.next_poll_ns.store(stack.next_poll_ns, Ordering::Release);
+    }
     let mut touched = core::mem::take(&mut stack.touched);
     drop(guard);
     // Only the sockets the pump changed hear of it (their blocked threads
@@ -1380,23 +1384,32 @@ pub fn look_at_stack_in<R>(ns: &NetNs, f: impl FnOnce(&mut Stack) -> R) -> R {
 /// Polls the stacks whose smoltcp asked for a time that has come
 /// (retransmissions, TIME-WAIT expiry); called from the timer check.
 pub fn run_timers(now_ns: u64) {
-    if let Some(initial) = crate::ns::net::initial() {
-        run_timers_of(&initial, now_ns, has_card());
+    // The initial namespace's time is checked without a lock (this runs
+    // at every timer check).
+    if now_ns >= INITIAL_POLL_NS.load(Ordering::Acquire) || has_card() {
+        INITIAL_POLL_NS.store(u64::MAX, Ordering::Release);
+        if let Some(initial) = crate::ns::net::initial() {
+            poll_for_timers(&initial);
+        }
     }
     for ns in crate::ns::net::others() {
-        run_timers_of(&ns, now_ns, false);
+        if now_ns >= ns.next_poll_ns.load(Ordering::Acquire) {
+            ns.next_poll_ns.store(u64::MAX, Ordering::Release);
+            poll_for_timers(&ns);
+        }
     }
 }
 
-fn run_timers_of(ns: &NetNs, now_ns: u64, card: bool) {
-    if now_ns >= ns.next_poll_ns.load(Ordering::Acquire) || card {
-        ns.next_poll_ns.store(u64::MAX, Ordering::Release);
-        with_stack_in(ns, |st| {
-            st.full_sweep = true;
-            st.timers_due = true;
-        });
-    }
+fn poll_for_timers(ns: &NetNs) {
+    with_stack_in(ns, |st| {
+        st.full_sweep = true;
+        st.timers_due = true;
+    });
 }
+
+/// When the initial namespace's stack next wants to be polled (its
+/// [`NetNs::next_poll_ns`] is not used; u64::MAX: never).
+static INITIAL_POLL_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 
 /// Returns whether `addr` belongs to this machine (bind's check). Linux
 /// takes all of 127.0.0.0/8 as local; smoltcp answers only the
