@@ -32,9 +32,10 @@ static void each_link(struct nlmsghdr *h, void *arg)
     struct ifinfomsg *ifi = (struct ifinfomsg *)(h + 1);
     struct nlattr *name = nl_find(NL_ATTRS(h, sizeof *ifi), NL_ATTRLEN(h, sizeof *ifi), IFLA_IFNAME);
     struct nlattr *oper = nl_find(NL_ATTRS(h, sizeof *ifi), NL_ATTRLEN(h, sizeof *ifi), IFLA_OPERSTATE);
-    out("  link %d %s up %s running %s lower_up %s operstate %d", ifi->ifi_index, name ? (char *)NL_DATA(name) : "?",
+    struct nlattr *qdisc = nl_find(NL_ATTRS(h, sizeof *ifi), NL_ATTRLEN(h, sizeof *ifi), IFLA_QDISC);
+    out("  link %d %s up %s running %s lower_up %s operstate %d qdisc %s", ifi->ifi_index, name ? (char *)NL_DATA(name) : "?",
         yesno(ifi->ifi_flags & IFF_UP), yesno(ifi->ifi_flags & IFF_RUNNING), yesno(ifi->ifi_flags & IFF_LOWER_UP),
-        oper ? *(unsigned char *)NL_DATA(oper) : -1);
+        oper ? *(unsigned char *)NL_DATA(oper) : -1, qdisc ? (char *)NL_DATA(qdisc) : "none");
 }
 
 static void each_addr(struct nlmsghdr *h, void *arg) __attribute__((unused));

@@ -79,7 +79,9 @@ fn links(st: &Stack) -> Vec<Link> {
         max_mtu: 0,
         mac: [0; 6],
         broadcast: [0; 6],
-        qdisc: b"noqueue",
+        // No queueing discipline is attached until the device first comes
+        // up (Linux's dev_activate); lo's has it from boot here.
+        qdisc: if st.lo_addr { &b"noqueue"[..] } else { &b"noop"[..] },
         // The loopback device has no carrier state to report.
         operstate: if st.lo_up { netabi::IF_OPER_UNKNOWN as u8 } else { netabi::IF_OPER_DOWN as u8 },
         stats: st.device.lo_stats,
