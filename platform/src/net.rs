@@ -19,17 +19,23 @@ const RX_BUFFER_LEN: usize = 2048;
 /// A virtio network card.
 pub struct NetDevice {
     inner: VirtIONet<PlatformHal, PciTransport, QUEUE_SIZE>,
+    /// Where the card is: (bus, slot, function) on PCI.
+    pub location: (u8, u8, u8),
+    /// Its number among the virtio devices (Linux's `virtioN`).
+    pub virtio_index: usize,
 }
 
 impl NetDevice {
     /// Finds the first virtio network card on PCI bus 0 and starts it.
     pub fn probe() -> Option<NetDevice> {
-        let (_, transport) = transports(DeviceType::Network, "virtio-net").into_iter().next()?;
+        let (df, transport) = transports(DeviceType::Network, "virtio-net").into_iter().next()?;
+        let location = (df.bus, df.device, df.function);
+        let virtio_index = crate::virtio::virtio_rank(df);
         if transport.device_type() != DeviceType::Network {
             return None;
         }
         match VirtIONet::new(transport, RX_BUFFER_LEN) {
-            Ok(inner) => Some(NetDevice { inner }),
+            Ok(inner) => Some(NetDevice { inner, location, virtio_index }),
             Err(e) => {
                 log::warn!("virtio-net: {:?}", e);
                 None

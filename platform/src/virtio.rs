@@ -128,6 +128,16 @@ unsafe impl Hal for PlatformHal {
     }
 }
 
+/// The number Linux gives the virtio device at `df` (virtioN): its rank
+/// among the virtio devices of bus 0 in enumeration order.
+pub(crate) fn virtio_rank(df: DeviceFunction) -> usize {
+    let root = PciRoot::new(PortConfigAccess);
+    root.enumerate_bus(0)
+        .filter(|(_, info)| virtio_device_type(info).is_some())
+        .take_while(|(d, _)| (d.bus, d.device, d.function) != (df.bus, df.device, df.function))
+        .count()
+}
+
 /// Finds the virtio devices of `kind` on PCI bus 0, in slot order, turns on
 /// memory decoding (for the BARs the firmware assigned) and bus mastering
 /// (for the virtqueues' DMA), and returns their transports. A device whose

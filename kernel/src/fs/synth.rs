@@ -570,11 +570,14 @@ impl DirSource for Table {
 /// A directory source holding nodes made once (a permanent tree: sysfs).
 pub struct Fixed {
     entries: SpinLock<Vec<(Vec<u8>, Arc<dyn Inode>)>>,
+    /// The [`FixedDir`]s made under this one, to find again by name
+    /// ([`FixedDir::subdir`]).
+    subdirs: SpinLock<Vec<FixedDir>>,
 }
 
 impl Default for Fixed {
     fn default() -> Self {
-        Fixed { entries: SpinLock::new(Vec::new()) }
+        Fixed { entries: SpinLock::new(Vec::new()), subdirs: SpinLock::new(Vec::new()) }
     }
 }
 
@@ -599,7 +602,7 @@ pub struct FixedDir {
 impl FixedDir {
     /// Creates a directory under `parent` (`None`: a root).
     pub fn new(attr: Attr, parent: Option<&FixedDir>) -> FixedDir {
-        let parent = match parent {
+        let up = match parent {
             Some(p) => {
                 let node: Arc<dyn Inode> = p.dir.clone();
                 Parent::Weak(Arc::downgrade(&node))
@@ -607,7 +610,19 @@ impl FixedDir {
             None => Parent::None,
         };
         let entries = Arc::new(Fixed::default());
-        FixedDir { dir: SynthDir::new(attr, parent, Box::new(entries.clone())), entries }
+        let dir = FixedDir { dir: SynthDir::new(attr, up, Box::new(entries.clone())), entries };
+        if let Some(p) = parent {
+            p.entries.subdirs.lock().push(dir.clone());
+        }
+        dir
+    }
+
+    /// Returns the directory made under this one (with [`FixedDir::new`])
+    /// and added as entry `name`, if there is one.
+    pub fn subdir(&self, name: &[u8]) -> Option<FixedDir> {
+        let node = self.entries.entries.lock().iter().find(|(n, _)| n == name).map(|(_, node)| node.clone())?;
+        let found = self.entries.subdirs.lock().iter().find(|d| Arc::as_ptr(&d.dir) as *const u8 == Arc::as_ptr(&node) as *const u8).cloned();
+        found
     }
 
     /// Adds `node` as entry `name`.

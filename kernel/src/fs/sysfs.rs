@@ -116,5 +116,7 @@ fn build() -> Arc<dyn Inode> {
         b.link(class_dir, device.name, format!("../../devices/virtual/{}/{}", device.class, device.name));
         b.link(&dev_char, &format!("{}:{}", device.major, device.minor), format!("../../devices/virtual/{}/{}", device.class, device.name));
     }
+    // The network interfaces (net/sysfs.rs).
+    crate::net::sysfs::build(fs_id, &mut || b.attr(0o755).ino, &class, &devices, &virtual_devices);
     root.node()
 }

@@ -13,6 +13,7 @@ pub mod inet;
 pub mod netlink;
 pub mod packet;
 pub mod sockfilter;
+pub mod sysfs;
 pub mod unix;
 
 use alloc::sync::Arc;

@@ -133,14 +133,18 @@ pub struct UnixSocket {
     read_events: AtomicU64,
     write_events: AtomicU64,
     options: SocketOptions,
+    /// The nsfs inode number of the network namespace it was made in.
+    net: u64,
 }
 
 /// Sockets bound to filesystem nodes, by (filesystem id, inode number).
 /// The bound socket keeps its node alive, so the number is not reused.
 static BY_NODE: SpinLock<BTreeMap<(u64, u64), Weak<UnixSocket>>> = SpinLock::new(BTreeMap::new());
-/// Sockets bound to abstract names, by (address bytes, type): Linux hashes
-/// the type into abstract lookups, so each type has its own namespace.
-static ABSTRACT: SpinLock<BTreeMap<(Vec<u8>, u32), Weak<UnixSocket>>> = SpinLock::new(BTreeMap::new());
+/// Sockets bound to abstract names, by (address bytes, type, network
+/// namespace): Linux hashes the type into abstract lookups, so each type
+/// has its own namespace, and abstract names are per network namespace
+/// (the one the socket was made in); path names are not.
+static ABSTRACT: SpinLock<BTreeMap<(Vec<u8>, u32, u64), Weak<UnixSocket>>> = SpinLock::new(BTreeMap::new());
 /// The next autobind name to try (five hex digits).
 static NEXT_AUTOBIND: AtomicU32 = AtomicU32::new(0);
 
@@ -156,6 +160,7 @@ impl UnixSocket {
             read_events: AtomicU64::new(0),
             write_events: AtomicU64::new(0),
             options: SocketOptions::default(),
+            net: crate::ns::net::current().inum,
         })
     }
 
@@ -273,7 +278,7 @@ impl UnixSocket {
     }
 
     /// Finds the socket an address names, for connect and sendto.
-    fn find(thread: &Thread, addr: &[u8], sock_type: u32) -> Result<Arc<UnixSocket>> {
+    fn find(thread: &Thread, addr: &[u8], sock_type: u32, net: u64) -> Result<Arc<UnixSocket>> {
         if addr[PATH_OFFSET] != 0 {
             let path = Self::path_of(addr);
             let fs = thread.process.fs.lock().clone();
@@ -290,7 +295,7 @@ impl UnixSocket {
             }
             Ok(socket)
         } else {
-            let found = ABSTRACT.lock().get(&(addr.to_vec(), sock_type)).and_then(Weak::upgrade);
+            let found = ABSTRACT.lock().get(&(addr.to_vec(), sock_type, net)).and_then(Weak::upgrade);
             found.ok_or(Errno::ECONNREFUSED)
         }
     }
@@ -307,7 +312,7 @@ impl UnixSocket {
             let mut name = AF_UNIX.to_le_bytes().to_vec();
             name.push(0);
             name.extend_from_slice(alloc::format!("{:05x}", n).as_bytes());
-            let key = (name.clone(), self.sock_type);
+            let key = (name.clone(), self.sock_type, self.net);
             if table.get(&key).is_some_and(|w| w.strong_count() > 0) {
                 continue;
             }
@@ -358,7 +363,7 @@ impl UnixSocket {
         if s.name.is_some() {
             return Err(Errno::EINVAL);
         }
-        let key = (addr.to_vec(), self.sock_type);
+        let key = (addr.to_vec(), self.sock_type, self.net);
         if table.get(&key).is_some_and(|w| w.strong_count() > 0) {
             return Err(Errno::EADDRINUSE);
         }
@@ -378,7 +383,7 @@ impl UnixSocket {
                 table.remove(&key);
             }
         } else if let Some(name) = name {
-            let key = (name.to_vec(), self.sock_type);
+            let key = (name.to_vec(), self.sock_type, self.net);
             let mut table = ABSTRACT.lock();
             if table.get(&key).is_some_and(mine) {
                 table.remove(&key);
@@ -395,7 +400,7 @@ impl UnixSocket {
         }
         let timeout = self.options.get().sndtimeo_ns;
         loop {
-            let listener = Self::find(thread, addr, self.sock_type)?;
+            let listener = Self::find(thread, addr, self.sock_type, self.net)?;
             // The listener's conditions come first (ECONNREFUSED, a full
             // backlog), then this socket's state, as unix_stream_connect.
             let full = {
@@ -467,7 +472,7 @@ impl UnixSocket {
                 self.autobind()?;
             }
             let other = loop {
-                let other = Self::find(thread, addr, self.sock_type)?;
+                let other = Self::find(thread, addr, self.sock_type, self.net)?;
                 let o = other.inner.lock();
                 if o.dead {
                     continue;
@@ -660,7 +665,7 @@ impl UnixSocket {
             let other = match target.take() {
                 Some(t) => t,
                 None => match &msg.addr {
-                    Some(addr) => Self::find(thread, addr, self.sock_type)?,
+                    Some(addr) => Self::find(thread, addr, self.sock_type, self.net)?,
                     None => return Err(Errno::ECONNRESET),
                 },
             };

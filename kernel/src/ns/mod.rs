@@ -5,10 +5,11 @@
 //! Mount and UTS namespaces have their own state (`fs::mount::MountNs`,
 //! `uts::UtsNs`), the cgroup namespace its root cgroup, an IPC namespace
 //! its objects (kept by `ipc::ns`), a PID namespace its numbering of
-//! processes (`pid`); the network, user and time namespaces are the
-//! initial ones only (clone and unshare refuse new ones with EINVAL, as a
-//! Linux built without them).
+//! processes (`pid`), a network namespace its network stack (`net`); the
+//! user and time namespaces are the initial ones only (clone and unshare
+//! refuse new ones with EINVAL, as a Linux built without them).
 
+pub mod net;
 pub mod nsfs;
 pub mod pid;
 
@@ -69,7 +70,7 @@ impl Kind {
 pub const ALL_FLAGS: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWNET | abi::CLONE_NEWPID | abi::CLONE_NEWCGROUP | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
 
 /// The namespaces new ones can be made of here.
-pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID;
+pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID | abi::CLONE_NEWNET;
 
 /// A namespace without state of its own here (the initial IPC, network,
 /// PID, user and time namespaces).
@@ -103,7 +104,7 @@ pub struct NsSet {
     pub mnt: Arc<MountNs>,
     pub uts: Arc<UtsNs>,
     pub ipc: Arc<Plain>,
-    pub net: Arc<Plain>,
+    pub net: Arc<net::NetNs>,
     /// The PID namespace the process is in (`pid`) and the one its
     /// children will be in (`pid_for_children`).
     pub pid: Arc<pid::PidNs>,
@@ -147,7 +148,7 @@ pub fn init_set() -> Arc<NsSet> {
         mnt: crate::fs::mount::init_ns(),
         uts: crate::uts::init_ns(),
         ipc: Arc::new(Plain { inum: PROC_IPC_INIT_INO, ipc: true }),
-        net: plain(INIT_NET_INO),
+        net: net::make_initial(INIT_NET_INO),
         pid: pid.clone(),
         pid_for_children: pid,
         cgroup: Arc::new(CgroupNs { inum: PROC_CGROUP_INIT_INO, root: crate::cgroup::root() }),
@@ -257,6 +258,9 @@ pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>) -> Resu
     if flags & abi::CLONE_NEWIPC != 0 {
         set.ipc = Arc::new(Plain { inum: alloc_inum(), ipc: true });
     }
+    if flags & abi::CLONE_NEWNET != 0 {
+        set.net = net::create();
+    }
     if flags & abi::CLONE_NEWCGROUP != 0 {
         set.cgroup = Arc::new(CgroupNs { inum: alloc_inum(), root: cgroup });
     }
@@ -280,12 +284,12 @@ pub fn with(set: &NsSet, ns: &nsfs::NsRef) -> Arc<NsSet> {
         nsfs::NsRef::Uts(uts) => new.uts = uts.clone(),
         nsfs::NsRef::Cgroup(cg) => new.cgroup = cg.clone(),
         nsfs::NsRef::Pid(ns) => new.pid_for_children = ns.clone(),
+        nsfs::NsRef::Net(ns) => new.net = ns.clone(),
         nsfs::NsRef::Plain(kind, plain) => match kind {
             Kind::Ipc => new.ipc = plain.clone(),
-            Kind::Net => new.net = plain.clone(),
             Kind::Time => new.time_for_children = plain.clone(),
             Kind::User => new.user = plain.clone(),
-            Kind::Mnt | Kind::Uts | Kind::Cgroup | Kind::Pid => {}
+            Kind::Mnt | Kind::Uts | Kind::Cgroup | Kind::Pid | Kind::Net => {}
         },
     }
     Arc::new(new)

@@ -26,6 +26,7 @@ pub enum NsRef {
     Uts(Arc<UtsNs>),
     Cgroup(Arc<CgroupNs>),
     Pid(Arc<super::pid::PidNs>),
+    Net(Arc<super::net::NetNs>),
     Plain(Kind, Arc<Plain>),
 }
 
@@ -37,6 +38,7 @@ impl NsRef {
             NsRef::Uts(_) => Kind::Uts,
             NsRef::Cgroup(_) => Kind::Cgroup,
             NsRef::Pid(_) => Kind::Pid,
+            NsRef::Net(_) => Kind::Net,
             NsRef::Plain(kind, _) => *kind,
         }
     }
@@ -48,6 +50,7 @@ impl NsRef {
             NsRef::Uts(ns) => ns.inum,
             NsRef::Cgroup(ns) => ns.inum,
             NsRef::Pid(ns) => ns.inum,
+            NsRef::Net(ns) => ns.inum,
             NsRef::Plain(_, ns) => ns.inum,
         }
     }
@@ -67,7 +70,7 @@ pub fn entry(set: &NsSet, name: &[u8]) -> Option<NsRef> {
         b"cgroup" => NsRef::Cgroup(set.cgroup.clone()),
         b"ipc" => NsRef::Plain(Kind::Ipc, set.ipc.clone()),
         b"mnt" => NsRef::Mnt(set.mnt.clone()),
-        b"net" => NsRef::Plain(Kind::Net, set.net.clone()),
+        b"net" => NsRef::Net(set.net.clone()),
         b"pid" => NsRef::Pid(set.pid.clone()),
         // Not there until its init is (Linux's pidns_for_children_get).
         b"pid_for_children" if set.pid_for_children.level > 0 && set.pid_for_children.reaper().is_none() => return None,

@@ -605,9 +605,9 @@ syscall_table! { thread, frame, a;
         // partial(mount): proc, sysfs, devtmpfs, devpts, tmpfs, cgroup2, ext2/3/4, bind mounts (recursive too), MS_MOVE, propagation (shared, slave, private, unbindable), remount of a mount or of its file system; a file system's own options are not changed by a remount
         nr::__NR_mount => mount::mount(thread, a.usize(0), a.usize(1), a.usize(2), a.0[3], a.usize(4)),
         nr::__NR_sysfs => mount::sysfs_call(a.u32(0), a.usize(1), a.usize(2)),
-        // partial(unshare): mount, UTS, IPC, cgroup and PID namespaces; EINVAL for network, user and time ones
+        // partial(unshare): mount, UTS, IPC, cgroup, PID and network namespaces; EINVAL for user and time ones
         nr::__NR_unshare => ns::unshare(thread, a.0[0]),
-        // partial(setns): by namespace fd or pidfd; PID namespaces at or below the caller's; only the initial network, user and time namespaces exist
+        // partial(setns): by namespace fd or pidfd; PID namespaces at or below the caller's; only the initial user and time namespaces exist
         nr::__NR_setns => ns::setns(thread, a.i32(0), a.i32(1)),
         nr::__NR_pivot_root => mount::pivot_root(thread, a.usize(0), a.usize(1)),
         nr::__NR_open_tree => newmount::open_tree(thread, a.i32(0), a.usize(1), a.u32(2)),

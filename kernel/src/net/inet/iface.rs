@@ -109,6 +109,7 @@ pub fn ioctl(request: u32, arg: usize) -> Result<isize> {
                 crate::net::packet::link_changed(st, index, up);
                 if index == 1 {
                     st.lo_up = up;
+                    st.lo_addr |= up;
                 } else if let Some(eth) = st.device.eth.as_mut() {
                     if eth.up && !up {
                         // Linux flushes the routes through a link going down.

@@ -1,9 +1,11 @@
-//! The one smoltcp interface behind every AF_INET socket: the loopback
-//! device, the socket set, the port table, and the pump that moves packets
-//! and turns smoltcp's state changes into Linux's (errors, wake-ups,
-//! listen queues).
+//! A network namespace's smoltcp interface, behind its AF_INET and
+//! AF_INET6 sockets: the loopback device, the socket set, the port table,
+//! and the pump that moves packets and turns smoltcp's state changes into
+//! Linux's (errors, wake-ups, listen queues). Each network namespace
+//! (`ns::net`) has one; eth0 is the initial namespace's.
 //!
-//! Locking: everything here is under [`STACK`]. A socket's own small lock
+//! Locking: everything here is under the namespace's stack lock
+//! ([`NetNs::stack`]). A socket's own small lock
 //! may be taken while holding it, never the other way round, and neither
 //! is held across a user copy: data is staged in kernel buffers.
 
@@ -13,7 +15,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use kevlar_platform::sync::SpinLock;
+use crate::ns::net::NetNs;
 use smoltcp::iface::{Config, Interface, PollIngressSingleResult, PollResult};
 use smoltcp::phy::{self, ChecksumCapabilities, Device, DeviceCapabilities, Medium};
 use smoltcp::socket::{tcp, udp};
@@ -39,8 +41,6 @@ const TIME_WAIT_NS: u64 = 60_000_000_000;
 /// The last port of the ephemeral range.
 pub const EPHEMERAL_LAST: u16 = 60999;
 
-/// The network stack, created on first use.
-pub static STACK: SpinLock<Option<Stack>> = SpinLock::new(None);
 /// A socket's wake-up count (edge-triggered epoll, O_ASYNC) and its
 /// readiness queue, shared between the socket and the stack's record of
 /// it: the stack bumps the count of the sockets a pump changed and
@@ -77,9 +77,6 @@ impl SockEvents {
         self.count.load(order)
     }
 }
-
-/// When smoltcp next wants to be polled (monotonic ns; u64::MAX: never).
-static NEXT_POLL_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 
 /// The current time as smoltcp counts it.
 pub fn now() -> Instant {
@@ -176,7 +173,9 @@ pub struct EthPort {
     pub mtu: usize,
     /// Frames and bytes sent and received, and frames dropped on the way
     /// in (interface statistics: rx, tx).
-    pub stats: LinkStats,
+    pub stats: LinkStats,    /// The card's directory under /sys/devices
+    /// (`pci0000:00/0000:00:03.0/virtio0`).
+    pub sysfs_parent: alloc::string::String,
 }
 
 /// An interface's counters as /proc/net/dev and IFLA_STATS give them.
@@ -424,12 +423,15 @@ pub struct Links {
     /// lo's counters (packets looped back, counted once sent and once
     /// received, as Linux's loopback device does).
     pub lo_stats: LinkStats,
+    /// lo's packets are shown to AF_PACKET sockets (the initial
+    /// namespace's lo: packet sockets are not per namespace here).
+    taps: bool,
 }
 
 /// A received packet.
 pub struct LinkRx(Vec<u8>);
 /// Room for one packet to send.
-pub struct LinkTx<'a>(&'a mut VecDeque<Vec<u8>>, Option<&'a mut EthPort>, &'a mut LinkStats);
+pub struct LinkTx<'a>(&'a mut VecDeque<Vec<u8>>, Option<&'a mut EthPort>, &'a mut LinkStats, bool);
 
 impl phy::RxToken for LinkRx {
     fn consume<R, F: FnOnce(&[u8]) -> R>(self, f: F) -> R {
@@ -452,7 +454,7 @@ impl phy::TxToken for LinkTx<'_> {
             self.2.rx_packets += 1;
             self.2.tx_bytes += len as u64;
             self.2.rx_bytes += len as u64;
-            if crate::net::packet::active() {
+            if self.3 && crate::net::packet::active() {
                 lo_taps(&buf);
             }
             self.0.push_back(buf);
@@ -546,12 +548,12 @@ impl Device for Links {
             if let Some(ports) = tcp_ports(&packet) {
                 self.seen.push(ports);
             }
-            return Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut(), &mut self.lo_stats)));
+            return Some((LinkRx(packet), LinkTx(&mut self.queue, self.eth.as_mut(), &mut self.lo_stats, self.taps)));
         }
     }
 
     fn transmit(&mut self, _timestamp: Instant) -> Option<LinkTx<'_>> {
-        Some(LinkTx(&mut self.queue, self.eth.as_mut(), &mut self.lo_stats))
+        Some(LinkTx(&mut self.queue, self.eth.as_mut(), &mut self.lo_stats, self.taps))
     }
 
     fn capabilities(&self) -> DeviceCapabilities {
@@ -671,6 +673,10 @@ pub struct Stack {
     next_listener_id: u64,
     /// lo is up (SIOCSIFFLAGS).
     pub lo_up: bool,
+    /// lo has 127.0.0.1/8: given the first time it comes up (Linux's
+    /// inetdev_event on NETDEV_UP of a loopback device); the initial
+    /// namespace's has it from boot here.
+    pub lo_addr: bool,
     /// lo's MTU as reported (Linux's 65536; smoltcp's frames stop at
     /// [`LOOPBACK_MTU`]).
     pub lo_mtu: usize,
@@ -698,12 +704,20 @@ pub struct Stack {
     scratch_ids: Vec<u64>,
     scratch_look: Vec<SocketHandle>,
     scratch_groups: Vec<GroupId>,
+    /// When smoltcp next wants to be polled, as the last pump found
+    /// (monotonic ns; u64::MAX: never).
+    next_poll_ns: u64,
 }
 
 impl Stack {
-    fn new() -> Stack {
-        let eth = kevlar_platform::net::NetDevice::probe().map(|card| {
+    /// Makes a namespace's stack: the initial namespace's (`initial`)
+    /// takes the network card as eth0, another has only lo.
+    fn new(initial: bool) -> Stack {
+        let card = if initial { kevlar_platform::net::NetDevice::probe() } else { None };
+        let eth = card.map(|card| {
             let mac = card.mac();
+            let (bus, slot, function) = card.location;
+            let sysfs_parent = alloc::format!("pci0000:{:02x}/0000:{:02x}:{:02x}.{}/virtio{}", bus, bus, slot, function, card.virtio_index);
             log::info!("eth0: virtio-net {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, {}/{}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], ETH_ADDR, ETH_PREFIX);
             EthPort {
                 card,
@@ -715,10 +729,11 @@ impl Stack {
                 routes: alloc::vec![EthRoute { dst: Ipv4Address::UNSPECIFIED, prefix: 0, gateway: Some(ETH_GATEWAY), protocol: RTPROT_BOOT, metric: 0 }],
                 mtu: ETH_MTU,
                 stats: LinkStats::default(),
+                sysfs_parent,
             }
         });
         let has_eth = eth.is_some();
-        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), seen: Vec::new(), eth, lo_stats: LinkStats::default() };
+        let mut device = Links { queue: VecDeque::new(), full_listeners: Vec::new(), port_unreachable: Vec::new(), seen: Vec::new(), eth, lo_stats: LinkStats::default(), taps: initial };
         let mut seed = [0u8; 8];
         crate::fs::devices::fill_random(&mut seed);
         let mut config = Config::new(HardwareAddress::Ip);
@@ -751,6 +766,7 @@ impl Stack {
             // Down until someone brings it up, as on Linux (a distribution's
             // init does; connecting to 127.0.0.1 before that is ENETUNREACH).
             lo_up: false,
+            lo_addr: initial,
             lo_mtu: 65536,
             touched: Vec::new(),
             by_ports: BTreeMap::new(),
@@ -761,6 +777,7 @@ impl Stack {
             scratch_ids: Vec::new(),
             scratch_look: Vec::new(),
             scratch_groups: Vec::new(),
+            next_poll_ns: u64::MAX,
         }
     }
 
@@ -1304,22 +1321,29 @@ impl Stack {
             // The card is polled at every tick.
             next = next.min((now().total_micros().max(0) as u64).saturating_mul(1000));
         }
-        NEXT_POLL_NS.store(next, Ordering::Release);
+        self.next_poll_ns = next;
         changed
     }
 }
 
-/// Runs `f` on the stack, then moves packets and wakes whoever the
-/// changes concern. Never call with a socket lock held.
+/// Runs `f` on the calling process's network namespace's stack (see
+/// [`with_stack_in`]).
 pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
-    let mut guard = STACK.lock();
-    let stack = guard.get_or_insert_with(|| {
-        let st = Stack::new();
-        HAS_CARD.store(st.device.eth.is_some(), Ordering::Relaxed);
-        st
-    });
+    with_stack_in(&crate::ns::net::current(), f)
+}
+
+/// Runs `f` on the stack of namespace `ns`, then moves packets and wakes
+/// whoever the changes concern. Never call with a socket lock held.
+pub fn with_stack_in<R>(ns: &NetNs, f: impl FnOnce(&mut Stack) -> R) -> R {
+    let mut guard = ns.stack.lock();
+    let stack = guard.get_or_insert_with(|| make(ns));
     let r = f(stack);
     stack.pump();
+    if ns.initial {
+        INITIAL_POLL_NS.store(stack.next_poll_ns, Ordering::Release);
+    } else {
+        ns.next_poll_ns.store(stack.next_poll_ns, Ordering::Release);
+    }
     let mut touched = core::mem::take(&mut stack.touched);
     drop(guard);
     // Only the sockets the pump changed hear of it (their blocked threads
@@ -1334,30 +1358,58 @@ pub fn with_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     r
 }
 
-/// Runs `f` on the stack without pumping: for looking only (poll), since
-/// every call that changes the stack pumps and smoltcp's timers pump from
-/// the timer check, what `f` sees is current.
-pub fn look_at_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
-    let mut guard = STACK.lock();
-    let stack = guard.get_or_insert_with(|| {
-        let st = Stack::new();
+fn make(ns: &NetNs) -> Stack {
+    let st = Stack::new(ns.initial);
+    if ns.initial {
         HAS_CARD.store(st.device.eth.is_some(), Ordering::Relaxed);
-        st
-    });
+    }
+    st
+}
+
+/// Runs `f` on the calling process's namespace's stack without pumping
+/// (see [`look_at_stack_in`]).
+pub fn look_at_stack<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
+    look_at_stack_in(&crate::ns::net::current(), f)
+}
+
+/// Runs `f` on the stack of `ns` without pumping: for looking only
+/// (poll), since every call that changes the stack pumps and smoltcp's
+/// timers pump from the timer check, what `f` sees is current.
+pub fn look_at_stack_in<R>(ns: &NetNs, f: impl FnOnce(&mut Stack) -> R) -> R {
+    let mut guard = ns.stack.lock();
+    let stack = guard.get_or_insert_with(|| make(ns));
     f(stack)
 }
 
-/// Polls the stack when smoltcp asked for a time that has come
+/// Polls the stacks whose smoltcp asked for a time that has come
 /// (retransmissions, TIME-WAIT expiry); called from the timer check.
 pub fn run_timers(now_ns: u64) {
-    if now_ns >= NEXT_POLL_NS.load(Ordering::Acquire) || has_card() {
-        NEXT_POLL_NS.store(u64::MAX, Ordering::Release);
-        with_stack(|st| {
-            st.full_sweep = true;
-            st.timers_due = true;
-        });
+    // The initial namespace's time is checked without a lock (this runs
+    // at every timer check).
+    if now_ns >= INITIAL_POLL_NS.load(Ordering::Acquire) || has_card() {
+        INITIAL_POLL_NS.store(u64::MAX, Ordering::Release);
+        if let Some(initial) = crate::ns::net::initial() {
+            poll_for_timers(&initial);
+        }
+    }
+    for ns in crate::ns::net::others() {
+        if now_ns >= ns.next_poll_ns.load(Ordering::Acquire) {
+            ns.next_poll_ns.store(u64::MAX, Ordering::Release);
+            poll_for_timers(&ns);
+        }
     }
 }
+
+fn poll_for_timers(ns: &NetNs) {
+    with_stack_in(ns, |st| {
+        st.full_sweep = true;
+        st.timers_due = true;
+    });
+}
+
+/// When the initial namespace's stack next wants to be polled (its
+/// [`NetNs::next_poll_ns`] is not used; u64::MAX: never).
+static INITIAL_POLL_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 
 /// Returns whether `addr` belongs to this machine (bind's check). Linux
 /// takes all of 127.0.0.0/8 as local; smoltcp answers only the

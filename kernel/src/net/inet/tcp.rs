@@ -19,7 +19,8 @@ use super::sockets::SocketHandle;
 use smoltcp::socket::tcp::{self as stcp, State as S};
 use smoltcp::wire::{IpAddress, IpEndpoint, Ipv4Address};
 
-use super::stack::{self, with_stack, Proto, Stack};
+use super::stack::{self, Proto, Stack};
+use crate::ns::net::NetNs;
 use super::ipv6::{self, Ipv6Options, PortAddr};
 use super::{IpOptions, IPPROTO_TCP};
 use crate::error::{Errno, Result};
@@ -116,12 +117,14 @@ pub struct TcpSocket {
     options: SocketOptions,
     /// Bumped by the stack when this socket's state or queues change.
     events: Arc<SockEvents>,
+    /// The network namespace it was made in (for life).
+    net: Arc<NetNs>,
 }
 
 impl TcpSocket {
     /// Creates an unbound, unconnected socket.
     pub fn new(v6: bool) -> Arc<TcpSocket> {
-        let socket = Self::with(v6, Phase::Closed, None, SockEvents::new());
+        let socket = Self::with(crate::ns::net::current(), v6, Phase::Closed, None, SockEvents::new());
         // tcp_init_sock starts from net.ipv4.tcp_wmem[1] and tcp_rmem[1].
         let mut o = socket.options.get();
         o.sndbuf = DEFAULT_SNDBUF;
@@ -130,12 +133,13 @@ impl TcpSocket {
         socket
     }
 
-    fn with(v6: bool, phase: Phase, bound: Option<(IpAddress, u16, Option<u64>)>, events: Arc<SockEvents>) -> Arc<TcpSocket> {
+    fn with(net: Arc<NetNs>, v6: bool, phase: Phase, bound: Option<(IpAddress, u16, Option<u64>)>, events: Arc<SockEvents>) -> Arc<TcpSocket> {
         Arc::new(TcpSocket {
             v6,
             inner: SpinLock::new(Inner { phase, bound, autobound: false, shutdown: 0, error: None, nodelay: false, cork: false, keepalive: KeepAlive::DEFAULT, ip: IpOptions::default(), ip6: Ipv6Options::default() }),
             options: SocketOptions::default(),
             events,
+            net,
         })
     }
 
@@ -202,7 +206,7 @@ impl TcpSocket {
         let on = self.options.get().keepalive;
         let keep = self.inner.lock().keepalive;
         if let Some(h) = self.handle() {
-            with_stack(|st| keep.apply(on, st.sockets.get_mut::<stcp::Socket>(h)));
+            stack::with_stack_in(&self.net, |st| keep.apply(on, st.sockets.get_mut::<stcp::Socket>(h)));
         }
     }
 
@@ -218,7 +222,7 @@ impl TcpSocket {
         let mut done = 0;
         while done < data.len() {
             let step = wait_for(&self.events.waiters, nonblocking, timeout, || {
-                with_stack(|st| {
+                stack::with_stack_in(&self.net, |st| {
                     let s = self.inner.lock();
                     let h = match s.phase {
                         Phase::Connecting(h) | Phase::Connected(h) => h,
@@ -287,7 +291,7 @@ impl Socket for TcpSocket {
         let v6only = self.inner.lock().ip6.v6only;
         let (ip, port) = super::parse_bind(thread, self.v6, v6only, addr)?;
         let reuse = self.options.get().reuseaddr;
-        with_stack(|st| {
+        stack::with_stack_in(&self.net, |st| {
             let mut s = self.inner.lock();
             if s.bound.is_some() || s.phase != Phase::Closed {
                 return Err(Errno::EINVAL);
@@ -300,7 +304,7 @@ impl Socket for TcpSocket {
     }
 
     fn listen(&self, backlog: usize) -> Result<()> {
-        with_stack(|st| {
+        stack::with_stack_in(&self.net, |st| {
             let mut s = self.inner.lock();
             match s.phase {
                 Phase::Listening(id) => {
@@ -335,7 +339,7 @@ impl Socket for TcpSocket {
             (s.nodelay, s.ip6, s.keepalive)
         };
         let socket = wait_for(&self.events.waiters, nonblocking, timeout, || {
-            with_stack(|st| {
+            stack::with_stack_in(&self.net, |st| {
                 if !matches!(self.inner.lock().phase, Phase::Listening(id) if id == lid) {
                     return Err(Errno::EINVAL);
                 }
@@ -345,7 +349,7 @@ impl Socket for TcpSocket {
                 st.track(handle, events.clone());
                 let local = st.sockets.get::<stcp::Socket>(handle).local_endpoint();
                 let bound = local.map(|e| (e.addr, e.port, None));
-                Ok(Some(TcpSocket::with(self.v6, Phase::Connected(handle), bound, events.clone())))
+                Ok(Some(TcpSocket::with(self.net.clone(), self.v6, Phase::Connected(handle), bound, events.clone())))
             })
         })?;
         // Accepted sockets inherit the listener's options (sk_clone_lock).
@@ -368,7 +372,7 @@ impl Socket for TcpSocket {
             };
         };
         let (_, sndtimeo) = self.timeouts();
-        let handle = with_stack(|st| -> Result<Option<SocketHandle>> {
+        let handle = stack::with_stack_in(&self.net, |st| -> Result<Option<SocketHandle>> {
             let mut s = self.inner.lock();
             match s.phase {
                 Phase::Connected(_) | Phase::Listening(_) => return Err(Errno::EISCONN),
@@ -403,7 +407,7 @@ impl Socket for TcpSocket {
             return Err(Errno::EINPROGRESS);
         }
         let r = wait_for(&self.events.waiters, false, sndtimeo, || {
-            with_stack(|st| {
+            stack::with_stack_in(&self.net, |st| {
                 let mut s = self.inner.lock();
                 if s.phase != Phase::Connecting(handle) {
                     return Ok(Some(Ok(())));
@@ -422,7 +426,7 @@ impl Socket for TcpSocket {
     fn local_name(&self) -> Result<Vec<u8>> {
         let handle = self.handle();
         if let Some(h) = handle {
-            let local = with_stack(|st| st.sockets.get::<stcp::Socket>(h).local_endpoint());
+            let local = stack::with_stack_in(&self.net, |st| st.sockets.get::<stcp::Socket>(h).local_endpoint());
             if let Some(e) = local {
                 return Ok(ipv6::encode_for(self.v6, e.addr, e.port));
             }
@@ -444,7 +448,7 @@ impl Socket for TcpSocket {
             Phase::Connecting(h) => (h, true),
             _ => return Err(Errno::ENOTCONN),
         };
-        with_stack(|st| {
+        stack::with_stack_in(&self.net, |st| {
             let c = st.conns.get(&h);
             if c.is_some_and(|c| c.reset) {
                 return Err(Errno::ENOTCONN);
@@ -478,7 +482,7 @@ impl Socket for TcpSocket {
             };
             if chunk.is_empty() {
                 // A zero-length send still reports the connection's state.
-                let r = with_stack(|st| {
+                let r = stack::with_stack_in(&self.net, |st| {
                     let s = self.inner.lock();
                     match s.phase {
                         Phase::Connecting(h) | Phase::Connected(h) => {
@@ -529,7 +533,7 @@ impl Socket for TcpSocket {
         loop {
             let room = want - got;
             let step = wait_for(&self.events.waiters, nonblocking, timeout, || {
-                with_stack(|st| {
+                stack::with_stack_in(&self.net, |st| {
                     let s = self.inner.lock();
                     let h = match s.phase {
                         Phase::Connecting(h) | Phase::Connected(h) => h,
@@ -595,7 +599,7 @@ impl Socket for TcpSocket {
             return Err(Errno::EINVAL);
         }
         let mode = how as u8 + 1;
-        let r = with_stack(|st| {
+        let r = stack::with_stack_in(&self.net, |st| {
             let mut s = self.inner.lock();
             match s.phase {
                 Phase::Connecting(h) | Phase::Connected(h) => {
@@ -627,7 +631,7 @@ impl Socket for TcpSocket {
     }
 
     fn poll(&self) -> PollEvents {
-        stack::look_at_stack(|st| {
+        stack::look_at_stack_in(&self.net, |st| {
             let s = self.inner.lock();
             let h = match s.phase {
                 Phase::Listening(id) => {
@@ -690,7 +694,7 @@ impl Socket for TcpSocket {
 
     fn take_error(&self) -> Option<Errno> {
         let h = self.handle();
-        with_stack(|st| {
+        stack::with_stack_in(&self.net, |st| {
             let mut s = self.inner.lock();
             if let Some(e) = s.error.take() {
                 return Some(e);
@@ -725,11 +729,11 @@ impl Socket for TcpSocket {
             _ => {}
         }
         let h = self.handle();
-        Ok(h.map_or(0, |h| with_stack(|st| st.sockets.get::<stcp::Socket>(h).recv_queue())))
+        Ok(h.map_or(0, |h| stack::with_stack_in(&self.net, |st| st.sockets.get::<stcp::Socket>(h).recv_queue())))
     }
 
     fn unsent_bytes(&self) -> usize {
-        self.handle().map_or(0, |h| with_stack(|st| st.sockets.get::<stcp::Socket>(h).send_queue()))
+        self.handle().map_or(0, |h| stack::with_stack_in(&self.net, |st| st.sockets.get::<stcp::Socket>(h).send_queue()))
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {
@@ -742,7 +746,7 @@ impl Socket for TcpSocket {
                 netabi::TCP_NODELAY | netabi::TCP_CORK => {
                     let on = super::option_int(raw)? != 0;
                     let h = self.handle();
-                    with_stack(|st| {
+                    stack::with_stack_in(&self.net, |st| {
                         let mut inner = self.inner.lock();
                         if name == netabi::TCP_NODELAY {
                             inner.nodelay = on;
@@ -811,7 +815,7 @@ impl Socket for TcpSocket {
             let o = self.options.get();
             (o.linger.0 && o.linger.1 == 0, o.reuseaddr)
         };
-        with_stack(|st| {
+        stack::with_stack_in(&self.net, |st| {
             let mut s = self.inner.lock();
             let port_id = s.bound.and_then(|b| b.2);
             match s.phase {

@@ -17,7 +17,8 @@ use smoltcp::socket::udp as sudp;
 use smoltcp::wire::{IpAddress, IpEndpoint, IpListenEndpoint, Ipv4Address, Ipv6Address};
 
 use super::ipv6::{self, Ipv6Options, PortAddr};
-use super::stack::{self, with_stack, Proto, Stack};
+use super::stack::{self, Proto, Stack};
+use crate::ns::net::NetNs;
 use super::{IpOptions, IPPROTO_UDP};
 use crate::error::{Errno, Result};
 use crate::fs::file::PollEvents;
@@ -61,6 +62,8 @@ pub struct UdpSocket {
     refused: Arc<AtomicBool>,
     options: SocketOptions,
     events: Arc<SockEvents>,
+    /// The network namespace it was made in (for life).
+    net: Arc<NetNs>,
 }
 
 /// The size of a UDP header.
@@ -75,6 +78,7 @@ impl UdpSocket {
             options: SocketOptions::default(),
             events: SockEvents::new(),
             refused: Arc::new(AtomicBool::new(false)),
+            net: crate::ns::net::current(),
         })
     }
 
@@ -170,7 +174,7 @@ impl Socket for UdpSocket {
     fn bind(&self, thread: &Thread, addr: &[u8]) -> Result<()> {
         let v6only = self.inner.lock().ip6.v6only;
         let (ip, port) = super::parse_bind(thread, self.v6, v6only, addr)?;
-        with_stack(|st| {
+        stack::with_stack_in(&self.net, |st| {
             let mut s = self.inner.lock();
             if s.bound.is_some() {
                 return Err(Errno::EINVAL);
@@ -190,7 +194,7 @@ impl Socket for UdpSocket {
     fn connect(&self, _thread: &Thread, addr: &[u8], _nonblocking: bool) -> Result<()> {
         let v6only = self.inner.lock().ip6.v6only;
         let target = super::parse_connect(self.v6, v6only, true, addr)?;
-        with_stack(|st| {
+        stack::with_stack_in(&self.net, |st| {
             let mut s = self.inner.lock();
             let Some((ip, port)) = target else {
                 // AF_UNSPEC dissolves the association.
@@ -247,7 +251,7 @@ impl Socket for UdpSocket {
         let data = msg.data.take(len)?;
         let (_, timeout) = (self.options.get().rcvtimeo_ns, self.options.get().sndtimeo_ns);
         wait_for(&self.events.waiters, msg.nonblocking, timeout, || {
-            with_stack(|st| {
+            stack::with_stack_in(&self.net, |st| {
                 let mut s = self.inner.lock();
                 if s.shutdown & SEND_SHUTDOWN != 0 {
                     return Err(Errno::EPIPE);
@@ -286,7 +290,7 @@ impl Socket for UdpSocket {
         let peek = flags & netabi::MSG_PEEK != 0;
         let room = sink.room();
         let (data, full, from, dst) = wait_for(&self.events.waiters, nonblocking, timeout, || {
-            with_stack(|st| {
+            stack::with_stack_in(&self.net, |st| {
                 let mut s = self.inner.lock();
                 if let Some(e) = s.error.take() {
                     return Err(e);
@@ -355,7 +359,7 @@ impl Socket for UdpSocket {
     }
 
     fn poll(&self) -> PollEvents {
-        stack::look_at_stack(|st| {
+        stack::look_at_stack_in(&self.net, |st| {
             let s = self.inner.lock();
             let peer = s.peer;
             let v6only = s.ip6.v6only;
@@ -418,7 +422,7 @@ impl Socket for UdpSocket {
     fn unread_bytes(&self) -> Result<usize> {
         // FIONREAD on a UDP socket: the size of the next datagram.
         let h = self.inner.lock().handle;
-        Ok(h.map_or(0, |h| with_stack(|st| st.sockets.get_mut::<sudp::Socket>(h).peek().map_or(0, |(p, _)| p.len()))))
+        Ok(h.map_or(0, |h| stack::with_stack_in(&self.net, |st| st.sockets.get_mut::<sudp::Socket>(h).peek().map_or(0, |(p, _)| p.len()))))
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {
@@ -451,7 +455,7 @@ impl Socket for UdpSocket {
     }
 
     fn release(&self) {
-        with_stack(|st| {
+        stack::with_stack_in(&self.net, |st| {
             let mut s = self.inner.lock();
             if let Some(h) = s.handle.take() {
                 st.remove_udp(h);

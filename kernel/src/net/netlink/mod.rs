@@ -127,6 +127,9 @@ pub struct NetlinkSocket {
     pollers: PollQueue,
     read_events: AtomicU64,
     me: Weak<NetlinkSocket>,
+    /// The nsfs inode number of the network namespace it was made in
+    /// (NETLINK_ROUTE notifications reach their namespace's sockets only).
+    net: u64,
 }
 
 /// The bound sockets by (protocol, port id).
@@ -164,6 +167,7 @@ pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
         pollers: PollQueue::new(),
         read_events: AtomicU64::new(0),
         me: me.clone(),
+        net: crate::ns::net::current().inum,
     }))
 }
 
@@ -522,11 +526,14 @@ pub fn broadcast(protocol: u32, group: u32, message: &[u8]) {
     if group == 0 || group > 64 {
         return;
     }
+    // Routing notifications are about the caller's network namespace.
+    let net = (protocol == nl::NETLINK_ROUTE).then(|| crate::ns::net::current().inum);
     let members: Vec<Arc<NetlinkSocket>> = PORTS
         .lock()
         .iter()
         .filter(|((p, _), _)| *p == protocol)
         .filter_map(|(_, w)| w.upgrade())
+        .filter(|s| net.is_none_or(|n| s.net == n))
         .filter(|s| s.inner.lock().groups & (1u64 << (group - 1)) != 0)
         .collect();
     for s in members {

@@ -79,11 +79,13 @@ fn links(st: &Stack) -> Vec<Link> {
         max_mtu: 0,
         mac: [0; 6],
         broadcast: [0; 6],
-        qdisc: b"noqueue",
+        // No queueing discipline is attached until the device first comes
+        // up (Linux's dev_activate); lo's has it from boot here.
+        qdisc: if st.lo_addr { &b"noqueue"[..] } else { &b"noop"[..] },
         // The loopback device has no carrier state to report.
         operstate: if st.lo_up { netabi::IF_OPER_UNKNOWN as u8 } else { netabi::IF_OPER_DOWN as u8 },
         stats: st.device.lo_stats,
-        addrs: alloc::vec![IfAddr { addr: Ipv4Address::new(127, 0, 0, 1), prefix: 8, broadcast: None, life: None }],
+        addrs: if st.lo_addr { alloc::vec![IfAddr { addr: Ipv4Address::new(127, 0, 0, 1), prefix: 8, broadcast: None, life: None }] } else { Vec::new() },
     });
     if let Some(eth) = &st.device.eth {
         let base = IFF_BROADCAST | IFF_MULTICAST;
@@ -460,6 +462,7 @@ fn set_link(body: &[u8], hdr: &Header, new: bool) -> Result<()> {
         if index == 1 {
             if let Some(u) = up {
                 st.lo_up = u;
+                st.lo_addr |= u;
             }
             if let Some(m) = mtu {
                 st.lo_mtu = m as usize;
@@ -553,7 +556,10 @@ fn new_addr(body: &[u8], family: u8, hdr: &Header) -> Result<()> {
         if index == 1 {
             // lo keeps its one address here.
             return if local == Ipv4Address::new(127, 0, 0, 1) && prefix == 8 {
-                if hdr.flags & nl::NLM_F_EXCL as u16 != 0 {
+                if !st.lo_addr {
+                    st.lo_addr = true;
+                    Ok(Some(false))
+                } else if hdr.flags & nl::NLM_F_EXCL as u16 != 0 {
                     Err(Errno::EEXIST)
                 } else {
                     Ok(None)
