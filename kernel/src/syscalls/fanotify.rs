@@ -148,7 +148,7 @@ pub fn fanotify_mark(thread: &Thread, fanotify_fd: i32, flags: u32, mask: u64, d
         }
         let (node, mnt) = super::fs::lookup_at(thread, &cred, dirfd, &path, walk)?;
         let base = if path.starts_with(b"/") || dirfd == abi::AT_FDCWD {
-            thread.process.fs.lock().cwd_path.clone()
+            thread.process.fs.lock().cwd_path.to_vec()
         } else {
             thread.process.files.lock().lock().get(dirfd)?.path.clone()
         };
