@@ -492,8 +492,12 @@ def kfuzz_args(seed: int, duration: int, user: str, jobs: int, stats: bool = Fal
         + (["--stats"] if stats else [])
 
 
+# Extra kfuzz arguments every boot of this invocation gets (--focus).
+KFUZZ_EXTRA: list = []
+
+
 def replay(kernel, initrd, smp, seed, call, user, echo, mem="512M") -> Run:
-    args = ["--seed", str(seed), "--replay", str(call), "--user", user]
+    args = ["--seed", str(seed), "--replay", str(call), "--user", user] + KFUZZ_EXTRA
     log = os.path.join(LOG_DIR, f"replay-seed{seed}-call{call}-smp{smp}.log")
     return boot(kernel, initrd, smp, args, 120.0, log, echo, mem)
 
@@ -521,8 +525,8 @@ def fuzz_once(a, seed: int, duration: int) -> bool:
         args = targs
         label = f"trinity seed={seed}" + (" sockets" if a.sockets else "")
     else:
-        args = kfuzz_args(seed, duration, a.user, a.jobs, a.stats)
-        label = f"kfuzz seed={seed} user={a.user}"
+        args = kfuzz_args(seed, duration, a.user, a.jobs, a.stats) + KFUZZ_EXTRA
+        label = f"kfuzz seed={seed} user={a.user}" + (" focus=new" if KFUZZ_EXTRA else "")
     log = os.path.join(LOG_DIR, f"{stamp}-{a.fuzzer}-seed{seed}-smp{a.smp}.log")
     print(f"fuzz: {label} smp={a.smp} for {duration}s; log {os.path.relpath(log, REPO_ROOT)}", flush=True)
     run = boot(a.kernel, initrd, a.smp, args, duration + 180.0, log, a.verbose, a.mem)
@@ -572,6 +576,9 @@ def parse_args(argv):
     p.add_argument("--jobs", type=int, default=4, help="batches (kfuzz) or children (trinity) at once")
     p.add_argument("--fuzzer", choices=("kfuzz", "trinity"), default="kfuzz")
     p.add_argument("--trinity", action="store_true", help="with build: build the trinity image too")
+    p.add_argument("--focus", choices=("new",),
+                   help="kfuzz aims at the newest interfaces (ptrace, io_uring, mount API, pidfd, "
+                   "packet sockets, namespaces)")
     p.add_argument("--sockets", action="store_true",
                    help="trinity with its socket fds (a copy of the binary with bug 7 mended)")
     p.add_argument("--trinity-arg", dest="trinity_args", action="append", default=[],
@@ -589,6 +596,7 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     a = parse_args(sys.argv[1:] if argv is None else argv)
+    KFUZZ_EXTRA[:] = ["--focus", a.focus] if a.focus else []
     if a.what == "build":
         print(build())
         if a.trinity:
