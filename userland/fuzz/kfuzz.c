@@ -1249,6 +1249,17 @@ static void print_ring(struct slot *s)
                 (unsigned long long)r->idx, sysname(r->nr), r->nr, r->a[0], r->a[1], r->a[2],
                 r->a[3], r->a[4], r->a[5]);
     }
+    /* What the unfinished call's first argument names, if a descriptor. */
+    struct callrec *last = head ? &s->ring[(head - 1) % RING] : NULL;
+    if (last && !last->done && last->a[0] < 65536) {
+        char path[64], target[256];
+        snprintf(path, sizeof path, "/proc/%d/fd/%lu", s->pid, last->a[0]);
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = 0;
+            say("kfuzz:   fd %lu of the unfinished call: %s", last->a[0], target);
+        }
+    }
 }
 
 /* The state letter of /proc/PID/stat ('?' if unreadable). */
