@@ -112,7 +112,7 @@ FUZZER    ?= kfuzz
 FUZZ_USER ?= both
 FUZZ_TIME  = $(if $(HOURS),--hours $(HOURS),--minutes $(if $(MINUTES),$(MINUTES),30))
 
-$(FUZZ_CPIO): userland/fuzz/kfuzz.c userland/fuzz/surfaces.c tools/fuzz.py tools/build-initramfs.py | setup
+$(FUZZ_CPIO): userland/fuzz/kfuzz.c userland/fuzz/surfaces.c userland/fuzz/focus.c tools/fuzz.py tools/build-initramfs.py | setup
 	$(PYTHON) tools/fuzz.py build
 
 fuzz: kernel $(FUZZ_CPIO)

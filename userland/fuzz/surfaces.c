@@ -1392,9 +1392,15 @@ static void surfaces_world(long b)
     arena_used = 0;
 }
 
+#include "focus.c"
+
 static void surface_action(uint64_t idx)
 {
     surf_idx = idx;
+    if (opt_focus) {
+        focus_action();
+        return;
+    }
     switch (below(7)) {
     case 0: surf_netlink(); break;
     case 1: surf_cgroup(); break;

@@ -24,6 +24,10 @@ pub struct FdTable {
     slots: Vec<Option<Slot>>,
     /// RLIMIT_NOFILE: new fds must be below it.
     limit: usize,
+    /// Every slot below this one is in use (where the search for the
+    /// lowest free fd starts, as Linux's next_fd: without it a process
+    /// making fd after fd scanned all of its table each time).
+    free_from: usize,
 }
 
 impl Default for FdTable {
@@ -35,7 +39,7 @@ impl Default for FdTable {
 impl FdTable {
     /// Creates an empty table.
     pub fn new() -> Self {
-        Self { slots: Vec::new(), limit: DEFAULT_NOFILE }
+        Self { slots: Vec::new(), limit: DEFAULT_NOFILE, free_from: 0 }
     }
 
     /// Returns the open file of `fd`.
@@ -54,12 +58,17 @@ impl FdTable {
 
     /// Installs `file` at the lowest free fd >= `min`.
     pub fn insert_from(&mut self, min: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<i32> {
-        let fd = (min..self.limit.min(NR_OPEN)).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
+        let start = min.max(self.free_from);
+        let fd = (start..self.limit.min(NR_OPEN)).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
         // A new descriptor keeps its file (and its socket, epoll or timer
         // state) on the heap: not past half of the reserve.
         crate::mm::kbuf::check_object()?;
         self.grow(fd)?;
         self.put(fd, file, cloexec);
+        if min <= self.free_from {
+            // Everything from free_from to fd was in use, and fd is now.
+            self.free_from = fd + 1;
+        }
         Ok(fd as i32)
     }
 
@@ -99,7 +108,9 @@ impl FdTable {
     /// Closes `fd`, returning its file.
     pub fn close(&mut self, fd: i32) -> Result<Arc<OpenFile>> {
         let index = usize::try_from(fd).map_err(|_| Errno::EBADF)?;
-        self.slots.get_mut(index).and_then(Option::take).map(|s| s.file).ok_or(Errno::EBADF)
+        let file = self.slots.get_mut(index).and_then(Option::take).map(|s| s.file).ok_or(Errno::EBADF)?;
+        self.free_from = self.free_from.min(index);
+        Ok(file)
     }
 
     /// Returns the close-on-exec flag of `fd`.
@@ -133,6 +144,7 @@ impl FdTable {
                 *slot = None;
             }
         }
+        self.free_from = 0;
     }
 
     /// Closes (or marks close-on-exec) fds in `[first, last]`.
@@ -148,6 +160,7 @@ impl FdTable {
                 }
             } else {
                 self.slots[fd] = None;
+                self.free_from = self.free_from.min(fd);
             }
         }
     }

@@ -224,9 +224,10 @@ fn ours(sender: &Process, target: &Process, info: SigInfo) -> SigInfo {
 
 /// Whether a PID namespace's init drops signal `sig` from `sender`
 /// (Linux's SIGNAL_UNKILLABLE): one it has no handler for, unless SIGKILL
-/// or SIGSTOP from an ancestor namespace.
+/// or SIGSTOP from an ancestor namespace. The initial namespace's init
+/// (PID 1) has no ancestor: it never gets them from anyone.
 fn init_ignores(sender: &Process, target: &Process, sig: u32) -> bool {
-    if sig == 0 || !ns_pid::is_ns_init(target) {
+    if sig == 0 || !(target.pid == 1 || ns_pid::is_ns_init(target)) {
         return false;
     }
     // A handler (not SIG_DFL, 0) takes it; a blocked signal stays
