@@ -11,6 +11,7 @@
 
 pub mod nsfs;
 pub mod pid;
+pub mod user;
 
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -69,7 +70,7 @@ impl Kind {
 pub const ALL_FLAGS: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWNET | abi::CLONE_NEWPID | abi::CLONE_NEWCGROUP | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
 
 /// The namespaces new ones can be made of here.
-pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID;
+pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID | abi::CLONE_NEWUSER;
 
 /// A namespace without state of its own here (the initial IPC, network,
 /// PID, user and time namespaces).
@@ -109,7 +110,8 @@ pub struct NsSet {
     pub pid: Arc<pid::PidNs>,
     pub pid_for_children: Arc<pid::PidNs>,
     pub cgroup: Arc<CgroupNs>,
-    pub user: Arc<Plain>,
+    /// The user namespace (the same as the credentials' `user_ns`).
+    pub user: Arc<user::UserNs>,
     pub time: Arc<Plain>,
     pub time_for_children: Arc<Plain>,
 }
@@ -118,7 +120,6 @@ pub struct NsSet {
 // (include/linux/proc_ns.h; the UTS one is in `uts`); the initial network and mount namespaces
 // take the first two dynamic numbers at boot.
 const PROC_IPC_INIT_INO: u64 = 0xEFFF_FFFF;
-const PROC_USER_INIT_INO: u64 = 0xEFFF_FFFD;
 const PROC_CGROUP_INIT_INO: u64 = 0xEFFF_FFFB;
 const PROC_TIME_INIT_INO: u64 = 0xEFFF_FFFA;
 const INIT_NET_INO: u64 = 0xF000_0000;
@@ -151,7 +152,7 @@ pub fn init_set() -> Arc<NsSet> {
         pid: pid.clone(),
         pid_for_children: pid,
         cgroup: Arc::new(CgroupNs { inum: PROC_CGROUP_INIT_INO, root: crate::cgroup::root() }),
-        user: plain(PROC_USER_INIT_INO),
+        user: user::init_ns(),
         time: time.clone(),
         time_for_children: time,
     });
@@ -171,12 +172,14 @@ pub fn current() -> Arc<NsSet> {
 /// Makes the set a process gets from `old` when clone or unshare asks
 /// for new namespaces with CLONE_NEW* `flags` (the caller checked the
 /// flags and the privilege). `cgroup` is the cgroup that becomes a new
-/// cgroup namespace's root.
-pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>) -> Result<Arc<NsSet>> {
+/// cgroup namespace's root; `user` is the user namespace the process will
+/// be in (a new one with CLONE_NEWUSER), which owns the new namespaces.
+pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>, user: Arc<user::UserNs>) -> Result<Arc<NsSet>> {
     if flags & ALL_FLAGS & !SUPPORTED != 0 {
         return Err(Errno::EINVAL);
     }
     let mut set = old.clone();
+    set.user = user;
     if flags & abi::CLONE_NEWNS != 0 {
         set.mnt = old.mnt.copy();
     }
@@ -197,6 +200,7 @@ pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>) -> Resu
         }
         set.pid_for_children = pid::create(&old.pid)?;
     }
+    user::record_owners(old, &set);
     Ok(Arc::new(set))
 }
 
@@ -209,12 +213,12 @@ pub fn with(set: &NsSet, ns: &nsfs::NsRef) -> Arc<NsSet> {
         nsfs::NsRef::Uts(uts) => new.uts = uts.clone(),
         nsfs::NsRef::Cgroup(cg) => new.cgroup = cg.clone(),
         nsfs::NsRef::Pid(ns) => new.pid_for_children = ns.clone(),
+        nsfs::NsRef::User(ns) => new.user = ns.clone(),
         nsfs::NsRef::Plain(kind, plain) => match kind {
             Kind::Ipc => new.ipc = plain.clone(),
             Kind::Net => new.net = plain.clone(),
             Kind::Time => new.time_for_children = plain.clone(),
-            Kind::User => new.user = plain.clone(),
-            Kind::Mnt | Kind::Uts | Kind::Cgroup | Kind::Pid => {}
+            Kind::Mnt | Kind::Uts | Kind::Cgroup | Kind::Pid | Kind::User => {}
         },
     }
     Arc::new(new)

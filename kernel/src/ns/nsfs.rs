@@ -26,6 +26,7 @@ pub enum NsRef {
     Uts(Arc<UtsNs>),
     Cgroup(Arc<CgroupNs>),
     Pid(Arc<super::pid::PidNs>),
+    User(Arc<super::user::UserNs>),
     Plain(Kind, Arc<Plain>),
 }
 
@@ -37,6 +38,7 @@ impl NsRef {
             NsRef::Uts(_) => Kind::Uts,
             NsRef::Cgroup(_) => Kind::Cgroup,
             NsRef::Pid(_) => Kind::Pid,
+            NsRef::User(_) => Kind::User,
             NsRef::Plain(kind, _) => *kind,
         }
     }
@@ -48,6 +50,7 @@ impl NsRef {
             NsRef::Uts(ns) => ns.inum,
             NsRef::Cgroup(ns) => ns.inum,
             NsRef::Pid(ns) => ns.inum,
+            NsRef::User(ns) => ns.inum,
             NsRef::Plain(_, ns) => ns.inum,
         }
     }
@@ -74,7 +77,7 @@ pub fn entry(set: &NsSet, name: &[u8]) -> Option<NsRef> {
         b"pid_for_children" => NsRef::Pid(set.pid_for_children.clone()),
         b"time" => NsRef::Plain(Kind::Time, set.time.clone()),
         b"time_for_children" => NsRef::Plain(Kind::Time, set.time_for_children.clone()),
-        b"user" => NsRef::Plain(Kind::User, set.user.clone()),
+        b"user" => NsRef::User(set.user.clone()),
         b"uts" => NsRef::Uts(set.uts.clone()),
         _ => return None,
     })

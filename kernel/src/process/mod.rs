@@ -105,6 +105,9 @@ pub struct Credentials {
     /// `keep_caps`): SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP,
     /// SECBIT_NO_CAP_AMBIENT_RAISE and the lock bits.
     pub securebits: u32,
+    /// The user namespace the capabilities are in and the ids are seen
+    /// through (`ns::user`); the ids above are kernel ids.
+    pub user_ns: Arc<crate::ns::user::UserNs>,
 }
 
 /// The securebits (linux/securebits.h, not in linux-raw-sys): bit 2n is a
@@ -144,6 +147,7 @@ impl Default for Credentials {
             cap_bounding: ALL_CAPS,
             cap_ambient: 0,
             securebits: 0,
+            user_ns: crate::ns::user::init_ns(),
         }
     }
 }
@@ -158,7 +162,7 @@ impl Credentials {
     /// The identity file permission checks use: the file-system ids and
     /// the supplementary groups.
     pub fn fs_cred(&self) -> kevlar_vfs::Credentials {
-        kevlar_vfs::Credentials { uid: self.fsuid, gid: self.fsgid, groups: self.groups.clone(), caps: self.cap_effective }
+        kevlar_vfs::Credentials { uid: self.fsuid, gid: self.fsgid, groups: self.groups.clone(), caps: self.cap_effective, scope: self.user_ns.scope() }
     }
 
     /// Linux's cap_task_fix_setuid for setfsuid: leaving file-system uid 0
@@ -992,7 +996,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         vm: SpinLock::new(vm),
         files: SpinLock::new(files),
         fs: fsctx::ProcessFs::new(fs),
-        creds: SpinLock::new(parent.creds.lock().clone()),
+        creds: SpinLock::new(crate::ns::user::child_creds(&parent.creds.lock(), &ns.user)),
         signals: SpinLock::new(parent.signals.lock().fork_copy(parent_thread.tid(), pid)),
         keys: SpinLock::new(parent.keys.lock().fork()),
         threads: SpinLock::new(Vec::new()),
