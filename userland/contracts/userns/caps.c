@@ -9,9 +9,13 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <linux/capability.h>
+
+#define CAP_SYS_ADMIN 21
+struct cap_header { unsigned version; int pid; };
+struct cap_data { unsigned effective, permitted, inheritable; };
 
 static void map_self(void)
 {
@@ -25,8 +29,8 @@ static void map_self(void)
 
 static void caps(const char *label)
 {
-    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-    struct __user_cap_data_struct d[2];
+    struct cap_header h = { 0x20080522, 0 };
+    struct cap_data d[2];
     if (syscall(SYS_capget, &h, d) < 0) {
         out("%s: capget %s", label, errname(errno));
         return;
@@ -50,6 +54,8 @@ int main(void)
     if (pid == 0) {
         if (setgroups(0, NULL) < 0 || setgid(1000) < 0 || setuid(1000) < 0)
             _exit(9);
+        /* Dumpable again, so that its /proc files are its own. */
+        prctl(PR_SET_DUMPABLE, 1);
         caps("uid 1000");
         check("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER));
         caps("in new user ns");

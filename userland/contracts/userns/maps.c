@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <sys/prctl.h>
 
 static void put(const char *path, const char *text)
 {
@@ -62,6 +63,8 @@ int main(void)
     if (pid == 0) {
         if (setgroups(0, NULL) < 0 || setgid(1000) < 0 || setuid(1000) < 0)
             _exit(9);
+        /* Dumpable again, so that its /proc files are its own. */
+        prctl(PR_SET_DUMPABLE, 1);
         check("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER));
         ids("before maps");
         cat("/proc/self/uid_map");

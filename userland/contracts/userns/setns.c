@@ -10,7 +10,11 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <linux/nsfs.h>
+
+#define NSIO 0xb7
+#define NS_GET_USERNS _IO(NSIO, 0x1)
+#define NS_GET_PARENT _IO(NSIO, 0x2)
+#define NS_GET_OWNER_UID _IO(NSIO, 0x4)
 
 static int same(int a, int b)
 {
@@ -38,7 +42,8 @@ int main(void)
         int parent = ioctl(me, NS_GET_PARENT);
         out("child NS_GET_PARENT: %s", parent < 0 ? errname(errno) : "fd");
         uid_t uid = 77;
-        out("child NS_GET_OWNER_UID: %s %d", ioctl(me, NS_GET_OWNER_UID, &uid) < 0 ? errname(errno) : "ok", (int)uid);
+        int rc = ioctl(me, NS_GET_OWNER_UID, &uid);
+        out("child NS_GET_OWNER_UID: %s %d", rc < 0 ? errname(errno) : "ok", (int)uid);
         check("child setns into its own", setns(me, CLONE_NEWUSER));
         write(done[1], "x", 1);
         read(go[0], &c, 1);
@@ -65,7 +70,8 @@ int main(void)
     int o = ioctl(child_ns, NS_GET_USERNS);
     out("NS_GET_USERNS of the child's: %s", o < 0 ? errname(errno) : same(o, mine) == 1 ? "ours" : "other");
     uid_t uid = 77;
-    out("NS_GET_OWNER_UID of the child's: %s %d", ioctl(child_ns, NS_GET_OWNER_UID, &uid) < 0 ? errname(errno) : "ok", (int)uid);
+    int rc = ioctl(child_ns, NS_GET_OWNER_UID, &uid);
+    out("NS_GET_OWNER_UID of the child's: %s %d", rc < 0 ? errname(errno) : "ok", (int)uid);
     out("NS_GET_PARENT of ours: %s", ioctl(mine, NS_GET_PARENT) < 0 ? errname(errno) : "fd");
     out("NS_GET_USERNS of ours: %s", ioctl(mine, NS_GET_USERNS) < 0 ? errname(errno) : "fd");
     int uts = open("/proc/self/ns/uts", O_RDONLY);
