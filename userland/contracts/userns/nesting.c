@@ -43,7 +43,6 @@ int main(void)
     reap("threads child", pid);
     pid = fork();
     if (pid == 0) {
-        int n = 0;
         out("unmapped creator: %s", unshare(CLONE_NEWUSER) == 0 && unshare(CLONE_NEWUSER) < 0 ? errname(errno) : "ok");
         _exit(0);
     }
