@@ -225,10 +225,13 @@ impl Credentials {
             self.egid = gid;
         }
         // Root (unless SECBIT_NOROOT) gets the bounding set and its
-        // inheritable set, as if the file had every file capability.
+        // inheritable set, as if the file had every file capability; root
+        // is the id the user namespace maps 0 to.
+        let root_uid = crate::ns::user::root_uid(&self.user_ns);
+        let is_root = |id: u32| Some(id) == root_uid;
         let privileged_root = self.securebits & secbit::NOROOT == 0;
-        let root = privileged_root && (self.uid == 0 || self.euid == 0);
-        let effective = privileged_root && self.euid == 0;
+        let root = privileged_root && (is_root(self.uid) || is_root(self.euid));
+        let effective = privileged_root && is_root(self.euid);
         let mut permitted = if root { self.cap_bounding | self.cap_inheritable } else { 0 };
         // Linux's __is_setuid/__is_setgid compare with the old *real* ids.
         let is_setid = self.euid != old.uid || self.egid != old.gid;
@@ -253,7 +256,7 @@ impl Credentials {
         self.cap_permitted = permitted;
         self.cap_effective = if effective { permitted } else { self.cap_ambient };
         self.keep_caps = false;
-        let secure = is_setid || (self.uid != 0 && (effective || permitted & !self.cap_ambient != 0));
+        let secure = is_setid || (!is_root(self.uid) && (effective || permitted & !self.cap_ambient != 0));
         // Dumpable unless the old ids differed (Linux looks at the current
         // credentials first) or commit_creds sees the effective or
         // file-system ids change or capabilities grow.

@@ -4,7 +4,8 @@
  * initial one's), mounts tmpfs in a mount namespace made in it (not in
  * the initial one), and is still refused files it could not open before
  * (owned by ids the namespace does not map); stat shows them owned by
- * 65534, and what it creates as its own. */
+ * 65534, and what it creates as its own; a program it runs gets root's
+ * capabilities there, and set-user-id root is ignored. */
 #include "../common.h"
 #include <fcntl.h>
 #include <grp.h>
@@ -76,6 +77,14 @@ int main(void)
         check("open /contracts/list for writing", open("/contracts/list", O_WRONLY));
         check("chown m/f 0:0", chown("m/f", 0, 0));
         check("chown m/f 5:5", chown("m/f", 5, 5));
+        /* exec as the namespace's root: root's capabilities; the helper's
+         * set-user-id bit is ignored (its owner is not mapped here). */
+        pid_t e = fork();
+        if (e == 0) {
+            execl(HELPERS "/setuid-ids", "setuid-ids", "exec in ns:", (char *)NULL);
+            _exit(127);
+        }
+        reap("exec", e);
         check("umount m", umount("m"));
         check("chroot .", chroot("."));
         _exit(0);
