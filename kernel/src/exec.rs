@@ -246,6 +246,9 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     });
 
     let vdso = vm.map_vdso();
+    if crate::process::current().is_some_and(|t| !crate::ns::time::is_init(&t.process.ns.lock().time)) {
+        vm.detach_vvar();
+    }
     let phdr = plan.phdr_vaddr.unwrap_or(0);
     let mut auxv = alloc::vec![
         (kevlar_elf::AT_PHDR, phdr),

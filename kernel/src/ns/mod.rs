@@ -11,6 +11,7 @@
 
 pub mod nsfs;
 pub mod pid;
+pub mod time;
 pub mod user;
 
 use alloc::sync::Arc;
@@ -70,7 +71,7 @@ impl Kind {
 pub const ALL_FLAGS: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWNET | abi::CLONE_NEWPID | abi::CLONE_NEWCGROUP | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
 
 /// The namespaces new ones can be made of here.
-pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID | abi::CLONE_NEWUSER;
+pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
 
 /// A namespace without state of its own here (the initial IPC, network,
 /// PID, user and time namespaces).
@@ -199,6 +200,9 @@ pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>, user: A
             return Err(Errno::EINVAL);
         }
         set.pid_for_children = pid::create(&old.pid)?;
+    }
+    if flags & abi::CLONE_NEWTIME != 0 {
+        set.time_for_children = time::create();
     }
     user::record_owners(old, &set);
     Ok(Arc::new(set))

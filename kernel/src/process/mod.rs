@@ -985,6 +985,15 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     // The child is in the PID namespace its parent's children go to, and
     // numbered there and in each ancestor.
     let ns = crate::ns::pid::child_set(options.ns.clone().unwrap_or_else(|| parent.ns.lock().clone()));
+    // A child going to another time namespace shares no memory with its
+    // parent (Linux: EINVAL), and its vDSO asks the kernel for the time.
+    let ns = crate::ns::time::child_set(ns);
+    if !Arc::ptr_eq(&ns.time, &parent.ns.lock().time) {
+        if options.share_vm {
+            return Err(Errno::EINVAL);
+        }
+        vm.lock().detach_vvar();
+    }
     let _numbers = crate::ns::pid::Numbers::attach(&ns.pid, pid)?;
     let mut fs = parent.fs.lock().clone();
     fs.mnt = ns.mnt.clone();

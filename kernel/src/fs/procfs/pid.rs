@@ -119,12 +119,14 @@ enum Kind {
     Ns,
     /// `uid_map`, `gid_map`, `setgroups`: its user namespace's.
     UserNs(crate::ns::user::MapFile),
+    /// `timens_offsets`: its children's time namespace's offsets.
+    TimeOffsets,
 }
 
 /// The entries of `/proc/PID`, in listing order; the inode of the one at
 /// index i is the directory's plus i + 1. One table for every process,
 /// so that a lookup builds nothing but the node it returns.
-const PID_ENTRIES: [(&[u8], Kind); 26] = [
+const PID_ENTRIES: [(&[u8], Kind); 27] = [
     (b"auxv", Kind::Text(0o400, auxv, true)),
     (b"cmdline", Kind::Text(0o444, cmdline, false)),
     (b"environ", Kind::Text(0o400, environ, true)),
@@ -150,6 +152,7 @@ const PID_ENTRIES: [(&[u8], Kind); 26] = [
     (b"uid_map", Kind::UserNs(crate::ns::user::MapFile::Uid)),
     (b"gid_map", Kind::UserNs(crate::ns::user::MapFile::Gid)),
     (b"setgroups", Kind::UserNs(crate::ns::user::MapFile::Setgroups)),
+    (b"timens_offsets", Kind::TimeOffsets),
     (b"task", Kind::Task),
 ];
 
@@ -176,7 +179,7 @@ fn oom_score(p: &Arc<Process>) -> Result<Vec<u8>> {
 
 fn kind_type(kind: Kind) -> FileType {
     match kind {
-        Kind::Text(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj | Kind::Mem | Kind::UserNs(_) => FileType::Regular,
+        Kind::Text(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj | Kind::Mem | Kind::UserNs(_) | Kind::TimeOffsets => FileType::Regular,
         Kind::Link(_) => FileType::Symlink,
         Kind::Fds(_) | Kind::Task | Kind::Ns => FileType::Directory,
     }
@@ -233,6 +236,10 @@ impl DirSource for PidSource {
             Kind::Ns => {
                 let p = process(pid)?;
                 Ok(SynthDir::new(attr_of(&p, ino, 0o511), Parent::Strong(dir.clone()), Box::new(super::ns::NsSource { pid, base: pid_ino(pid) + super::ns::NS_BASE, attr: attr_of(&p, 0, 0o777) })) as Arc<dyn Inode>)
+            }
+            Kind::TimeOffsets => {
+                let p = process(pid)?;
+                Ok(super::userns::time_offsets_file(pid, attr_of(&p, ino, 0o644)))
             }
             Kind::UserNs(which) => {
                 let p = process(pid)?;
