@@ -5,9 +5,10 @@
 //! Mount and UTS namespaces have their own state (`fs::mount::MountNs`,
 //! `uts::UtsNs`), the cgroup namespace its root cgroup, an IPC namespace
 //! its objects (kept by `ipc::ns`), a PID namespace its numbering of
-//! processes (`pid`); the network, user and time namespaces are the
-//! initial ones only (clone and unshare refuse new ones with EINVAL, as a
-//! Linux built without them).
+//! processes (`pid`), a user namespace its id maps and owner (`user`), a
+//! time namespace its clock offsets (`time`, kept by inode number); the
+//! network namespace is the initial one only (clone and unshare refuse
+//! new ones with EINVAL, as a Linux built without them).
 
 pub mod nsfs;
 pub mod pid;
@@ -73,8 +74,9 @@ pub const ALL_FLAGS: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEW
 /// The namespaces new ones can be made of here.
 pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
 
-/// A namespace without state of its own here (the initial IPC, network,
-/// PID, user and time namespaces).
+/// A namespace without state of its own here (IPC namespaces, whose
+/// objects `ipc::ns` keeps, the network namespace, time namespaces, whose
+/// offsets `time` keeps).
 pub struct Plain {
     /// Its nsfs inode number.
     pub inum: u64,
