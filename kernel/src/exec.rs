@@ -152,13 +152,17 @@ pub fn load(fs: &FsContext, creds: &Credentials, start: Option<&Arc<dyn Inode>>,
 
 /// The file's owner and group when exec honours its set-user-id and
 /// set-group-id bits (Linux's bprm_fill_uid): never on a nosuid mount or
-/// under no_new_privs; set-group-id only with group execute.
-fn set_ids(node: &Arc<dyn Inode>, mnt: kevlar_vfs::MountId, no_new_privs: bool) -> Result<(Option<u32>, Option<u32>)> {
+/// under no_new_privs, nor when the caller's user namespace does not map
+/// both the owner and the group; set-group-id only with group execute.
+fn set_ids(node: &Arc<dyn Inode>, mnt: kevlar_vfs::MountId, no_new_privs: bool, user_ns: &crate::ns::user::UserNs) -> Result<(Option<u32>, Option<u32>)> {
     use linux_raw_sys::general::{MS_NOSUID, S_ISGID, S_ISUID, S_IXGRP};
     if no_new_privs || crate::fs::mount::has_flag_at(mnt, &**node, MS_NOSUID) {
         return Ok((None, None));
     }
     let stat = node.stat()?;
+    if user_ns.uid_up(stat.uid).is_none() || user_ns.gid_up(stat.gid).is_none() {
+        return Ok((None, None));
+    }
     let uid = (stat.mode & S_ISUID != 0).then_some(stat.uid);
     let gid = (stat.mode & (S_ISGID | S_IXGRP) == S_ISGID | S_IXGRP).then_some(stat.gid);
     Ok((uid, gid))
@@ -202,7 +206,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     let plan = parse_elf(&node, image)?;
     // The program's credentials: a script's set-id bits are ignored (the
     // interpreter's count), as Linux's.
-    let (set_uid, set_gid) = set_ids(&node, mnt, no_new_privs)?;
+    let (set_uid, set_gid) = set_ids(&node, mnt, no_new_privs, &creds.user_ns)?;
     let mut new_creds = creds.clone();
     let exec_creds = new_creds.after_exec(set_uid, set_gid, no_new_privs);
     let creds = &new_creds;
@@ -253,6 +257,9 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     });
 
     let vdso = vm.map_vdso();
+    if crate::process::current().is_some_and(|t| !crate::ns::time::is_init(&t.process.ns.lock().time)) {
+        vm.detach_vvar();
+    }
     let phdr = plan.phdr_vaddr.unwrap_or(0);
     let mut auxv = alloc::vec![
         (kevlar_elf::AT_PHDR, phdr),

@@ -725,7 +725,10 @@ pub fn devtmpfs_remove(name: &[u8]) {
 /// Parses tmpfs's mount options (`size=`, `nr_inodes=`, `mode=`, `uid=`,
 /// `gid=`); anything else gives EINVAL, as Linux's tmpfs.
 pub(super) fn parse_tmpfs_options(data: &[u8]) -> Result<TmpfsSettings> {
-    let mut settings = TmpfsSettings { mode: 0o1777, ..TmpfsSettings::default() };
+    // The root is the mounter's (its file-system ids) unless `uid=` and
+    // `gid=` name others, in its user namespace (Linux's shmem).
+    let creds = crate::process::current().map(|t| t.process.creds.lock().clone()).unwrap_or_default();
+    let mut settings = TmpfsSettings { mode: 0o1777, uid: creds.fsuid, gid: creds.fsgid, ..TmpfsSettings::default() };
     let total_pages = kevlar_platform::mm::pmm::stats().total_bytes as u64 / 4096;
     for option in data.split(|&b| b == b',').filter(|o| !o.is_empty()) {
         let (key, value) = match option.iter().position(|&b| b == b'=') {
@@ -744,8 +747,8 @@ pub(super) fn parse_tmpfs_options(data: &[u8]) -> Result<TmpfsSettings> {
             }
             b"nr_inodes" => settings.max_inodes = Some(parse_size(text)?),
             b"mode" => settings.mode = u32::from_str_radix(text, 8).map_err(|_| Errno::EINVAL)? & 0o7777,
-            b"uid" => settings.uid = text.parse().map_err(|_| Errno::EINVAL)?,
-            b"gid" => settings.gid = text.parse().map_err(|_| Errno::EINVAL)?,
+            b"uid" => settings.uid = text.parse().ok().and_then(|id| creds.user_ns.uid_down(id)).ok_or(Errno::EINVAL)?,
+            b"gid" => settings.gid = text.parse().ok().and_then(|id| creds.user_ns.gid_down(id)).ok_or(Errno::EINVAL)?,
             _ => return Err(Errno::EINVAL),
         }
     }

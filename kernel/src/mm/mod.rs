@@ -562,6 +562,20 @@ impl Vm {
         Some(vdso)
     }
 
+    /// Replaces the vvar page with a zeroed one, whose clock is never
+    /// ready: the vDSO of a process in a time namespace other than the
+    /// initial one then asks the kernel, which adds the namespace's
+    /// offsets (`ns::time`). Nothing happens without a vDSO.
+    pub fn detach_vvar(&mut self) {
+        if !self.vmas.get(&VVAR_ADDR).is_some_and(|v| v.end == VVAR_ADDR + PAGE_SIZE) {
+            return;
+        }
+        let Some(page) = PageRef::alloc_zeroed() else { return };
+        let read = Prot { read: true, write: false, exec: false };
+        self.map(Vma { start: VVAR_ADDR, end: VVAR_ADDR + PAGE_SIZE, prot: read, backing: Backing::Pages(Arc::new(alloc::vec![page])), shared_page_base: 0, write_denied: false, exec_denied: false });
+        let _ = self.handle_fault(VVAR_ADDR, false, false);
+    }
+
     /// Writes `data` at user address `addr` of this (possibly inactive)
     /// address space, faulting pages in: used to build a new program's
     /// stack before it runs.

@@ -5,13 +5,15 @@
 //! Mount and UTS namespaces have their own state (`fs::mount::MountNs`,
 //! `uts::UtsNs`), the cgroup namespace its root cgroup, an IPC namespace
 //! its objects (kept by `ipc::ns`), a PID namespace its numbering of
-//! processes (`pid`), a network namespace its network stack (`net`); the
-//! user and time namespaces are the initial ones only (clone and unshare
-//! refuse new ones with EINVAL, as a Linux built without them).
+//! processes (`pid`), a network namespace its network stack (`net`), a
+//! user namespace its id maps and owner (`user`), a time namespace its
+//! clock offsets (`time`, kept by inode number).
 
 pub mod net;
 pub mod nsfs;
 pub mod pid;
+pub mod time;
+pub mod user;
 
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -70,10 +72,11 @@ impl Kind {
 pub const ALL_FLAGS: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWNET | abi::CLONE_NEWPID | abi::CLONE_NEWCGROUP | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
 
 /// The namespaces new ones can be made of here.
-pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID | abi::CLONE_NEWNET;
+pub const SUPPORTED: u32 = abi::CLONE_NEWNS | abi::CLONE_NEWUTS | abi::CLONE_NEWIPC | abi::CLONE_NEWCGROUP | abi::CLONE_NEWPID | abi::CLONE_NEWNET | abi::CLONE_NEWUSER | abi::CLONE_NEWTIME;
 
-/// A namespace without state of its own here (the initial IPC, network,
-/// PID, user and time namespaces).
+/// A namespace without state of its own here (IPC namespaces, whose
+/// objects `ipc::ns` keeps, the network namespace, time namespaces, whose
+/// offsets `time` keeps).
 pub struct Plain {
     /// Its nsfs inode number.
     pub inum: u64,
@@ -110,7 +113,8 @@ pub struct NsSet {
     pub pid: Arc<pid::PidNs>,
     pub pid_for_children: Arc<pid::PidNs>,
     pub cgroup: Arc<CgroupNs>,
-    pub user: Arc<Plain>,
+    /// The user namespace (the same as the credentials' `user_ns`).
+    pub user: Arc<user::UserNs>,
     pub time: Arc<Plain>,
     pub time_for_children: Arc<Plain>,
 }
@@ -119,7 +123,6 @@ pub struct NsSet {
 // (include/linux/proc_ns.h; the UTS one is in `uts`); the initial network and mount namespaces
 // take the first two dynamic numbers at boot.
 const PROC_IPC_INIT_INO: u64 = 0xEFFF_FFFF;
-const PROC_USER_INIT_INO: u64 = 0xEFFF_FFFD;
 const PROC_CGROUP_INIT_INO: u64 = 0xEFFF_FFFB;
 const PROC_TIME_INIT_INO: u64 = 0xEFFF_FFFA;
 const INIT_NET_INO: u64 = 0xF000_0000;
@@ -152,7 +155,7 @@ pub fn init_set() -> Arc<NsSet> {
         pid: pid.clone(),
         pid_for_children: pid,
         cgroup: Arc::new(CgroupNs { inum: PROC_CGROUP_INIT_INO, root: crate::cgroup::root() }),
-        user: plain(PROC_USER_INIT_INO),
+        user: user::init_ns(),
         time: time.clone(),
         time_for_children: time,
     });
@@ -243,12 +246,14 @@ fn enter_mnt(process: &crate::process::Process, set: &NsSet, enter_root: bool) -
 /// Makes the set a process gets from `old` when clone or unshare asks
 /// for new namespaces with CLONE_NEW* `flags` (the caller checked the
 /// flags and the privilege). `cgroup` is the cgroup that becomes a new
-/// cgroup namespace's root.
-pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>) -> Result<Arc<NsSet>> {
+/// cgroup namespace's root; `user` is the user namespace the process will
+/// be in (a new one with CLONE_NEWUSER), which owns the new namespaces.
+pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>, user: Arc<user::UserNs>) -> Result<Arc<NsSet>> {
     if flags & ALL_FLAGS & !SUPPORTED != 0 {
         return Err(Errno::EINVAL);
     }
     let mut set = old.clone();
+    set.user = user;
     if flags & abi::CLONE_NEWNS != 0 {
         set.mnt = old.mnt.copy();
     }
@@ -272,6 +277,10 @@ pub fn copy(old: &NsSet, flags: u32, cgroup: Arc<crate::cgroup::Cgroup>) -> Resu
         }
         set.pid_for_children = pid::create(&old.pid)?;
     }
+    if flags & abi::CLONE_NEWTIME != 0 {
+        set.time_for_children = time::create();
+    }
+    user::record_owners(old, &set);
     Ok(Arc::new(set))
 }
 
@@ -285,11 +294,11 @@ pub fn with(set: &NsSet, ns: &nsfs::NsRef) -> Arc<NsSet> {
         nsfs::NsRef::Cgroup(cg) => new.cgroup = cg.clone(),
         nsfs::NsRef::Pid(ns) => new.pid_for_children = ns.clone(),
         nsfs::NsRef::Net(ns) => new.net = ns.clone(),
+        nsfs::NsRef::User(ns) => new.user = ns.clone(),
         nsfs::NsRef::Plain(kind, plain) => match kind {
             Kind::Ipc => new.ipc = plain.clone(),
             Kind::Time => new.time_for_children = plain.clone(),
-            Kind::User => new.user = plain.clone(),
-            Kind::Mnt | Kind::Uts | Kind::Cgroup | Kind::Pid | Kind::Net => {}
+            Kind::Mnt | Kind::Uts | Kind::Cgroup | Kind::Pid | Kind::Net | Kind::User => {}
         },
     }
     Arc::new(new)

@@ -27,6 +27,7 @@ pub enum NsRef {
     Cgroup(Arc<CgroupNs>),
     Pid(Arc<super::pid::PidNs>),
     Net(Arc<super::net::NetNs>),
+    User(Arc<super::user::UserNs>),
     Plain(Kind, Arc<Plain>),
 }
 
@@ -39,6 +40,7 @@ impl NsRef {
             NsRef::Cgroup(_) => Kind::Cgroup,
             NsRef::Pid(_) => Kind::Pid,
             NsRef::Net(_) => Kind::Net,
+            NsRef::User(_) => Kind::User,
             NsRef::Plain(kind, _) => *kind,
         }
     }
@@ -51,6 +53,7 @@ impl NsRef {
             NsRef::Cgroup(ns) => ns.inum,
             NsRef::Pid(ns) => ns.inum,
             NsRef::Net(ns) => ns.inum,
+            NsRef::User(ns) => ns.inum,
             NsRef::Plain(_, ns) => ns.inum,
         }
     }
@@ -77,7 +80,7 @@ pub fn entry(set: &NsSet, name: &[u8]) -> Option<NsRef> {
         b"pid_for_children" => NsRef::Pid(set.pid_for_children.clone()),
         b"time" => NsRef::Plain(Kind::Time, set.time.clone()),
         b"time_for_children" => NsRef::Plain(Kind::Time, set.time_for_children.clone()),
-        b"user" => NsRef::Plain(Kind::User, set.user.clone()),
+        b"user" => NsRef::User(set.user.clone()),
         b"uts" => NsRef::Uts(set.uts.clone()),
         _ => return None,
     })

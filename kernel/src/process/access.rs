@@ -18,9 +18,13 @@ use linux_raw_sys::general as abi;
 use super::{Credentials, Process};
 use crate::error::{Errno, Result};
 
-/// Whether `process` holds capability `cap` (in its effective set).
+/// Whether `process` holds capability `cap` in the initial user
+/// namespace (Linux's capable): in its effective set, and in no other
+/// user namespace (the owner rule of `ns::user::ns_capable` never
+/// reaches the initial one).
 pub fn capable(process: &Process, cap: u32) -> bool {
-    process.creds.lock().has_cap(cap)
+    let c = process.creds.lock();
+    c.user_ns.is_init() && c.has_cap(cap)
 }
 
 /// Fails with EPERM unless `process` holds `cap`: the answer of most

@@ -105,6 +105,9 @@ pub struct Credentials {
     /// `keep_caps`): SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP,
     /// SECBIT_NO_CAP_AMBIENT_RAISE and the lock bits.
     pub securebits: u32,
+    /// The user namespace the capabilities are in and the ids are seen
+    /// through (`ns::user`); the ids above are kernel ids.
+    pub user_ns: Arc<crate::ns::user::UserNs>,
 }
 
 /// The securebits (linux/securebits.h, not in linux-raw-sys): bit 2n is a
@@ -144,6 +147,7 @@ impl Default for Credentials {
             cap_bounding: ALL_CAPS,
             cap_ambient: 0,
             securebits: 0,
+            user_ns: crate::ns::user::init_ns(),
         }
     }
 }
@@ -158,7 +162,7 @@ impl Credentials {
     /// The identity file permission checks use: the file-system ids and
     /// the supplementary groups.
     pub fn fs_cred(&self) -> kevlar_vfs::Credentials {
-        kevlar_vfs::Credentials { uid: self.fsuid, gid: self.fsgid, groups: self.groups.clone(), caps: self.cap_effective }
+        kevlar_vfs::Credentials { uid: self.fsuid, gid: self.fsgid, groups: self.groups.clone(), caps: self.cap_effective, scope: self.user_ns.scope() }
     }
 
     /// Linux's cap_task_fix_setuid for setfsuid: leaving file-system uid 0
@@ -221,10 +225,13 @@ impl Credentials {
             self.egid = gid;
         }
         // Root (unless SECBIT_NOROOT) gets the bounding set and its
-        // inheritable set, as if the file had every file capability.
+        // inheritable set, as if the file had every file capability; root
+        // is the id the user namespace maps 0 to.
+        let root_uid = crate::ns::user::root_uid(&self.user_ns);
+        let is_root = |id: u32| Some(id) == root_uid;
         let privileged_root = self.securebits & secbit::NOROOT == 0;
-        let root = privileged_root && (self.uid == 0 || self.euid == 0);
-        let effective = privileged_root && self.euid == 0;
+        let root = privileged_root && (is_root(self.uid) || is_root(self.euid));
+        let effective = privileged_root && is_root(self.euid);
         let mut permitted = if root { self.cap_bounding | self.cap_inheritable } else { 0 };
         // Linux's __is_setuid/__is_setgid compare with the old *real* ids.
         let is_setid = self.euid != old.uid || self.egid != old.gid;
@@ -249,7 +256,7 @@ impl Credentials {
         self.cap_permitted = permitted;
         self.cap_effective = if effective { permitted } else { self.cap_ambient };
         self.keep_caps = false;
-        let secure = is_setid || (self.uid != 0 && (effective || permitted & !self.cap_ambient != 0));
+        let secure = is_setid || (!is_root(self.uid) && (effective || permitted & !self.cap_ambient != 0));
         // Dumpable unless the old ids differed (Linux looks at the current
         // credentials first) or commit_creds sees the effective or
         // file-system ids change or capabilities grow.
@@ -981,6 +988,15 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
     // The child is in the PID namespace its parent's children go to, and
     // numbered there and in each ancestor.
     let ns = crate::ns::pid::child_set(options.ns.clone().unwrap_or_else(|| crate::ns::of_thread(parent_thread)));
+    // A child going to another time namespace shares no memory with its
+    // parent (Linux: EINVAL), and its vDSO asks the kernel for the time.
+    let ns = crate::ns::time::child_set(ns);
+    if !Arc::ptr_eq(&ns.time, &crate::ns::of_thread(parent_thread).time) {
+        if options.share_vm {
+            return Err(Errno::EINVAL);
+        }
+        vm.lock().detach_vvar();
+    }
     let _numbers = crate::ns::pid::Numbers::attach(&ns.pid, pid)?;
     let mut fs = parent.fs.lock().clone();
     if !Arc::ptr_eq(&fs.mnt, &ns.mnt) {
@@ -1001,7 +1017,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         vm: SpinLock::new(vm),
         files: SpinLock::new(files),
         fs: fsctx::ProcessFs::new(fs),
-        creds: SpinLock::new(parent.creds.lock().clone()),
+        creds: SpinLock::new(crate::ns::user::child_creds(&parent.creds.lock(), &ns.user)),
         signals: SpinLock::new(parent.signals.lock().fork_copy(parent_thread.tid(), pid)),
         keys: SpinLock::new(parent.keys.lock().fork()),
         threads: SpinLock::new(Vec::new()),

@@ -703,8 +703,18 @@ pub fn fstat(thread: &Thread, fd: i32, buf: usize) -> Result<isize> {
             st.gid = now.gid;
         }
     }
+    seen_owner(thread, &mut st);
     copy_to_user(buf, &encode_stat(&st))?;
     Ok(0)
+}
+
+/// The owner and group of `st` as the caller's user namespace shows them.
+fn seen_owner(thread: &Thread, st: &mut Stat) {
+    let ns = thread.process.creds.lock().user_ns.clone();
+    if !ns.is_init() {
+        st.uid = ns.uid_shown(st.uid);
+        st.gid = ns.gid_shown(st.gid);
+    }
 }
 
 fn stat_at(thread: &Thread, dirfd: i32, path_ptr: usize, flags: u32) -> Result<Stat> {
@@ -728,7 +738,8 @@ fn stat_at(thread: &Thread, dirfd: i32, path_ptr: usize, flags: u32) -> Result<S
 }
 
 pub fn fstatat(thread: &Thread, dirfd: i32, path: usize, buf: usize, flags: u32) -> Result<isize> {
-    let st = stat_at(thread, dirfd, path, flags)?;
+    let mut st = stat_at(thread, dirfd, path, flags)?;
+    seen_owner(thread, &mut st);
     copy_to_user(buf, &encode_stat(&st))?;
     Ok(0)
 }
@@ -737,7 +748,8 @@ pub fn statx(thread: &Thread, dirfd: i32, path: usize, flags: u32, mask: u32, bu
     if mask & abi::STATX__RESERVED != 0 {
         return Err(Errno::EINVAL);
     }
-    let st = stat_at(thread, dirfd, path, flags & !abi::AT_STATX_SYNC_TYPE)?;
+    let mut st = stat_at(thread, dirfd, path, flags & !abi::AT_STATX_SYNC_TYPE)?;
+    seen_owner(thread, &mut st);
     let mut b = [0u8; 256];
     let mut put = |off: usize, v: u64, len: usize| b[off..off + len].copy_from_slice(&v.to_le_bytes()[..len]);
     put(0, abi::STATX_BASIC_STATS as u64, 4); // stx_mask
@@ -878,7 +890,10 @@ pub fn fchdir(thread: &Thread, fd: i32) -> Result<isize> {
 /// from the new root reaches it (Linux's getcwd says "(unreachable)").
 pub fn chroot(thread: &Thread, path: usize) -> Result<isize> {
     let (_, node, mnt) = searchable_dir(thread, path)?;
-    crate::process::access::require(&thread.process, abi::CAP_SYS_CHROOT)?;
+    // CAP_SYS_CHROOT in the caller's own user namespace.
+    if !thread.process.creds.lock().has_cap(abi::CAP_SYS_CHROOT) {
+        return Err(Errno::EPERM);
+    }
     let mut fs = thread.process.fs.lock();
     fs.root = node;
     fs.root_mnt = mnt;
@@ -1091,8 +1106,8 @@ pub fn faccessat(thread: &Thread, dirfd: i32, path: usize, mode: u32, flags: u32
         // Linux's access() also drops the capabilities a non-root real
         // uid would not have (all of them, for a non-root caller).
         let c = thread.process.creds.lock();
-        let caps = if c.uid == 0 { c.cap_permitted } else { 0 };
-        kevlar_vfs::Credentials { uid: c.uid, gid: c.gid, groups: c.groups.clone(), caps }
+        let caps = if Some(c.uid) == crate::ns::user::root_uid(&c.user_ns) { c.cap_permitted } else { 0 };
+        kevlar_vfs::Credentials { uid: c.uid, gid: c.gid, groups: c.groups.clone(), caps, scope: c.user_ns.scope() }
     };
     kevlar_vfs::check_access(&st, &cred, Access::from_bits(mode)?)?;
     Ok(0)
@@ -1107,7 +1122,7 @@ fn set_attr_checked(node: &Arc<dyn Inode>, mnt: kevlar_vfs::MountId, cred: &kevl
     // Linux's chown_ok and chgrp_ok: without CAP_CHOWN only the owner may
     // name an owner (its own) or a group (the file's, or one of its own);
     // naming the current ones is a change like any other for a non-owner.
-    let chown_cap = cred.has_cap(abi::CAP_CHOWN);
+    let chown_cap = cred.has_cap_over(abi::CAP_CHOWN, &st);
     let owner = cred.uid == st.uid;
     if attr.uid.is_some_and(|u| !(owner && u == st.uid)) && !chown_cap {
         return Err(Errno::EPERM);
@@ -1164,12 +1179,13 @@ pub fn fchmod(thread: &Thread, fd: i32, mode: u32) -> Result<isize> {
     Ok(0)
 }
 
-fn chown_attr(uid: u32, gid: u32) -> SetAttr {
-    SetAttr {
-        uid: (uid != u32::MAX).then_some(uid),
-        gid: (gid != u32::MAX).then_some(gid),
-        ..SetAttr::default()
-    }
+/// The change chown asks for, in kernel ids (EINVAL for an id the
+/// caller's user namespace does not map).
+fn chown_attr(thread: &Thread, uid: u32, gid: u32) -> Result<SetAttr> {
+    let ns = thread.process.creds.lock().user_ns.clone();
+    let uid = if uid == u32::MAX { None } else { Some(ns.uid_down(uid).ok_or(Errno::EINVAL)?) };
+    let gid = if gid == u32::MAX { None } else { Some(ns.gid_down(gid).ok_or(Errno::EINVAL)?) };
+    Ok(SetAttr { uid, gid, ..SetAttr::default() })
 }
 
 pub fn fchownat(thread: &Thread, dirfd: i32, path: usize, uid: u32, gid: u32, flags: u32) -> Result<isize> {
@@ -1185,14 +1201,14 @@ pub fn fchownat(thread: &Thread, dirfd: i32, path: usize, uid: u32, gid: u32, fl
         let walk = if flags & abi::AT_SYMLINK_NOFOLLOW != 0 { WalkFlags::NOFOLLOW } else { WalkFlags::EMPTY };
         lookup_at(thread, &cred, dirfd, &path, walk)?
     };
-    set_attr_checked(&node, mnt, &cred, chown_attr(uid, gid))?;
+    set_attr_checked(&node, mnt, &cred, chown_attr(thread, uid, gid)?)?;
     Ok(0)
 }
 
 pub fn fchown(thread: &Thread, fd: i32, uid: u32, gid: u32) -> Result<isize> {
     let f = file(thread, fd)?;
     let node = attr_node(thread, fd)?.ok_or(Errno::EINVAL)?;
-    set_attr_checked(&node, f.mount_id(), &fs_cred(thread), chown_attr(uid, gid))?;
+    set_attr_checked(&node, f.mount_id(), &fs_cred(thread), chown_attr(thread, uid, gid)?)?;
     Ok(0)
 }
 

@@ -10,7 +10,11 @@ use crate::process::{find_process, Thread};
 
 /// sethostname / setdomainname.
 pub fn set_name(thread: &Thread, domain: bool, name: usize, len: usize) -> Result<isize> {
-    crate::process::access::require(&thread.process, abi::CAP_SYS_ADMIN)?;
+    // CAP_SYS_ADMIN in the user namespace owning the UTS namespace.
+    let uts = thread.process.ns.lock().uts.inum;
+    if !crate::ns::user::capable_over(&thread.process, uts, abi::CAP_SYS_ADMIN) {
+        return Err(Errno::EPERM);
+    }
     if len > 64 {
         return Err(Errno::EINVAL);
     }

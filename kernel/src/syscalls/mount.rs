@@ -27,8 +27,11 @@ const NEW_MOUNT_FLAGS: u32 = abi::MS_RDONLY
     | abi::MS_SILENT
     | abi::MS_LAZYTIME;
 
+/// CAP_SYS_ADMIN in the user namespace owning the caller's mount
+/// namespace (Linux's may_mount).
 fn is_root(thread: &Thread) -> bool {
-    crate::process::access::capable(&thread.process, abi::CAP_SYS_ADMIN)
+    let inum = thread.process.fs.lock().mnt.inum;
+    crate::ns::user::capable_over(&thread.process, inum, abi::CAP_SYS_ADMIN)
 }
 
 /// Reads an optional string argument (a null pointer gives `None`).
@@ -99,6 +102,9 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
     // The options are one page of text at most.
     let data = optional_string(data, 4095)?.unwrap_or_default();
     if let Some(disk_fs) = mount::disk_fs_type(&fstype) {
+        if !crate::process::access::capable(&thread.process, abi::CAP_SYS_ADMIN) {
+            return Err(Errno::EPERM);
+        }
         // A disk file system: the source names a block-device node.
         let node = fs.lookup(&cred, None, &source, WalkFlags::EMPTY)?;
         if node.file_type() != FileType::BlockDevice {
@@ -107,6 +113,11 @@ pub fn mount(thread: &Thread, source: usize, target: usize, fstype: usize, flags
         let rdev = node.stat()?.rdev;
         mount::mount_ext2_at(on_mnt, on, mount_point, source, rdev, flags, &data, disk_fs)?;
         return Ok(0);
+    }
+    // Outside the initial user namespace, only the file systems Linux
+    // marks FS_USERNS_MOUNT (mount_capable).
+    if !crate::process::access::capable(&thread.process, abi::CAP_SYS_ADMIN) && !crate::ns::user::userns_mountable(&fstype) {
+        return Err(Errno::EPERM);
     }
     mount::mount_new_at(on_mnt, on, mount_point, source, &fstype, flags, &data)?;
     Ok(0)

@@ -43,7 +43,8 @@ const SETATTR_VALID: u32 = FSMOUNT_VALID | abi::MOUNT_ATTR_IDMAP;
 const MOUNT_ATTR_SIZE: usize = abi::MOUNT_ATTR_SIZE_VER0 as usize;
 
 fn may_mount(thread: &Thread) -> Result<()> {
-    if crate::process::access::capable(&thread.process, abi::CAP_SYS_ADMIN) { Ok(()) } else { Err(Errno::EPERM) }
+    let inum = thread.process.fs.lock().mnt.inum;
+    if crate::ns::user::capable_over(&thread.process, inum, abi::CAP_SYS_ADMIN) { Ok(()) } else { Err(Errno::EPERM) }
 }
 
 /// A string argument copied as Linux's strndup_user(s, 256): EFAULT for

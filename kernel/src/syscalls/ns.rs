@@ -6,7 +6,6 @@ use linux_raw_sys::general as abi;
 
 use crate::error::{Errno, Result};
 use crate::ns::{self, nsfs, NsSet};
-use crate::process::access::capable;
 use crate::process::{Process, Thread};
 
 /// The flags unshare takes (Linux's check_unshare_flags).
@@ -31,11 +30,15 @@ pub fn clone_namespaces(thread: &Thread, flags: u32, thread_clone: bool) -> Resu
     if thread_clone {
         return Err(Errno::EINVAL);
     }
+    // A new user namespace first: the other new namespaces are its, and
+    // the privilege to make them is checked in it (Linux's copy_creds
+    // before copy_namespaces).
+    let mut creds = thread.process.creds.lock().clone();
     if has(abi::CLONE_NEWUSER) {
-        // No user namespaces (as Linux without CONFIG_USER_NS).
-        return Err(Errno::EINVAL);
+        let user = ns::user::create(&creds, ns::user::chrooted(&thread.process))?;
+        ns::user::enter(&mut creds, user);
     }
-    if !capable(&thread.process, abi::CAP_SYS_ADMIN) {
+    if wanted & !abi::CLONE_NEWUSER != 0 && !creds.has_cap(abi::CAP_SYS_ADMIN) {
         return Err(Errno::EPERM);
     }
     if has(abi::CLONE_NEWIPC) && has(abi::CLONE_SYSVSEM) {
@@ -43,7 +46,7 @@ pub fn clone_namespaces(thread: &Thread, flags: u32, thread_clone: bool) -> Resu
     }
     crate::ipc::ns::reap();
     let set = ns::of_thread(thread);
-    ns::copy(&set, wanted, thread.process.cgroup.cgroup()).map(Some)
+    ns::copy(&set, wanted, thread.process.cgroup.cgroup(), creds.user_ns).map(Some)
 }
 
 pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
@@ -73,16 +76,21 @@ pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
     if flags & (abi::CLONE_THREAD | abi::CLONE_SIGHAND | abi::CLONE_VM) != 0 && !single {
         return Err(Errno::EINVAL);
     }
-    if flags & abi::CLONE_NEWUSER != 0 {
-        return Err(Errno::EINVAL);
-    }
     let wanted = flags & ns::ALL_FLAGS;
-    if wanted != 0 && !capable(process, abi::CAP_SYS_ADMIN) {
+    // A new user namespace first (Linux's unshare_userns): the others are
+    // checked and made in it.
+    let mut creds = process.creds.lock().clone();
+    let new_user = flags & abi::CLONE_NEWUSER != 0;
+    if new_user {
+        let user = ns::user::create(&creds, ns::user::chrooted(process))?;
+        ns::user::enter(&mut creds, user);
+    }
+    if wanted & !abi::CLONE_NEWUSER != 0 && !creds.has_cap(abi::CAP_SYS_ADMIN) {
         return Err(Errno::EPERM);
     }
     let new_set = if wanted != 0 {
         let set = ns::of_thread(thread);
-        Some(ns::copy(&set, wanted, process.cgroup.cgroup())?)
+        Some(ns::copy(&set, wanted, process.cgroup.cgroup(), creds.user_ns.clone())?)
     } else {
         None
     };
@@ -107,19 +115,33 @@ pub fn unshare(thread: &Thread, flags: u64) -> Result<isize> {
     if let Some(set) = new_set {
         ns::switch_thread(thread, set, false);
     }
+    if new_user {
+        *process.creds.lock() = creds;
+    }
     Ok(0)
 }
 
-/// Checks the privilege to enter namespace `ns` (Linux's *_install):
-/// CAP_SYS_ADMIN, and CAP_SYS_CHROOT too for a mount namespace, which a
-/// process sharing its file-system context cannot enter (EINVAL).
-fn check_enter(process: &Process, ns: &nsfs::NsRef) -> Result<()> {
+/// Checks the privilege to enter namespace `ns` (Linux's *_install) with
+/// credentials `creds`: CAP_SYS_ADMIN in the user namespace owning it and
+/// in the caller's own, and CAP_SYS_CHROOT too for a mount namespace,
+/// which a process sharing its file-system context cannot enter
+/// (EINVAL). A user namespace: not the caller's own, nor entered by a
+/// process sharing its threads or file-system context (EINVAL), and
+/// CAP_SYS_ADMIN in it.
+fn check_enter(process: &Process, creds: &crate::process::Credentials, ns: &nsfs::NsRef) -> Result<()> {
     // Linux's mntns_install: EINVAL while fs->users != 1.
     let tid = crate::process::current().map_or(process.pid, |t| t.tid());
-    if matches!(ns, nsfs::NsRef::Mnt(_)) && process.fs.users(tid, process.thread_count()) > 1 {
+    if matches!(ns, nsfs::NsRef::Mnt(_) | nsfs::NsRef::User(_)) && process.fs.users(tid, process.thread_count()) > 1 {
         return Err(Errno::EINVAL);
     }
-    if !capable(process, abi::CAP_SYS_ADMIN) || matches!(ns, nsfs::NsRef::Mnt(_)) && !capable(process, abi::CAP_SYS_CHROOT) {
+    if let nsfs::NsRef::User(user) = ns {
+        if Arc::ptr_eq(user, &creds.user_ns) || process.thread_count() > 1 {
+            return Err(Errno::EINVAL);
+        }
+        return if ns::user::ns_capable(creds, user, abi::CAP_SYS_ADMIN) { Ok(()) } else { Err(Errno::EPERM) };
+    }
+    let owner = ns::user::owner_of(ns.inum());
+    if !ns::user::ns_capable(creds, &owner, abi::CAP_SYS_ADMIN) || !creds.has_cap(abi::CAP_SYS_ADMIN) || matches!(ns, nsfs::NsRef::Mnt(_)) && !creds.has_cap(abi::CAP_SYS_CHROOT) {
         return Err(Errno::EPERM);
     }
     // Only the caller's own PID namespace or one below it (Linux's
@@ -142,10 +164,14 @@ pub fn setns(thread: &Thread, fd: i32, nstype: i32) -> Result<isize> {
         if nstype != 0 && nstype as u32 != ns.kind().flag() {
             return Err(Errno::EINVAL);
         }
-        check_enter(process, &ns)?;
+        let creds = process.creds.lock().clone();
+        check_enter(process, &creds, &ns)?;
         let set = ns::of_thread(thread);
         let mnt = matches!(ns, nsfs::NsRef::Mnt(_));
         ns::switch_thread(thread, ns::with(&set, &ns), mnt);
+        if let nsfs::NsRef::User(user) = &ns {
+            ns::user::enter(&mut process.creds.lock(), user.clone());
+        }
         return Ok(0);
     }
     let Some(pidfd) = file.ops.as_pidfd() else { return Err(Errno::EINVAL) };
@@ -161,67 +187,82 @@ pub fn setns(thread: &Thread, fd: i32, nstype: i32) -> Result<isize> {
     }
     let theirs = target.ns.lock().clone();
     let mut set = ns::of_thread(thread);
+    let mut creds = process.creds.lock().clone();
     let mut mnt = false;
     for (flag, name) in [(abi::CLONE_NEWUSER, "user"), (abi::CLONE_NEWNS, "mnt"), (abi::CLONE_NEWUTS, "uts"), (abi::CLONE_NEWIPC, "ipc"), (abi::CLONE_NEWPID, "pid"), (abi::CLONE_NEWCGROUP, "cgroup"), (abi::CLONE_NEWNET, "net"), (abi::CLONE_NEWTIME, "time")] {
         if flags & flag == 0 {
             continue;
         }
         let ns = nsfs::entry(&theirs, name.as_bytes()).ok_or(Errno::EINVAL)?;
-        if flag == abi::CLONE_NEWUSER {
-            // Entering the user namespace one is in is refused (Linux's
-            // userns_install); there is only the initial one.
-            return Err(Errno::EINVAL);
+        if flag == abi::CLONE_NEWUSER && matches!(&ns, nsfs::NsRef::User(user) if Arc::ptr_eq(user, &creds.user_ns)) {
+            // Already there: nothing to enter (Linux's validate_nsset
+            // skips the user namespace one is in).
+            continue;
         }
-        check_enter(process, &ns)?;
+        // The user namespace first: the others are checked with the
+        // credentials it gives.
+        check_enter(process, &creds, &ns)?;
+        if let nsfs::NsRef::User(user) = &ns {
+            ns::user::enter(&mut creds, user.clone());
+        }
         mnt |= flag == abi::CLONE_NEWNS;
         set = ns::with(&set, &ns);
     }
     ns::switch_thread(thread, set, mnt);
+    *process.creds.lock() = creds;
     Ok(0)
+}
+
+/// Puts an fd of namespace `ns` in the caller's table (close-on-exec).
+fn install_ns_fd(thread: &Thread, ns: nsfs::NsRef) -> Result<isize> {
+    let text = ns.link_text().into_bytes();
+    let file = crate::fs::file::OpenFile::new(crate::fs::file::InodeFile::new(nsfs::node(ns)), abi::O_RDONLY, text);
+    let table = thread.process.files.lock().clone();
+    let fd = table.lock().insert(file, true);
+    fd.map(|fd| fd as isize)
+}
+
+/// Linux's ns_get_owner: user namespace `owner` if the caller's user
+/// namespace is it or one of its ancestors (EPERM otherwise, and for the
+/// initial one's missing owner).
+fn owner_fd(thread: &Thread, owner: Option<Arc<ns::user::UserNs>>) -> Result<isize> {
+    let mine = thread.process.creds.lock().user_ns.clone();
+    match owner {
+        Some(owner) if mine.is_ancestor_of(&owner) => install_ns_fd(thread, nsfs::NsRef::User(owner)),
+        _ => Err(Errno::EPERM),
+    }
 }
 
 /// The nsfs ioctls on a namespace's fd (None for other files):
 /// NS_GET_NSTYPE (its CLONE_NEW* flag), NS_GET_USERNS (an fd of the user
-/// namespace that owns it: the initial one; EPERM for that one itself),
-/// NS_GET_PARENT (EPERM for the
-/// initial PID and user namespaces, which have no parent the caller may
-/// see; EINVAL for the kinds without parents), NS_GET_OWNER_UID (a user
-/// namespace's creator: root for the initial one; EINVAL for others).
+/// namespace that owns it; a user namespace's parent), NS_GET_PARENT (a
+/// PID or user namespace's parent the caller may see, else EPERM; EINVAL
+/// for the kinds without parents), NS_GET_OWNER_UID (a user namespace's
+/// creator, as the caller's user namespace shows it; EINVAL for others).
 pub fn ns_ioctl(thread: &Thread, file: &crate::fs::file::OpenFile, request: u32, arg: usize) -> Option<Result<isize>> {
     use linux_raw_sys::ioctl::{NS_GET_NSTYPE, NS_GET_OWNER_UID, NS_GET_PARENT, NS_GET_USERNS};
     let ns = file.ops.inode().and_then(|node| nsfs::of_node(&node))?;
     Some(match request {
         NS_GET_NSTYPE => Ok(ns.kind().flag() as isize),
-        // The initial user namespace has no owner (Linux's ns_get_owner).
-        NS_GET_USERNS if ns.kind() == ns::Kind::User => Err(Errno::EPERM),
-        NS_GET_USERNS => {
-            let user = nsfs::entry(&ns::of_thread(thread), b"user").expect("user namespace");
-            let node = nsfs::node(user.clone());
-            let text = user.link_text().into_bytes();
-            let file = crate::fs::file::OpenFile::new(crate::fs::file::InodeFile::new(node), abi::O_RDONLY, text);
-            let table = thread.process.files.lock().clone();
-            let fd = table.lock().insert(file, true);
-            fd.map(|fd| fd as isize)
-        }
+        NS_GET_USERNS => match &ns {
+            nsfs::NsRef::User(user) => owner_fd(thread, user.parent.clone()),
+            _ => owner_fd(thread, Some(ns::user::owner_of(ns.inum()))),
+        },
         NS_GET_PARENT => match &ns {
             // A PID namespace's parent, if the caller's namespace is it
             // or above it (Linux's pidns_get_parent).
             nsfs::NsRef::Pid(pid_ns) => match pid_ns.parent.clone().filter(|p| crate::ns::pid::of(&thread.process).is_ancestor_of(p)) {
-                Some(parent) => {
-                    let parent = nsfs::NsRef::Pid(parent);
-                    let text = parent.link_text().into_bytes();
-                    let file = crate::fs::file::OpenFile::new(crate::fs::file::InodeFile::new(nsfs::node(parent)), abi::O_RDONLY, text);
-                    let table = thread.process.files.lock().clone();
-                    let fd = table.lock().insert(file, true);
-                    fd.map(|fd| fd as isize)
-                }
+                Some(parent) => install_ns_fd(thread, nsfs::NsRef::Pid(parent)),
                 None => Err(Errno::EPERM),
             },
-            _ if ns.kind() == ns::Kind::User => Err(Errno::EPERM),
+            nsfs::NsRef::User(user) => owner_fd(thread, user.parent.clone()),
             _ => Err(Errno::EINVAL),
         },
-        NS_GET_OWNER_UID => match ns.kind() {
-            ns::Kind::User => crate::uaccess::copy_to_user(arg, &0u32.to_le_bytes()).map(|_| 0),
+        NS_GET_OWNER_UID => match &ns {
+            nsfs::NsRef::User(user) => {
+                let shown = thread.process.creds.lock().user_ns.uid_shown(user.owner);
+                crate::uaccess::copy_to_user(arg, &shown.to_le_bytes()).map(|_| 0)
+            }
             _ => Err(Errno::EINVAL),
         },
         _ => return None,

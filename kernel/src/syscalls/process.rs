@@ -441,19 +441,40 @@ fn changing_ids(thread: &Thread, users: bool, change: impl FnOnce() -> Result<is
     result
 }
 
+/// One of the caller's ids as its user namespace shows it (`user`: a
+/// user id, else a group id).
+pub fn shown_id(thread: &Thread, id: impl Fn(&crate::process::Credentials) -> u32, user: bool) -> u32 {
+    let c = thread.process.creds.lock();
+    if user { c.user_ns.uid_shown(id(&c)) } else { c.user_ns.gid_shown(id(&c)) }
+}
+
+/// An id the caller names, as the kernel id its user namespace maps it
+/// to (EINVAL for one it does not map); -1 ("unchanged") stays.
+fn kernel_id(thread: &Thread, id: u32, user: bool) -> Result<u32> {
+    if id == u32::MAX {
+        return Ok(id);
+    }
+    let ns = thread.process.creds.lock().user_ns.clone();
+    if user { ns.uid_down(id) } else { ns.gid_down(id) }.ok_or(Errno::EINVAL)
+}
+
 pub fn setuid(thread: &Thread, uid: u32) -> Result<isize> {
+    let uid = if uid == u32::MAX { return Err(Errno::EINVAL) } else { kernel_id(thread, uid, true)? };
     changing_ids(thread, true, || set_uid(thread, uid))
 }
 
 pub fn setgid(thread: &Thread, gid: u32) -> Result<isize> {
+    let gid = if gid == u32::MAX { return Err(Errno::EINVAL) } else { kernel_id(thread, gid, false)? };
     changing_ids(thread, false, || set_gid(thread, gid))
 }
 
 pub fn setresuid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
+    let (r, e, s) = (kernel_id(thread, r, true)?, kernel_id(thread, e, true)?, kernel_id(thread, s, true)?);
     changing_ids(thread, true, || set_resuid(thread, r, e, s))
 }
 
 pub fn setresgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
+    let (r, e, s) = (kernel_id(thread, r, false)?, kernel_id(thread, e, false)?, kernel_id(thread, s, false)?);
     changing_ids(thread, false, || set_resgid(thread, r, e, s))
 }
 
@@ -520,14 +541,19 @@ fn set_resgid(thread: &Thread, r: u32, e: u32, s: u32) -> Result<isize> {
 /// changed (-1 only asks). A file-system uid leaving or reaching 0 drops or
 /// raises the file-system capabilities.
 pub fn setfsid(thread: &Thread, id: u32, user: bool) -> Result<isize> {
+    // An id the namespace does not map changes nothing (Linux's
+    // setfsuid); the old id is returned as the namespace shows it.
+    let id = kernel_id(thread, id, user).unwrap_or(u32::MAX);
     let mut c = thread.process.creds.lock();
+    let ns = c.user_ns.clone();
+    let shown = |kid: u32| if user { ns.uid_shown(kid) } else { ns.gid_shown(kid) };
     let (ids, old, cap) = if user {
         ([c.uid, c.euid, c.suid, c.fsuid], c.fsuid, abi::CAP_SETUID)
     } else {
         ([c.gid, c.egid, c.sgid, c.fsgid], c.fsgid, abi::CAP_SETGID)
     };
     if id == u32::MAX || id == old || !(ids.contains(&id) || c.has_cap(cap)) {
-        return Ok(old as isize);
+        return Ok(shown(old) as isize);
     }
     if user {
         c.fsuid = id;
@@ -537,12 +563,12 @@ pub fn setfsid(thread: &Thread, id: u32, user: bool) -> Result<isize> {
     }
     drop(c);
     thread.process.dumpable.store(false, Ordering::Relaxed);
-    Ok(old as isize)
+    Ok(shown(old) as isize)
 }
 
 pub fn getresuid(thread: &Thread, r: usize, e: usize, s: usize, users: bool) -> Result<isize> {
     let c = thread.process.creds.lock().clone();
-    let values = if users { [c.uid, c.euid, c.suid] } else { [c.gid, c.egid, c.sgid] };
+    let values = if users { [c.uid, c.euid, c.suid].map(|id| c.user_ns.uid_shown(id)) } else { [c.gid, c.egid, c.sgid].map(|id| c.user_ns.gid_shown(id)) };
     for (addr, v) in [r, e, s].into_iter().zip(values) {
         copy_to_user(addr, &v.to_le_bytes())?;
     }
@@ -550,7 +576,10 @@ pub fn getresuid(thread: &Thread, r: usize, e: usize, s: usize, users: bool) -> 
 }
 
 pub fn getgroups(thread: &Thread, size: i32, list: usize) -> Result<isize> {
-    let groups = thread.process.creds.lock().groups.clone();
+    let groups: alloc::vec::Vec<u32> = {
+        let c = thread.process.creds.lock();
+        c.groups.iter().map(|&g| c.user_ns.gid_shown(g)).collect()
+    };
     if size < 0 {
         return Err(Errno::EINVAL);
     }
@@ -567,15 +596,22 @@ pub fn getgroups(thread: &Thread, size: i32, list: usize) -> Result<isize> {
 }
 
 pub fn setgroups(thread: &Thread, size: usize, list: usize) -> Result<isize> {
-    if !thread.process.creds.lock().has_cap(abi::CAP_SETGID) {
-        return Err(Errno::EPERM);
-    }
+    // CAP_SETGID in the caller's user namespace, where setgroups is
+    // allowed (Linux's may_setgroups).
+    let ns = {
+        let c = thread.process.creds.lock();
+        if !c.has_cap(abi::CAP_SETGID) || !c.user_ns.may_setgroups() {
+            return Err(Errno::EPERM);
+        }
+        c.user_ns.clone()
+    };
     if size > 65536 {
         return Err(Errno::EINVAL);
     }
     let mut groups = alloc::vec::Vec::with_capacity(size);
     for i in 0..size {
-        groups.push(u32::from_le_bytes(super::read_bytes::<4>(list + i * 4)?));
+        let gid = u32::from_le_bytes(super::read_bytes::<4>(list + i * 4)?);
+        groups.push(ns.gid_down(gid).ok_or(Errno::EINVAL)?);
     }
     thread.process.creds.lock().groups = groups;
     Ok(0)

@@ -41,7 +41,8 @@ fn clock_now(clock: u32) -> Result<u64> {
     }
     match clock {
         abi::CLOCK_REALTIME | abi::CLOCK_REALTIME_COARSE | abi::CLOCK_TAI => Ok(time::realtime_ns()),
-        abi::CLOCK_MONOTONIC | abi::CLOCK_MONOTONIC_RAW | abi::CLOCK_MONOTONIC_COARSE | abi::CLOCK_BOOTTIME => Ok(time::monotonic_ns()),
+        // Seen through the caller's time namespace's offsets.
+        abi::CLOCK_MONOTONIC | abi::CLOCK_MONOTONIC_RAW | abi::CLOCK_MONOTONIC_COARSE | abi::CLOCK_BOOTTIME => Ok(crate::ns::time::shown(clock, time::monotonic_ns())),
         abi::CLOCK_PROCESS_CPUTIME_ID => Ok(crate::process::current().map_or(0, |t| t.process.cpu_ns())),
         abi::CLOCK_THREAD_CPUTIME_ID => Ok(crate::process::current().map_or(0, |t| t.cpu_ns())),
         _ => Err(Errno::EINVAL),

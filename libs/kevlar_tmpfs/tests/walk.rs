@@ -511,6 +511,7 @@ fn search_permission() {
         gid: 2000,
         groups: vec![100],
         caps: 0,
+        scope: None,
     };
     let stranger = Credentials::new(3000, 3000);
     let root = Credentials::root();

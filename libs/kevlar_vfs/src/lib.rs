@@ -43,5 +43,5 @@ pub use path::{
     MountId, MountTable, NoMounts, NO_MOUNT, OpenLookup, ParentLookup, WalkContext, WalkFlags, MAX_SYMLINK_FOLLOWS,
     NAME_MAX, PATH_MAX,
 };
-pub use perm::{check_access, check_owner, check_sticky, Access, Credentials};
+pub use perm::{check_access, check_owner, check_sticky, Access, Credentials, IdScope};
 pub use types::{DirEntry, FileType, MappedRun, RenameFlags, SetAttr, Stat, Timespec};

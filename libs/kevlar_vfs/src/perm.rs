@@ -25,12 +25,38 @@ pub struct Credentials {
     pub groups: Vec<u32>,
     /// Effective capabilities (bit n = capability n).
     pub caps: u64,
+    /// For a caller in a user namespace other than the initial one: the
+    /// ids that namespace maps. Its capabilities then count only over a
+    /// node whose owner and group both are among them (Linux's
+    /// privileged_wrt_inode_uidgid). None: they count everywhere.
+    pub scope: Option<IdScope>,
+}
+
+/// The ids a user namespace maps, as ranges `(first, count)` of the ids
+/// files carry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IdScope {
+    /// Mapped user ids.
+    pub uids: Vec<(u32, u32)>,
+    /// Mapped group ids.
+    pub gids: Vec<(u32, u32)>,
+}
+
+fn in_ranges(ranges: &[(u32, u32)], id: u32) -> bool {
+    ranges.iter().any(|&(first, count)| id >= first && (id - first) < count)
+}
+
+impl IdScope {
+    /// Whether both `uid` and `gid` are mapped.
+    pub fn maps(&self, uid: u32, gid: u32) -> bool {
+        in_ranges(&self.uids, uid) && in_ranges(&self.gids, gid)
+    }
 }
 
 impl Default for Credentials {
     /// The superuser's: uid 0 with every capability.
     fn default() -> Self {
-        Credentials { uid: 0, gid: 0, groups: Vec::new(), caps: ALL_CAPS }
+        Credentials { uid: 0, gid: 0, groups: Vec::new(), caps: ALL_CAPS, scope: None }
     }
 }
 
@@ -48,12 +74,20 @@ impl Credentials {
             gid,
             groups: Vec::new(),
             caps: if uid == 0 { ALL_CAPS } else { 0 },
+            scope: None,
         }
     }
 
     /// Tells whether capability `cap` is effective.
     pub fn has_cap(&self, cap: u32) -> bool {
         cap < 64 && self.caps & (1 << cap) != 0
+    }
+
+    /// Tells whether capability `cap` is effective over a node with
+    /// attributes `stat` (Linux's capable_wrt_inode_uidgid): in a user
+    /// namespace, only if its owner and group are mapped there.
+    pub fn has_cap_over(&self, cap: u32, stat: &Stat) -> bool {
+        self.has_cap(cap) && self.scope.as_ref().map_or(true, |s| s.maps(stat.uid, stat.gid))
     }
 
     /// Tells whether `gid` is the primary or a supplementary group.
@@ -130,8 +164,8 @@ pub fn check_access(stat: &Stat, cred: &Credentials, want: Access) -> Result<()>
         return Ok(());
     }
     let is_dir = FileType::from_mode(mode) == Some(FileType::Directory);
-    let read_search = cred.has_cap(g::CAP_DAC_READ_SEARCH);
-    let overrides = cred.has_cap(g::CAP_DAC_OVERRIDE);
+    let read_search = cred.has_cap_over(g::CAP_DAC_READ_SEARCH, stat);
+    let overrides = cred.has_cap_over(g::CAP_DAC_OVERRIDE, stat);
     if is_dir {
         if (!want.contains(Access::WRITE) && read_search) || overrides {
             return Ok(());
@@ -155,7 +189,7 @@ pub fn check_access(stat: &Stat, cred: &Credentials, want: Access) -> Result<()>
 /// checked separately with [`check_access`].
 pub fn check_sticky(dir: &Stat, victim: &Stat, cred: &Credentials) -> Result<()> {
     if dir.mode & g::S_ISVTX != 0
-        && !cred.has_cap(g::CAP_FOWNER)
+        && !cred.has_cap_over(g::CAP_FOWNER, victim)
         && cred.uid != victim.uid
         && cred.uid != dir.uid
     {
@@ -168,7 +202,7 @@ pub fn check_sticky(dir: &Stat, victim: &Stat, cred: &Credentials) -> Result<()>
 /// the rule for `chmod`, `utimes` with explicit times, and similar
 /// (Linux's inode_owner_or_capable).
 pub fn check_owner(stat: &Stat, cred: &Credentials) -> Result<()> {
-    if cred.has_cap(g::CAP_FOWNER) || cred.uid == stat.uid {
+    if cred.has_cap_over(g::CAP_FOWNER, stat) || cred.uid == stat.uid {
         Ok(())
     } else {
         Err(Errno::EPERM)
@@ -198,6 +232,7 @@ mod tests {
             gid: 5,
             groups: vec![7, 200],
             caps: 0,
+            scope: None,
         };
         let other = Credentials::new(103, 300);
         assert_eq!(

@@ -15,6 +15,7 @@ mod ns;
 mod pid;
 mod random;
 mod system;
+mod userns;
 mod vmstat;
 
 use alloc::boxed::Box;

@@ -117,12 +117,16 @@ enum Kind {
     Task,
     /// `ns`: links to the process's namespaces.
     Ns,
+    /// `uid_map`, `gid_map`, `setgroups`: its user namespace's.
+    UserNs(crate::ns::user::MapFile),
+    /// `timens_offsets`: its children's time namespace's offsets.
+    TimeOffsets,
 }
 
 /// The entries of `/proc/PID`, in listing order; the inode of the one at
 /// index i is the directory's plus i + 1. One table for every process,
 /// so that a lookup builds nothing but the node it returns.
-const PID_ENTRIES: [(&[u8], Kind); 23] = [
+const PID_ENTRIES: [(&[u8], Kind); 27] = [
     (b"auxv", Kind::Text(0o400, auxv, true)),
     (b"cmdline", Kind::Text(0o444, cmdline, false)),
     (b"environ", Kind::Text(0o400, environ, true)),
@@ -145,6 +149,10 @@ const PID_ENTRIES: [(&[u8], Kind); 23] = [
     (b"mem", Kind::Mem),
     (b"cgroup", Kind::Text(0o444, cgroup, false)),
     (b"ns", Kind::Ns),
+    (b"uid_map", Kind::UserNs(crate::ns::user::MapFile::Uid)),
+    (b"gid_map", Kind::UserNs(crate::ns::user::MapFile::Gid)),
+    (b"setgroups", Kind::UserNs(crate::ns::user::MapFile::Setgroups)),
+    (b"timens_offsets", Kind::TimeOffsets),
     (b"task", Kind::Task),
 ];
 
@@ -171,7 +179,7 @@ fn oom_score(p: &Arc<Process>) -> Result<Vec<u8>> {
 
 fn kind_type(kind: Kind) -> FileType {
     match kind {
-        Kind::Text(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj | Kind::Mem => FileType::Regular,
+        Kind::Text(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj | Kind::Mem | Kind::UserNs(_) | Kind::TimeOffsets => FileType::Regular,
         Kind::Link(_) => FileType::Symlink,
         Kind::Fds(_) | Kind::Task | Kind::Ns => FileType::Directory,
     }
@@ -228,6 +236,14 @@ impl DirSource for PidSource {
             Kind::Ns => {
                 let p = process(pid)?;
                 Ok(SynthDir::new(attr_of(&p, ino, 0o511), Parent::Strong(dir.clone()), Box::new(super::ns::NsSource { pid, tid: self.tid, base: pid_ino(pid) + super::ns::NS_BASE, attr: attr_of(&p, 0, 0o777) })) as Arc<dyn Inode>)
+            }
+            Kind::TimeOffsets => {
+                let p = process(pid)?;
+                Ok(super::userns::time_offsets_file(pid, attr_of(&p, ino, 0o644)))
+            }
+            Kind::UserNs(which) => {
+                let p = process(pid)?;
+                Ok(super::userns::map_file(pid, attr_of(&p, ino, 0o644), which))
             }
             Kind::Task => {
                 let p = process(pid)?;
@@ -905,10 +921,13 @@ fn status_of(p: &Arc<Process>, task: Option<Arc<crate::process::Thread>>, id: Pi
     let _ = writeln!(out, "Pid:\t{}", seen(id));
     let _ = writeln!(out, "PPid:\t{}", seen(p.ppid()));
     let _ = writeln!(out, "TracerPid:\t{}", seen(task.as_ref().map_or(0, |t| t.ptrace.tracer_pid())));
-    let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", creds.uid, creds.euid, creds.suid, creds.fsuid);
-    let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", creds.gid, creds.egid, creds.sgid, creds.fsgid);
+    // The ids as the reader's user namespace sees them.
+    let user = crate::process::current().map_or_else(crate::ns::user::init_ns, |t| t.process.creds.lock().user_ns.clone());
+    let (u, g) = (|id| user.uid_shown(id), |id| user.gid_shown(id));
+    let _ = writeln!(out, "Uid:\t{}\t{}\t{}\t{}", u(creds.uid), u(creds.euid), u(creds.suid), u(creds.fsuid));
+    let _ = writeln!(out, "Gid:\t{}\t{}\t{}\t{}", g(creds.gid), g(creds.egid), g(creds.sgid), g(creds.fsgid));
     let _ = writeln!(out, "FDSize:\t{}", fd_slots);
-    let groups: Vec<String> = creds.groups.iter().map(|g| format!("{}", g)).collect();
+    let groups: Vec<String> = creds.groups.iter().map(|&id| format!("{}", g(id))).collect();
     let _ = writeln!(out, "Groups:\t{} ", groups.join(" "));
     let _ = writeln!(out, "NStgid:\t{}", levels(p.pid));
     let _ = writeln!(out, "NSpid:\t{}", levels(id));

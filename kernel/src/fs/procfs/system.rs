@@ -65,6 +65,8 @@ fn uptime_and_idle() -> (u64, u64) {
 
 fn uptime() -> Result<String> {
     let (up, idle) = uptime_and_idle();
+    // The reader's time namespace's boot-time offset (idle time stays).
+    let up = crate::ns::time::shown(linux_raw_sys::general::CLOCK_BOOTTIME, up);
     let centi = |ns: u64| (ns / 1_000_000_000, (ns / 10_000_000) % 100);
     let (us, uc) = centi(up);
     let (is, ic) = centi(idle);
