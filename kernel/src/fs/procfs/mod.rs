@@ -217,7 +217,7 @@ impl DirSource for RootSource {
 
     fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
         if let Some(pid) = parse_number(name) {
-            return pid::process_dir(self.global(pid), dir);
+            return pid::process_dir(self.global(pid), dir, self.ns.clone());
         }
         self.table.lookup(dir, name)
     }

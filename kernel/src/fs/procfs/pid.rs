@@ -20,7 +20,8 @@ use crate::fs::file::OpenFile;
 use crate::fs::synth::{Attr, DirSource, Parent, Polling, SynthDir, SynthFile, SynthLink};
 use crate::fs::FsContext;
 use crate::process::access::{self, PtraceCreds, PtraceMode};
-use crate::ns::pid as ns_pid;
+use crate::ns::pid::{self as ns_pid, PidNs};
+use alloc::sync::Weak;
 use crate::process::{find_process, Pid, Process, ThreadState};
 
 /// USER_HZ, the unit of the times in /proc/PID/stat.
@@ -66,11 +67,18 @@ fn attr_of(p: &Process, ino: u64, perm: u32) -> Attr {
     Attr { fs_id: fs_id(), ino, perm, uid: creds.euid, gid: creds.egid }
 }
 
-/// Makes `/proc/PID` under `parent`.
-pub fn process_dir(pid: Pid, parent: &Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
+/// Makes `/proc/PID` under `parent`, of the procfs of PID namespace `ns`
+/// (whose numbers its files show, as Linux's proc_pid_ns of the mount).
+pub fn process_dir(pid: Pid, parent: &Arc<dyn Inode>, ns: Weak<PidNs>) -> Result<Arc<dyn Inode>> {
     let p = find_process(pid).ok_or(Errno::ENOENT)?;
     let attr = attr_of(&p, pid_ino(pid), 0o555);
-    Ok(SynthDir::new(attr, Parent::Strong(parent.clone()), Box::new(entries(pid, pid_ino(pid), true))))
+    Ok(SynthDir::new(attr, Parent::Strong(parent.clone()), Box::new(entries(pid, pid_ino(pid), true, ns))))
+}
+
+/// The PID namespace of a procfs, while it lives (ESRCH after: none of
+/// its processes is left).
+fn mount_ns(ns: &Weak<PidNs>) -> Result<Arc<PidNs>> {
+    ns.upgrade().ok_or(Errno::ESRCH)
 }
 
 /// A text file of process `pid`, made by `text` from the process.
@@ -100,12 +108,19 @@ fn process_file(pid: Pid, ino: u64, perm: u32, text: fn(&Arc<Process>) -> Result
 
 type Text = fn(&Arc<Process>) -> Result<Vec<u8>>;
 
+/// A file that prints ids: made from the process, the thread of
+/// `/proc/PID/task/TID` (None in `/proc/PID`) and the namespace of the
+/// procfs, whose numbers it shows.
+type Numbered = fn(&Arc<Process>, Option<Pid>, &Arc<PidNs>) -> Result<Vec<u8>>;
+
 /// What an entry of `/proc/PID` is.
 #[derive(Clone, Copy)]
 enum Kind {
     /// A text file made by the function, with its permission bits; the
     /// flag: opening needs ptrace read access.
     Text(u32, Text, bool),
+    /// A text file with ids in it, with its permission bits.
+    Numbered(u32, Numbered),
     Comm,
     OomScoreAdj,
     OomAdj,
@@ -134,9 +149,9 @@ const PID_ENTRIES: [(&[u8], Kind); 27] = [
     (b"maps", Kind::Text(0o444, maps, true)),
     (b"mountinfo", Kind::Text(0o444, mountinfo, false)),
     (b"mounts", Kind::Text(0o444, mounts, false)),
-    (b"stat", Kind::Text(0o444, stat, false)),
+    (b"stat", Kind::Numbered(0o444, stat)),
     (b"statm", Kind::Text(0o444, statm, false)),
-    (b"status", Kind::Text(0o444, status, false)),
+    (b"status", Kind::Numbered(0o444, status)),
     (b"comm", Kind::Comm),
     (b"oom_score", Kind::Text(0o444, oom_score, false)),
     (b"oom_score_adj", Kind::OomScoreAdj),
@@ -179,7 +194,7 @@ fn oom_score(p: &Arc<Process>) -> Result<Vec<u8>> {
 
 fn kind_type(kind: Kind) -> FileType {
     match kind {
-        Kind::Text(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj | Kind::Mem | Kind::UserNs(_) | Kind::TimeOffsets => FileType::Regular,
+        Kind::Text(..) | Kind::Numbered(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj | Kind::Mem | Kind::UserNs(_) | Kind::TimeOffsets => FileType::Regular,
         Kind::Link(_) => FileType::Symlink,
         Kind::Fds(_) | Kind::Task | Kind::Ns => FileType::Directory,
     }
@@ -194,6 +209,8 @@ struct PidSource {
     /// In `/proc/PID/task/TID`: the thread whose own figures `stat` and
     /// `status` show.
     tid: Option<Pid>,
+    /// The PID namespace of the procfs.
+    ns: Weak<PidNs>,
 }
 
 impl PidSource {
@@ -216,11 +233,10 @@ impl DirSource for PidSource {
         let index = self.shown().iter().position(|(n, _)| *n == name).ok_or(Errno::ENOENT)?;
         let (pid, ino) = (self.pid, self.base + index as u64 + 1);
         match self.shown()[index].1 {
-            Kind::Text(perm, _, _) if self.tid.is_some() && (name == b"stat" || name == b"status") => {
-                let tid = self.tid.unwrap_or(pid);
-                let text = if name == b"stat" { task_stat } else { task_status };
+            Kind::Numbered(perm, text) => {
+                let (tid, ns) = (self.tid, self.ns.clone());
                 let p = process(pid)?;
-                let file: Arc<dyn Inode> = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?, tid))).with_polling(Polling::None);
+                let file: Arc<dyn Inode> = SynthFile::new(attr_of(&p, ino, perm), Box::new(move || text(&process(pid)?, tid, &mount_ns(&ns)?))).with_polling(Polling::None);
                 Ok(file)
             }
             Kind::Text(perm, text, checked) => process_file(pid, ino, perm, text, checked, name),
@@ -247,7 +263,7 @@ impl DirSource for PidSource {
             }
             Kind::Task => {
                 let p = process(pid)?;
-                Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(TaskSource { pid })) as Arc<dyn Inode>)
+                Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(TaskSource { pid, ns: self.ns.clone() })) as Arc<dyn Inode>)
             }
         }
     }
@@ -270,8 +286,8 @@ impl DirSource for PidSource {
     }
 }
 
-fn entries(pid: Pid, base: u64, with_task: bool) -> PidSource {
-    PidSource { pid, base, with_task, tid: None }
+fn entries(pid: Pid, base: u64, with_task: bool, ns: Weak<PidNs>) -> PidSource {
+    PidSource { pid, base, with_task, tid: None, ns }
 }
 
 /// `/proc/PID/mem`: the process's memory at the file offset, read and
@@ -351,6 +367,8 @@ impl Inode for MemFile {
 /// own CPU time is not split out).
 struct TaskSource {
     pid: Pid,
+    /// The PID namespace of the procfs, whose numbers name the threads.
+    ns: Weak<PidNs>,
 }
 
 impl TaskSource {
@@ -367,20 +385,24 @@ impl TaskSource {
 
 impl DirSource for TaskSource {
     fn list(&self) -> Vec<DirEntry> {
+        let Some(ns) = self.ns.upgrade() else { return Vec::new() };
         self.tids()
             .into_iter()
-            .map(|tid| DirEntry { ino: pid_ino(tid) + TASK_BASE, file_type: FileType::Directory, name: format!("{}", ns_pid::local(tid)).into_bytes() })
+            .map(|tid| (tid, ns_pid::local_in(&ns, tid)))
+            .filter(|&(_, local)| local != 0)
+            .map(|(tid, local)| DirEntry { ino: pid_ino(tid) + TASK_BASE, file_type: FileType::Directory, name: format!("{}", local).into_bytes() })
             .collect()
     }
 
     fn lookup(&self, dir: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
-        let tid = ns_pid::global(parse_number(name).ok_or(Errno::ENOENT)?);
+        let ns = self.ns.upgrade().ok_or(Errno::ENOENT)?;
+        let tid = ns_pid::global_in(&ns, parse_number(name).ok_or(Errno::ENOENT)?);
         if !self.tids().contains(&tid) {
             return Err(Errno::ENOENT);
         }
         let p = find_process(self.pid).ok_or(Errno::ENOENT)?;
         let ino = pid_ino(tid) + TASK_BASE;
-        Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(PidSource { tid: Some(tid), ..entries(self.pid, ino, false) })))
+        Ok(SynthDir::new(attr_of(&p, ino, 0o555), Parent::Strong(dir.clone()), Box::new(PidSource { tid: Some(tid), ..entries(self.pid, ino, false, self.ns.clone()) })))
     }
 
     fn create_error(&self) -> Errno {
@@ -733,17 +755,18 @@ fn ignored_and_caught(p: &Process) -> (u64, u64) {
     (ignored, caught)
 }
 
-fn stat(p: &Arc<Process>) -> Result<Vec<u8>> {
-    stat_of(p, p.any_thread(), p.pid)
+/// `/proc/PID/stat`, or with `tid` `/proc/PID/task/TID/stat`: the
+/// thread's own state, id, signals and CPU; ids as `ns` numbers them.
+fn stat(p: &Arc<Process>, tid: Option<Pid>, ns: &Arc<PidNs>) -> Result<Vec<u8>> {
+    match tid {
+        None => stat_of(p, p.any_thread(), p.pid, ns),
+        Some(tid) => stat_of(p, p.threads().into_iter().find(|t| t.tid() == tid), tid, ns),
+    }
 }
 
-/// `/proc/PID/task/TID/stat`: the thread's own state, id, signals and CPU.
-fn task_stat(p: &Arc<Process>, tid: Pid) -> Result<Vec<u8>> {
-    stat_of(p, p.threads().into_iter().find(|t| t.tid() == tid), tid)
-}
-
-/// `stat` of process `p` as seen through its thread `thread`, numbered `id`.
-fn stat_of(p: &Arc<Process>, thread: Option<Arc<crate::process::Thread>>, id: Pid) -> Result<Vec<u8>> {
+/// `stat` of process `p` as seen through its thread `thread`, numbered `id`
+/// (a global id) in namespace `ns`.
+fn stat_of(p: &Arc<Process>, thread: Option<Arc<crate::process::Thread>>, id: Pid, ns: &Arc<PidNs>) -> Result<Vec<u8>> {
     let (state, _) = state_of(p, thread.as_deref());
     let zombie = p.exit_status().is_some();
     let permitted = may_access(p, PtraceMode::Read);
@@ -778,8 +801,13 @@ fn stat_of(p: &Arc<Process>, thread: Option<Arc<crate::process::Thread>>, id: Pi
     let comm = p.comm.lock().clone();
     let rt = if policy == abi::SCHED_FIFO || policy == abi::SCHED_RR { rt_priority } else { 0 };
     let mut out = Line::with_capacity(320);
-    let viewer = ns_pid::viewer();
-    let seen = |global: Pid| ns_pid::local_in(&viewer, global);
+    let seen = |global: Pid| ns_pid::local_in(ns, global);
+    // The terminal's foreground group: -1 without a terminal (Linux's
+    // pid_nr_ns gives 0 for one the namespace does not number).
+    let tpgid = match crate::tty::tpgid(p) {
+        group if group > 0 => seen(group),
+        none => none,
+    };
     out.num(seen(id) as i128).text(b" (").text(comm.as_bytes()).text(b") ");
     out.text(&[state as u8, b' ']);
     nums!(out;
@@ -787,7 +815,7 @@ fn stat_of(p: &Arc<Process>, thread: Option<Arc<crate::process::Thread>>, id: Pi
         seen(p.pgid.load(Ordering::Relaxed)),
         seen(p.sid.load(Ordering::Relaxed)),
         crate::tty::tty_nr(p),
-        crate::tty::tpgid(p),
+        tpgid,
         flags,
         thread.as_ref().map_or(0, |t| t.fault_count.load(Ordering::Relaxed)),
         0, 0, 0,
@@ -883,18 +911,19 @@ fn cpu_list(mask: u64, cpus: usize) -> String {
     out
 }
 
-fn status(p: &Arc<Process>) -> Result<Vec<u8>> {
-    status_of(p, p.any_thread(), p.pid)
+/// `/proc/PID/status`, or with `tid` `/proc/PID/task/TID/status`: the
+/// thread's own state, id, tracer, signals, seccomp state and CPUs; ids as
+/// `ns` numbers them.
+fn status(p: &Arc<Process>, tid: Option<Pid>, ns: &Arc<PidNs>) -> Result<Vec<u8>> {
+    match tid {
+        None => status_of(p, p.any_thread(), p.pid, ns),
+        Some(tid) => status_of(p, p.threads().into_iter().find(|t| t.tid() == tid), tid, ns),
+    }
 }
 
-/// `/proc/PID/task/TID/status`: the thread's own state, id, tracer,
-/// signals, seccomp state and CPUs.
-fn task_status(p: &Arc<Process>, tid: Pid) -> Result<Vec<u8>> {
-    status_of(p, p.threads().into_iter().find(|t| t.tid() == tid), tid)
-}
-
-/// `status` of process `p` as seen through its thread `task`, numbered `id`.
-fn status_of(p: &Arc<Process>, task: Option<Arc<crate::process::Thread>>, id: Pid) -> Result<Vec<u8>> {
+/// `status` of process `p` as seen through its thread `task`, numbered `id`
+/// (a global id) in namespace `ns`.
+fn status_of(p: &Arc<Process>, task: Option<Arc<crate::process::Thread>>, id: Pid, ns: &Arc<PidNs>) -> Result<Vec<u8>> {
     let (letter, name) = state_of(p, task.as_deref());
     let creds = p.creds.lock().clone();
     let umask = p.fs.lock().umask;
@@ -907,11 +936,11 @@ fn status_of(p: &Arc<Process>, task: Option<Arc<crate::process::Thread>>, id: Pi
     let _ = writeln!(out, "Name:\t{}", p.comm.lock().as_str());
     let _ = writeln!(out, "Umask:\t{:04o}", umask);
     let _ = writeln!(out, "State:\t{} ({})", letter, name);
-    // Ids as the reader's PID namespace numbers them; the NS lines list
-    // them from there down to the namespace the process is in.
-    let viewer = ns_pid::viewer();
-    let seen = |global: Pid| ns_pid::local_in(&viewer, global);
-    let chain = ns_pid::chain_from(&viewer, p.pid);
+    // Ids as the procfs's PID namespace numbers them (Linux's
+    // proc_pid_ns of the mount, not the reader's); the NS lines list them
+    // from there down to the namespace the process is in.
+    let seen = |global: Pid| ns_pid::local_in(ns, global);
+    let chain = ns_pid::chain_from(ns, p.pid);
     let levels = |global: Pid| {
         let ids: Vec<String> = chain.iter().map(|ns| format!("{}", ns_pid::local_in(ns, global))).collect();
         ids.join("\t")
