@@ -70,7 +70,7 @@ static const char *named(const char *s, int outer, int parent)
 static void show_stat(const char *who, const char *path, int outer, int parent)
 {
     if (!read_text(path)) {
-        out("%s: %s: %s", who, path, text);
+        out("%s: stat: %s", who, text);
         return;
     }
     int pid = -1, ppid = -1;
@@ -95,9 +95,8 @@ static void show_task(const char *who, const char *label, const char *dir, int o
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        if (names[0])
-            strcat(names, " ");
-        strncat(names, e->d_name, 20);
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%.20s", used ? " " : "", e->d_name);
     }
     closedir(d);
     out("%s: %s lists: %s", who, label, named(names, outer, parent));
