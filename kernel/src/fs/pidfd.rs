@@ -26,6 +26,23 @@ impl PidFd {
     pub fn process(&self) -> &Arc<Process> {
         &self.process
     }
+
+    /// Its lines of /proc/PID/fdinfo/N as PID namespace `ns` (the
+    /// procfs's, Linux's proc_pid_ns) numbers the process.
+    pub fn fdinfo_in(&self, ns: &Arc<crate::ns::pid::PidNs>) -> String {
+        // Linux shows -1 once the process is gone (reaped), 0 when the
+        // namespace does not number it; NSpid goes on with its numbers in
+        // the namespaces below.
+        if self.process.is_reaped() {
+            return String::from("Pid:\t-1\nNSpid:\t-1\n");
+        }
+        let chain = crate::ns::pid::chain_from(ns, self.process.pid);
+        let numbers: alloc::vec::Vec<String> = chain.iter().map(|ns| format!("{}", crate::ns::pid::local_in(ns, self.process.pid))).collect();
+        if numbers.is_empty() {
+            return String::from("Pid:\t0\nNSpid:\t0\n");
+        }
+        format!("Pid:\t{}\nNSpid:\t{}\n", numbers[0], numbers.join("\t"))
+    }
 }
 
 impl FileOps for PidFd {
@@ -52,18 +69,6 @@ impl FileOps for PidFd {
     }
 
     fn fdinfo(&self) -> Option<String> {
-        // Linux shows -1 once the process is gone (reaped), 0 when the
-        // reader's PID namespace does not number it; NSpid goes on with
-        // its numbers in the namespaces below the reader's.
-        if self.process.is_reaped() {
-            return Some(String::from("Pid:\t-1\nNSpid:\t-1\n"));
-        }
-        let viewer = crate::ns::pid::viewer();
-        let chain = crate::ns::pid::chain_from(&viewer, self.process.pid);
-        let numbers: alloc::vec::Vec<String> = chain.iter().map(|ns| format!("{}", crate::ns::pid::local_in(ns, self.process.pid))).collect();
-        if numbers.is_empty() {
-            return Some(String::from("Pid:\t0\nNSpid:\t0\n"));
-        }
-        Some(format!("Pid:\t{}\nNSpid:\t{}\n", numbers[0], numbers.join("\t")))
+        Some(self.fdinfo_in(&crate::ns::pid::viewer()))
     }
 }

@@ -5,12 +5,14 @@
  * PPid, Tgid, NSpid with both levels), /proc/self/task, and its parent's
  * /proc/PID/task and status by their outer numbers; a procfs it mounts
  * itself (in a new mount namespace, on a scratch directory) shows the
- * inside numbers: 1, PPid 0, one NSpid column, and no outer pid. */
+ * inside numbers: 1, PPid 0, one NSpid column, and no outer pid. A
+ * pidfd's fdinfo (Pid, NSpid) follows the procfs it is read through too. */
 #include "../common.h"
 #include <sched.h>
 #include <sys/mount.h>
 
 static char text[8192];
+static int pidfd = -1;
 
 static const char *read_text(const char *path)
 {
@@ -116,6 +118,9 @@ static void show_view(const char *who, const char *root, int outer, int parent)
     out("%s: Tgid %s", who, named(status_value(path, "Tgid:"), outer, parent));
     out("%s: NSpid %s", who, named(status_value(path, "NSpid:"), outer, parent));
     out("%s: NStgid %s", who, named(status_value(path, "NStgid:"), outer, parent));
+    snprintf(path, sizeof path, "%s/self/fdinfo/%d", root, pidfd);
+    out("%s: pidfd fdinfo Pid %s", who, named(status_value(path, "\nPid:"), outer, parent));
+    out("%s: pidfd fdinfo NSpid %s", who, named(status_value(path, "NSpid:"), outer, parent));
     snprintf(path, sizeof path, "%s/self/task", root);
     show_task(who, "self/task", path, outer, parent);
     snprintf(path, sizeof path, "%s/%d/task", root, parent);
@@ -143,6 +148,8 @@ int main(void)
         if (read(ids[0], &outer, sizeof outer) != sizeof outer)
             _exit(2);
         out("child: getpid %d getppid %d", getpid(), getppid());
+        pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+        out("child: pidfd_open(self): %s", pidfd < 0 ? errname(errno) : "ok");
         show_view("child /proc", "/proc", outer, parent);
         check("child: unshare(CLONE_NEWNS)", unshare(CLONE_NEWNS));
         check("child: make / private", mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL));

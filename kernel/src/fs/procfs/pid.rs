@@ -244,7 +244,7 @@ impl DirSource for PidSource {
             Kind::OomScoreAdj => oom_file(pid, ino, |p| alloc::format!("{}\n", p.oom.adj()), crate::mm::oom::write_score_adj),
             Kind::OomAdj => oom_file(pid, ino, crate::mm::oom::legacy_adj_text, crate::mm::oom::write_legacy_adj),
             Kind::Link(which) => process_link(pid, ino, which),
-            Kind::Fds(info) => fd_dir(pid, ino, dir, info),
+            Kind::Fds(info) => fd_dir(pid, ino, dir, info, self.ns.clone()),
             Kind::Mem => {
                 let p = process(pid)?;
                 Ok(Arc::new(MemFile { attr: attr_of(&p, ino, 0o600), pid }) as Arc<dyn Inode>)
@@ -505,15 +505,18 @@ fn process_link(pid: Pid, ino: u64, which: Link) -> Result<Arc<dyn Inode>> {
 // --- fd and fdinfo ------------------------------------------------------------
 
 /// `/proc/PID/fd` (links to the open files) or `fdinfo` (their state).
-fn fd_dir(pid: Pid, ino: u64, parent: &Arc<dyn Inode>, info: bool) -> Result<Arc<dyn Inode>> {
+fn fd_dir(pid: Pid, ino: u64, parent: &Arc<dyn Inode>, info: bool, ns: Weak<PidNs>) -> Result<Arc<dyn Inode>> {
     let p = process(pid)?;
     let perm = if info { 0o555 } else { 0o500 };
-    Ok(SynthDir::new(attr_of(&p, ino, perm), Parent::Strong(parent.clone()), Box::new(FdSource { pid, info })))
+    Ok(SynthDir::new(attr_of(&p, ino, perm), Parent::Strong(parent.clone()), Box::new(FdSource { pid, info, ns })))
 }
 
 struct FdSource {
     pid: Pid,
     info: bool,
+    /// The PID namespace of the procfs (a pidfd's fdinfo numbers its
+    /// process so).
+    ns: Weak<PidNs>,
 }
 
 /// Returns the open file of `fd` in process `pid` and its close-on-exec flag.
@@ -544,7 +547,8 @@ impl DirSource for FdSource {
         let pid = self.pid;
         if self.info {
             let ino = pid_ino(pid) + FDINFO_BASE + fd as u64;
-            return Ok(SynthFile::new(attr_of(&p, ino, 0o444), Box::new(move || fdinfo(pid, fd))).with_polling(Polling::None));
+            let ns = self.ns.clone();
+            return Ok(SynthFile::new(attr_of(&p, ino, 0o444), Box::new(move || fdinfo(pid, fd, &mount_ns(&ns)?))).with_polling(Polling::None));
         }
         // The link's mode tells how the file is open: r-x for reading,
         // -wx for writing, rwx for both (owner only).
@@ -594,7 +598,7 @@ fn fd_target_text(pid: Pid, file: &OpenFile) -> Vec<u8> {
     file.path.clone()
 }
 
-fn fdinfo(pid: Pid, fd: i32) -> Result<Vec<u8>> {
+fn fdinfo(pid: Pid, fd: i32, ns: &Arc<PidNs>) -> Result<Vec<u8>> {
     let (file, cloexec) = open_file(pid, fd)?;
     let pos = *file.offset.lock();
     let flags = file.flags() | if cloexec { abi::O_CLOEXEC } else { 0 };
@@ -602,7 +606,10 @@ fn fdinfo(pid: Pid, fd: i32) -> Result<Vec<u8>> {
         Some(inode) => (crate::fs::mount::mount_of(&*inode).map_or(0, |m| m.id), inode.ino()),
         None => (0, file.ops.stat().map_or(0, |s| s.ino)),
     };
-    let extra = file.ops.fdinfo().unwrap_or_default();
+    let extra = match file.ops.as_pidfd() {
+        Some(pidfd) => pidfd.fdinfo_in(ns),
+        None => file.ops.fdinfo().unwrap_or_default(),
+    };
     Ok(format!("pos:\t{}\nflags:\t0{:o}\nmnt_id:\t{}\nino:\t{}\n{}", pos, flags, mnt_id, ino, extra).into_bytes())
 }
 
