@@ -1180,6 +1180,11 @@ fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
     let fs = p.fs.lock().clone();
     let mut out = String::new();
     for m in fs.mnt.list() {
+        // Each line walks paths (O(mounts) each): a table piled up by
+        // binds makes this long, so it yields and stops for a fatal signal.
+        if crate::process::current().is_some_and(|t| !t.checkpoint()) {
+            return Err(Errno::EINTR);
+        }
         let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
         crate::fs::mount::escape_into(&mut out, &m.source);
         out.push(' ');
@@ -1200,6 +1205,11 @@ fn mountinfo(p: &Arc<Process>) -> Result<Vec<u8>> {
     let fs = p.fs.lock().clone();
     let mut out = String::new();
     for m in fs.mnt.list() {
+        // Each line walks paths (O(mounts) each): a table piled up by
+        // binds makes this long, so it yields and stops for a fatal signal.
+        if crate::process::current().is_some_and(|t| !t.checkpoint()) {
+            return Err(Errno::EINTR);
+        }
         let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
         let dev = m.root.fs_id();
         let (major, minor) = ((dev >> 8) & 0xfff, (dev & 0xff) | ((dev >> 12) & 0xfff00));
