@@ -41,7 +41,9 @@ int main(void)
     }
     close(p[0]);
     int below = 1, low = 0, reused_keeper = 0, failed = 0;
-    for (int i = 0; i < 250; i++) {
+    /* Enough forks to pass 400 and wrap from wherever the counter
+     * stands (a small image has used few ids; Linux's boot many). */
+    for (int i = 0; i < 700; i++) {
         pid_t pid = fork();
         if (pid == 0)
             _exit(0);
