@@ -88,10 +88,9 @@ fn resolve_executable_mnt(fs: &FsContext, cred: &kevlar_vfs::Credentials, start:
 
 /// exec opens a program (or script, or interpreter): fanotify's
 /// permission events (EPERM if denied), then its open events.
-fn exec_open(node: &Arc<dyn Inode>, abs: &[u8], mnt: kevlar_vfs::MountId) -> Result<()> {
+fn exec_open(node: &Arc<dyn Inode>, abs: &[u8], mnt: kevlar_vfs::MountId) -> Result<crate::fs::notify::ExecFile> {
     crate::fs::notify::open_permission(node, abs, mnt, true)?;
-    crate::fs::notify::exec_opened(node, abs, mnt);
-    Ok(())
+    Ok(crate::fs::notify::exec_opened(node, abs, mnt))
 }
 
 fn prot_of(seg: &kevlar_elf::Segment) -> Prot {
@@ -179,7 +178,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     let mut given = path.to_vec();
     let mut exec_path = FsContext::absolute(if start.is_some() { start_path } else { &fs.cwd_path }, path);
     let (mut node, mut mnt) = resolve_executable_mnt(fs, &cred, start, path)?;
-    exec_open(&node, &exec_path, mnt)?;
+    let mut opened = alloc::vec![exec_open(&node, &exec_path, mnt)?];
     let mut image = read_prefix(&node, HEAD_BYTES)?;
     for depth in 0.. {
         let Some((interp, arg)) = kevlar_elf::is_script(&image) else { break };
@@ -196,7 +195,8 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
         argv = new_argv;
         (node, mnt) = resolve_executable_mnt(fs, &cred, None, &interp)?;
         exec_path = FsContext::absolute(&fs.cwd_path, &interp);
-        exec_open(&node, &exec_path, mnt)?;
+        // The script is closed once its interpreter is open.
+        opened = alloc::vec![exec_open(&node, &exec_path, mnt)?];
         image = read_prefix(&node, HEAD_BYTES)?;
         given = interp;
     }
@@ -237,7 +237,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     let mut interp_base = 0;
     if let Some(interp_path) = &plan.interpreter {
         let (interp_node, interp_mnt) = resolve_executable_mnt(fs, &cred, None, interp_path.as_bytes())?;
-        exec_open(&interp_node, &FsContext::absolute(&fs.cwd_path, interp_path.as_bytes()), interp_mnt)?;
+        opened.push(exec_open(&interp_node, &FsContext::absolute(&fs.cwd_path, interp_path.as_bytes()), interp_mnt)?);
         let interp_plan = parse_elf(&interp_node, read_prefix(&interp_node, HEAD_BYTES)?)?;
         let interp_plan = interp_plan.with_bias(kevlar_elf::DEFAULT_INTERP_BASE).map_err(|_| Errno::ENOEXEC)?;
         map_segments(&mut vm, &interp_plan, &interp_node, &FsContext::absolute(&fs.cwd_path, interp_path.as_bytes()))?;
@@ -307,6 +307,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     vm.program = Some(Arc::new(ProgramInfo {
         exe: node.clone(),
         _deny_write: Arc::new(deny_write),
+        _opened: Arc::new(opened),
         exe_path: exec_path,
         areas: ProgramAreas {
             arg_start: stack.arg_start as usize,

@@ -118,6 +118,9 @@ pub struct ProgramInfo {
     pub exe: Arc<dyn kevlar_vfs::Inode>,
     /// While the program runs, its file refuses writers (ETXTBSY).
     pub _deny_write: Arc<crate::fs::writecount::DenyWrite>,
+    /// The files exec opened, closed (for inotify) when the last copy of
+    /// this goes.
+    pub _opened: Arc<Vec<crate::fs::notify::ExecFile>>,
     /// The absolute path it was executed by, for /proc/PID/exe.
     pub exe_path: Vec<u8>,
     /// Where its code, data, stack, arguments and environment are.

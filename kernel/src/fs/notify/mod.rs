@@ -388,8 +388,32 @@ pub fn read_permission(file: &OpenFile) -> Result<()> {
 }
 
 /// exec opened a program (FAN_OPEN | FAN_OPEN_EXEC).
-pub fn exec_opened(node: &Arc<dyn Inode>, path: &[u8], mnt: kevlar_vfs::MountId) {
+pub fn exec_opened(node: &Arc<dyn Inode>, path: &[u8], mnt: kevlar_vfs::MountId) -> ExecFile {
     fanotify::exec_opened(node, path, mnt);
+    // inotify sees exec open the file and read its headers (Linux's
+    // kernel_read reports the access).
+    if anything_watched() {
+        inode_event(&**node, abi::IN_OPEN, Some(path));
+        inode_event(&**node, abi::IN_ACCESS, Some(path));
+    }
+    ExecFile { node: node.clone(), path: path.to_vec() }
+}
+
+/// A file exec opened (the program, a script's interpreter, the ELF
+/// interpreter): Linux's struct file stays open as long as something maps
+/// it, so inotify's IN_CLOSE_NOWRITE comes when this goes with the address
+/// space (a script itself is closed once its interpreter is open).
+pub struct ExecFile {
+    node: Arc<dyn Inode>,
+    path: Vec<u8>,
+}
+
+impl Drop for ExecFile {
+    fn drop(&mut self) {
+        if anything_watched() {
+            inode_event(&*self.node, abi::IN_CLOSE_NOWRITE, Some(&self.path));
+        }
+    }
 }
 
 /// Data was read from an open file.
