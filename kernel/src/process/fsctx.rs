@@ -107,15 +107,21 @@ impl ProcessFs {
         if self.users(tid, threads) <= 1 {
             return;
         }
+        self.give_copy(tid, tid);
+    }
+
+    /// Thread `to` gets a context of its own: a copy of the one thread
+    /// `from` uses.
+    fn give_copy(&self, from: Pid, to: Pid) {
         let mut own = self.own.lock();
-        let copy = match own.users.get(&tid) {
+        let copy = match own.users.get(&from) {
             Some(id) => own.contexts[id].clone(),
             None => self.shared.lock().clone(),
         };
         let id = own.next_id;
         own.next_id += 1;
         own.contexts.insert(id, copy);
-        Self::set_user(&mut own, tid, Some(id));
+        Self::set_user(&mut own, to, Some(id));
         self.owners.store(own.users.len(), Ordering::Release);
     }
 
@@ -185,16 +191,7 @@ impl ProcessFs {
     /// creator's context becomes its own (Linux's copy_fs).
     pub fn thread_created_unshared(&self, creator: Pid, tid: Pid) {
         self.inherit_ns(creator, tid);
-        let mut own = self.own.lock();
-        let copy = match own.users.get(&creator) {
-            Some(id) => own.contexts[id].clone(),
-            None => self.shared.lock().clone(),
-        };
-        let id = own.next_id;
-        own.next_id += 1;
-        own.contexts.insert(id, copy);
-        Self::set_user(&mut own, tid, Some(id));
-        self.owners.store(own.users.len(), Ordering::Release);
+        self.give_copy(creator, tid);
     }
 
     /// Thread `tid` left: a context no thread uses any more goes.

@@ -394,44 +394,23 @@ fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
-/// /proc/sys/fs/inotify: the limits (root may write them; Linux takes
-/// integers from 0 to INT_MAX).
+/// /proc/sys/fs/inotify: the limits (root may write them).
 fn sys_fs_inotify_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     use crate::fs::notify::inotify::{MAX_QUEUED_EVENTS, MAX_USER_INSTANCES, MAX_USER_WATCHES};
-    use core::sync::atomic::{AtomicU32, Ordering};
-    let mut table = Table::new();
-    let limits: [(&'static [u8], &'static AtomicU32); 3] =
-        [(b"max_queued_events", &MAX_QUEUED_EVENTS), (b"max_user_instances", &MAX_USER_INSTANCES), (b"max_user_watches", &MAX_USER_WATCHES)];
-    for (i, (name, limit)) in limits.into_iter().enumerate() {
-        let n = ino + 1 + i as u64;
-        table.add(name, FileType::Regular, n, move |_| {
-            Ok(setting_file(
-                n,
-                0o644,
-                move || Ok(format!("{}\n", limit.load(Ordering::Relaxed))),
-                move |buf| {
-                    let text = core::str::from_utf8(setting_text(buf)).map_err(|_| Errno::EINVAL)?;
-                    let value: i64 = text.trim().parse().map_err(|_| Errno::EINVAL)?;
-                    if !(0..=i32::MAX as i64).contains(&value) {
-                        return Err(Errno::EINVAL);
-                    }
-                    limit.store(value as u32, Ordering::Relaxed);
-                    Ok(buf.len())
-                },
-            ))
-        });
-    }
-    SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
+    int_limits_dir(ino, parent, [(b"max_queued_events", &MAX_QUEUED_EVENTS), (b"max_user_instances", &MAX_USER_INSTANCES), (b"max_user_watches", &MAX_USER_WATCHES)])
 }
 
-/// /proc/sys/fs/fanotify: the limits (root may write them; Linux takes
-/// integers from 0 to INT_MAX).
+/// /proc/sys/fs/fanotify: the limits (root may write them).
 fn sys_fs_fanotify_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     use crate::fs::notify::fanotify::{MAX_QUEUED_EVENTS, MAX_USER_GROUPS, MAX_USER_MARKS};
-    use core::sync::atomic::{AtomicU32, Ordering};
+    int_limits_dir(ino, parent, [(b"max_queued_events", &MAX_QUEUED_EVENTS), (b"max_user_groups", &MAX_USER_GROUPS), (b"max_user_marks", &MAX_USER_MARKS)])
+}
+
+/// A directory of three limit files numbered after it, each an integer
+/// Linux takes from 0 to INT_MAX (EINVAL otherwise).
+fn int_limits_dir(ino: u64, parent: &Arc<dyn Inode>, limits: [(&'static [u8], &'static core::sync::atomic::AtomicU32); 3]) -> Arc<dyn Inode> {
+    use core::sync::atomic::Ordering;
     let mut table = Table::new();
-    let limits: [(&'static [u8], &'static AtomicU32); 3] =
-        [(b"max_queued_events", &MAX_QUEUED_EVENTS), (b"max_user_groups", &MAX_USER_GROUPS), (b"max_user_marks", &MAX_USER_MARKS)];
     for (i, (name, limit)) in limits.into_iter().enumerate() {
         let n = ino + 1 + i as u64;
         table.add(name, FileType::Regular, n, move |_| {
