@@ -66,7 +66,9 @@ PACKAGES = ["base-files", "base-passwd", "bash", "coreutils", "dash", "debianuti
             # Servers and their clients (nginx.sh, redis.sh, ssh.sh).
             "nginx-light", "curl", "redis-server", "openssh-server", "openssh-client",
             # Kernel keys (keyutils.sh).
-            "keyutils"]
+            "keyutils",
+            # fanotify from a real program (fanotify-fatrace.sh).
+            "fatrace"]
 # Top-level directories that are symlinks into /usr on a merged-/usr system.
 MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/lib64"}
 # Empty directories a running system mounts on or writes to.

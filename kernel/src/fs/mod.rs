@@ -7,6 +7,7 @@ pub mod epoll;
 pub mod eventfd;
 pub mod fasync;
 pub mod fhandle;
+pub mod fsid;
 pub mod fdtable;
 pub mod file;
 pub mod initramfs;
@@ -188,7 +189,7 @@ pub fn open_path_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Optio
                 mount::check_writable_at(mnt, &*dir)?;
                 match dir.create(&name, FileType::Regular, mode & 0o7777 & !fs.umask, cred.uid, cred.gid, 0) {
                     Ok(node) => {
-                        notify::created(&*dir, &name, false);
+                        notify::created(&dir, &name, false);
                         created = true;
                         break node;
                     }

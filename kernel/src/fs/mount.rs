@@ -1324,6 +1324,8 @@ pub struct StatFs {
     pub name_max: u64,
     /// ST_* flags.
     pub flags: u64,
+    /// `f_fsid` (`val[0] | val[1] << 32`, see `fs::fsid`).
+    pub fsid: u64,
 }
 
 // ST_* flags of statfs's f_flags (include/linux/statfs.h, not in the
@@ -1365,6 +1367,7 @@ pub fn statfs_at(mnt: MountId, node: &dyn Inode) -> StatFs {
             files_free: files.saturating_sub(usage.inodes),
             name_max: 255,
             flags: 0,
+            fsid: 0,
         }
     };
     let mut out = match &mount.kind {
@@ -1387,6 +1390,7 @@ pub fn statfs_at(mnt: MountId, node: &dyn Inode) -> StatFs {
                 files_free: usage.free_inodes,
                 name_max: 255,
                 flags: 0,
+                fsid: 0,
             }
         }
     };
@@ -1401,6 +1405,7 @@ pub fn statfs_at(mnt: MountId, node: &dyn Inode) -> StatFs {
         flags |= ST_RELATIME;
     }
     out.flags = flags;
+    out.fsid = super::fsid::of_mount(&mount);
     out
 }
 

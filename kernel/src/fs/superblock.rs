@@ -48,6 +48,7 @@ pub fn set_read_only(fs_id: u64, read_only: bool) {
 /// File system `fs_id` is mounted nowhere any more: its state goes (a
 /// later mount of the same disk starts afresh).
 pub fn forget(fs_id: u64) {
+    super::fsid::forget(fs_id);
     if any() {
         set_read_only(fs_id, false);
     }

@@ -169,8 +169,8 @@ pub fn fanotify_mark(thread: &Thread, fanotify_fd: i32, flags: u32, mask: u64, d
     }
     if fid_mode != 0 {
         // Linux 6.1 reports file handles only on file systems with a
-        // non-zero fsid: not tmpfs, procfs, sysfs, devpts, cgroup2 or
-        // mqueue (ENODEV).
+        // non-zero fsid: not procfs, sysfs, devpts, cgroup2 or mqueue
+        // (ENODEV).
         if !fanotify::fid_supported(&mount) {
             return Err(Errno::ENODEV);
         }

@@ -947,7 +947,7 @@ pub fn mkdirat(thread: &Thread, dirfd: i32, path: usize, mode: u32) -> Result<is
         perms |= abi::S_ISGID;
     }
     parent.dir.create(name, FileType::Directory, perms, cred.uid, cred.gid, 0)?;
-    crate::fs::notify::created(&*parent.dir, name, true);
+    crate::fs::notify::created(&parent.dir, name, true);
     Ok(0)
 }
 
@@ -972,7 +972,7 @@ pub fn mknodat(thread: &Thread, dirfd: i32, path: usize, mode: u32, dev: u64) ->
     }
     let umask = thread.process.fs.lock().umask;
     parent.dir.create(name, ty, mode & 0o7777 & !umask, cred.uid, cred.gid, dev)?;
-    crate::fs::notify::created(&*parent.dir, name, false);
+    crate::fs::notify::created(&parent.dir, name, false);
     Ok(0)
 }
 
@@ -987,14 +987,14 @@ pub fn unlinkat(thread: &Thread, dirfd: i32, path: usize, flags: u32) -> Result<
         check_sticky(&parent.dir, name, &cred)?;
         let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.rmdir(name)?;
-        crate::fs::notify::removed(&*parent.dir, name, victim);
+        crate::fs::notify::removed(&parent.dir, name, victim);
     } else {
         let name = parent.name_for_unlink()?;
         check_dir_write(&parent.dir, parent.mnt, &cred)?;
         check_sticky(&parent.dir, name, &cred)?;
         let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.unlink(name)?;
-        crate::fs::notify::removed(&*parent.dir, name, victim);
+        crate::fs::notify::removed(&parent.dir, name, victim);
     }
     Ok(0)
 }
@@ -1030,7 +1030,7 @@ pub fn renameat2(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, 
     let moving = crate::fs::notify::victim(&*old.dir, old_name);
     let replaced = crate::fs::notify::victim(&*new.dir, new_name);
     old.dir.rename(old_name, &new.dir, new_name, flags)?;
-    crate::fs::notify::moved(&*old.dir, old_name, &*new.dir, new_name, moving, replaced);
+    crate::fs::notify::moved(&old.dir, old_name, &new.dir, new_name, moving, replaced);
     Ok(0)
 }
 
@@ -1052,7 +1052,7 @@ pub fn linkat(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, new
         return Err(Errno::EXDEV);
     }
     new.dir.link(name, &target)?;
-    crate::fs::notify::linked(&*new.dir, name, &*target);
+    crate::fs::notify::linked(&new.dir, name, &target);
     Ok(0)
 }
 
@@ -1065,7 +1065,7 @@ pub fn symlinkat(thread: &Thread, target: usize, newdirfd: i32, linkpath: usize)
     let name = parent.name_for_create()?;
     check_dir_write(&parent.dir, parent.mnt, &cred)?;
     parent.dir.symlink(name, &target, cred.uid, cred.gid)?;
-    crate::fs::notify::created(&*parent.dir, name, false);
+    crate::fs::notify::created(&parent.dir, name, false);
     Ok(0)
 }
 

@@ -150,7 +150,7 @@ pub fn umount2(thread: &Thread, target: usize, flags: u32) -> Result<isize> {
 /// Encodes `struct statfs` (x86_64): type, bsize, blocks, bfree, bavail,
 /// files, ffree, fsid (two ints), namelen, frsize, flags, 4 spare words.
 fn encode_statfs(st: &mount::StatFs) -> [u8; 120] {
-    let words = [st.fs_type, st.block_size, st.blocks, st.blocks_free, st.blocks_avail.unwrap_or(st.blocks_free), st.files, st.files_free, 0, st.name_max, st.block_size, st.flags, 0, 0, 0, 0];
+    let words = [st.fs_type, st.block_size, st.blocks, st.blocks_free, st.blocks_avail.unwrap_or(st.blocks_free), st.files, st.files_free, st.fsid, st.name_max, st.block_size, st.flags, 0, 0, 0, 0];
     let mut out = [0u8; 120];
     for (i, w) in words.iter().enumerate() {
         out[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());

@@ -234,6 +234,14 @@ impl Ext2Fs {
         }))
     }
 
+    /// The superblock's 128-bit UUID (`s_uuid`).
+    pub fn uuid(&self) -> [u8; 16] {
+        let st = self.state.lock();
+        let mut uuid = [0u8; 16];
+        uuid.copy_from_slice(&st.superblock[0x68..0x78]);
+        uuid
+    }
+
     /// Returns the root directory.
     pub fn root(&self) -> Arc<dyn Inode> {
         self.node(layout::ROOT_INO, FileType::Directory)

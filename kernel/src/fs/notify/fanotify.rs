@@ -332,11 +332,10 @@ pub fn discard_group(group: &Arc<Group>) {
 }
 
 /// Whether events on `mount`'s file system can carry file handles: Linux
-/// 6.1 needs a non-zero fsid and handles, which tmpfs and disk file
-/// systems have (procfs, sysfs, devpts, cgroup2 and mqueue do not).
+/// 6.1 needs a non-zero fsid (fanotify_test_fsid), which tmpfs and disk
+/// file systems have (procfs, sysfs, devpts, cgroup2 and mqueue do not).
 pub fn fid_supported(mount: &crate::fs::mount::Mount) -> bool {
-    use crate::fs::mount::FsKind;
-    matches!(mount.kind, FsKind::Rootfs(_) | FsKind::Tmpfs(..) | FsKind::Devtmpfs(_) | FsKind::Ext2(_))
+    crate::fs::fsid::of_mount(mount) != 0
 }
 
 /// fanotify_init: a new group for effective uid `uid` (EMFILE past
@@ -592,6 +591,7 @@ static DIR_MARKS: AtomicUsize = AtomicUsize::new(0);
 /// How many groups report directory file handles (they need the parent).
 static DFID_GROUPS: AtomicUsize = AtomicUsize::new(0);
 static MOUNT_MARKS: AtomicUsize = AtomicUsize::new(0);
+static SB_MARKS: AtomicUsize = AtomicUsize::new(0);
 
 fn recount() {
     let marks = MARKS.lock();
@@ -599,6 +599,7 @@ fn recount() {
     let mounts = marks.iter().filter(|m| matches!(m.target, Target::Mount { .. })).count();
     DIR_MARKS.store(dirs, Ordering::Release);
     MOUNT_MARKS.store(mounts, Ordering::Release);
+    SB_MARKS.store(marks.iter().filter(|m| matches!(m.target, Target::Fs { .. })).count(), Ordering::Release);
     MARK_COUNT.store(marks.len(), Ordering::Release);
 }
 
@@ -734,6 +735,7 @@ pub fn flush_marks(group: &Group, mark_type: u32) {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Iter {
     Inode,
+    Inode2,
     Parent,
     Mount,
     Sb,
@@ -775,6 +777,8 @@ pub struct Entry<'a> {
     pub is_dir: bool,
     /// The entry's node, when known.
     pub child: Option<Arc<dyn Inode>>,
+    /// FAN_RENAME: the new directory and name.
+    pub new: Option<(Arc<dyn Inode>, &'a [u8])>,
 }
 
 /// An event `mask` on the object `node`, reached by absolute `path`
@@ -809,6 +813,9 @@ fn handle_ex(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32, entry:
     let want_parent = DIR_MARKS.load(Ordering::Acquire) != 0 || DFID_GROUPS.load(Ordering::Acquire) != 0;
     let parent = if want_parent && entry.is_none() && !path.is_empty() { parent_of(path) } else { None };
     let parent_id = parent.as_ref().map(|(d, _, _)| (d.fs_id(), d.ino()));
+    // FAN_RENAME: marks on the new directory hear it too (Linux's
+    // FSNOTIFY_ITER_TYPE_INODE2).
+    let inode2_id = entry.and_then(|e| e.new.as_ref()).map(|(d, _)| (d.fs_id(), d.ino()));
     // Each group's matching marks, with the kind of match.
     let mut per_group: Vec<(Arc<Group>, Vec<(Iter, Mark)>)> = Vec::new();
     {
@@ -816,6 +823,7 @@ fn handle_ex(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32, entry:
         for mark in marks.iter_mut() {
             let iter = match &mark.target {
                 Target::Inode { id: mid, .. } if *mid == id => Iter::Inode,
+                Target::Inode { id: mid, .. } if Some(*mid) == inode2_id => Iter::Inode2,
                 Target::Inode { id: mid, .. } if Some(*mid) == parent_id && *mid != id => Iter::Parent,
                 Target::Mount { id: m, .. } if Some(*m) == mount_id => Iter::Mount,
                 Target::Fs { fs_id, .. } if *fs_id == id.0 => Iter::Sb,
@@ -870,7 +878,19 @@ fn handle_ex(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32, entry:
             None => 0,
         };
         let pid = if group.unprivileged { 0 } else { pid as i32 };
-        let info = if fid_mode != 0 { super::fanotify_fid::fid_records(fid_mode, report, node, path, entry, parent.as_ref()) } else { Vec::new() };
+        // FAN_RENAME reports the old directory and name if the file
+        // system or the old directory is watched, the new ones if the file
+        // system or the new directory is (fanotify_alloc_event).
+        let sides = if report & FAN_RENAME != 0 {
+            let sb = list.iter().any(|(i, _)| *i == Iter::Sb);
+            let old_dir = list.iter().any(|(i, m)| *i == Iter::Inode && m.mask & FAN_RENAME != 0);
+            let new_dir = list.iter().any(|(i, m)| *i == Iter::Inode2 && m.mask & FAN_RENAME != 0)
+                || (inode2_id == Some(id) && old_dir);
+            (sb || old_dir, sb || new_dir)
+        } else {
+            (true, false)
+        };
+        let info = if fid_mode != 0 { super::fanotify_fid::fid_records(crate::fs::fsid::of_node(&**node), fid_mode, report, node, path, entry, parent.as_ref(), sides) } else { Vec::new() };
         let perm = (report & PERM_EVENTS != 0).then(|| Arc::new(Perm { state: SpinLock::new(PermState::Queued) }));
         let event = Event {
             mask: report,
@@ -900,20 +920,51 @@ fn marked_node(node: &dyn Inode) -> Option<Arc<dyn Inode>> {
     })
 }
 
+/// Whether a file-system mark is on `fs_id` (dirent and self events on
+/// any of its nodes then go through the marks).
+fn sb_marked(fs_id: u64) -> bool {
+    SB_MARKS.load(Ordering::Acquire) != 0 && MARKS.lock().iter().any(|m| matches!(m.target, Target::Fs { fs_id: f, .. } if f == fs_id))
+}
+
+/// `node` itself when an inode mark is on it or a file-system mark on
+/// its file system: the events about it are then worth building.
+fn watched(node: &Arc<dyn Inode>) -> bool {
+    sb_marked(node.fs_id()) || marked_node(&**node).is_some()
+}
+
 /// A directory-entry event (FAN_CREATE, FAN_DELETE, FAN_MOVED_FROM,
 /// FAN_MOVED_TO) in `dir` about entry `name`.
-pub fn dirent_event(dir: &dyn Inode, mask: u32, name: &[u8], is_dir: bool, child: Option<Arc<dyn Inode>>) {
-    if !any_marks() {
+pub fn dirent_event(dir: &Arc<dyn Inode>, mask: u32, name: &[u8], is_dir: bool, child: Option<Arc<dyn Inode>>) {
+    if !any_marks() || !watched(dir) {
         return;
     }
-    if let Some(dir) = marked_node(dir) {
-        let entry = Entry { name, is_dir, child };
-        let _ = handle_ex(&dir, b"", NO_MOUNT, mask, Some(&entry));
+    let entry = Entry { name, is_dir, child, new: None };
+    let _ = handle_ex(dir, b"", NO_MOUNT, mask, Some(&entry));
+}
+
+/// FAN_RENAME: `child` moved from `old_name` in `old_dir` to `new_name`
+/// in `new_dir`; heard by marks on either directory and on the file
+/// system, with both directory-and-name records.
+pub fn rename_event(old_dir: &Arc<dyn Inode>, old_name: &[u8], new_dir: &Arc<dyn Inode>, new_name: &[u8], child: &Arc<dyn Inode>) {
+    if !any_marks() || !(watched(old_dir) || marked_node(&**new_dir).is_some()) {
+        return;
     }
+    let is_dir = child.file_type() == FileType::Directory;
+    let entry = Entry { name: old_name, is_dir, child: Some(child.clone()), new: Some((new_dir.clone(), new_name)) };
+    let _ = handle_ex(old_dir, b"", NO_MOUNT, FAN_RENAME, Some(&entry));
 }
 
 /// An event about `node` itself (FAN_ATTRIB, FAN_DELETE_SELF,
-/// FAN_MOVE_SELF), heard by marks on it.
+/// FAN_MOVE_SELF), heard by marks on it and on its file system.
+pub fn node_event(node: &Arc<dyn Inode>, mask: u32) {
+    if !any_marks() || !watched(node) {
+        return;
+    }
+    let _ = handle_ex(node, b"", NO_MOUNT, mask, None);
+}
+
+/// [`node_event`] for a node the caller only borrows: heard by inode
+/// marks on it.
 pub fn inode_event(node: &dyn Inode, mask: u32) {
     if !any_marks() {
         return;

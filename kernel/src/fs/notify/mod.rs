@@ -467,21 +467,21 @@ pub fn attributes_changed(node: &dyn Inode) {
 }
 
 /// `name` was made in `dir` (a file, directory, node or symlink).
-pub fn created(dir: &dyn Inode, name: &[u8], node_is_dir: bool) {
+pub fn created(dir: &Arc<dyn Inode>, name: &[u8], node_is_dir: bool) {
     fanotify::dirent_event(dir, fanotify_abi::FAN_CREATE, name, node_is_dir, None);
     if anything_watched() {
         let mask = abi::IN_CREATE | if node_is_dir { abi::IN_ISDIR } else { 0 };
-        deliver(id_of(dir), mask, 0, name, false);
+        deliver(id_of(&**dir), mask, 0, name, false);
     }
 }
 
 /// `name` in `dir` became a new link to `node`.
-pub fn linked(dir: &dyn Inode, name: &[u8], node: &dyn Inode) {
-    fanotify::inode_event(node, fanotify_abi::FAN_ATTRIB);
+pub fn linked(dir: &Arc<dyn Inode>, name: &[u8], node: &Arc<dyn Inode>) {
+    fanotify::node_event(node, fanotify_abi::FAN_ATTRIB);
     fanotify::dirent_event(dir, fanotify_abi::FAN_CREATE, name, false, None);
     if anything_watched() {
-        deliver(id_of(node), abi::IN_ATTRIB, 0, b"", false);
-        deliver(id_of(dir), abi::IN_CREATE, 0, name, false);
+        deliver(id_of(&**node), abi::IN_ATTRIB, 0, b"", false);
+        deliver(id_of(&**dir), abi::IN_CREATE, 0, name, false);
     }
 }
 
@@ -492,25 +492,25 @@ pub fn victim(dir: &dyn Inode, name: &[u8]) -> Option<Arc<dyn Inode>> {
 }
 
 /// `name` (the node `victim`) was removed from `dir` by unlink or rmdir.
-pub fn removed(dir: &dyn Inode, name: &[u8], victim: Option<Arc<dyn Inode>>) {
+pub fn removed(dir: &Arc<dyn Inode>, name: &[u8], victim: Option<Arc<dyn Inode>>) {
     let Some(victim) = victim else { return };
     let victim_is_dir = is_dir(&*victim);
     if !victim_is_dir {
-        fanotify::inode_event(&*victim, fanotify_abi::FAN_ATTRIB);
+        fanotify::node_event(&victim, fanotify_abi::FAN_ATTRIB);
         deliver(id_of(&*victim), abi::IN_ATTRIB, 0, b"", false);
     }
     if fanotify::any_marks() && (victim_is_dir || nlink(&*victim) == 0) && !still_open(&*victim) {
-        fanotify::inode_event(&*victim, fanotify_abi::FAN_DELETE_SELF);
+        fanotify::node_event(&victim, fanotify_abi::FAN_DELETE_SELF);
     }
     maybe_gone(&*victim);
     fanotify::dirent_event(dir, fanotify_abi::FAN_DELETE, name, victim_is_dir, Some(victim.clone()));
     let mask = abi::IN_DELETE | if victim_is_dir { abi::IN_ISDIR } else { 0 };
-    deliver(id_of(dir), mask, 0, name, false);
+    deliver(id_of(&**dir), mask, 0, name, false);
 }
 
 /// `source` moved from `old_name` in `old_dir` to `new_name` in
 /// `new_dir`, replacing `target` if there was one.
-pub fn moved(old_dir: &dyn Inode, old_name: &[u8], new_dir: &dyn Inode, new_name: &[u8], source: Option<Arc<dyn Inode>>, target: Option<Arc<dyn Inode>>) {
+pub fn moved(old_dir: &Arc<dyn Inode>, old_name: &[u8], new_dir: &Arc<dyn Inode>, new_name: &[u8], source: Option<Arc<dyn Inode>>, target: Option<Arc<dyn Inode>>) {
     let Some(source) = source else { return };
     let cookie = loop {
         let c = COOKIE.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
@@ -519,16 +519,17 @@ pub fn moved(old_dir: &dyn Inode, old_name: &[u8], new_dir: &dyn Inode, new_name
         }
     };
     let dir_bit = if is_dir(&*source) { abi::IN_ISDIR } else { 0 };
+    fanotify::rename_event(old_dir, old_name, new_dir, new_name, &source);
     fanotify::dirent_event(old_dir, fanotify_abi::FAN_MOVED_FROM, old_name, dir_bit != 0, Some(source.clone()));
     fanotify::dirent_event(new_dir, fanotify_abi::FAN_MOVED_TO, new_name, dir_bit != 0, Some(source.clone()));
     if let Some(target) = &target {
         if !kevlar_vfs::same_inode(&**target, &*source) && !is_dir(&**target) {
-            fanotify::inode_event(&**target, fanotify_abi::FAN_ATTRIB);
+            fanotify::node_event(target, fanotify_abi::FAN_ATTRIB);
         }
     }
-    fanotify::inode_event(&*source, fanotify_abi::FAN_MOVE_SELF);
-    deliver(id_of(old_dir), abi::IN_MOVED_FROM | dir_bit, cookie, old_name, false);
-    deliver(id_of(new_dir), abi::IN_MOVED_TO | dir_bit, cookie, new_name, false);
+    fanotify::node_event(&source, fanotify_abi::FAN_MOVE_SELF);
+    deliver(id_of(&**old_dir), abi::IN_MOVED_FROM | dir_bit, cookie, old_name, false);
+    deliver(id_of(&**new_dir), abi::IN_MOVED_TO | dir_bit, cookie, new_name, false);
     if let Some(target) = &target {
         if !kevlar_vfs::same_inode(&**target, &*source) {
             deliver(id_of(&**target), abi::IN_ATTRIB, 0, b"", false);
