@@ -70,7 +70,11 @@ fn remember(node: &Arc<dyn Inode>, keep_node: bool, path: &[u8], generation: imp
             None => true,
         };
         if alive {
-            k.path = path.to_vec();
+            // An event about a node whose path is not known keeps the
+            // one it was last named by.
+            if !path.is_empty() {
+                k.path = path.to_vec();
+            }
             return k.generation;
         }
     }

@@ -778,7 +778,7 @@ pub struct Entry<'a> {
     /// The entry's node, when known.
     pub child: Option<Arc<dyn Inode>>,
     /// FAN_RENAME: the new directory and name.
-    pub new: Option<(Arc<dyn Inode>, &'a [u8])>,
+    pub new: Option<(Arc<dyn Inode>, Vec<u8>, &'a [u8])>,
 }
 
 /// An event `mask` on the object `node`, reached by absolute `path`
@@ -815,7 +815,7 @@ fn handle_ex(node: &Arc<dyn Inode>, path: &[u8], mnt: MountId, mask: u32, entry:
     let parent_id = parent.as_ref().map(|(d, _, _)| (d.fs_id(), d.ino()));
     // FAN_RENAME: marks on the new directory hear it too (Linux's
     // FSNOTIFY_ITER_TYPE_INODE2).
-    let inode2_id = entry.and_then(|e| e.new.as_ref()).map(|(d, _)| (d.fs_id(), d.ino()));
+    let inode2_id = entry.and_then(|e| e.new.as_ref()).map(|(d, _, _)| (d.fs_id(), d.ino()));
     // Each group's matching marks, with the kind of match.
     let mut per_group: Vec<(Arc<Group>, Vec<(Iter, Mark)>)> = Vec::new();
     {
@@ -939,7 +939,61 @@ pub fn dirent_event(dir: &Arc<dyn Inode>, mask: u32, name: &[u8], is_dir: bool, 
         return;
     }
     let entry = Entry { name, is_dir, child, new: None };
-    let _ = handle_ex(dir, b"", NO_MOUNT, mask, Some(&entry));
+    let _ = handle_ex(dir, &dir_path(dir), NO_MOUNT, mask, Some(&entry));
+}
+
+/// The absolute path of directory `dir` as the current process sees it
+/// (what a listener's open_by_handle_at descriptor shows in /proc), found
+/// by walking `..` up to the process's root and crossing mount points;
+/// empty if it cannot be found (a removed directory).
+fn dir_path(dir: &Arc<dyn Inode>) -> Vec<u8> {
+    let Some(thread) = crate::process::current() else { return Vec::new() };
+    let root = thread.process.fs.lock().root.clone();
+    let mut names: Vec<Vec<u8>> = Vec::new();
+    let mut cur = dir.clone();
+    // Deep trees give up (the path is only what /proc shows).
+    for _ in 0..256 {
+        if kevlar_vfs::same_inode(&*cur, &*root) {
+            let mut path = Vec::new();
+            for name in names.iter().rev() {
+                path.push(b'/');
+                path.extend_from_slice(name);
+            }
+            if path.is_empty() {
+                path.push(b'/');
+            }
+            return path;
+        }
+        if let Some(mount) = crate::fs::mount::mount_of(&*cur) {
+            if kevlar_vfs::same_inode(&*mount.root, &*cur) {
+                match mount.on {
+                    Some(on) => {
+                        cur = on;
+                        continue;
+                    }
+                    None => return Vec::new(),
+                }
+            }
+        }
+        let Ok(parent) = cur.lookup(b"..") else { return Vec::new() };
+        if kevlar_vfs::same_inode(&*parent, &*cur) {
+            return Vec::new();
+        }
+        let ino = cur.ino();
+        let mut index = 0;
+        let mut found = None;
+        while let Ok(Some((entry, next))) = parent.read_dir(index) {
+            if entry.ino == ino && entry.name != b"." && entry.name != b".." {
+                found = Some(entry.name);
+                break;
+            }
+            index = next;
+        }
+        let Some(name) = found else { return Vec::new() };
+        names.push(name);
+        cur = parent;
+    }
+    Vec::new()
 }
 
 /// FAN_RENAME: `child` moved from `old_name` in `old_dir` to `new_name`
@@ -950,8 +1004,8 @@ pub fn rename_event(old_dir: &Arc<dyn Inode>, old_name: &[u8], new_dir: &Arc<dyn
         return;
     }
     let is_dir = child.file_type() == FileType::Directory;
-    let entry = Entry { name: old_name, is_dir, child: Some(child.clone()), new: Some((new_dir.clone(), new_name)) };
-    let _ = handle_ex(old_dir, b"", NO_MOUNT, FAN_RENAME, Some(&entry));
+    let entry = Entry { name: old_name, is_dir, child: Some(child.clone()), new: Some((new_dir.clone(), dir_path(new_dir), new_name)) };
+    let _ = handle_ex(old_dir, &dir_path(old_dir), NO_MOUNT, FAN_RENAME, Some(&entry));
 }
 
 /// An event about `node` itself (FAN_ATTRIB, FAN_DELETE_SELF,

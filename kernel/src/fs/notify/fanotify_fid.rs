@@ -44,14 +44,14 @@ fn push_fid(out: &mut Vec<u8>, fsid: u64, kind: u8, node: &Arc<dyn Inode>, path:
 /// fanotify_alloc_event and copy_info_records_to_user).
 pub(super) fn fid_records(fsid: u64, fid_mode: u32, mask: u32, node: &Arc<dyn Inode>, path: &[u8], entry: Option<&Entry>, parent: Option<&(Arc<dyn Inode>, Vec<u8>, Vec<u8>)>, sides: (bool, bool)) -> Vec<u8> {
     let mut out = Vec::new();
-    if let Some(Entry { new: Some((new_dir, new_name)), name, child, .. }) = entry {
+    if let Some(Entry { new: Some((new_dir, new_dir_path, new_name)), name, child, .. }) = entry {
         // FAN_RENAME (the group reports names): the old directory and
         // name, the new ones, then the child with FAN_REPORT_TARGET_FID.
         if sides.0 {
             push_fid(&mut out, fsid, INFO_OLD_DFID_NAME, node, path, Some(name));
         }
         if sides.1 {
-            push_fid(&mut out, fsid, INFO_NEW_DFID_NAME, new_dir, b"", Some(new_name));
+            push_fid(&mut out, fsid, INFO_NEW_DFID_NAME, new_dir, new_dir_path, Some(new_name));
         }
         if fid_mode & FAN_REPORT_FID != 0 && fid_mode & FAN_REPORT_TARGET_FID != 0 {
             if let Some(child) = child {
