@@ -15,6 +15,8 @@ pub mod locks;
 pub mod memfd;
 pub mod notify;
 pub mod mount;
+pub mod mount_index;
+pub mod mount_root;
 pub mod newmount;
 pub mod pagecache;
 pub mod pages;
