@@ -562,9 +562,13 @@ pub fn mounts() -> Vec<Mount> {
 /// that root otherwise, None for a mount outside it (after chroot(2),
 /// Linux hides those). Computed when asked, since `Mount::path` is the
 /// path in the view of whoever mounted it.
-pub fn visible_path(fs: &super::FsContext, m: &Mount) -> Option<Vec<u8>> {
+///
+/// `names` is the reader's cache of directory entries' names
+/// (`fs::mount_root::NameCache`), so a read of the whole table lists each
+/// directory once.
+pub fn visible_path(fs: &super::FsContext, m: &Mount, names: &mut super::mount_root::NameCache) -> Option<Vec<u8>> {
     let on = m.on.clone();
-    let found = on.clone().and_then(|on| super::dir_path(fs, on).ok());
+    let found = on.clone().and_then(|on| super::dir_path_with(fs, on, Some(&mut *names)).ok());
     // A mount made through another path to its mount point (a recursive
     // bind of a tree elsewhere: systemd's /run/systemd/unit-root), or on
     // a file: shown where it was made while that path still leads to it

@@ -1179,6 +1179,7 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
 fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
     let fs = p.fs.lock().clone();
     let mut out = String::new();
+    let mut names = crate::fs::mount_root::NameCache::default();
     for m in fs.mnt.list() {
         // Each line walks paths (O(depth x log mounts) each, through the
         // table's index): a long table still takes a while, so this
@@ -1186,7 +1187,7 @@ fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
         if crate::process::current().is_some_and(|t| !t.checkpoint()) {
             return Err(Errno::EINTR);
         }
-        let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
+        let Some(path) = crate::fs::mount::visible_path(&fs, &m, &mut names) else { continue };
         crate::fs::mount::escape_into(&mut out, &m.source);
         out.push(' ');
         crate::fs::mount::escape_into(&mut out, &path);
@@ -1205,6 +1206,7 @@ fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
 fn mountinfo(p: &Arc<Process>) -> Result<Vec<u8>> {
     let fs = p.fs.lock().clone();
     let mut out = String::new();
+    let mut names = crate::fs::mount_root::NameCache::default();
     for m in fs.mnt.list() {
         // Each line walks paths (O(depth x log mounts) each, through the
         // table's index): a long table still takes a while, so this
@@ -1212,12 +1214,12 @@ fn mountinfo(p: &Arc<Process>) -> Result<Vec<u8>> {
         if crate::process::current().is_some_and(|t| !t.checkpoint()) {
             return Err(Errno::EINTR);
         }
-        let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
+        let Some(path) = crate::fs::mount::visible_path(&fs, &m, &mut names) else { continue };
         let dev = m.root.fs_id();
         let (major, minor) = ((dev >> 8) & 0xfff, (dev & 0xff) | ((dev >> 12) & 0xfff00));
         let parent = if m.parent_id == 0 { m.id } else { m.parent_id };
         let _ = write!(out, "{} {} {}:{} ", m.id, parent, major, minor);
-        crate::fs::mount::escape_into(&mut out, &m.root_in_fs());
+        crate::fs::mount::escape_into(&mut out, &m.root_in_fs(&mut names));
         out.push(' ');
         crate::fs::mount::escape_into(&mut out, &path);
         // The super options: the file system's read-only state.
