@@ -74,7 +74,7 @@ contracts: setup
 	$(PYTHON) tools/contracts.py build --suite debian
 
 # Kevlar-only user-space tests (no Linux oracle): leak checks and the like.
-build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/reboot.c userland/kernel-tests/net.c userland/kernel-tests/oom.c userland/kernel-tests/clock.c userland/kernel-tests/objects.c userland/kernel-tests/memcheck.h tools/build-initramfs.py | setup
+build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/reboot.c userland/kernel-tests/net.c userland/kernel-tests/oom.c userland/kernel-tests/clock.c userland/kernel-tests/objects.c userland/kernel-tests/mounts.c userland/kernel-tests/memcheck.h tools/build-initramfs.py | setup
 	@mkdir -p build/kernel-tests
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/leak userland/kernel-tests/leak.c
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/reboot userland/kernel-tests/reboot.c
@@ -82,7 +82,8 @@ build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/rebo
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/oom userland/kernel-tests/oom.c
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/clock userland/kernel-tests/clock.c
 	musl-gcc -static -O2 -Wall -o build/kernel-tests/objects userland/kernel-tests/objects.c
-	$(PYTHON) tools/build-initramfs.py --out $@ --file /init=build/kernel-tests/leak:755 --file /reboot=build/kernel-tests/reboot:755 --file /net=build/kernel-tests/net:755 --file /oom=build/kernel-tests/oom:755 --file /clock=build/kernel-tests/clock:755 --file /objects=build/kernel-tests/objects:755 --dir /proc
+	musl-gcc -static -O2 -Wall -o build/kernel-tests/mounts userland/kernel-tests/mounts.c
+	$(PYTHON) tools/build-initramfs.py --out $@ --file /init=build/kernel-tests/leak:755 --file /reboot=build/kernel-tests/reboot:755 --file /net=build/kernel-tests/net:755 --file /oom=build/kernel-tests/oom:755 --file /clock=build/kernel-tests/clock:755 --file /objects=build/kernel-tests/objects:755 --file /mounts=build/kernel-tests/mounts:755 --dir /proc
 
 # Benchmarks against Linux (docs/benchmarks.md): both modes (icount, then
 # wall-clock with 5 alternating boots per kernel) of the microbenchmarks,

@@ -169,6 +169,13 @@ KERNEL_RUNS: list[dict] = [
        "timeout": 900, "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"),
        "append": f"init=/objects -- {mode}", "patterns": [rf"^OBJECTS-CHECK {mode} ok"]}
       for mode, smp in (("fds", 2), ("dup", 2), ("timers", 2))],
+    # Mount tables at scale (userland/kernel-tests/mounts.c): 2,000 binds
+    # on as many directories, then 2,000 stacked on one (past the old
+    # limit of 1,024), each table read whole; guest times printed, none
+    # asserted.
+    *[{"name": f"mounts-scale-smp{smp}", "layer": "kernel", "check": "expect", "smp": smp, "timeout": 600,
+       "initrd": os.path.join(REPO_ROOT, "build", "kernel-tests.cpio"), "append": "init=/mounts -- 2000",
+       "patterns": [r"^MOUNTS-SCALE ok"]} for smp in (1, 2)],
     # The virtio network card: TCP to an echo service QEMU forwards
     # (10.0.2.100:7 -> cat) from a restricted user network; Kevlar only.
     {"name": "virtio-net-smp1", "layer": "kernel", "check": "expect", "smp": 1, "timeout": 120,

@@ -16,6 +16,8 @@ pub mod locks;
 pub mod memfd;
 pub mod notify;
 pub mod mount;
+pub mod mount_index;
+pub mod mount_root;
 pub mod newmount;
 pub mod pagecache;
 pub mod pages;
@@ -473,6 +475,12 @@ pub fn real_path(fs: &FsContext) -> Result<Vec<u8>> {
 /// Returns the real absolute path of directory `dir`, as [`real_path`]
 /// finds the working directory's.
 pub fn dir_path(fs: &FsContext, dir: Arc<dyn Inode>) -> Result<Vec<u8>> {
+    dir_path_with(fs, dir, None)
+}
+
+/// [`dir_path`], finding names through `names` (a reader's cache: each
+/// directory is listed once, however many of its entries are asked for).
+pub fn dir_path_with(fs: &FsContext, dir: Arc<dyn Inode>, mut names: Option<&mut mount_root::NameCache>) -> Result<Vec<u8>> {
     let mut parts: Vec<Vec<u8>> = Vec::new();
     let mut node = dir;
     for _ in 0..256 {
@@ -488,6 +496,11 @@ pub fn dir_path(fs: &FsContext, dir: Arc<dyn Inode>) -> Result<Vec<u8>> {
             }
         }
         let parent = node.lookup(b"..")?;
+        if let Some(cache) = names.as_deref_mut() {
+            parts.push(cache.name(&parent, node.ino()).ok_or(Errno::ENOENT)?);
+            node = parent;
+            continue;
+        }
         let mut index = 0;
         let mut name = synth::child_name(&parent, node.ino());
         while name.is_none() {

@@ -115,6 +115,9 @@ pub struct MountNs {
     /// A detached tree's namespace (fsmount, open_tree with
     /// OPEN_TREE_CLONE: Linux's anonymous mount namespace), no process's.
     pub(super) anonymous: bool,
+    /// The table's index (`fs/mount_index.rs`), taken only under the
+    /// table's lock.
+    index: SpinLock<super::mount_index::MountIndex>,
 }
 
 /// Linux's initial mount namespace's inode number.
@@ -140,7 +143,7 @@ impl MountNs {
     }
 
     fn make(inum: u64, mounts: Vec<Mount>, anonymous: bool) -> Arc<MountNs> {
-        let ns = Arc::new(MountNs { inum, mounts: SpinLock::new(mounts), has_mounts: AtomicBool::new(false), covered: AtomicU64::new(0), any_flags: AtomicU32::new(0), proc_filter: AtomicU64::new(0), events: AtomicU64::new(0), anonymous });
+        let ns = Arc::new(MountNs { inum, mounts: SpinLock::new(mounts), has_mounts: AtomicBool::new(false), covered: AtomicU64::new(0), any_flags: AtomicU32::new(0), proc_filter: AtomicU64::new(0), events: AtomicU64::new(0), anonymous, index: SpinLock::new(Default::default()) });
         ns.update_filters(&ns.mounts.lock());
         let mut all = ALL_NS.lock();
         all.retain(|w| w.strong_count() > 0);
@@ -150,6 +153,7 @@ impl MountNs {
 
     /// Recomputes the filters after the table changed.
     pub(super) fn update_filters(&self, mounts: &[Mount]) {
+        self.index.lock().update(mounts);
         self.events.fetch_add(1, Ordering::AcqRel);
         super::file::notify_pollers();
         let filter = mounts.iter().filter_map(|m| m.on_key).fold(0, |f, (_, ino)| f | filter_bit(ino));
@@ -209,8 +213,7 @@ impl MountNs {
         if let Some(first) = mounts.first().filter(|m| m.root_key == k) {
             return first.id;
         }
-        let found = mounts.iter().rev().find(|m| m.root_key == k).map_or(NO_MOUNT, |m| m.id);
-        found
+        self.last_rooted_at(&mounts, k).map_or(NO_MOUNT, |p| mounts[p].id)
     }
 
     /// Returns the id of the mount a context rooted or working at `node`
@@ -222,10 +225,10 @@ impl MountNs {
     pub fn mount_id_of(&self, node: &Arc<dyn Inode>, from: Option<(&MountNs, MountId)>) -> MountId {
         let k = key(&**node);
         let same_place = from.filter(|(f, _)| !core::ptr::eq(*f, self)).and_then(|(f, old)| {
-            let index = f.mounts.lock().iter().position(|m| m.id == old)?;
-            let (on_key, root_key) = {
+            let (index, on_key, root_key) = {
                 let theirs = f.mounts.lock();
-                (theirs[index].on_key, theirs[index].root_key)
+                let index = f.position_of(&theirs, old)?;
+                (index, theirs[index].on_key, theirs[index].root_key)
             };
             let mounts = self.mounts.lock();
             mounts.get(index).filter(|m| m.on_key == on_key && m.root_key == root_key).map(|m| m.id)
@@ -237,15 +240,48 @@ impl MountNs {
         if let Some(first) = mounts.first().filter(|m| m.root_key == k) {
             return first.id;
         }
-        let found = mounts.iter().rev().find(|m| m.root_key == k).map_or(NO_MOUNT, |m| m.id);
-        found
+        self.last_rooted_at(&mounts, k).map_or(NO_MOUNT, |p| mounts[p].id)
+    }
+
+    /// Looks a position up in the index of `mounts` (this table, locked):
+    /// `find` asks the index; what it finds must satisfy `pred`, else (or
+    /// with an index not up to date) the table is scanned for the first
+    /// (or with `last`, the last) mount that does.
+    fn find_pos(&self, mounts: &[Mount], find: impl FnOnce(&super::mount_index::MountIndex) -> Option<usize>, pred: impl Fn(&Mount) -> bool, last: bool) -> Option<usize> {
+        let found = {
+            let index = self.index.lock();
+            (index.len() == mounts.len()).then(|| find(&index))
+        };
+        match found {
+            Some(None) => return None,
+            Some(Some(p)) if mounts.get(p).is_some_and(&pred) => return Some(p),
+            _ => {}
+        }
+        if last { mounts.iter().rposition(pred) } else { mounts.iter().position(pred) }
+    }
+
+    /// The position of the mount with id `id` in `mounts` (this table).
+    pub(super) fn position_of(&self, mounts: &[Mount], id: u32) -> Option<usize> {
+        self.find_pos(mounts, |i| i.position(id), |m| m.id == id, false)
+    }
+
+    /// The position of the last mount rooted at `k` in `mounts`.
+    fn last_rooted_at(&self, mounts: &[Mount], k: (u64, u64)) -> Option<usize> {
+        self.find_pos(mounts, |i| i.rooted_at(k).last().copied(), |m| m.root_key == k, true)
+    }
+
+    /// How many mounts the namespace has (Linux's mnt_ns->mounts).
+    pub fn count(&self) -> usize {
+        self.mounts.lock().len()
     }
 
     /// Returns the MS_* flags of the mount with id `mnt` if it holds a
     /// node of file system `fs_id` (no copy of the record: every
     /// permission check of a walk asks).
     fn flags_by_id(&self, mnt: MountId, fs_id: u64) -> Option<u32> {
-        self.mounts.lock().iter().find(|m| m.id == mnt && m.root_key.0 == fs_id).map(|m| m.flags)
+        let mounts = self.mounts.lock();
+        let p = self.position_of(&mounts, mnt)?;
+        (mounts[p].root_key.0 == fs_id).then_some(mounts[p].flags)
     }
 
     /// Returns the mount with id `mnt` if it holds `node` (is of its file
@@ -255,7 +291,9 @@ impl MountNs {
             return None;
         }
         let fs_id = node.fs_id();
-        self.mounts.lock().iter().find(|m| m.id == mnt && m.root_key.0 == fs_id).cloned()
+        let mounts = self.mounts.lock();
+        let p = self.position_of(&mounts, mnt)?;
+        (mounts[p].root_key.0 == fs_id).then(|| mounts[p].clone())
     }
 }
 
@@ -372,6 +410,22 @@ pub(super) fn detached_mount(root: Arc<dyn Inode>, fstype: &'static str, source:
 
 pub(super) static NEXT_MOUNT_ID: AtomicU32 = AtomicU32::new(1);
 
+/// fs.mount-max (/proc/sys/fs/mount-max): how many mounts one namespace
+/// may hold, 100,000 by default as Linux's.
+pub static MOUNT_MAX: AtomicU32 = AtomicU32::new(100_000);
+
+/// Fails with ENOSPC if `adding` more mounts would take namespace `ns`
+/// past fs.mount-max (Linux's count_mounts: every mount of the
+/// namespace counts, its root too, whoever made it).
+pub(super) fn check_room(ns: &MountNs, adding: usize) -> Result<()> {
+    let max = MOUNT_MAX.load(Ordering::Relaxed) as usize;
+    let have = ns.count();
+    if have >= max || adding > max - have {
+        return Err(Errno::ENOSPC);
+    }
+    Ok(())
+}
+
 /// Device numbers of file systems without a device (Linux's anonymous
 /// `0:N`), above the ones kevlar_tmpfs hands out by itself.
 static NEXT_ANON_DEV: AtomicU64 = AtomicU64::new(0x100);
@@ -401,7 +455,9 @@ impl MountTable for MountNs {
         // A directory bound over itself (`mount --bind /usr /usr`) leads
         // to itself: the walk stays (the mount's flags are found by
         // `flags_of`).
-        self.mounts.lock().iter().rev().find(|m| m.on_key == Some(k) && m.root_key != k).map(|m| m.root.clone())
+        let mounts = self.mounts.lock();
+        let p = self.find_pos(&mounts, |i| i.crossing_on(k), |m| m.on_key == Some(k) && m.root_key != k, true)?;
+        Some(mounts[p].root.clone())
     }
 
     fn mount_parent(&self, root_of_mounted: &Arc<dyn Inode>) -> Option<Arc<dyn Inode>> {
@@ -409,7 +465,9 @@ impl MountTable for MountNs {
             return None;
         }
         let k = key(&**root_of_mounted);
-        self.mounts.lock().iter().rev().find(|m| m.on_key.is_some() && m.on_key != Some(k) && m.root_key == k).and_then(|m| m.on.clone())
+        let mounts = self.mounts.lock();
+        let p = self.find_pos(&mounts, |i| i.crossing_root(k), |m| m.on_key.is_some() && m.on_key != Some(k) && m.root_key == k, true)?;
+        mounts[p].on.clone()
     }
 
     fn mounted_on(&self, mnt: MountId, dir: &Arc<dyn Inode>) -> Option<(Arc<dyn Inode>, MountId)> {
@@ -422,23 +480,25 @@ impl MountTable for MountNs {
         if mnt != NO_MOUNT {
             // Linux's lookup_mnt: the mount on this directory of this
             // mount (the last made, when several are stacked there).
-            if let Some(m) = mounts.iter().rev().find(|m| m.parent_id == mnt && m.on_key == Some(k)) {
-                return Some((m.root.clone(), m.id));
+            if let Some(p) = self.find_pos(&mounts, |i| i.on_of(mnt, k), |m| m.parent_id == mnt && m.on_key == Some(k), true) {
+                return Some((mounts[p].root.clone(), mounts[p].id));
             }
-            if mounts.iter().any(|m| m.id == mnt) {
+            if self.position_of(&mounts, mnt).is_some() {
                 return None;
             }
         }
         // The walk's mount is not known: by inodes alone (a directory
         // bound over itself is then not entered).
-        mounts.iter().rev().find(|m| m.on_key == Some(k) && m.root_key != k).map(|m| (m.root.clone(), m.id))
+        let p = self.find_pos(&mounts, |i| i.crossing_on(k), |m| m.on_key == Some(k) && m.root_key != k, true)?;
+        Some((mounts[p].root.clone(), mounts[p].id))
     }
 
     fn no_symlinks(&self, mnt: MountId) -> bool {
         if mnt == NO_MOUNT || self.any_flags.load(Ordering::Acquire) & abi::MS_NOSYMFOLLOW == 0 {
             return false;
         }
-        let found = self.mounts.lock().iter().any(|m| m.id == mnt && m.flags & abi::MS_NOSYMFOLLOW != 0);
+        let mounts = self.mounts.lock();
+        let found = self.position_of(&mounts, mnt).is_some_and(|p| mounts[p].flags & abi::MS_NOSYMFOLLOW != 0);
         found
     }
 
@@ -449,7 +509,8 @@ impl MountTable for MountNs {
         let k = key(&**root);
         let mounts = self.mounts.lock();
         if mnt != NO_MOUNT {
-            if let Some(m) = mounts.iter().find(|m| m.id == mnt) {
+            if let Some(p) = self.position_of(&mounts, mnt) {
+                let m = &mounts[p];
                 if m.root_key != k {
                     return None;
                 }
@@ -457,7 +518,14 @@ impl MountTable for MountNs {
                 return Some((on, m.parent_id));
             }
         }
-        mounts.iter().rev().find(|m| m.on_key.is_some() && m.on_key != Some(k) && m.root_key == k).and_then(|m| Some((m.on.clone()?, m.parent_id)))
+        let p = self.find_pos(&mounts, |i| i.crossing_root(k), |m| m.on_key.is_some() && m.on_key != Some(k) && m.root_key == k, true)?;
+        Some((mounts[p].on.clone()?, mounts[p].parent_id))
+    }
+
+    fn max_crossings(&self) -> u32 {
+        // Each step of a walk through stacked mounts enters another mount
+        // of the table; more steps than mounts is a cycle.
+        u32::try_from(self.mounts.lock().len()).unwrap_or(u32::MAX).saturating_add(1)
     }
 }
 
@@ -494,9 +562,13 @@ pub fn mounts() -> Vec<Mount> {
 /// that root otherwise, None for a mount outside it (after chroot(2),
 /// Linux hides those). Computed when asked, since `Mount::path` is the
 /// path in the view of whoever mounted it.
-pub fn visible_path(fs: &super::FsContext, m: &Mount) -> Option<Vec<u8>> {
+///
+/// `names` is the reader's cache of directory entries' names
+/// (`fs::mount_root::NameCache`), so a read of the whole table lists each
+/// directory once.
+pub fn visible_path(fs: &super::FsContext, m: &Mount, names: &mut super::mount_root::NameCache) -> Option<Vec<u8>> {
     let on = m.on.clone();
-    let found = on.clone().and_then(|on| super::dir_path(fs, on).ok());
+    let found = on.clone().and_then(|on| super::dir_path_with(fs, on, Some(&mut *names)).ok());
     // A mount made through another path to its mount point (a recursive
     // bind of a tree elsewhere: systemd's /run/systemd/unit-root), or on
     // a file: shown where it was made while that path still leads to it
@@ -922,6 +994,9 @@ pub fn mount_ext2_at(parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, source:
     if data.split(|&b| b == b',').any(|o| !o.is_empty()) {
         return Err(Errno::EINVAL);
     }
+    // Before the disk is opened (a file system opened for nothing would
+    // need unmounting again).
+    check_room(&current_ns(), 1)?;
     let (fs, flags) = open_ext2(rdev, flags, fstype)?;
     let parent_id = parent_id_of(parent, &*on);
     let root = fs.root();
@@ -967,6 +1042,7 @@ pub fn mount_new(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u
 /// [`mount_new`] on `on` reached in mount `parent`.
 pub fn mount_new_at(parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u8], flags: u32, data: &[u8]) -> Result<()> {
     let (name, root, kind) = make_fs(fstype, data)?;
+    check_room(&current_ns(), 1)?;
     // A new tmpfs made read-only is a read-only file system.
     if flags & abi::MS_RDONLY != 0 && matches!(kind, FsKind::Tmpfs(..)) {
         super::superblock::set_read_only(root.fs_id(), true);
@@ -990,6 +1066,7 @@ pub fn mount_bind_at(source_mnt: MountId, source: Arc<dyn Inode>, parent: MountI
     }
     let ns = current_ns();
     let copies = if recursive { super::rbind::submounts(&ns, &from, &source) } else { Vec::new() };
+    check_room(&ns, 1 + copies.len())?;
     let parent_id = parent_id_of(parent, &*on);
     let id = NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed);
     let mount = Mount {
@@ -1215,6 +1292,16 @@ pub fn escape_into(out: &mut String, bytes: &[u8]) {
 }
 
 impl Mount {
+    /// (device, inode) of the directory it covers (None for a root).
+    pub fn on_key(&self) -> Option<(u64, u64)> {
+        self.on_key
+    }
+
+    /// (device, inode) of its root.
+    pub fn root_key(&self) -> (u64, u64) {
+        self.root_key
+    }
+
     /// The flags the file system adds to the mount's own: MS_RDONLY when
     /// it is read-only (Linux's sb_rdonly).
     pub fn super_flags(&self) -> u32 {

@@ -508,6 +508,8 @@ pub fn move_mount(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: Arc<
     if !anonymous {
         return mount::move_mount_at(mnt, root, parent, on, path);
     }
+    // The whole tree joins the caller's namespace (Linux's count_mounts).
+    mount::check_room(&mount::current_ns(), ns.count())?;
     let mut taken = {
         let mut mounts = ns.mounts.lock();
         let index = mount::index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;

@@ -205,6 +205,24 @@ pub fn switch_thread(thread: &crate::process::Thread, set: Arc<NsSet>, enter_roo
     drop(old_mnt);
 }
 
+/// Thread `tid` of `process`, just made by clone with CLONE_NEW* flags
+/// (without CLONE_FS when the mount namespace is new, so its context is a
+/// copy of its creator's): its namespaces are `set`, and its context is
+/// in `set`'s mount namespace, at the copies of the mounts it was in, as
+/// Linux's copy_namespaces gives a thread its own nsproxy.
+pub fn enter_new_thread(process: &crate::process::Process, tid: crate::process::Pid, set: Arc<NsSet>) {
+    let mnt = set.mnt.clone();
+    process.fs.change_own(tid, |mut fs| {
+        if !Arc::ptr_eq(&fs.mnt, &mnt) {
+            let old = core::mem::replace(&mut fs.mnt, mnt.clone());
+            fs.root_mnt = mnt.mount_id_of(&fs.root, Some((&*old, fs.root_mnt)));
+            fs.cwd_mnt = mnt.mount_id_of(&fs.cwd, Some((&*old, fs.cwd_mnt)));
+        }
+        fs
+    });
+    drop(process.fs.set_thread_ns(tid, Some(set)));
+}
+
 /// The mount-namespace half of a switch: the caller's file-system
 /// context (its thread's) gets `set`'s mount namespace; returns the one
 /// it had, to be dropped after the locks.

@@ -194,6 +194,22 @@ impl ProcessFs {
         self.give_copy(creator, tid);
     }
 
+    /// Replaces the context of its own that thread `tid` has (one made
+    /// without CLONE_FS) by what `change` makes of a copy of it; called
+    /// outside the locks (a mount table is locked before a context).
+    pub fn change_own(&self, tid: Pid, change: impl FnOnce(FsContext) -> FsContext) {
+        let copy = {
+            let own = self.own.lock();
+            let Some(id) = own.users.get(&tid) else { return };
+            own.contexts[id].clone()
+        };
+        let changed = change(copy);
+        let mut own = self.own.lock();
+        if let Some(&id) = own.users.get(&tid) {
+            own.contexts.insert(id, changed);
+        }
+    }
+
     /// Thread `tid` left: a context no thread uses any more goes.
     pub fn thread_left(&self, tid: Pid) {
         if self.ns_owners.load(Ordering::Acquire) != 0 {

@@ -1148,6 +1148,10 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
     } else {
         process.fs.thread_created_unshared(creator.tid(), tid);
     }
+    // New namespaces of its own (clone with CLONE_NEWNS, CLONE_NEWUTS ...).
+    if let Some(set) = options.ns.clone() {
+        crate::ns::enter_new_thread(process, tid, set);
+    }
     let admission = match nproc::admit(process).and_then(|a| crate::cgroup::thread_created(process).map(|()| a)) {
         Ok(admission) => admission,
         Err(e) => {

@@ -25,9 +25,9 @@ pub fn clone_namespaces(thread: &Thread, flags: u32, thread_clone: bool) -> Resu
     if has(abi::CLONE_NEWNS) && has(abi::CLONE_FS) || has(abi::CLONE_NEWUSER) && has(abi::CLONE_FS) {
         return Err(Errno::EINVAL);
     }
-    // A thread shares its process's namespaces (Linux refuses new user and
-    // PID namespaces for one; namespaces here belong to the process).
-    if thread_clone {
+    // A thread may not be in another user or PID namespace than its
+    // process (Linux's copy_process); the others it may have of its own.
+    if thread_clone && (has(abi::CLONE_NEWUSER) || has(abi::CLONE_NEWPID)) {
         return Err(Errno::EINVAL);
     }
     // A new user namespace first: the other new namespaces are its, and

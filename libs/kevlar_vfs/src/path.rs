@@ -49,9 +49,10 @@ pub const PATH_MAX: usize = g::PATH_MAX as usize;
 /// `MAXSYMLINKS`, a kernel constant rather than part of the ABI headers).
 pub const MAX_SYMLINK_FOLLOWS: u32 = 40;
 
-/// Mounts stacked on one directory the walker will descend through; only a
-/// corrupt mount table (a cycle) reaches it, and then ELOOP beats a hang.
-const MAX_STACKED_MOUNTS: u32 = 1024;
+/// Mounts one crossing passes before the walker asks the table how many
+/// it may pass ([`MountTable::max_crossings`]).
+const FEW_CROSSINGS: u32 = 1024;
+
 
 /// An iterator over the non-empty components of a path (repeated, leading
 /// and trailing slashes produce nothing).
@@ -116,6 +117,14 @@ pub trait MountTable {
     /// MNT_NOSYMFOLLOW: following one of its links fails with ELOOP).
     fn no_symlinks(&self, _mnt: MountId) -> bool {
         false
+    }
+
+    /// How many mounts one crossing (into stacked mounts, or out of them
+    /// for `..`) may pass before the walk gives up with ELOOP: only a
+    /// cycle in a corrupt table reaches it, so a table says how many
+    /// mounts it has (a stack may be as high as fs.mount-max allows).
+    fn max_crossings(&self) -> u32 {
+        1024
     }
 }
 
@@ -662,14 +671,25 @@ impl<'c, 'a> Walker<'c, 'a> {
         }
     }
 
+    /// A crossing has passed `depth` mounts: the table's own limit if that
+    /// is above (asked only for a stack this high), ELOOP otherwise.
+    fn crossing_limit(&self, depth: u32) -> Result<u32> {
+        let limit = self.ctx.mounts.max_crossings();
+        if depth > limit {
+            return Err(Errno::ELOOP);
+        }
+        Ok(limit)
+    }
+
     /// Replaces a directory that has something mounted on it by the mounted
     /// root, through any number of stacked mounts (the walk's mount follows).
     fn cross_mounts(&mut self, mut node: Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
         let mut depth = 0;
+        let mut limit = FEW_CROSSINGS;
         while let Some((mounted, mnt)) = self.ctx.mounts.mounted_on(self.mnt, &node) {
             depth += 1;
-            if depth > MAX_STACKED_MOUNTS {
-                return Err(Errno::ELOOP);
+            if depth > limit {
+                limit = self.crossing_limit(depth)?;
             }
             node = mounted;
             self.mnt = mnt;
@@ -681,6 +701,7 @@ impl<'c, 'a> Walker<'c, 'a> {
     /// a mounted file system through its mount point first.
     fn dotdot(&mut self, mut cur: Arc<dyn Inode>) -> Result<Arc<dyn Inode>> {
         let mut depth = 0;
+        let mut limit = FEW_CROSSINGS;
         loop {
             if same_inode(&*cur, &**self.ctx.root) && (self.mnt == NO_MOUNT || self.ctx.root_mnt == NO_MOUNT || self.mnt == self.ctx.root_mnt) {
                 return Ok(cur);
@@ -688,8 +709,8 @@ impl<'c, 'a> Walker<'c, 'a> {
             match self.ctx.mounts.mount_point_of(self.mnt, &cur) {
                 Some((mount_point, mnt)) => {
                     depth += 1;
-                    if depth > MAX_STACKED_MOUNTS {
-                        return Err(Errno::ELOOP);
+                    if depth > limit {
+                        limit = self.crossing_limit(depth)?;
                     }
                     cur = mount_point;
                     self.mnt = mnt;

@@ -1179,13 +1179,15 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
 fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
     let fs = p.fs.lock().clone();
     let mut out = String::new();
+    let mut names = crate::fs::mount_root::NameCache::default();
     for m in fs.mnt.list() {
-        // Each line walks paths (O(mounts) each): a table piled up by
-        // binds makes this long, so it yields and stops for a fatal signal.
+        // Each line walks paths (O(depth x log mounts) each, through the
+        // table's index): a long table still takes a while, so this
+        // yields and stops for a fatal signal.
         if crate::process::current().is_some_and(|t| !t.checkpoint()) {
             return Err(Errno::EINTR);
         }
-        let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
+        let Some(path) = crate::fs::mount::visible_path(&fs, &m, &mut names) else { continue };
         crate::fs::mount::escape_into(&mut out, &m.source);
         out.push(' ');
         crate::fs::mount::escape_into(&mut out, &path);
@@ -1204,17 +1206,21 @@ fn mounts(p: &Arc<Process>) -> Result<Vec<u8>> {
 fn mountinfo(p: &Arc<Process>) -> Result<Vec<u8>> {
     let fs = p.fs.lock().clone();
     let mut out = String::new();
+    let mut names = crate::fs::mount_root::NameCache::default();
     for m in fs.mnt.list() {
-        // Each line walks paths (O(mounts) each): a table piled up by
-        // binds makes this long, so it yields and stops for a fatal signal.
+        // Each line walks paths (O(depth x log mounts) each, through the
+        // table's index): a long table still takes a while, so this
+        // yields and stops for a fatal signal.
         if crate::process::current().is_some_and(|t| !t.checkpoint()) {
             return Err(Errno::EINTR);
         }
-        let Some(path) = crate::fs::mount::visible_path(&fs, &m) else { continue };
+        let Some(path) = crate::fs::mount::visible_path(&fs, &m, &mut names) else { continue };
         let dev = m.root.fs_id();
         let (major, minor) = ((dev >> 8) & 0xfff, (dev & 0xff) | ((dev >> 12) & 0xfff00));
         let parent = if m.parent_id == 0 { m.id } else { m.parent_id };
-        let _ = write!(out, "{} {} {}:{} / ", m.id, parent, major, minor);
+        let _ = write!(out, "{} {} {}:{} ", m.id, parent, major, minor);
+        crate::fs::mount::escape_into(&mut out, &m.root_in_fs(&mut names));
+        out.push(' ');
         crate::fs::mount::escape_into(&mut out, &path);
         // The super options: the file system's read-only state.
         let ro = m.super_flags() & abi::MS_RDONLY != 0;

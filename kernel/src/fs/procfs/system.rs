@@ -391,6 +391,8 @@ fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     // fanotify's directory and its three files after mqueue's.
     let fanotify_ino = ino + 20;
     table.add(b"fanotify", FileType::Directory, fanotify_ino, move |dir| Ok(sys_fs_fanotify_dir(fanotify_ino, dir)));
+    let mount_max_ino = ino + 40;
+    table.add(b"mount-max", FileType::Regular, mount_max_ino, move |_| Ok(int_setting(mount_max_ino, &crate::fs::mount::MOUNT_MAX, 1)));
     SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
@@ -409,28 +411,32 @@ fn sys_fs_fanotify_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
 /// A directory of three limit files numbered after it, each an integer
 /// Linux takes from 0 to INT_MAX (EINVAL otherwise).
 fn int_limits_dir(ino: u64, parent: &Arc<dyn Inode>, limits: [(&'static [u8], &'static core::sync::atomic::AtomicU32); 3]) -> Arc<dyn Inode> {
-    use core::sync::atomic::Ordering;
     let mut table = Table::new();
     for (i, (name, limit)) in limits.into_iter().enumerate() {
         let n = ino + 1 + i as u64;
-        table.add(name, FileType::Regular, n, move |_| {
-            Ok(setting_file(
-                n,
-                0o644,
-                move || Ok(format!("{}\n", limit.load(Ordering::Relaxed))),
-                move |buf| {
-                    let text = core::str::from_utf8(setting_text(buf)).map_err(|_| Errno::EINVAL)?;
-                    let value: i64 = text.trim().parse().map_err(|_| Errno::EINVAL)?;
-                    if !(0..=i32::MAX as i64).contains(&value) {
-                        return Err(Errno::EINVAL);
-                    }
-                    limit.store(value as u32, Ordering::Relaxed);
-                    Ok(buf.len())
-                },
-            ))
-        });
+        table.add(name, FileType::Regular, n, move |_| Ok(int_setting(n, limit, 0)));
     }
     SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
+}
+
+/// A limit file (root may write it): an integer Linux takes from `min`
+/// to INT_MAX (EINVAL otherwise).
+fn int_setting(ino: u64, limit: &'static core::sync::atomic::AtomicU32, min: i64) -> Arc<dyn Inode> {
+    use core::sync::atomic::Ordering;
+    setting_file(
+        ino,
+        0o644,
+        move || Ok(format!("{}\n", limit.load(Ordering::Relaxed))),
+        move |buf| {
+            let text = core::str::from_utf8(setting_text(buf)).map_err(|_| Errno::EINVAL)?;
+            let value: i64 = text.trim().parse().map_err(|_| Errno::EINVAL)?;
+            if !(min..=i32::MAX as i64).contains(&value) {
+                return Err(Errno::EINVAL);
+            }
+            limit.store(value as u32, Ordering::Relaxed);
+            Ok(buf.len())
+        },
+    )
 }
 
 /// /proc/sys/vm: the overcommit settings (root may write them).
