@@ -296,3 +296,11 @@ impl BlkQueue {
         Some((token, done.kind, data, status))
     }
 }
+
+impl Drop for BlkQueue {
+    /// Resets the device before the rings and bounce blocks are freed, so
+    /// it never touches them after (virtio 1.1, 2.1.2).
+    fn drop(&mut self) {
+        self.transport.set_status(DeviceStatus::empty());
+    }
+}

@@ -18,15 +18,23 @@ D = "/dev/vdc"
 fd = os.open(D, os.O_RDWR)
 size = os.lseek(fd, 0, os.SEEK_END)
 MiB = 1 << 20
+# Whole transfers in 64 KiB pieces (each call's count is checked).
+def write_all(data, off):
+    for at in range(0, len(data), 65536):
+        assert os.pwrite(fd, data[at:at + 65536], off + at) == len(data[at:at + 65536])
+def read_all(length, off):
+    out = b"".join(os.pread(fd, min(65536, length - at), off + at) for at in range(0, length, 65536))
+    assert len(out) == length
+    return out
 def fill():
     for i in range(4):
-        os.pwrite(fd, bytes([0x41 + i]) * MiB, i * MiB)
+        write_all(bytes([0x41 + i]) * MiB, i * MiB)
     os.fsync(fd)
 def falloc(what, mode, off, length):
     r = libc.fallocate(fd, mode, off, length)
     print(what + ": " + ("0" if r == 0 else errno.errorcode[ctypes.get_errno()]))
 def zeros(what, off, length):
-    print(what + " zeros:", os.pread(fd, length, off) == bytes(length))
+    print(what + " zeros:", read_all(length, off) == bytes(length))
 def byte(what, off):
     print(what + ":", os.pread(fd, 1, off))
 fill()

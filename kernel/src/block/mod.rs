@@ -300,6 +300,13 @@ impl BlockDevice for BlockDev {
     fn is_read_only(&self) -> bool {
         self.disk.driver.read_only()
     }
+
+    fn discard_sectors(&self, sector: u64, count: u64) -> Result<()> {
+        if !self.disk.driver.can_discard() {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        self.discard(sector, count)
+    }
 }
 
 /// Every disk and partition, disks in probe order, each followed by its
