@@ -178,7 +178,9 @@ def build_command(opts) -> list[str]:
     else:
         cmd += ["-nic", "none"] if opts.net == "none" else ["-nic", opts.net]
     for i, disk in enumerate(opts.disks):
-        cmd += ["-drive", f"file={disk},if=none,id=d{i},format=raw",
+        # discard=unmap: the guest's discards and unmapping write-zeroes
+        # deallocate the image's blocks (QEMU's default ignores them).
+        cmd += ["-drive", f"file={disk},if=none,id=d{i},format=raw,discard=unmap",
                 "-device", f"virtio-blk-pci,drive=d{i}"]
     cmd += ["-kernel", opts.kernel]
     if opts.initrd:

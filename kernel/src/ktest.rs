@@ -31,6 +31,7 @@ macro_rules! ensure {
 const DEVICE_TESTS: &[(&str, fn() -> TestResult)] = &[
     ("block_virtio_in_flight", crate::block::ktest::virtio_in_flight),
     ("block_virtio_cpus", crate::block::ktest::virtio_cpus),
+    ("block_virtio_discard", crate::block::ktest::virtio_discard),
 ];
 
 const TESTS: &[(&str, fn() -> TestResult)] = &[

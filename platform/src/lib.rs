@@ -23,6 +23,7 @@ pub mod panic;
 pub mod sync;
 mod virtio;
 pub mod virtio_blk;
+mod virtq;
 
 pub use arch::x86_64 as x86;
 pub use arch::x86_64::boot::BootContext;

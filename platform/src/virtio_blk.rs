@@ -23,28 +23,34 @@
 //!   request (its own and the others'), so completions are never lost.
 //!   Without MSI-X (or with interrupts off in the caller) waiting spins
 //!   as before.
-//! - **Flush** (VIRTIO_BLK_T_FLUSH) is the crate's blocking request: it is
-//!   sent once nothing else is in flight, with the lock held until it
-//!   completes (the crate has no non-blocking flush).
+//! - **Flush** (VIRTIO_BLK_T_FLUSH) is sent once nothing else is in
+//!   flight, with the lock held until it completes.
+//! - **Discard and write-zeroes** (VIRTIO_BLK_T_DISCARD,
+//!   VIRTIO_BLK_T_WRITE_ZEROES) are negotiated when the device offers them
+//!   and sent like reads and writes ([`VirtioBlk::discard`],
+//!   [`VirtioBlk::write_zeroes`]), cut to the device's limits.
+//!
+//! The requests go through our own split virtqueue (`crate::virtq`): the
+//! `virtio-drivers` crate supplies the PCI transport only, since its
+//! `VirtIOBlk` can send neither discards nor write-zeroes.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use virtio_drivers::device::blk::{BlkReq, BlkResp, VirtIOBlk, SECTOR_SIZE};
 use virtio_drivers::transport::pci::bus::{ConfigurationAccess, DeviceFunction};
-use virtio_drivers::transport::pci::PciTransport;
 use virtio_drivers::transport::{DeviceType, Transport};
 
 use crate::arch::interrupts;
 use crate::arch::x86_64::{percpu, trap::vectors};
 use crate::mm::addr::PhysAddr;
 use crate::sync::SpinLock;
-use crate::virtio::{transports, PlatformHal, PortConfigAccess};
+use crate::virtio::{transports, PortConfigAccess};
+use crate::virtq::{BlkQueue, Kind, PostError, S_OK, S_UNSUPP};
 
 /// Bytes in one sector, the unit of every transfer.
-pub const SECTOR_BYTES: usize = SECTOR_SIZE;
+pub const SECTOR_BYTES: usize = 512;
 
 /// Why a disk request failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,8 +61,11 @@ pub enum BlkError {
     OutOfRange,
     /// The disk is read-only.
     ReadOnly,
-    /// The device reported an error or does not support the request.
+    /// The device reported an error.
     Io,
+    /// The device does not support the request (VIRTIO_BLK_S_UNSUPP, or a
+    /// feature it did not offer).
+    Unsupported,
     /// The virtqueue is full: wait for a completion and submit again.
     Busy,
 }
@@ -70,18 +79,15 @@ pub enum BlkOp {
     Write,
 }
 
-/// A request the device holds: its header, status and data stay here
-/// (boxed, so they do not move) from submission until it is collected.
+/// A request the device holds: the caller's buffer waits here (the device
+/// works on the queue's bounce copy) until it is collected.
 struct Slot {
     id: u64,
-    op: BlkOp,
-    req: BlkReq,
-    resp: BlkResp,
     buf: Vec<u8>,
 }
 
 struct Device {
-    blk: VirtIOBlk<PlatformHal, PciTransport>,
+    blk: BlkQueue,
     /// Requests the device holds, by the virtqueue's token.
     in_flight: BTreeMap<u16, Box<Slot>>,
     /// Finished requests not yet taken by their submitter, by ticket.
@@ -97,22 +103,36 @@ unsafe impl Send for Device {}
 impl Device {
     /// Collects every request the device has finished.
     fn reap(&mut self) {
-        while let Some(token) = self.blk.peek_used() {
-            let Some(mut slot) = self.in_flight.remove(&token) else {
+        while let Some((token, kind, data, status)) = self.blk.pop_used() {
+            let Some(slot) = self.in_flight.remove(&token) else {
                 log::error!("virtio-blk: the device finished unknown request {}", token);
-                return;
+                continue;
             };
-            let s = &mut *slot;
-            // SAFETY: the buffers are the ones `submit` passed with this
-            // token, untouched since (the slot is boxed and owned here).
-            let r = unsafe {
-                match s.op {
-                    BlkOp::Read => self.blk.complete_read_blocks(token, &s.req, &mut s.buf, &mut s.resp),
-                    BlkOp::Write => self.blk.complete_write_blocks(token, &s.req, &s.buf, &mut s.resp),
-                }
+            let mut slot = *slot;
+            if kind == Kind::Read && status == S_OK {
+                slot.buf.copy_from_slice(&data);
+            }
+            let r = match status {
+                S_OK => Ok(()),
+                S_UNSUPP => Err(BlkError::Unsupported),
+                _ => Err(BlkError::Io),
             };
-            let slot = *slot;
-            self.done.insert(slot.id, (slot.buf, r.map_err(|_| BlkError::Io)));
+            self.done.insert(slot.id, (slot.buf, r));
+        }
+    }
+
+    /// Posts a request and files it under a new ticket.
+    fn post(&mut self, kind: Kind, sector: u64, buf: Vec<u8>) -> Result<u64, (BlkError, Vec<u8>)> {
+        let (data, read_len): (&[u8], usize) = if kind == Kind::Read { (&[], buf.len()) } else { (&buf, 0) };
+        match self.blk.post(kind, sector, data, read_len) {
+            Ok(token) => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.in_flight.insert(token, Box::new(Slot { id, buf }));
+                Ok(id)
+            }
+            Err(PostError::Full) => Err((BlkError::Busy, buf)),
+            Err(PostError::NoMemory) => Err((BlkError::Io, buf)),
         }
     }
 }
@@ -229,9 +249,9 @@ impl VirtioBlk {
         self.geometry
     }
 
-    /// What the device offers for discards and write-zeroes. The driver
-    /// crate negotiates neither feature and cannot send those requests,
-    /// so today they are offered limits only (see the kernel's driver).
+    /// What the device offers for discards and write-zeroes (both are
+    /// negotiated when offered, and sent by [`VirtioBlk::discard`] and
+    /// [`VirtioBlk::write_zeroes`]).
     pub fn discard_limits(&self) -> DiscardLimits {
         self.discard
     }
@@ -248,7 +268,7 @@ impl VirtioBlk {
 
     /// How many requests the device can hold at once.
     pub fn queue_depth(&self) -> usize {
-        self.device.lock().blk.virt_queue_size() as usize
+        crate::virtq::DEPTH
     }
 
     /// The most requests the device has held at once since boot.
@@ -279,29 +299,11 @@ impl VirtioBlk {
         if op == BlkOp::Write && self.read_only {
             return Err((BlkError::ReadOnly, buf));
         }
+        let kind = if op == BlkOp::Read { Kind::Read } else { Kind::Write };
         let mut dev = self.device.lock();
-        let id = dev.next_id;
-        let mut slot = Box::new(Slot { id, op, req: BlkReq::default(), resp: BlkResp::default(), buf });
-        let s = &mut *slot;
-        // SAFETY: the header, data and status live in the boxed slot, which
-        // `in_flight` keeps, untouched, until `reap` completes the request
-        // with the same buffers.
-        let posted = unsafe {
-            match op {
-                BlkOp::Read => dev.blk.read_blocks_nb(sector as usize, &mut s.req, &mut s.buf, &mut s.resp),
-                BlkOp::Write => dev.blk.write_blocks_nb(sector as usize, &mut s.req, &s.buf, &mut s.resp),
-            }
-        };
-        match posted {
-            Ok(token) => {
-                dev.next_id += 1;
-                dev.in_flight.insert(token, slot);
-                self.max_in_flight.fetch_max(dev.in_flight.len(), Ordering::Relaxed);
-                Ok(id)
-            }
-            Err(virtio_drivers::Error::QueueFull) => Err((BlkError::Busy, slot.buf)),
-            Err(_) => Err((BlkError::Io, slot.buf)),
-        }
+        let id = dev.post(kind, sector, buf)?;
+        self.max_in_flight.fetch_max(dev.in_flight.len(), Ordering::Relaxed);
+        Ok(id)
     }
 
     /// Collects finished requests and takes ticket `id`'s if it is done.
@@ -406,6 +408,68 @@ impl VirtioBlk {
         self.run(BlkOp::Write, sector, buf.to_vec()).1
     }
 
+    /// Discards `count` sectors from `sector` on (VIRTIO_BLK_T_DISCARD),
+    /// in requests of at most the device's max_discard_sectors:
+    /// `Unsupported` when the device does not offer discards.
+    pub fn discard(&self, sector: u64, count: u64) -> Result<(), BlkError> {
+        if !self.discard.discard {
+            return Err(BlkError::Unsupported);
+        }
+        let max = if self.discard.max_discard_sectors != 0 { self.discard.max_discard_sectors } else { u32::MAX };
+        self.range_requests(sector, count, max, |n| Kind::Discard { count: n })
+    }
+
+    /// Makes `count` sectors from `sector` on read as zeros
+    /// (VIRTIO_BLK_T_WRITE_ZEROES), letting the device deallocate them if
+    /// `unmap`, in requests of at most max_write_zeroes_sectors:
+    /// `Unsupported` when the device does not offer write-zeroes.
+    pub fn write_zeroes(&self, sector: u64, count: u64, unmap: bool) -> Result<(), BlkError> {
+        if !self.discard.write_zeroes {
+            return Err(BlkError::Unsupported);
+        }
+        let max = if self.discard.max_write_zeroes_sectors != 0 { self.discard.max_write_zeroes_sectors } else { u32::MAX };
+        self.range_requests(sector, count, max, |n| Kind::WriteZeroes { count: n, unmap })
+    }
+
+    /// Sends `kind(n)` requests over `[sector, sector + count)`, `n` at
+    /// most `max` sectors each, one after the other.
+    fn range_requests(&self, sector: u64, count: u64, max: u32, kind: impl Fn(u32) -> Kind) -> Result<(), BlkError> {
+        if count == 0 {
+            return Err(BlkError::BadLength);
+        }
+        if sector.checked_add(count).is_none_or(|end| end > self.sectors) {
+            return Err(BlkError::OutOfRange);
+        }
+        if self.read_only {
+            return Err(BlkError::ReadOnly);
+        }
+        let mut at = sector;
+        let end = sector + count;
+        while at < end {
+            let n = (end - at).min(u64::from(max.max(1))) as u32;
+            self.run_kind(kind(n), at)?;
+            at += u64::from(n);
+        }
+        Ok(())
+    }
+
+    /// Posts a request without data, waiting for room, and waits for it.
+    fn run_kind(&self, kind: Kind, sector: u64) -> Result<(), BlkError> {
+        loop {
+            let posted = {
+                let mut dev = self.device.lock();
+                let r = dev.post(kind, sector, Vec::new());
+                self.max_in_flight.fetch_max(dev.in_flight.len(), Ordering::Relaxed);
+                r
+            };
+            match posted {
+                Ok(id) => return self.wait(id).1,
+                Err((BlkError::Busy, _)) => self.wait_any(),
+                Err((e, _)) => return Err(e),
+            }
+        }
+    }
+
     /// Makes completed writes durable (VIRTIO_BLK_T_FLUSH; a device without
     /// a volatile cache answers that it does not support it, which is
     /// success here). Sent once no other request is in flight.
@@ -416,10 +480,25 @@ impl VirtioBlk {
                 let mut dev = self.device.lock();
                 dev.reap();
                 if dev.in_flight.is_empty() {
-                    return match dev.blk.flush() {
-                        Ok(()) | Err(virtio_drivers::Error::Unsupported) => Ok(()),
-                        Err(_) => Err(BlkError::Io),
+                    if dev.blk.features() & crate::virtq::F_FLUSH == 0 {
+                        return Ok(());
+                    }
+                    let id = match dev.post(Kind::Flush, 0, Vec::new()) {
+                        Ok(id) => id,
+                        Err((e, _)) => return Err(e),
                     };
+                    // The lock stays held: nothing is posted behind the
+                    // flush until it is done.
+                    loop {
+                        dev.reap();
+                        if let Some((_, r)) = dev.done.remove(&id) {
+                            return match r {
+                                Ok(()) | Err(BlkError::Unsupported) => Ok(()),
+                                Err(e) => Err(e),
+                            };
+                        }
+                        core::hint::spin_loop();
+                    }
                 }
             }
             self.idle(seen);
@@ -558,8 +637,15 @@ pub fn probe() -> Vec<VirtioBlk> {
         } else {
             None
         };
-        let features = transport.read_device_features();
-        let config = |offset: usize| transport.read_config_space::<u32>(offset).unwrap_or(0);
+        let mut blk = match BlkQueue::new(transport) {
+            Ok(b) => b,
+            Err(e) => {
+                log::warn!("virtio-blk at {}: {:?}", df, e);
+                continue;
+            }
+        };
+        let features = blk.features();
+        let config = |offset: usize| blk.config_u32(offset);
         let discard = DiscardLimits {
             discard: features & F_DISCARD != 0,
             max_discard_sectors: if features & F_DISCARD != 0 { config(CONFIG_MAX_DISCARD_SECTORS) } else { 0 },
@@ -568,22 +654,14 @@ pub fn probe() -> Vec<VirtioBlk> {
             write_zeroes: features & F_WRITE_ZEROES != 0,
             max_write_zeroes_sectors: if features & F_WRITE_ZEROES != 0 { config(CONFIG_MAX_WRITE_ZEROES_SECTORS) } else { 0 },
         };
-        let mut blk = match VirtIOBlk::<PlatformHal, _>::new(transport) {
-            Ok(b) => b,
-            Err(e) => {
-                log::warn!("virtio-blk at {}: {:?}", df, e);
-                continue;
-            }
-        };
         let interrupts = setup_msix(df);
-        if interrupts {
-            blk.enable_interrupts();
-        } else {
+        blk.set_interrupts(interrupts);
+        if !interrupts {
             log::warn!("virtio-blk at {}: no MSI-X, completions are polled", df);
-            blk.disable_interrupts();
         }
-        let sectors = blk.capacity();
-        let read_only = blk.readonly();
+        // struct virtio_blk_config.capacity, in sectors.
+        let sectors = u64::from(blk.config_u32(0)) | u64::from(blk.config_u32(4)) << 32;
+        let read_only = features & crate::virtq::F_RO != 0;
         let device = Device { blk, in_flight: BTreeMap::new(), done: BTreeMap::new(), next_id: 0 };
         disks.push(VirtioBlk {
             device: SpinLock::new(device),

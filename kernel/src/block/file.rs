@@ -211,10 +211,11 @@ impl FileOps for BlockFile {
         Some(self.dev.flush())
     }
 
-    /// blkdev_fallocate: ZERO_RANGE (with or without KEEP_SIZE) writes
-    /// zeros; PUNCH_HOLE|KEEP_SIZE needs the device's write-zeroes
-    /// without fallback, which no driver here has (EOPNOTSUPP); other
-    /// modes are EOPNOTSUPP. The range must start inside the device and
+    /// blkdev_fallocate: ZERO_RANGE (with or without KEEP_SIZE) zeroes
+    /// as BLKZEROOUT does; PUNCH_HOLE|KEEP_SIZE is the device's
+    /// write-zeroes that may deallocate, without fallback (EOPNOTSUPP
+    /// when the device has none); PUNCH_HOLE|KEEP_SIZE|NO_HIDE_STALE
+    /// discards; other modes are EOPNOTSUPP. The range must start inside the device and
     /// end inside it (KEEP_SIZE clips it), aligned to the logical block.
     fn fallocate(&self, _file: &OpenFile, mode: u32, offset: u64, len: u64) -> Option<Result<()>> {
         Some(self.fallocate_range(mode, offset, len))
@@ -276,7 +277,7 @@ impl FileOps for BlockFile {
                     return Err(Errno::EOPNOTSUPP);
                 }
                 let (start, len) = self.byte_range(arg)?;
-                driver.discard((self.dev.start * SECTOR as u64 + start) / SECTOR as u64, len / SECTOR as u64)?;
+                self.dev.discard(start / SECTOR as u64, len / SECTOR as u64)?;
             }
             HDIO_GETGEO => {
                 if arg == 0 {
@@ -316,8 +317,22 @@ impl BlockFile {
         if (offset | len) & (lbs - 1) != 0 {
             return Err(Errno::EINVAL);
         }
+        let punch = abi::FALLOC_FL_PUNCH_HOLE | keep;
         if mode == abi::FALLOC_FL_ZERO_RANGE || mode == abi::FALLOC_FL_ZERO_RANGE | keep {
             return self.write_zeros(offset, len);
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        let sectors = (offset / SECTOR as u64, len / SECTOR as u64);
+        if mode == punch {
+            return self.dev.write_zeroes(sectors.0, sectors.1, true);
+        }
+        if mode == punch | abi::FALLOC_FL_NO_HIDE_STALE {
+            if !self.dev.disk.driver.can_discard() {
+                return Err(Errno::EOPNOTSUPP);
+            }
+            return self.dev.discard(sectors.0, sectors.1);
         }
         Err(Errno::EOPNOTSUPP)
     }
@@ -345,8 +360,16 @@ impl BlockFile {
         Ok(0)
     }
 
-    /// Writes zeros over bytes `[start, start + len)` (sector-aligned).
+    /// Makes bytes `[start, start + len)` (sector-aligned) read as zeros
+    /// as Linux's blkdev_issue_zeroout without unmapping: the device's
+    /// write-zeroes when it has it, else (or when it fails) zeros written.
     fn write_zeros(&self, start: u64, len: u64) -> Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        if self.dev.disk.driver.write_zeroes_max_bytes() != 0 && self.dev.write_zeroes(start / SECTOR as u64, len / SECTOR as u64, false).is_ok() {
+            return Ok(());
+        }
         let end = start + len;
         let zeros = alloc::vec![0u8; CHUNK];
         let mut pos = start;

@@ -102,6 +102,12 @@ pub trait BlockDriver: Send + Sync {
     fn discard(&self, _sector: u64, _count: u64) -> Result<()> {
         Err(Errno::EOPNOTSUPP)
     }
+    /// Makes `count` sectors from `sector` on read as zeros without
+    /// sending their data (deallocating them if `unmap`); EOPNOTSUPP when
+    /// the device cannot (no write-zeroes: see `write_zeroes_max_bytes`).
+    fn write_zeroes(&self, _sector: u64, _count: u64, _unmap: bool) -> Result<()> {
+        Err(Errno::EOPNOTSUPP)
+    }
     /// The geometry for HDIO_GETGEO, as the driver reports it.
     fn geometry(&self) -> Geometry;
     /// Runs a batch of requests in order of their results' use: a driver
@@ -203,6 +209,42 @@ impl BlockDev {
         crate::fs::initramfs::make_rdev(self.major, self.minor)
     }
 
+    /// Discards `count` sectors from `sector` (of this device) on: the
+    /// writes a plug holds go first, then the driver's discards, a
+    /// gigabyte at a time (EINTR between them on a fatal signal).
+    pub fn discard(&self, sector: u64, count: u64) -> Result<()> {
+        self.offload(sector, count, |at, n| self.disk.driver.discard(at, n))
+    }
+
+    /// Makes `count` sectors from `sector` (of this device) on read as
+    /// zeros with the driver's write-zeroes requests (see `discard`).
+    pub fn write_zeroes(&self, sector: u64, count: u64, unmap: bool) -> Result<()> {
+        self.offload(sector, count, |at, n| self.disk.driver.write_zeroes(at, n, unmap))
+    }
+
+    fn offload(&self, sector: u64, count: u64, mut op: impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
+        /// Sectors per driver call: 1 GiB.
+        const STEP: u64 = 1 << 21;
+        match sector.checked_add(count) {
+            Some(end) if end <= self.sectors && count > 0 => {}
+            _ => return Err(Errno::EINVAL),
+        }
+        if self.disk.driver.read_only() {
+            return Err(Errno::EROFS);
+        }
+        self.disk.queue.send_held_writes(&*self.disk.driver);
+        let mut at = sector;
+        while at < sector + count {
+            let n = (sector + count - at).min(STEP);
+            op(self.start + at, n)?;
+            at += n;
+            if at < sector + count && crate::process::scheduler::current().is_some_and(|t| t.fatal_signal_pending()) {
+                return Err(Errno::EINTR);
+            }
+        }
+        Ok(())
+    }
+
     /// Checks that `len` bytes at `sector` lie inside the device and
     /// returns the disk sector they start at.
     fn map(&self, sector: u64, len: usize) -> Result<u64> {
@@ -257,6 +299,13 @@ impl BlockDevice for BlockDev {
 
     fn is_read_only(&self) -> bool {
         self.disk.driver.read_only()
+    }
+
+    fn discard_sectors(&self, sector: u64, count: u64) -> Result<()> {
+        if !self.disk.driver.can_discard() {
+            return Err(Errno::EOPNOTSUPP);
+        }
+        self.discard(sector, count)
     }
 }
 

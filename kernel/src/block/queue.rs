@@ -206,6 +206,13 @@ impl RequestQueue {
         }
     }
 
+    /// Sends the writes a plug holds, if any, and waits for them: before a
+    /// request that bypasses the queue (a discard, a write-zeroes) over
+    /// sectors they may cover. Their errors stay for the next flush.
+    pub fn send_held_writes(&self, driver: &dyn BlockDriver) {
+        self.send_held(driver);
+    }
+
     /// Sends the writes a plug holds, if any, and waits for them.
     fn send_held(&self, driver: &dyn BlockDriver) {
         let taken = take_held(&mut self.inner.lock());

@@ -23,6 +23,7 @@ fn errno(e: BlkError) -> Errno {
     match e {
         BlkError::BadLength => Errno::EINVAL,
         BlkError::ReadOnly => Errno::EROFS,
+        BlkError::Unsupported => Errno::EOPNOTSUPP,
         BlkError::OutOfRange | BlkError::Io | BlkError::Busy => Errno::EIO,
     }
 }
@@ -103,18 +104,17 @@ impl BlockDriver for Virtio {
 
     /// A discard is a hint that the sectors' contents are no longer
     /// needed (what they read afterwards is unspecified: the disk does
-    /// not say discarded sectors read as zeros). The driver crate
-    /// negotiates neither VIRTIO_BLK_F_DISCARD nor WRITE_ZEROES and cannot
-    /// post those requests, so the hint ends here, checked, as QEMU's
-    /// default `discard=ignore` drive ends it: the device is not told.
+    /// not say discarded sectors read as zeros): VIRTIO_BLK_T_DISCARD
+    /// requests (a QEMU drive with `discard=unmap` deallocates them in
+    /// its image).
     fn discard(&self, sector: u64, count: u64) -> Result<()> {
-        if !self.can_discard() {
-            return Err(Errno::EOPNOTSUPP);
-        }
-        match sector.checked_add(count) {
-            Some(end) if end <= self.0.sector_count() => Ok(()),
-            _ => Err(Errno::EIO),
-        }
+        self.0.discard(sector, count).map_err(errno)
+    }
+
+    /// VIRTIO_BLK_T_WRITE_ZEROES requests, with the unmap flag when the
+    /// sectors may be deallocated.
+    fn write_zeroes(&self, sector: u64, count: u64, unmap: bool) -> Result<()> {
+        self.0.write_zeroes(sector, count, unmap).map_err(errno)
     }
 
     /// Posts requests while the virtqueue takes them and collects them as

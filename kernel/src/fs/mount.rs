@@ -989,15 +989,24 @@ pub(super) fn open_ext2(rdev: u64, flags: u32, fstype: &'static str) -> Result<(
 /// [`mount_ext2`] on `on` reached in mount `parent`.
 #[allow(clippy::too_many_arguments)]
 pub fn mount_ext2_at(parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, rdev: u64, flags: u32, data: &[u8], fstype: &'static str) -> Result<()> {
-    // mount(8) turns ro/rw and the generic options into flags; ext2's own
-    // options (acl, errors=...) are not implemented, so refuse them.
-    if data.split(|&b| b == b',').any(|o| !o.is_empty()) {
-        return Err(Errno::EINVAL);
+    // mount(8) turns ro/rw and the generic options into flags; of the
+    // file system's own options only `discard`/`nodiscard` are
+    // implemented (acl, errors=... are refused).
+    let mut discard = None;
+    for o in data.split(|&b| b == b',').filter(|o| !o.is_empty()) {
+        match o {
+            b"discard" => discard = Some(true),
+            b"nodiscard" => discard = Some(false),
+            _ => return Err(Errno::EINVAL),
+        }
     }
     // Before the disk is opened (a file system opened for nothing would
     // need unmounting again).
     check_room(&current_ns(), 1)?;
     let (fs, flags) = open_ext2(rdev, flags, fstype)?;
+    if let Some(on) = discard {
+        fs.set_discard(on);
+    }
     let parent_id = parent_id_of(parent, &*on);
     let root = fs.root();
     add(Mount { id: NEXT_MOUNT_ID.fetch_add(1, Ordering::Relaxed), parent_id, on: Some(on), root, path, fstype, source, flags, kind: FsKind::Ext2(fs), prop: Default::default(), on_key: None, root_key: (0, 0) });
@@ -1373,6 +1382,7 @@ impl Mount {
                 }
                 out.push_str("inode64");
             }
+            FsKind::Ext2(fs) if fs.discard_enabled() => out.push_str("discard"),
             FsKind::Proc | FsKind::Sysfs | FsKind::Ext2(_) | FsKind::Mqueue => {}
             FsKind::Cgroup2 => out.push_str(&crate::cgroup::fs::options_text()),
             FsKind::Devpts => {

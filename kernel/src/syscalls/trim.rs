@@ -37,11 +37,7 @@ fn trim(thread: &Thread, fs: &Ext2Fs, rdev: u64, arg: usize) -> Result<isize> {
     crate::uaccess::copy_from_user(&mut raw, arg)?;
     let word = |i: usize| u64::from_ne_bytes(raw[8 * i..8 * i + 8].try_into().expect("8 bytes"));
     let range = TrimRange { start: word(0), len: word(1), minlen: word(2) };
-    let first = dev.start;
-    let mut discard = |at: u64, len: u64| -> kevlar_vfs::Result<()> {
-        let sector = first.checked_add(at / crate::block::SECTOR as u64).ok_or(Errno::EINVAL)?;
-        driver.discard(sector, len / crate::block::SECTOR as u64)
-    };
+    let mut discard = |at: u64, len: u64| -> kevlar_vfs::Result<()> { dev.discard(at / crate::block::SECTOR as u64, len / crate::block::SECTOR as u64) };
     let interrupted = || crate::process::scheduler::current().is_some_and(|t| t.fatal_signal_pending());
     let trimmed = fs.trim(range, u64::from(limits.granularity), &mut discard, &interrupted)?;
     raw[8..16].copy_from_slice(&trimmed.to_ne_bytes());

@@ -167,6 +167,7 @@ impl State {
         set_bit(bitmap, bit, false);
         self.journal_freed(b);
         self.trim.untrimmed(group);
+        self.trim.online.freed(b);
         self.groups[group as usize].free_blocks += 1;
         self.group_changed(group);
         self.stale_bitmaps.insert((group, false));

@@ -410,6 +410,7 @@ impl State {
         self.gdt_dirty.clear();
         self.sb_dirty = false;
         self.trim_cache();
+        self.discard_committed();
         Ok(())
     }
 

@@ -60,6 +60,7 @@ mod bitmaps;
 mod cache;
 mod csum;
 mod dir;
+mod discard;
 mod extent;
 mod falloc;
 mod handle;

@@ -616,6 +616,9 @@ impl State {
             }
         }
         self.trim_cache();
+        if result.is_ok() {
+            self.discard_committed();
+        }
         result
     }
 

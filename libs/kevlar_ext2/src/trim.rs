@@ -30,6 +30,8 @@ pub(crate) struct TrimState {
     trimmed: BTreeSet<u32>,
     /// The `minlen` (blocks) of the last trim that completed.
     last_minlen: u64,
+    /// The `discard` mount option (`discard.rs`).
+    pub(crate) online: crate::discard::OnlineDiscard,
 }
 
 impl TrimState {

@@ -38,6 +38,12 @@ pub trait BlockDevice: Send + Sync {
     fn is_read_only(&self) -> bool {
         false
     }
+
+    /// Discards `count` sectors from `sector` on (their contents are no
+    /// longer needed); EOPNOTSUPP for a device that cannot.
+    fn discard_sectors(&self, _sector: u64, _count: u64) -> Result<()> {
+        Err(Errno::EOPNOTSUPP)
+    }
 }
 
 /// A block device held in memory, for tests and RAM disks.
