@@ -1376,6 +1376,10 @@ pub fn with_stack_in<R>(ns: &NetNs, f: impl FnOnce(&mut Stack) -> R) -> R {
     } else {
         ns.next_poll_ns.store(stack.next_poll_ns, Ordering::Release);
     }
+    if stack.next_poll_ns <= kevlar_platform::time::monotonic_ns().saturating_add(ACK_DELAY_US * 1000) {
+        // Perhaps a delayed ACK: the next CPU to go idle sends it.
+        SHORT_TIMERS.store(true, Ordering::Release);
+    }
     let mut touched = core::mem::take(&mut stack.touched);
     drop(guard);
     // Only the sockets the pump changed hear of it (their blocked threads
@@ -1436,6 +1440,11 @@ pub fn run_timers(now_ns: u64) {
 /// idle): an ACK delayed to ride on an answer that is not coming soon
 /// must not wait for its timer while nothing runs.
 pub fn flush_delayed_acks() {
+    // Once per idle spell, and only after a pump left a timer that short
+    // (not at each interrupt that wakes an idle CPU).
+    if !SHORT_TIMERS.load(Ordering::Relaxed) || !SHORT_TIMERS.swap(false, Ordering::AcqRel) {
+        return;
+    }
     let horizon = kevlar_platform::time::monotonic_ns().saturating_add(ACK_DELAY_US * 1000);
     if INITIAL_POLL_NS.load(Ordering::Acquire) <= horizon {
         INITIAL_POLL_NS.store(u64::MAX, Ordering::Release);
@@ -1457,6 +1466,10 @@ fn poll_for_timers(ns: &NetNs) {
         st.timers_due = true;
     });
 }
+
+/// A pump left a stack with a timer due within `ACK_DELAY_US` (a delayed
+/// ACK, most likely): [`flush_delayed_acks`] has something to do.
+static SHORT_TIMERS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
 /// When the initial namespace's stack next wants to be polled (its
 /// [`NetNs::next_poll_ns`] is not used; u64::MAX: never).
