@@ -19,6 +19,14 @@ small differences are noise. With --callers the return address at the
 stack pointer is sampled as well (only meaningful in leaf functions
 without a frame, so treat it as a hint).
 
+An application row (`app_...`, tools/bench.py's apps suite) boots the apps
+image with the Debian disk instead, and only the samples taken while a row
+runs count (from timeit's `BENCH-BEGIN NAME` line on the console to its
+`BENCH NAME` line): `python3 tools/profile.py app_nginx_v4`. The time
+spent with the CPU halted is not seen (under `sleep=off` QEMU skips it),
+so the split between `[user]` and kernel symbols is of executed
+instructions.
+
 Only Kevlar: Linux's symbols are not in its bzImage.
 """
 import argparse
@@ -97,6 +105,35 @@ class Monitor:
         return self.read_prompt()
 
 
+class Window:
+    """Follows the console log: open between a `BENCH-BEGIN NAME` line and
+    the `BENCH NAME ...` line that ends it."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.pos = 0
+        self.running = None
+        self.partial = ""
+
+    def open(self) -> bool:
+        try:
+            with open(self.path, errors="replace") as f:
+                f.seek(self.pos)
+                text = f.read()
+                self.pos = f.tell()
+        except OSError:
+            return False
+        text = self.partial + text
+        lines = text.split("\n")
+        self.partial = lines.pop()
+        for line in lines:
+            if line.startswith("BENCH-BEGIN "):
+                self.running = line.split()[1]
+            elif self.running and line.startswith(f"BENCH {self.running} "):
+                self.running = None
+        return self.running is not None
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("names", nargs="+", help="benchmarks (names as printed by bench)")
@@ -108,37 +145,59 @@ def main() -> int:
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--callers", action="store_true", help="also sample the word at RSP (return address)")
     p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--by-cr3", action="store_true", help="also split the samples by address space "
+                   "(CR3): which process the time went to, kernel and user mode")
     ns = p.parse_args()
 
     bench = load_bench()
     programs = bench.compile_programs()
     out_dir = os.path.join(REPO_ROOT, "build", "profile")
     os.makedirs(out_dir, exist_ok=True)
-    # `micro` skips the workloads' input files (user-mode set-up) unless a
-    # workload is asked for.
-    words = (["quick"] if ns.quick else ["profile"]) + ([] if any(n.startswith("bb_") for n in ns.names) else ["micro"])
-    image = bench.build_image(programs, words + ns.names,
-                              os.path.join(out_dir, "profile.cpio"))
+    apps = [n for n in ns.names if n.startswith("app_")]
+    if apps and len(apps) != len(ns.names):
+        raise SystemExit("profile: application rows and microbenchmarks in separate runs")
+    disk_args = []
+    mem = "512M"
+    if apps:
+        disk = bench.build_apps_disk(programs)
+        image = bench.build_apps_initrd(programs, (["quick"] if ns.quick else []) + apps,
+                                        os.path.join(out_dir, "profile-apps.cpio"))
+        disk_args = ["-drive", f"file={disk},if=none,id=benchdisk,format=raw,snapshot=on",
+                     "-device", "virtio-blk-pci,drive=benchdisk"]
+        mem = bench.APPS_MEM
+    else:
+        # `micro` skips the workloads' input files (user-mode set-up) unless a
+        # workload is asked for.
+        words = (["quick"] if ns.quick else ["profile"]) + ([] if any(n.startswith("bb_") for n in ns.names) else ["micro"])
+        image = bench.build_image(programs, words + ns.names,
+                                  os.path.join(out_dir, "profile.cpio"))
     syms = symbols(ns.kernel)
     addrs = [s[0] for s in syms]
 
     sock_path = os.path.join(tempfile.mkdtemp(prefix="kevlar-profile-"), "monitor")
     log_path = os.path.join(out_dir, "serial.log")
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg",
-           "-cpu", "max,-rdrand,-rdseed,-erms,-fsrm", "-smp", str(ns.smp), "-m", "512M",
+           "-cpu", "max,-rdrand,-rdseed,-erms,-fsrm", "-smp", str(ns.smp), "-m", mem,
            "-display", "none", "-vga", "none", "-no-reboot",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
            "-serial", f"file:{log_path}", "-monitor", f"unix:{sock_path},server,nowait", "-nic", "none",
            "-kernel", ns.kernel, "-initrd", image,
-           "-icount", "shift=0,sleep=off", "-rtc", "base=2026-01-01T00:00:00,clock=vm"]
+           "-icount", "shift=0,sleep=off", "-rtc", "base=2026-01-01T00:00:00,clock=vm"] + disk_args
     qemu = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     counts = collections.Counter()
     callers = collections.Counter()
+    spaces = collections.Counter()
     total = 0
     deadline = time.monotonic() + ns.timeout
+    # An application row: samples count only while a row runs (timeit's
+    # BENCH-BEGIN to its BENCH line on the console).
+    window = Window(log_path) if apps else None
     try:
         mon = Monitor(sock_path)
         while qemu.poll() is None and time.monotonic() < deadline:
+            if window and not window.open():
+                time.sleep(0.05)
+                continue
             try:
                 regs = mon.ask("info registers")
             except (EOFError, OSError):
@@ -149,6 +208,9 @@ def main() -> int:
                 where = lookup(syms, addrs, rip) if rip >= 0xffff800000000000 else "[user]"
                 counts[where] += 1
                 total += 1
+                if ns.by_cr3:
+                    c = re.search(r"CR3=([0-9a-f]+)", regs)
+                    spaces[(c.group(1) if c else "?", where == "[user]")] += 1
                 if ns.callers and rip >= 0xffff800000000000:
                     r = re.search(r"RSP=([0-9a-f]+)", regs)
                     if r:
@@ -168,6 +230,10 @@ def main() -> int:
             print("  " + line.rstrip())
     for name, n in counts.most_common(ns.top):
         print(f"{100.0 * n / max(total, 1):6.2f}% {n:7d}  {name}")
+    if ns.by_cr3:
+        print("by address space (CR3, user or kernel mode):")
+        for (cr3, user), n in spaces.most_common(ns.top):
+            print(f"{100.0 * n / max(total, 1):6.2f}% {n:7d}  {cr3} {'user' if user else 'kernel'}")
     if ns.callers:
         print("callers (function <- return address at RSP):")
         for (f, c), n in callers.most_common(ns.top):

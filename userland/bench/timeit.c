@@ -8,6 +8,8 @@
  * clock_gettime(CLOCK_MONOTONIC) in the guest (so QEMU's start-up never
  * counts). Prints
  *
+ *     BENCH-BEGIN NAME                         before the fork (tools/profile.py
+ *                                              samples from there to BENCH NAME)
  *     BENCH NAME <ns>                          the command exited 0
  *     BENCH-DETAIL NAME ops=N                  with --ops (a rate: N requests)
  *     BENCH NAME unsupported exit-N|signal-N|timeout
@@ -91,6 +93,7 @@ int main(int argc, char **argv)
     char **cmd = argv + a + 1;
     struct sigaction sa = {.sa_handler = on_alarm};
     sigaction(SIGALRM, &sa, NULL);
+    say("BENCH-BEGIN %s", name);
     uint64_t t0 = now_ns();
     pid_t pid = fork();
     if (pid < 0) {

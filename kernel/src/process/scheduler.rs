@@ -308,6 +308,9 @@ pub fn idle_loop() -> ! {
         if ran_before > 0 {
             idle_since = kevlar_platform::time::monotonic_ns();
         }
+        // ACKs delayed to ride on an answer go now: nothing runs that
+        // could answer (and it may wake a sender waiting for them).
+        crate::net::inet::stack::flush_delayed_acks();
         interrupts::disable();
         if this().run_queue.lock().is_empty() {
             interrupts::enable_and_halt();

@@ -40,6 +40,15 @@ pub const EPHEMERAL_FIRST: u16 = 32768;
 const TIME_WAIT_NS: u64 = 60_000_000_000;
 /// The last port of the ephemeral range.
 pub const EPHEMERAL_LAST: u16 = 60999;
+/// Segments with data a connection takes before it acknowledges with a
+/// delay: Linux's quick-ack mode at the start of a connection (up to 16
+/// segments, `TCP_MAX_QUICKACKS`), after which a request/response
+/// exchange carries its ACK on the answer instead of a segment of its own.
+const QUICKACKS: u32 = 16;
+/// How long a delayed ACK waits for data to ride on, at most. A CPU that
+/// goes idle first sends the ones waiting ([`flush_delayed_acks`]), so no
+/// exchange ever waits for this timer on an idle machine.
+const ACK_DELAY_US: u64 = 1000;
 
 /// A socket's wake-up count (edge-triggered epoll, O_ASYNC) and its
 /// readiness queue, shared between the socket and the stack's record of
@@ -613,6 +622,8 @@ pub struct Conn {
     pub events: Arc<SockEvents>,
     /// (local port, remote port), once known: its key in `by_ports`.
     ports: Option<(u16, u16)>,
+    /// Arrivals of data seen (up to [`QUICKACKS`]: quick-ack mode ends).
+    data_in: u32,
 }
 
 /// What the stack knows of a UDP socket besides smoltcp's state.
@@ -699,6 +710,9 @@ pub struct Stack {
     /// The next pump runs egress for the socket groups whose poll time
     /// came (timer-driven pumps).
     timers_due: bool,
+    /// The next pump sends the delayed ACKs waiting (an idle CPU's
+    /// [`flush_delayed_acks`]): it runs as if `ACK_DELAY_US` had passed.
+    flush_acks: bool,
     /// The sweep's lists of listeners and of connections to look at,
     /// kept so that their memory is reused.
     scratch_ids: Vec<u64>,
@@ -774,6 +788,7 @@ impl Stack {
             unindexed: BTreeSet::new(),
             full_sweep: false,
             timers_due: false,
+            flush_acks: false,
             scratch_ids: Vec::new(),
             scratch_look: Vec::new(),
             scratch_groups: Vec::new(),
@@ -871,8 +886,8 @@ impl Stack {
     /// Makes a smoltcp TCP socket with the settings every connection has.
     pub fn new_tcp(&mut self, nodelay: bool) -> SocketHandle {
         let mut s = tcp::Socket::new(tcp::SocketBuffer::new(vec![0u8; TCP_BUFFER]), tcp::SocketBuffer::new(vec![0u8; TCP_BUFFER]));
-        // Linux acknowledges at once on loopback (quick-ack); a delayed
-        // ACK would only add a timer wait per exchange.
+        // Linux acknowledges at once at the start of a connection
+        // (quick-ack); the sweep delays ACKs after QUICKACKS arrivals.
         s.set_ack_delay(None);
         s.set_nagle_enabled(!nodelay);
         self.sockets.add(s)
@@ -886,7 +901,7 @@ impl Stack {
             return;
         }
         let state = self.sockets.get::<tcp::Socket>(handle).state();
-        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events, ports: None });
+        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events, ports: None, data_in: 0 });
         self.dirty.insert(handle);
         if !self.index(handle) {
             self.unindexed.insert(handle);
@@ -1194,6 +1209,7 @@ impl Stack {
             self.full_sweep = false;
         }
         let mut reap = Vec::new();
+        let mut delay_acks: Vec<SocketHandle> = Vec::new();
         for h in look.iter() {
             let Some(c) = self.conns.get_mut(h) else { continue };
             let s = self.sockets.get::<tcp::Socket>(*h);
@@ -1226,6 +1242,12 @@ impl Stack {
                     c.events.fetch_add(1, Ordering::Relaxed);
                     self.touched.push(c.events.clone());
                 }
+                if signature.1 > recv0 && c.data_in < QUICKACKS {
+                    c.data_in += 1;
+                    if c.data_in == QUICKACKS {
+                        delay_acks.push(*h);
+                    }
+                }
                 changed = true;
             }
             if c.orphan {
@@ -1238,6 +1260,12 @@ impl Stack {
                     self.sockets.get_mut::<tcp::Socket>(*h).abort();
                 }
             }
+        }
+        // Out of quick-ack mode: the ACK waits for data to carry it (the
+        // answer to a request), as Linux's once a connection is
+        // interactive; an idle CPU sends it at once.
+        for h in delay_acks {
+            self.sockets.get_mut::<tcp::Socket>(h).set_ack_delay(Some(smoltcp::time::Duration::from_micros(ACK_DELAY_US)));
         }
         // A connection in TIME-WAIT gives its buffers back at once (on
         // these links no late segment needs absorbing); only its port stays
@@ -1270,12 +1298,16 @@ impl Stack {
     fn pump(&mut self) -> bool {
         let mut changed = false;
         let timers = core::mem::take(&mut self.timers_due);
-        if timers {
-            self.sockets.mark_due(kevlar_platform::time::monotonic_ns());
+        // Flushing delayed ACKs: smoltcp is told a time ACK_DELAY_US
+        // ahead, when every delayed ACK is due (nothing else it times is
+        // that short: its retransmission timeout is 1 s at least).
+        let ahead_us = if core::mem::take(&mut self.flush_acks) { ACK_DELAY_US } else { 0 };
+        if timers || ahead_us > 0 {
+            self.sockets.mark_due(kevlar_platform::time::monotonic_ns() + ahead_us * 1000);
         }
         // Bounded: each round moves at least one packet or ends.
         for _ in 0..4096 {
-            let ts = now();
+            let ts = now() + smoltcp::time::Duration::from_micros(ahead_us);
             self.iface.poll_maintenance(ts);
             let mut moved = false;
             loop {
@@ -1344,6 +1376,10 @@ pub fn with_stack_in<R>(ns: &NetNs, f: impl FnOnce(&mut Stack) -> R) -> R {
     } else {
         ns.next_poll_ns.store(stack.next_poll_ns, Ordering::Release);
     }
+    if stack.next_poll_ns <= kevlar_platform::time::monotonic_ns().saturating_add(ACK_DELAY_US * 1000) {
+        // Perhaps a delayed ACK: the next CPU to go idle sends it.
+        SHORT_TIMERS.store(true, Ordering::Release);
+    }
     let mut touched = core::mem::take(&mut stack.touched);
     drop(guard);
     // Only the sockets the pump changed hear of it (their blocked threads
@@ -1400,12 +1436,40 @@ pub fn run_timers(now_ns: u64) {
     }
 }
 
+/// Sends the delayed ACKs waiting in every stack (from a CPU about to go
+/// idle): an ACK delayed to ride on an answer that is not coming soon
+/// must not wait for its timer while nothing runs.
+pub fn flush_delayed_acks() {
+    // Once per idle spell, and only after a pump left a timer that short
+    // (not at each interrupt that wakes an idle CPU).
+    if !SHORT_TIMERS.load(Ordering::Relaxed) || !SHORT_TIMERS.swap(false, Ordering::AcqRel) {
+        return;
+    }
+    let horizon = kevlar_platform::time::monotonic_ns().saturating_add(ACK_DELAY_US * 1000);
+    if INITIAL_POLL_NS.load(Ordering::Acquire) <= horizon {
+        INITIAL_POLL_NS.store(u64::MAX, Ordering::Release);
+        if let Some(initial) = crate::ns::net::initial() {
+            with_stack_in(&initial, |st| st.flush_acks = true);
+        }
+    }
+    for ns in crate::ns::net::others() {
+        if ns.next_poll_ns.load(Ordering::Acquire) <= horizon {
+            ns.next_poll_ns.store(u64::MAX, Ordering::Release);
+            with_stack_in(&ns, |st| st.flush_acks = true);
+        }
+    }
+}
+
 fn poll_for_timers(ns: &NetNs) {
     with_stack_in(ns, |st| {
         st.full_sweep = true;
         st.timers_due = true;
     });
 }
+
+/// A pump left a stack with a timer due within `ACK_DELAY_US` (a delayed
+/// ACK, most likely): [`flush_delayed_acks`] has something to do.
+static SHORT_TIMERS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
 /// When the initial namespace's stack next wants to be polled (its
 /// [`NetNs::next_poll_ns`] is not used; u64::MAX: never).
