@@ -354,6 +354,15 @@ pub fn writev(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option
     Ok(done)
 }
 
+/// An offset plus length past the largest file offset is EINVAL (Linux's
+/// rw_verify_area), before anything moves.
+fn check_range_end(offset: i64, len: usize) -> Result<()> {
+    match offset.checked_add_unsigned(len as u64) {
+        Some(_) => Ok(()),
+        None => Err(Errno::EINVAL),
+    }
+}
+
 pub fn pread(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> Result<isize> {
     let f = file(thread, fd)?;
     if offset < 0 {
@@ -365,13 +374,33 @@ pub fn pread(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> R
     if !f.readable() {
         return Err(Errno::EBADF);
     }
+    check_user_buffer(buf, len)?;
+    check_range_end(offset, len)?;
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
+    let len = len.min(MAX_RW_COUNT);
+    // The whole request in CHUNK steps, as read: Linux's pread fills
+    // the buffer (a 1 MiB pread of a file returns 1 MiB).
     with_bounce(len.min(CHUNK), |kbuf| {
-        let n = f.ops.read(&f, offset as u64, kbuf)?;
-        copy_to_user(buf, &kbuf[..n])?;
-        Ok(n as isize)
+        let mut done = 0;
+        while done < len {
+            if done > 0 && !thread.checkpoint() {
+                break;
+            }
+            let want = (len - done).min(kbuf.len());
+            let n = match f.ops.read(&f, offset as u64 + done as u64, &mut kbuf[..want]) {
+                Ok(n) => n,
+                Err(_) if done > 0 => break,
+                Err(e) => return Err(e),
+            };
+            copy_to_user(buf + done, &kbuf[..n])?;
+            done += n;
+            if n < want {
+                break;
+            }
+        }
+        Ok(done as isize)
     })
 }
 
@@ -386,12 +415,41 @@ pub fn pwrite(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> 
     if !f.writable() {
         return Err(Errno::EBADF);
     }
+    check_user_buffer(buf, len)?;
+    check_range_end(offset, len)?;
+    drop_privileges_on_write(thread, &f);
+    let len = len.min(MAX_RW_COUNT);
     with_bounce(len.min(CHUNK), |kbuf| {
-        copy_from_user(kbuf, buf)?;
-        // Linux quirk kept for compatibility: pwrite on an O_APPEND file
-        // appends, whatever the offset.
-        let offset = if f.flags() & abi::O_APPEND != 0 { f.ops.size()? } else { offset as u64 };
-        Ok(f.ops.write(&f, offset, kbuf)? as isize)
+        let mut done = 0;
+        loop {
+            if done > 0 && !thread.checkpoint() {
+                break;
+            }
+            let step = (len - done).min(kbuf.len());
+            if let Err(e) = copy_from_user(&mut kbuf[..step], buf + done) {
+                if done > 0 {
+                    break;
+                }
+                return Err(e);
+            }
+            // Linux quirk kept for compatibility: pwrite on an O_APPEND
+            // file appends, whatever the offset.
+            let at = if f.flags() & abi::O_APPEND != 0 {
+                f.ops.size()?
+            } else {
+                offset as u64 + done as u64
+            };
+            let n = match f.ops.write(&f, at, &kbuf[..step]) {
+                Ok(n) => n,
+                Err(_) if done > 0 => break,
+                Err(e) => return Err(e),
+            };
+            done += n;
+            if n < step || done >= len {
+                break;
+            }
+        }
+        Ok(done as isize)
     })
 }
 
