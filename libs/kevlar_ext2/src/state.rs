@@ -174,6 +174,11 @@ pub struct State {
     /// Inode records whose checksum was verified, so that reading one
     /// again unchanged skips the crc32c (`read_inode`).
     pub(crate) verified_inodes: crate::inode::VerifiedInodes,
+    /// Where the last search for a free run from a goal ended (goal,
+    /// run found): the next search from the same goal starts there, so
+    /// new files do not each scan past every block the earlier ones took
+    /// (`find_free_run`).
+    pub(crate) free_run_hint: (u32, u32),
 }
 
 fn mount_error(errno: Errno, message: String) -> MountError {
@@ -346,6 +351,7 @@ impl State {
             orphans: BTreeSet::new(),
             trim: crate::trim::TrimState::default(),
             verified_inodes: crate::inode::VerifiedInodes::default(),
+            free_run_hint: (u32::MAX, 0),
         };
         let mut state = state;
         if flavour == Flavour::Ext4 {
