@@ -967,7 +967,7 @@ pub(super) fn open_ext2(rdev: u64, flags: u32, fstype: &'static str) -> Result<(
             let options = kevlar_ext2::MountOptions { dev: rdev, read_only, flavour };
             let device: Arc<dyn kevlar_vfs::BlockDevice> = disk.clone();
             let pages: Arc<dyn kevlar_vfs::PageSource> = Arc::new(super::pages::FramePages);
-            let fs = Ext2Fs::mount_with_pages(device, Arc::new(crate::clock::KernelClock), options, pages, super::pagecache::page_limit()).map_err(|e| {
+            let fs = Ext2Fs::mount_with_pages(device, Arc::new(crate::clock::CoarseClock), options, pages, super::pagecache::page_limit()).map_err(|e| {
                 log::warn!("{}: {}: {}", disk.name, fstype, e);
                 e.errno
             })?;

@@ -52,7 +52,7 @@ impl State {
                 _ => None,
             };
             let found = self.block(bitmap_block).map(|bitmap| match &freed {
-                None => (from..count).find(|&k| !get_bit(bitmap, k)).or_else(|| find_zero(bitmap, count)),
+                None => first_clear_bit(bitmap, from, count).or_else(|| find_zero(bitmap, count)),
                 Some(freed) => {
                     let usable = |k: usize| !get_bit(bitmap, k) && !freed.contains(&(first + k as u32));
                     (from..count).find(|&k| usable(k)).or_else(|| (0..from).find(|&k| usable(k)))
@@ -192,7 +192,7 @@ impl State {
             // if their bits are clear.
             let skip = if group == 0 { (self.geo.first_ino - 1) as usize } else { 0 };
             let bitmap = self.block(bitmap_block)?;
-            let Some(bit) = (skip..count).find(|&i| !get_bit(bitmap, i)) else { continue };
+            let Some(bit) = first_clear_bit(bitmap, skip, count) else { continue };
             let ino = group * self.geo.inodes_per_group + bit as u32 + 1;
             if ino > self.geo.inodes_count {
                 continue;
@@ -245,4 +245,26 @@ impl State {
         (ino - 1) / self.geo.inodes_per_group
     }
 
+}
+
+/// The first clear bit of `bitmap` in `from..to`, if any: whole bytes of
+/// set bits are passed over at once (a group's inode bitmap fills from
+/// its start, so a bit-by-bit look costs as many steps as inodes in use).
+pub(crate) fn first_clear_bit(bitmap: &[u8], from: usize, to: usize) -> Option<usize> {
+    let mut i = from;
+    while i < to {
+        if i % 64 == 0 && i + 64 <= to && bitmap.get(i / 8..i / 8 + 8).is_some_and(|w| w.iter().all(|&b| b == 0xff)) {
+            i += 64;
+            continue;
+        }
+        if i % 8 == 0 && i + 8 <= to && bitmap.get(i / 8) == Some(&0xff) {
+            i += 8;
+            continue;
+        }
+        if !get_bit(bitmap, i) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
 }

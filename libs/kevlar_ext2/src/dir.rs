@@ -36,6 +36,21 @@ impl State {
         Ok((b, entries))
     }
 
+    /// [`State::dir_block_entries`] without copying: the block's number,
+    /// and `visit`'s answer for the first entry it answers for (it sees
+    /// each entry's header and the block's bytes).
+    fn scan_dir_block<T>(&mut self, ino: u32, inode: &mut DiskInode, lblk: u64, mut visit: impl FnMut(&DirentAt, &[u8]) -> Option<T>) -> Result<(u32, Option<T>)> {
+        let b = self.bmap(inode, ino, lblk, false)?;
+        if b == 0 {
+            return Err(Errno::EIO);
+        }
+        let filetype = self.geo.filetype;
+        let csums = self.geo.csum_seed.is_some();
+        let data = self.checked_meta_ref(b, MetaKind::Dir, ino, inode.get(ino::GENERATION))?;
+        let headers = dir_block_headers(data, filetype, csums && csum::has_dir_tail(data)).ok_or(Errno::EUCLEAN)?;
+        Ok((b, headers.iter().find_map(|e| visit(e, data))))
+    }
+
     /// Bytes of a directory block entries may use (all but the checksum
     /// tail).
     fn dir_space(&self) -> usize {
@@ -88,8 +103,8 @@ impl State {
     pub fn find_entry(&mut self, dir: u32, name: &[u8]) -> Result<Option<(u32, u8, u32, usize)>> {
         let mut inode = self.read_inode(dir)?;
         for lblk in 0..self.dir_blocks(&inode) {
-            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
-            if let Some(e) = entries.iter().find(|e| e.inode != 0 && e.name == name) {
+            let (b, found) = self.scan_dir_block(dir, &mut inode, lblk, |e, data| (e.inode != 0 && e.name(data) == name).then_some(*e))?;
+            if let Some(e) = found {
                 return Ok(Some((e.inode, e.file_type, b, e.offset)));
             }
         }
@@ -126,19 +141,19 @@ impl State {
         let type_code = if filetype { type_code } else { 0 };
         let blocks = self.dir_blocks(&inode);
         for lblk in 0..blocks {
-            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
-            for e in entries {
-                let used = if e.inode == 0 { 0 } else { dirent_size(e.name.len()) };
-                if e.rec_len - used >= need {
-                    let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
-                    if e.inode == 0 {
-                        write_dirent(block, e.offset, target, e.rec_len, name, type_code, filetype);
-                    } else {
-                        put16(block, e.offset + 4, used as u16);
-                        write_dirent(block, e.offset + used, target, e.rec_len - used, name, type_code, filetype);
-                    }
-                    return self.touch_dir(dir, &mut inode);
+            let (b, found) = self.scan_dir_block(dir, &mut inode, lblk, |e, _| {
+                let used = if e.inode == 0 { 0 } else { dirent_size(e.name_len) };
+                (e.rec_len - used >= need).then_some((*e, used))
+            })?;
+            if let Some((e, used)) = found {
+                let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
+                if e.inode == 0 {
+                    write_dirent(block, e.offset, target, e.rec_len, name, type_code, filetype);
+                } else {
+                    put16(block, e.offset + 4, used as u16);
+                    write_dirent(block, e.offset + used, target, e.rec_len - used, name, type_code, filetype);
                 }
+                return self.touch_dir(dir, &mut inode);
             }
         }
         let b = self.bmap(&mut inode, dir, blocks, true)?;

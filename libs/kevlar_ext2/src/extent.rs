@@ -101,6 +101,42 @@ fn index_entry(node: &[u8], i: usize) -> Result<(u32, u32)> {
     Ok((le32(node, off), le32(node, off + 4)))
 }
 
+/// The last entry of a node whose first logical block is at most `lblk`
+/// (entries are sorted by it), or `None`.
+fn last_at_or_before(node: &[u8], h: Header, lblk: u32) -> Option<usize> {
+    // Entries below `lo` start at or before lblk; from `hi` on, after.
+    let (mut lo, mut hi) = (0, h.entries);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if le32(node, 12 + 12 * mid) <= lblk {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo.checked_sub(1)
+}
+
+/// The run of leaf `node` holding `lblk`, if any.
+fn run_in_leaf(node: &[u8], h: Header, lblk: u32) -> Result<Option<Extent>> {
+    match last_at_or_before(node, h, lblk) {
+        Some(i) => {
+            let e = leaf_entry(node, i)?;
+            Ok((u64::from(lblk) < e.end()).then_some(e))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The child of index node `node` to follow for `lblk` (the first when
+/// `lblk` is before them all).
+fn child_for(node: &[u8], h: Header, lblk: u32) -> Result<u32> {
+    if h.entries == 0 {
+        return Err(Errno::EUCLEAN);
+    }
+    Ok(index_entry(node, last_at_or_before(node, h, lblk).unwrap_or(0))?.1)
+}
+
 fn put_index_entry(node: &mut [u8], i: usize, lblk: u32, child: u32) {
     let off = 12 + 12 * i;
     put32(node, off, lblk);
@@ -194,17 +230,34 @@ impl State {
     }
 
     /// Returns the run holding logical block `lblk`, if any.
+    /// Walks the tree in place (the nodes are looked at in the block
+    /// cache, not copied), with a binary search in each node: what every
+    /// read, write and fault of a mapped page asks.
     pub fn extent_of(&mut self, inode: &DiskInode, ino: u32, lblk: u64) -> Result<Option<Extent>> {
         let Ok(lblk) = u32::try_from(lblk) else { return Ok(None) };
-        let (_, leaf, _) = self.find_leaf(inode, ino, lblk)?;
-        let h = header(&leaf)?;
-        for i in (0..h.entries).rev() {
-            let e = leaf_entry(&leaf, i)?;
-            if e.lblk <= lblk {
-                return Ok((u64::from(lblk) < e.end()).then_some(e));
-            }
+        let generation = inode.get(ino::GENERATION);
+        let root = inode.block_bytes();
+        let h = header(root)?;
+        let mut depth = h.depth;
+        if depth == 0 {
+            return run_in_leaf(root, h, lblk);
         }
-        Ok(None)
+        let mut child = child_for(root, h, lblk)?;
+        loop {
+            if child < self.geo.first_data_block || child >= self.geo.blocks_count {
+                return Err(Errno::EUCLEAN);
+            }
+            let node = self.checked_meta_ref(child, MetaKind::Extent, ino, generation)?;
+            let h = header(node)?;
+            depth -= 1;
+            if h.depth != depth {
+                return Err(Errno::EUCLEAN);
+            }
+            if depth == 0 {
+                return run_in_leaf(node, h, lblk);
+            }
+            child = child_for(node, h, lblk)?;
+        }
     }
 
     /// Maps logical block `lblk` through the extent tree: 0 for a hole or

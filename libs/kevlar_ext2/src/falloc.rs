@@ -607,7 +607,28 @@ impl State {
     /// (in its group, then the following groups); a group whose bitmap
     /// was never written counts as free from its start. None when no
     /// group has such a run.
+    ///
+    /// A search from the goal of the previous one starts where that one
+    /// found its run (the blocks between were in use then; any free run
+    /// is a right answer, and the files made one after the other sit
+    /// side by side as with mballoc's group preallocation); when nothing
+    /// is found from there, the search starts again from the goal.
     pub(crate) fn find_free_run(&mut self, goal: u32, n: u32) -> Option<u32> {
+        let (hint_goal, hint) = self.free_run_hint;
+        if hint_goal == goal && hint > goal {
+            if let Some(found) = self.scan_free_run(hint, n).filter(|&b| b >= hint) {
+                self.free_run_hint = (goal, found);
+                return Some(found);
+            }
+        }
+        let found = self.scan_free_run(goal, n);
+        if let Some(b) = found {
+            self.free_run_hint = (goal, b);
+        }
+        found
+    }
+
+    fn scan_free_run(&mut self, goal: u32, n: u32) -> Option<u32> {
         let geo = &self.geo;
         let goal = if goal < geo.first_data_block || goal >= geo.blocks_count { geo.first_data_block } else { goal };
         let goal_group = (goal - geo.first_data_block) / geo.blocks_per_group;
@@ -626,15 +647,34 @@ impl State {
             let from = if k == 0 { (goal - base) as usize } else { 0 };
             let bitmap = self.block(gd.block_bitmap).ok()?;
             let mut run = 0u32;
-            for bit in from..count {
+            let mut bit = from;
+            while bit < count {
+                // Whole 64-bit words at once: all used, or all free.
+                if bit % 64 == 0 && bit + 64 <= count {
+                    let word = u64::from_le_bytes(bitmap[bit / 8..bit / 8 + 8].try_into().unwrap_or([0; 8]));
+                    if word == u64::MAX {
+                        run = 0;
+                        bit += 64;
+                        continue;
+                    }
+                    if word == 0 {
+                        if run + 64 >= n {
+                            return Some(base + bit as u32 - run);
+                        }
+                        run += 64;
+                        bit += 64;
+                        continue;
+                    }
+                }
                 if crate::state::get_bit(bitmap, bit) {
                     run = 0;
-                    continue;
+                } else {
+                    run += 1;
+                    if run == n {
+                        return Some(base + bit as u32 + 1 - n);
+                    }
                 }
-                run += 1;
-                if run == n {
-                    return Some(base + bit as u32 + 1 - n);
-                }
+                bit += 1;
             }
         }
         None

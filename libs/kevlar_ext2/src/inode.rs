@@ -88,6 +88,12 @@ impl State {
         let (block, off) = self.inode_location(ino)?;
         let size = self.geo.inode_size.min(inode.0.len());
         let seed = self.geo.csum_seed;
+        // Unchanged (a write within the timestamps' granularity that
+        // neither grew the file nor allocated): the block stays clean and
+        // the checksum, already right, is not computed again.
+        if inode.0.len() >= self.geo.inode_size && same_bytes(&self.block(block)?[off..off + size], &inode.0[..size]) {
+            return Ok(());
+        }
         let data = self.block_mut(block)?;
         data[off..off + size].copy_from_slice(&inode.0[..size]);
         if let Some(seed) = seed {

@@ -486,6 +486,60 @@ pub fn parse_dir_block(block: &[u8], filetype: bool) -> Option<Vec<RawDirent>> {
     Some(out)
 }
 
+/// One directory entry's header, read in place (no copy of its name).
+#[derive(Clone, Copy, Debug)]
+pub struct DirentAt {
+    /// Offset of the entry in its block.
+    pub offset: usize,
+    /// Inode number (0 for an unused entry).
+    pub inode: u32,
+    /// Bytes from this entry to the next.
+    pub rec_len: usize,
+    /// Type code (0 without the filetype feature).
+    pub file_type: u8,
+    /// Length of the name.
+    pub name_len: usize,
+}
+
+impl DirentAt {
+    /// The entry's name in `block`.
+    pub fn name<'a>(&self, block: &'a [u8]) -> &'a [u8] {
+        if self.inode == 0 {
+            return &[];
+        }
+        &block[self.offset + 8..self.offset + 8 + self.name_len]
+    }
+}
+
+/// The entries of one directory block as [`parse_dir_block`] finds them,
+/// without copying names; None (corruption) when that would fail.
+/// `skip_last` leaves out the last entry (the checksum tail).
+pub fn dir_block_headers(block: &[u8], filetype: bool, skip_last: bool) -> Option<Vec<DirentAt>> {
+    let mut out = Vec::new();
+    let mut off = 0;
+    while off < block.len() {
+        if off + DIRENT_HEADER > block.len() {
+            return None;
+        }
+        let inode = le32(block, off);
+        let rec_len = usize::from(le16(block, off + 4));
+        let (name_len, file_type) = if filetype {
+            (usize::from(block[off + 6]), block[off + 7])
+        } else {
+            (usize::from(le16(block, off + 6)), 0)
+        };
+        if rec_len < DIRENT_HEADER || rec_len % 4 != 0 || off + rec_len > block.len() || (inode != 0 && DIRENT_HEADER + name_len > rec_len) {
+            return None;
+        }
+        out.push(DirentAt { offset: off, inode, rec_len, file_type, name_len: if inode != 0 { name_len } else { 0 } });
+        off += rec_len;
+    }
+    if skip_last {
+        out.pop();
+    }
+    Some(out)
+}
+
 /// Encodes an entry header and name at `off` of `block`.
 pub fn write_dirent(block: &mut [u8], off: usize, inode: u32, rec_len: usize, name: &[u8], file_type: u8, filetype: bool) {
     put32(block, off, inode);

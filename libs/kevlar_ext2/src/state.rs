@@ -174,6 +174,11 @@ pub struct State {
     /// Inode records whose checksum was verified, so that reading one
     /// again unchanged skips the crc32c (`read_inode`).
     pub(crate) verified_inodes: crate::inode::VerifiedInodes,
+    /// Where the last search for a free run from a goal ended (goal,
+    /// run found): the next search from the same goal starts there, so
+    /// new files do not each scan past every block the earlier ones took
+    /// (`find_free_run`).
+    pub(crate) free_run_hint: (u32, u32),
 }
 
 fn mount_error(errno: Errno, message: String) -> MountError {
@@ -346,6 +351,7 @@ impl State {
             orphans: BTreeSet::new(),
             trim: crate::trim::TrimState::default(),
             verified_inodes: crate::inode::VerifiedInodes::default(),
+            free_run_hint: (u32::MAX, 0),
         };
         let mut state = state;
         if flavour == Flavour::Ext4 {
@@ -477,6 +483,12 @@ impl State {
     /// block), its checksum checked the first time it is read. A wrong
     /// checksum is EBADMSG, as Linux's EFSBADCRC.
     pub fn checked_meta_block(&mut self, b: u32, kind: MetaKind, ino: u32, generation: u32) -> Result<Vec<u8>> {
+        Ok(self.checked_meta_ref(b, kind, ino, generation)?.to_vec())
+    }
+
+    /// [`State::checked_meta_block`] without the copy: the cached bytes,
+    /// for a look that changes nothing.
+    pub fn checked_meta_ref(&mut self, b: u32, kind: MetaKind, ino: u32, generation: u32) -> Result<&[u8]> {
         let seed = self.geo.csum_seed;
         let entry = self.cached(b)?;
         if let (Some(seed), false) = (seed, entry.checked || entry.dirty) {
@@ -497,7 +509,7 @@ impl State {
             }
             entry.checked = true;
         }
-        Ok(entry.data.clone())
+        Ok(&entry.data)
     }
 
     /// Returns block `b` of inode `ino` for changing; its checksum is set
