@@ -55,12 +55,26 @@ static int fields(char *line, char **f, int max)
     return n;
 }
 
+/* ADDR:PORT with an ephemeral port as ADDR:EPH (in a buffer of a few). */
+static const char *masked(const char *field)
+{
+    static char bufs[4][64];
+    static int next;
+    char *b = bufs[next++ % 4];
+    snprintf(b, 64, "%s", field);
+    char *colon = strrchr(b, ':');
+    if (colon && strtoul(colon + 1, NULL, 16) >= 32768)
+        strcpy(colon + 1, "EPH");
+    return b;
+}
+
 /* For /proc/net/{tcp,udp}[6]: prints the header's length and its text
  * (trailing blanks cut, their count told), then, for each fd of
  * fds[0..n) in that order, its line's fields that do not depend on
- * timing: local and remote address, state, uid, the number of fields,
- * the line's length; and the count of lines that are none of them. With
- * `rxq`, the rx_queue too. */
+ * timing: local and remote address (an ephemeral port, 32768 and up,
+ * shows as EPH), state, uid, the number of fields, the line's length in
+ * the padded IPv4 files; and the count of lines that are none of them.
+ * With `rxq`, the rx_queue too. */
 static void inet_file(const char *path, const int *fds, const char *const *names, int n, int rxq) __attribute__((unused));
 static void inet_file(const char *path, const int *fds, const char *const *names, int n, int rxq)
 {
@@ -99,9 +113,11 @@ static void inet_file(const char *path, const int *fds, const char *const *names
             others++;
             continue;
         }
-        char line[600];
-        snprintf(line, sizeof line, "  %s: local %s remote %s st %s uid %s%s%s fields %d length %zu sl-colon %s", names[which], f[1], f[2], f[3], f[7],
-                 rxq ? " rx_queue " : "", rxq ? strchr(f[4], ':') + 1 : "", nf, linelen, yesno(f[0][strlen(f[0]) - 1] == ':'));
+        char line[600], len_text[32] = "";
+        if (len != trimmed)
+            snprintf(len_text, sizeof len_text, " length %zu", linelen);
+        snprintf(line, sizeof line, "  %s: local %s remote %s st %s uid %s%s%s fields %d%s sl-colon %s", names[which], masked(f[1]), masked(f[2]), f[3], f[7],
+                 rxq ? " rx_queue " : "", rxq ? strchr(f[4], ':') + 1 : "", nf, len_text, yesno(f[0][strlen(f[0]) - 1] == ':'));
         static char keep[16][600];
         snprintf(keep[which], sizeof keep[which], "%s", line);
         found[which] = keep[which];

@@ -4,8 +4,9 @@
  * connected), the inode of its file and its path: a file name as bound,
  * an abstract one with '@' for its leading NUL. */
 #include "procnet.h"
+#include <stddef.h>
 
-static void show(const int *fds, const char *const *names, int n)
+static void show_unix(const int *fds, const char *const *names, int n)
 {
     if (slurp("/proc/net/unix") < 0) {
         out("/proc/net/unix: %s", errname(errno));
@@ -61,12 +62,12 @@ int main(void)
     int fresh = socket(AF_UNIX, SOCK_DGRAM, 0);
     int fds[7] = {l, c, s, d, pair[0], pair[1], fresh};
     const char *names[7] = {"listener", "client", "accepted", "abstract dgram", "pair 0", "pair 1", "unbound dgram"};
-    show(fds, names, 7);
+    show_unix(fds, names, 7);
     close(l);
     close(c);
     close(s);
     unlink("/tmp/procnet.sock");
     out("after closing three:");
-    show(fds, names, 7);
+    show_unix(fds, names, 7);
     return 0;
 }
