@@ -1,7 +1,8 @@
 /* /proc/sys/net holds each network namespace's settings, as Linux 6.1
  * has them: their defaults in a new namespace (core/somaxconn,
  * ipv4/ip_local_port_range, ping_group_range, tcp_keepalive_*,
- * tcp_fin_timeout, tcp_syncookies, tcp_rmem/wmem, ip_forward, the conf
+ * tcp_fin_timeout, tcp_syncookies, tcp_rmem/wmem (the minimum and
+ * default; the maximum is sized by Linux from the memory), ip_forward, the conf
  * directories' rp_filter, accept_source_route and disable_ipv6); what a
  * write takes and refuses (EINVAL); a write in one namespace is not seen
  * in another. The settings are used: ip_local_port_range bounds the
@@ -12,7 +13,7 @@
 #include "procnet.h"
 #include <netinet/tcp.h>
 
-static void show(const char *name)
+static void show_knob(const char *name)
 {
     char path[128], buf[128];
     snprintf(path, sizeof path, "/proc/sys/net/%s", name);
@@ -29,6 +30,13 @@ static void show(const char *name)
             *p = ' ';
     if (n > 0 && buf[n - 1] == '\n')
         buf[n - 1] = 0;
+    /* tcp_rmem's and tcp_wmem's maximum depends on the memory Linux
+     * found at boot: only whether it is above the default is told. */
+    long a, b, c;
+    if (strstr(name, "mem") && sscanf(buf, "%ld %ld %ld", &a, &b, &c) == 3) {
+        out("%s = \"%ld %ld\", third above the second: %s", name, a, b, yesno(c > b));
+        return;
+    }
     out("%s = \"%s\"", name, buf);
 }
 
@@ -58,24 +66,24 @@ int main(void)
 {
     fresh_net();
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        show(names[i]);
+        show_knob(names[i]);
     struct stat st;
     out("somaxconn mode %o", stat("/proc/sys/net/core/somaxconn", &st) == 0 ? st.st_mode & 07777 : 0);
     put("ipv4/ip_local_port_range", "40000 40001");
-    show("ipv4/ip_local_port_range");
+    show_knob("ipv4/ip_local_port_range");
     put("ipv4/ip_local_port_range", "50000 40000");
     put("ipv4/ip_local_port_range", "0 100");
     put("ipv4/ip_local_port_range", "abc");
-    show("ipv4/ip_local_port_range");
+    show_knob("ipv4/ip_local_port_range");
     put("ipv4/ping_group_range", "5 2");
-    show("ipv4/ping_group_range");
+    show_knob("ipv4/ping_group_range");
     put("ipv4/ping_group_range", "0 2147483647");
-    show("ipv4/ping_group_range");
+    show_knob("ipv4/ping_group_range");
     put("ipv4/ip_forward", "2");
     put("ipv4/tcp_keepalive_time", "0");
     put("ipv4/tcp_keepalive_time", "600");
     put("ipv4/conf/all/rp_filter", "2");
-    show("ipv4/conf/all/rp_filter");
+    show_knob("ipv4/conf/all/rp_filter");
 
     /* Ephemeral ports from the range. */
     for (int i = 0; i < 3; i++) {
@@ -118,11 +126,11 @@ int main(void)
     pid_t pid = fork();
     if (pid == 0) {
         check("child unshare(CLONE_NEWNET)", unshare(CLONE_NEWNET));
-        show("core/somaxconn");
-        show("ipv4/conf/all/rp_filter");
+        show_knob("core/somaxconn");
+        show_knob("ipv4/conf/all/rp_filter");
         _exit(0);
     }
     waitpid(pid, NULL, 0);
-    show("core/somaxconn");
+    show_knob("core/somaxconn");
     return 0;
 }
