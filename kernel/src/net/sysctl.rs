@@ -75,15 +75,15 @@ pub const KNOBS: &[Knob] = &[
     Knob { path: "ipv4/conf/lo/promote_secondaries", kind: Kind::AnyInt, default: "0" },
     Knob { path: "ipv4/conf/lo/rp_filter", kind: Kind::AnyInt, default: "0" },
     Knob { path: "ipv4/ip_default_ttl", kind: Kind::Int(1, 255), default: "64" },
-    Knob { path: "ipv4/ip_forward", kind: Kind::Int(0, 1), default: "0" },
+    Knob { path: "ipv4/ip_forward", kind: Kind::AnyInt, default: "0" },
     Knob { path: "ipv4/ip_local_port_range", kind: Kind::PortRange, default: "32768\t60999" },
     Knob { path: "ipv4/ip_nonlocal_bind", kind: Kind::Int(0, 1), default: "0" },
     Knob { path: "ipv4/ip_unprivileged_port_start", kind: Kind::Int(0, 65535), default: "1024" },
     Knob { path: "ipv4/ping_group_range", kind: Kind::GroupRange, default: "1\t0" },
     Knob { path: "ipv4/tcp_fin_timeout", kind: Kind::AnyInt, default: "60" },
-    Knob { path: "ipv4/tcp_keepalive_intvl", kind: Kind::Int(1, 32767), default: "75" },
-    Knob { path: "ipv4/tcp_keepalive_probes", kind: Kind::Int(1, 127), default: "9" },
-    Knob { path: "ipv4/tcp_keepalive_time", kind: Kind::Int(1, 32767), default: "7200" },
+    Knob { path: "ipv4/tcp_keepalive_intvl", kind: Kind::AnyInt, default: "75" },
+    Knob { path: "ipv4/tcp_keepalive_probes", kind: Kind::Int(0, 255), default: "9" },
+    Knob { path: "ipv4/tcp_keepalive_time", kind: Kind::AnyInt, default: "7200" },
     Knob { path: "ipv4/tcp_rmem", kind: Kind::Triple, default: "4096\t131072\t6291456" },
     Knob { path: "ipv4/tcp_syncookies", kind: Kind::Int(0, 2), default: "1" },
     Knob { path: "ipv4/tcp_wmem", kind: Kind::Triple, default: "4096\t16384\t4194304" },
@@ -96,6 +96,12 @@ pub const KNOBS: &[Knob] = &[
     Knob { path: "ipv6/conf/lo/disable_ipv6", kind: Kind::AnyInt, default: "0" },
     Knob { path: "ipv6/conf/lo/forwarding", kind: Kind::AnyInt, default: "0" },
 ];
+
+/// Whether the setting at `path` is only in the initial namespace
+/// (Linux's net_core_table: one value for the whole system).
+pub fn initial_only(path: &str) -> bool {
+    matches!(path, "core/default_qdisc" | "core/netdev_max_backlog" | "core/rmem_default" | "core/rmem_max" | "core/wmem_default" | "core/wmem_max")
+}
 
 /// Returns the index of the setting at `path`.
 pub fn index_of(path: &str) -> Option<usize> {
@@ -149,10 +155,11 @@ impl NetSysctl {
         }
     }
 
-    /// tcp_keepalive_time, _intvl and _probes.
+    /// tcp_keepalive_time, _intvl and _probes (the times at least one
+    /// second, the count at most TCP_KEEPCNT's 127, as setsockopt allows).
     pub fn keepalive(&self) -> (u32, u32, u32) {
-        let get = |p: &str, d: u32| self.ints(p).first().map_or(d, |&v| v as u32);
-        (get("ipv4/tcp_keepalive_time", 7200), get("ipv4/tcp_keepalive_intvl", 75), get("ipv4/tcp_keepalive_probes", 9))
+        let get = |p: &str, d: u32| self.ints(p).first().map_or(d, |&v| v.clamp(1, 32767) as u32);
+        (get("ipv4/tcp_keepalive_time", 7200), get("ipv4/tcp_keepalive_intvl", 75), get("ipv4/tcp_keepalive_probes", 9).min(127))
     }
 }
 

@@ -36,12 +36,15 @@ fn dirs() -> Vec<&'static str> {
 /// Numbers of the files after the directories'.
 const FILE_BASE: u64 = 32;
 
-/// Whether the caller's namespace has interface `name`'s directories.
+/// Whether the caller's namespace shows `path`: eth0's directories only
+/// where eth0 is, the system-wide core settings only in the initial
+/// namespace.
 fn has_interface(path: &str) -> bool {
-    if !path.split('/').any(|p| p == "eth0") {
+    let eth = path.split('/').any(|p| p == "eth0");
+    if !eth && !crate::net::sysctl::initial_only(path) {
         return true;
     }
-    crate::ns::net::current().initial && crate::net::inet::stack::has_eth()
+    crate::ns::net::current().initial && (!eth || crate::net::inet::stack::has_eth())
 }
 
 /// /proc/sys/net, numbered from `base`.
