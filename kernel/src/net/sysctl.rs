@@ -46,7 +46,7 @@ pub struct Knob {
     pub default: &'static str,
 }
 
-/// The interfaces under ipv4/conf and ipv6/conf besides all and default.
+/// INT_MAX, the bound of proc_dointvec's values.
 const INT_MAX: i64 = i32::MAX as i64;
 
 /// Every setting, in the order the directories list them.

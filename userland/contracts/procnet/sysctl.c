@@ -6,9 +6,9 @@
  * directories' rp_filter, accept_source_route and disable_ipv6); what a
  * write takes and refuses (EINVAL); a write in one namespace is not seen
  * in another. The settings are used: ip_local_port_range bounds the
- * ephemeral ports bind and connect choose, somaxconn caps listen's
- * backlog (three connections wait when the backlog is 16 and
- * somaxconn 1: backlog + 1 = 2 complete, the rest stay unanswered), and
+ * ephemeral ports bind chooses, somaxconn caps listen's backlog (of
+ * four connections to a listener with backlog 16 under somaxconn 1,
+ * backlog + 1 = 2 complete at once, the others wait unanswered), and
  * tcp_keepalive_time is a new socket's TCP_KEEPIDLE. */
 #include "procnet.h"
 #include <netinet/tcp.h>

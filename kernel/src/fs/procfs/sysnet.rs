@@ -39,7 +39,7 @@ const FILE_BASE: u64 = 32;
 /// Whether the caller's namespace shows `path`: eth0's directories only
 /// where eth0 is, the system-wide core settings only in the initial
 /// namespace.
-fn has_interface(path: &str) -> bool {
+fn shown(path: &str) -> bool {
     let eth = path.split('/').any(|p| p == "eth0");
     if !eth && !crate::net::sysctl::initial_only(path) {
         return true;
@@ -82,12 +82,12 @@ impl DirSource for NetDir {
     fn list(&self) -> Vec<DirEntry> {
         let mut out = Vec::new();
         for (i, d) in dirs().into_iter().enumerate() {
-            if !d.is_empty() && parent_of(d) == self.path && has_interface(d) {
+            if !d.is_empty() && parent_of(d) == self.path && shown(d) {
                 out.push(DirEntry { ino: self.base + i as u64, file_type: FileType::Directory, name: last(d).as_bytes().to_vec() });
             }
         }
         for (i, k) in KNOBS.iter().enumerate() {
-            if parent_of(k.path) == self.path && has_interface(k.path) {
+            if parent_of(k.path) == self.path && shown(k.path) {
                 out.push(DirEntry { ino: self.base + FILE_BASE + i as u64, file_type: FileType::Regular, name: last(k.path).as_bytes().to_vec() });
             }
         }
@@ -97,12 +97,12 @@ impl DirSource for NetDir {
     fn lookup(&self, dir_node: &Arc<dyn Inode>, name: &[u8]) -> Result<Arc<dyn Inode>> {
         let name = core::str::from_utf8(name).map_err(|_| Errno::ENOENT)?;
         if let Some(d) = self.child_dir(name) {
-            if !has_interface(d) {
+            if !shown(d) {
                 return Err(Errno::ENOENT);
             }
             return Ok(dir(self.base, d, dir_node));
         }
-        let index = KNOBS.iter().position(|k| parent_of(k.path) == self.path && last(k.path) == name && has_interface(k.path)).ok_or(Errno::ENOENT)?;
+        let index = KNOBS.iter().position(|k| parent_of(k.path) == self.path && last(k.path) == name && shown(k.path)).ok_or(Errno::ENOENT)?;
         let ino = self.base + FILE_BASE + index as u64;
         Ok(setting_file(ino, 0o644, move || Ok(read(index)), move |buf| crate::ns::net::current().sysctl.write(index, buf)))
     }
