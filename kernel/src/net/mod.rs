@@ -12,7 +12,9 @@
 pub mod inet;
 pub mod netlink;
 pub mod packet;
+pub mod procnet;
 pub mod sockfilter;
+pub mod sysctl;
 pub mod sysfs;
 pub mod unix;
 
@@ -381,6 +383,11 @@ pub trait Socket: Send + Sync {
     fn as_netlink(&self) -> Option<Arc<netlink::NetlinkSocket>> {
         None
     }
+
+    /// What /proc/net shows of the socket (None: it is not listed).
+    fn proc_entry(&self) -> Option<procnet::Entry> {
+        None
+    }
 }
 
 /// Creates a socket of `family`, `sock_type` (flags stripped) and
@@ -742,10 +749,17 @@ impl SocketFile {
             (c.euid, c.egid)
         });
         let ino = NEXT_SOCKET_INO.fetch_add(1, Ordering::Relaxed);
+        procnet::register(ino, &socket, uid);
         let ops = Arc::new(SocketFile { socket, ino, uid, gid });
         let mut path = b"socket:[".to_vec();
         path.extend_from_slice(alloc::format!("{}]", ino).as_bytes());
         OpenFile::new(ops, abi::O_RDWR | (flags & abi::O_NONBLOCK), path)
+    }
+}
+
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        procnet::unregister(self.ino);
     }
 }
 

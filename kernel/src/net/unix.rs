@@ -1021,6 +1021,17 @@ impl Socket for UnixSocket {
         if self.connection_based() { self.connect_stream(thread, addr, nonblocking) } else { self.connect_dgram(thread, addr) }
     }
 
+    fn proc_entry(&self) -> Option<crate::net::procnet::Entry> {
+        let s = self.inner.lock();
+        let entry = crate::net::procnet::UnixEntry {
+            sock_type: self.sock_type,
+            listening: s.state == State::Listening,
+            connected: s.state == State::Connected,
+            name: s.name.clone(),
+        };
+        Some(crate::net::procnet::Entry::Unix(self.net, entry))
+    }
+
     fn local_name(&self) -> Result<Vec<u8>> {
         Ok(self.name().map_or_else(|| AF_UNIX.to_le_bytes().to_vec(), |n| n.to_vec()))
     }

@@ -27,11 +27,13 @@ pub struct NetNs {
     /// When its stack next wants to be polled (monotonic ns; u64::MAX:
     /// never); the initial namespace's is kept in `net::inet::stack`.
     pub next_poll_ns: AtomicU64,
+    /// Its /proc/sys/net settings.
+    pub sysctl: crate::net::sysctl::NetSysctl,
 }
 
 impl NetNs {
     fn new(inum: u64, initial: bool) -> NetNs {
-        NetNs { inum, initial, stack: SpinLock::new(None), next_poll_ns: AtomicU64::new(u64::MAX) }
+        NetNs { inum, initial, stack: SpinLock::new(None), next_poll_ns: AtomicU64::new(u64::MAX), sysctl: crate::net::sysctl::NetSysctl::new() }
     }
 }
 

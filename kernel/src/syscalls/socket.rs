@@ -18,8 +18,6 @@ use crate::net::{self, Incoming, Outgoing, Sink, Socket, SocketFile, Source, Ucr
 use crate::process::Thread;
 use crate::uaccess::{copy_from_user, copy_to_user};
 
-/// The largest backlog listen() keeps (net.core.somaxconn).
-const SOMAXCONN: u32 = 4096;
 /// The most iovecs one call takes (UIO_MAXIOV).
 const MAX_IOVECS: usize = 1024;
 /// The most bytes one call moves (Linux's MAX_RW_COUNT).
@@ -180,7 +178,8 @@ pub fn bind(thread: &Thread, fd: i32, addr: usize, len: i32) -> Result<isize> {
 pub fn listen(thread: &Thread, fd: i32, backlog: i32) -> Result<isize> {
     let (_, socket) = get_socket(thread, fd)?;
     // A negative backlog is a large unsigned one: somaxconn.
-    socket.listen((backlog as u32).min(SOMAXCONN) as usize)?;
+    let somaxconn = crate::ns::net::current().sysctl.somaxconn();
+    socket.listen((backlog as u32).min(somaxconn) as usize)?;
     Ok(0)
 }
 

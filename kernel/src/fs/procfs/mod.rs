@@ -15,6 +15,7 @@ mod ns;
 mod pid;
 mod random;
 mod system;
+mod sysnet;
 mod userns;
 mod vmstat;
 
@@ -140,7 +141,8 @@ fn make_root(ns: &Arc<crate::ns::pid::PidNs>) -> Arc<dyn Inode> {
     let n = next();
     table.add(b"sys", FileType::Directory, n, move |dir| Ok(system::sys_dir(n, dir)));
     table.add(b"sysvipc", FileType::Directory, ipc::SYSVIPC_INO, |dir| Ok(ipc::sysvipc_dir(ipc::SYSVIPC_INO, dir)));
-    table.add(b"net", FileType::Directory, net::NET_INO, |dir| Ok(net::net_dir(net::NET_INO, dir)));
+    // Linux's /proc/net is a link to self/net: the reader's namespace.
+    table.add(b"net", FileType::Symlink, net::NET_INO, move |_| Ok(SynthLink::new(Attr::root(id, net::NET_INO, 0o777), Box::new(|| Ok(b"self/net".to_vec()))) as Arc<dyn Inode>));
     table.add(b"keys", FileType::Regular, KEYS_INO, |_| Ok(text_file(KEYS_INO, proc_keys)));
     table.add(b"key-users", FileType::Regular, KEYS_INO + 1, |_| Ok(text_file(KEYS_INO + 1, || Ok(crate::keys::proc_key_users()))));
     // Each namespace's tree is its own file system instance (Linux: one

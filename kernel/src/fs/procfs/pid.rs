@@ -136,12 +136,14 @@ enum Kind {
     UserNs(crate::ns::user::MapFile),
     /// `timens_offsets`: its children's time namespace's offsets.
     TimeOffsets,
+    /// `net`: its network namespace's /proc/net.
+    Net,
 }
 
 /// The entries of `/proc/PID`, in listing order; the inode of the one at
 /// index i is the directory's plus i + 1. One table for every process,
 /// so that a lookup builds nothing but the node it returns.
-const PID_ENTRIES: [(&[u8], Kind); 27] = [
+const PID_ENTRIES: [(&[u8], Kind); 28] = [
     (b"auxv", Kind::Text(0o400, auxv, true)),
     (b"cmdline", Kind::Text(0o444, cmdline, false)),
     (b"environ", Kind::Text(0o400, environ, true)),
@@ -168,6 +170,7 @@ const PID_ENTRIES: [(&[u8], Kind); 27] = [
     (b"gid_map", Kind::UserNs(crate::ns::user::MapFile::Gid)),
     (b"setgroups", Kind::UserNs(crate::ns::user::MapFile::Setgroups)),
     (b"timens_offsets", Kind::TimeOffsets),
+    (b"net", Kind::Net),
     (b"task", Kind::Task),
 ];
 
@@ -196,7 +199,7 @@ fn kind_type(kind: Kind) -> FileType {
     match kind {
         Kind::Text(..) | Kind::Numbered(..) | Kind::Comm | Kind::OomScoreAdj | Kind::OomAdj | Kind::Mem | Kind::UserNs(_) | Kind::TimeOffsets => FileType::Regular,
         Kind::Link(_) => FileType::Symlink,
-        Kind::Fds(_) | Kind::Task | Kind::Ns => FileType::Directory,
+        Kind::Fds(_) | Kind::Task | Kind::Ns | Kind::Net => FileType::Directory,
     }
 }
 
@@ -252,6 +255,10 @@ impl DirSource for PidSource {
             Kind::Ns => {
                 let p = process(pid)?;
                 Ok(SynthDir::new(attr_of(&p, ino, 0o511), Parent::Strong(dir.clone()), Box::new(super::ns::NsSource { pid, tid: self.tid, base: pid_ino(pid) + super::ns::NS_BASE, attr: attr_of(&p, 0, 0o777) })) as Arc<dyn Inode>)
+            }
+            Kind::Net => {
+                process(pid)?;
+                Ok(super::net::net_dir(pid, ino, pid_ino(pid) + super::net::NET_BASE, dir))
             }
             Kind::TimeOffsets => {
                 let p = process(pid)?;

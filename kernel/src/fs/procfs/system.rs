@@ -370,6 +370,9 @@ pub(super) fn sys_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     table.add(b"vm", FileType::Directory, vm_ino, move |dir| Ok(sys_vm_dir(vm_ino, dir)));
     let fs_ino = ino + 48;
     table.add(b"fs", FileType::Directory, fs_ino, move |dir| Ok(sys_fs_dir(fs_ino, dir)));
+    // /proc/sys/net's directories and files (net::sysctl) after fs's.
+    let net_ino = ino + 128;
+    table.add(b"net", FileType::Directory, net_ino, move |dir| Ok(super::sysnet::sys_net_dir(net_ino, dir)));
     SynthDir::new(Attr::root(id, ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 

@@ -843,11 +843,16 @@ impl Stack {
             }
             port
         } else {
-            let span = (EPHEMERAL_LAST - EPHEMERAL_FIRST + 1) as u32;
+            // net.ipv4.ip_local_port_range of the caller's namespace.
+            let (first, last) = crate::ns::net::current().sysctl.port_range();
+            let span = u32::from(last - first) + 1;
             let mut found = None;
             for _ in 0..span {
+                if !(first..=last).contains(&self.next_ephemeral) {
+                    self.next_ephemeral = first;
+                }
                 let candidate = self.next_ephemeral;
-                self.next_ephemeral = if candidate == EPHEMERAL_LAST { EPHEMERAL_FIRST } else { candidate + 1 };
+                self.next_ephemeral = if candidate == last { first } else { candidate + 1 };
                 // An ephemeral port is never shared.
                 if !self.conflicts(proto, addr, candidate, false, 0) && !self.ports.iter().any(|e| e.proto == proto && e.port == candidate) {
                     found = Some(candidate);

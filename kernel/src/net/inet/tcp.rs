@@ -130,6 +130,9 @@ impl TcpSocket {
         o.sndbuf = DEFAULT_SNDBUF;
         o.rcvbuf = DEFAULT_RCVBUF;
         socket.options.set_all(o);
+        // The keep-alive timers start from the namespace's tcp_keepalive_*.
+        let (idle, interval, count) = socket.net.sysctl.keepalive();
+        socket.inner.lock().keepalive = KeepAlive { idle, interval, count };
         socket
     }
 
@@ -734,6 +737,42 @@ impl Socket for TcpSocket {
 
     fn unsent_bytes(&self) -> usize {
         self.handle().map_or(0, |h| stack::with_stack_in(&self.net, |st| st.sockets.get::<stcp::Socket>(h).send_queue()))
+    }
+
+    fn proc_entry(&self) -> Option<crate::net::procnet::Entry> {
+        use crate::net::procnet::{state, Entry, InetEntry, Transport};
+        let none = (self.any_addr(), 0);
+        let entry = stack::look_at_stack_in(&self.net, |st| {
+            let s = self.inner.lock();
+            match s.phase {
+                Phase::Closed => None,
+                Phase::Listening(id) => {
+                    let (ip, port, _) = s.bound?;
+                    let waiting = st.listeners.get(&id).map_or(0, |l| l.ready.len());
+                    Some(InetEntry { v6: self.v6, transport: Transport::Tcp, local: (ip, port), remote: none, state: state::LISTEN, tx_queue: 0, rx_queue: waiting })
+                }
+                Phase::Connecting(h) | Phase::Connected(h) => {
+                    let sock = st.sockets.get::<stcp::Socket>(h);
+                    let code = match sock.state() {
+                        S::Closed => return None,
+                        S::Listen => state::LISTEN,
+                        S::SynSent => state::SYN_SENT,
+                        S::SynReceived => state::SYN_RECV,
+                        S::Established => state::ESTABLISHED,
+                        S::FinWait1 => state::FIN_WAIT1,
+                        S::FinWait2 => state::FIN_WAIT2,
+                        S::CloseWait => state::CLOSE_WAIT,
+                        S::Closing => state::CLOSING,
+                        S::LastAck => state::LAST_ACK,
+                        S::TimeWait => state::TIME_WAIT,
+                    };
+                    let local = sock.local_endpoint().map_or_else(|| s.bound.map_or(none, |(ip, port, _)| (ip, port)), |e| (e.addr, e.port));
+                    let remote = sock.remote_endpoint().map_or(none, |e| (e.addr, e.port));
+                    Some(InetEntry { v6: self.v6, transport: Transport::Tcp, local, remote, state: code, tx_queue: sock.send_queue(), rx_queue: sock.recv_queue() })
+                }
+            }
+        })?;
+        Some(Entry::Inet(self.net.inum, entry))
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {

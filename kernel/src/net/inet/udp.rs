@@ -218,6 +218,25 @@ impl Socket for UdpSocket {
         })
     }
 
+    fn proc_entry(&self) -> Option<crate::net::procnet::Entry> {
+        use crate::net::procnet::{state, Entry, InetEntry, Transport};
+        let (handle, local, remote) = {
+            let s = self.inner.lock();
+            let (ip, port, _) = s.bound?;
+            let ip = if ip.is_unspecified() { s.source.unwrap_or(ip) } else { ip };
+            (s.handle, (ip, port), s.peer)
+        };
+        let (tx_queue, rx_queue) = handle.map_or((0, 0), |h| {
+            stack::look_at_stack_in(&self.net, |st| {
+                let sock = st.sockets.get::<sudp::Socket>(h);
+                (sock.send_queue(), sock.recv_queue())
+            })
+        });
+        let code = if remote.is_some() { state::ESTABLISHED } else { state::CLOSE };
+        let remote = remote.unwrap_or((self.any_addr(), 0));
+        Some(Entry::Inet(self.net.inum, InetEntry { v6: self.v6, transport: Transport::Udp, local, remote, state: code, tx_queue, rx_queue }))
+    }
+
     fn local_name(&self) -> Result<Vec<u8>> {
         let s = self.inner.lock();
         Ok(match s.bound {

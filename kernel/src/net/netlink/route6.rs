@@ -9,7 +9,6 @@ use linux_raw_sys::netlink as nl;
 
 use super::MsgBuilder;
 use crate::net::inet::ipv6::{LOOPBACK6, LO_INDEX};
-use crate::net::inet::stack::with_stack;
 
 /// sizeof(struct ifaddrmsg).
 const IFADDRMSG_LEN: usize = core::mem::size_of::<nl::ifaddrmsg>();
@@ -34,7 +33,12 @@ pub struct Addr6 {
 
 /// The IPv6 addresses, in Linux's dump order (by interface).
 pub fn addrs() -> Vec<Addr6> {
-    let lo_up = with_stack(|st| st.lo_up);
+    addrs_in(&crate::ns::net::current())
+}
+
+/// The IPv6 addresses of network namespace `ns`.
+pub fn addrs_in(ns: &crate::ns::net::NetNs) -> Vec<Addr6> {
+    let lo_up = crate::net::inet::stack::with_stack_in(ns, |st| st.lo_up);
     let mut out = Vec::new();
     if lo_up {
         out.push(Addr6 { index: LO_INDEX, addr: LOOPBACK6.octets(), prefix: 128, scope: nl::rt_scope_t::RT_SCOPE_HOST as u8, flags: PERMANENT, proto: nl::IFAPROT_KERNEL_LO as u8 });
