@@ -434,6 +434,10 @@ impl MountTable for MountNs {
         mounts.iter().rev().find(|m| m.on_key == Some(k) && m.root_key != k).map(|m| (m.root.clone(), m.id))
     }
 
+    fn protected_symlinks(&self) -> bool {
+        super::sysctl::PROTECTED_SYMLINKS.load(Ordering::Relaxed) != 0
+    }
+
     fn no_symlinks(&self, mnt: MountId) -> bool {
         if mnt == NO_MOUNT || self.any_flags.load(Ordering::Acquire) & abi::MS_NOSYMFOLLOW == 0 {
             return false;

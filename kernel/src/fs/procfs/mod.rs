@@ -15,6 +15,7 @@ mod ns;
 mod pid;
 mod random;
 mod system;
+mod sysctl_fs;
 mod userns;
 mod vmstat;
 

@@ -380,7 +380,8 @@ fn setting_text(buf: &[u8]) -> &[u8] {
     &buf[..end]
 }
 
-/// /proc/sys/fs (its `inotify` directory for now).
+/// /proc/sys/fs: the inotify, mqueue and fanotify directories, and the
+/// files of `sysctl_fs.rs`.
 fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     let mut table = Table::new();
     let inotify_ino = ino + 1;
@@ -391,6 +392,8 @@ fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     // fanotify's directory and its three files after mqueue's.
     let fanotify_ino = ino + 20;
     table.add(b"fanotify", FileType::Directory, fanotify_ino, move |dir| Ok(sys_fs_fanotify_dir(fanotify_ino, dir)));
+    // The limits and counts of `sysctl_fs.rs` take 24 numbers from +32.
+    super::sysctl_fs::add_files(&mut table, ino + 32);
     SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }
 
