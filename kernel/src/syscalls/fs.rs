@@ -1047,6 +1047,11 @@ pub fn linkat(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, new
     }
     let (new, _) = parent_of(thread, newdirfd, newpath)?;
     let name = new.name_for_create()?;
+    // An existing name is EEXIST before the protected_hardlinks check
+    // (Linux's filename_create comes first).
+    if new.dir.lookup(name).is_ok() {
+        return Err(Errno::EEXIST);
+    }
     crate::fs::protected::may_link(&cred, &*target)?;
     check_dir_write(&new.dir, new.mnt, &cred)?;
     if new.dir.fs_id() != target.fs_id() || (target_mnt != kevlar_vfs::NO_MOUNT && new.mnt != kevlar_vfs::NO_MOUNT && target_mnt != new.mnt) {

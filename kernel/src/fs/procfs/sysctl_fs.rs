@@ -124,10 +124,10 @@ pub(super) fn add_files(table: &mut Table, first: u64) {
             ))
         });
     }
-    switch(table, b"protected_symlinks", first + 6, 0o600, &sysctl::PROTECTED_SYMLINKS, 1);
-    switch(table, b"protected_hardlinks", first + 7, 0o600, &sysctl::PROTECTED_HARDLINKS, 1);
-    switch(table, b"protected_fifos", first + 8, 0o600, &sysctl::PROTECTED_FIFOS, 2);
-    switch(table, b"protected_regular", first + 9, 0o600, &sysctl::PROTECTED_REGULAR, 2);
+    switch(table, b"protected_symlinks", first + 6, 0o644, &sysctl::PROTECTED_SYMLINKS, 1);
+    switch(table, b"protected_hardlinks", first + 7, 0o644, &sysctl::PROTECTED_HARDLINKS, 1);
+    switch(table, b"protected_fifos", first + 8, 0o644, &sysctl::PROTECTED_FIFOS, 2);
+    switch(table, b"protected_regular", first + 9, 0o644, &sysctl::PROTECTED_REGULAR, 2);
     let counts: [(&'static [u8], fn() -> String); 3] = [
         // nr_dentry, nr_unused, age_limit, want_pages, nr_negative, dummy.
         (b"dentry-state", || format!("{}\t0\t45\t0\t0\t0\n", memory_inodes())),
