@@ -501,6 +501,14 @@ impl Epoll {
         parents_depth(self, &all, 0)
     }
 
+    /// The file of the `nth` live entry (0 the first) added with fd
+    /// `fd`, in the order Linux's tree keeps them (by file, then fd):
+    /// kcmp's KCMP_EPOLL_TFD.
+    pub fn target_file(&self, fd: i32, nth: usize) -> Option<Arc<OpenFile>> {
+        let items = self.items.lock();
+        items.map.range((fd, 0)..=(fd, usize::MAX)).filter_map(|(_, item)| item.file.upgrade()).nth(nth)
+    }
+
     fn watched_epolls(&self) -> Vec<Arc<OpenFile>> {
         self.items.lock().map.values().filter_map(|e| e.file.upgrade()).filter(|f| f.ops.as_epoll().is_some()).collect()
     }

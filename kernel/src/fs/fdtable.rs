@@ -18,6 +18,12 @@ struct Slot {
     cloexec: bool,
 }
 
+/// Whether the calling process has CAP_SYS_ADMIN (the kernel's own
+/// callers count as privileged).
+fn caller_is_admin() -> bool {
+    crate::process::current().is_none_or(|t| t.process.creds.lock().has_cap(linux_raw_sys::general::CAP_SYS_ADMIN))
+}
+
 /// A process's fds.
 #[derive(Clone)]
 pub struct FdTable {
@@ -59,7 +65,13 @@ impl FdTable {
     /// Installs `file` at the lowest free fd >= `min`.
     pub fn insert_from(&mut self, min: usize, file: Arc<OpenFile>, cloexec: bool) -> Result<i32> {
         let start = min.max(self.free_from);
-        let fd = (start..self.limit.min(NR_OPEN)).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
+        let fd = (start..self.limit()).find(|&i| self.slots.get(i).is_none_or(|s| s.is_none())).ok_or(Errno::EMFILE)?;
+        // A new open file description (no one else holds it yet) past
+        // /proc/sys/fs/file-max fails for a caller without CAP_SYS_ADMIN
+        // (Linux's alloc_empty_file; after the fd, as Linux's order).
+        if Arc::strong_count(&file) == 1 && super::sysctl::over_file_max() && !caller_is_admin() {
+            return Err(Errno::ENFILE);
+        }
         // A new descriptor keeps its file (and its socket, epoll or timer
         // state) on the heap: not past half of the reserve.
         crate::mm::kbuf::check_object()?;
@@ -74,7 +86,7 @@ impl FdTable {
 
     /// Returns the limit on fd numbers.
     pub fn limit(&self) -> usize {
-        self.limit.min(NR_OPEN)
+        self.limit.min(super::sysctl::nr_open())
     }
 
     /// Sets the highest fd number + 1 that new fds may use.

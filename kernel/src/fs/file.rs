@@ -180,17 +180,19 @@ pub struct OpenFile {
     /// The mount it was opened through (`kevlar_vfs::NO_MOUNT`: not
     /// known): what its per-mount flags and a walk from it start with.
     mnt: AtomicU32,
+    /// Counts it in /proc/sys/fs/file-nr while it lives.
+    _count: super::sysctl::FileCount,
 }
 
 impl OpenFile {
     /// Wraps `ops` as a new open file description.
     pub fn new(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>) -> Arc<OpenFile> {
-        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: None, mnt: AtomicU32::new(0) })
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: None, mnt: AtomicU32::new(0), _count: super::sysctl::FileCount::new() })
     }
 
     /// Wraps `ops` as [`OpenFile::new`] does, holding `access` while open.
     pub fn with_write_access(ops: Arc<dyn FileOps>, flags: u32, path: Vec<u8>, access: Option<super::writecount::WriteAccess>) -> Arc<OpenFile> {
-        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: access, mnt: AtomicU32::new(0) })
+        Arc::new(OpenFile { ops, flags: AtomicU32::new(flags), offset: SpinLock::new(0), path, async_state: SpinLock::new(Default::default()), _write_access: access, mnt: AtomicU32::new(0), _count: super::sysctl::FileCount::new() })
     }
 
     /// Records the mount the file was opened through.

@@ -33,6 +33,8 @@ pub mod splice;
 pub mod synth;
 pub mod superblock;
 pub mod sysfs;
+pub mod sysctl;
+pub mod protected;
 pub mod timerfd;
 pub mod writecount;
 
@@ -177,6 +179,12 @@ pub fn open_path_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Optio
             OpenLookup::Found(node) => {
                 if flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0 {
                     return Err(Errno::EEXIST);
+                }
+                if flags & abi::O_CREAT != 0 && node.file_type() != FileType::Directory && protected::sticky_checks_on() {
+                    // The directory the name is in (that of the link for a
+                    // followed trailing symlink).
+                    let parent = kevlar_vfs::walk_parent_mnt(&fs.walk_context(cred), start, path)?;
+                    protected::may_create_in_sticky(cred, &*parent.dir, &*node)?;
                 }
                 break node;
             }

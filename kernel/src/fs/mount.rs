@@ -493,6 +493,10 @@ impl MountTable for MountNs {
         Some((mounts[p].root.clone(), mounts[p].id))
     }
 
+    fn protected_symlinks(&self) -> bool {
+        super::sysctl::PROTECTED_SYMLINKS.load(Ordering::Relaxed) != 0
+    }
+
     fn no_symlinks(&self, mnt: MountId) -> bool {
         if mnt == NO_MOUNT || self.any_flags.load(Ordering::Acquire) & abi::MS_NOSYMFOLLOW == 0 {
             return false;

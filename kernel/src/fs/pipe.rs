@@ -18,10 +18,6 @@ use linux_raw_sys::general as abi;
 pub const PIPE_BUF: usize = 4096;
 /// Default capacity (16 pages, as Linux).
 pub const DEFAULT_CAPACITY: usize = 65536;
-/// Linux's /proc/sys/fs/pipe-user-pages-soft default (16 pages for each of
-/// 1024 descriptors): pages of pipe capacity a user may hold before new
-/// pipes get [`MIN_DEF_PAGES`] and pipes cannot grow, unless privileged.
-const PIPE_USER_PAGES_SOFT: usize = 16384;
 /// Pages of a pipe made by a user over the soft limit (PIPE_MIN_DEF_BUFFERS).
 const MIN_DEF_PAGES: usize = 2;
 const PAGE: usize = 4096;
@@ -54,6 +50,11 @@ fn current_user() -> (u32, bool) {
         }
         None => (0, true),
     }
+}
+
+/// Whether the calling process has capability `cap`.
+fn current_has_cap(cap: u32) -> bool {
+    crate::process::current().is_none_or(|t| t.process.creds.lock().has_cap(cap))
 }
 
 struct State {
@@ -104,20 +105,39 @@ impl Pipe {
     /// pipe-user-pages-soft gets a pipe of two pages (Linux's
     /// alloc_pipe_info).
     pub fn new() -> Arc<Pipe> {
+        Self::make().0
+    }
+
+    /// Creates a pipe as [`Pipe::new`] does, failing with ENFILE when its
+    /// pages put an unprivileged user over /proc/sys/fs/pipe-user-pages-hard
+    /// (Linux's alloc_pipe_info, which pipe(2) reports so).
+    pub fn try_new() -> Result<Arc<Pipe>> {
+        match Self::make() {
+            (_, true) => Err(Errno::ENFILE),
+            (pipe, false) => Ok(pipe),
+        }
+    }
+
+    /// The pipe, and whether it is over the hard limit (then not kept
+    /// accounted: it is dropped at once).
+    fn make() -> (Arc<Pipe>, bool) {
         let (user, privileged) = current_user();
         let mut pages = DEFAULT_CAPACITY / PAGE;
-        if account(user, 0, pages) > PIPE_USER_PAGES_SOFT && !privileged {
-            account(user, pages, MIN_DEF_PAGES);
+        let mut total = account(user, 0, pages);
+        if crate::fs::sysctl::too_many_pipe_pages(total).1 && !privileged {
+            total = account(user, pages, MIN_DEF_PAGES);
             pages = MIN_DEF_PAGES;
         }
-        Arc::new(Pipe {
+        let over_hard = crate::fs::sysctl::too_many_pipe_pages(total).0 && !privileged;
+        let pipe = Arc::new(Pipe {
             state: SpinLock::new(State { data: VecDeque::new(), capacity: pages * PAGE, accounted: pages, readers: 0, writers: 0, reader_opens: 0, writer_opens: 0, read_events: 0, write_events: 0 }),
             waiters: WaitQueue::new(),
             queue: PollQueue::new(),
             ino: NEXT_PIPE_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed),
             user,
             fifo: SpinLock::new(None),
-        })
+        });
+        (pipe, over_hard)
     }
 
     /// Creates the pipe behind FIFO `node`, which it holds until its
@@ -209,20 +229,23 @@ impl Pipe {
     /// Changes the capacity (F_SETPIPE_SZ): rounded up to a power of two
     /// pages, at least the data held.
     pub fn set_capacity(&self, size: usize) -> Result<usize> {
-        if size > i32::MAX as usize {
+        let size = crate::fs::sysctl::round_pipe_size(size as u64) as usize;
+        if size == 0 {
             return Err(Errno::EINVAL);
         }
-        if size > 1 << 20 {
-            return Err(Errno::EPERM);
-        }
-        let size = size.max(4096).next_power_of_two();
         let pages = size / PAGE;
         let (_, privileged) = current_user();
         let mut state = self.state.lock();
+        // Growing past pipe-max-size needs CAP_SYS_RESOURCE (EPERM).
+        if size > state.capacity && size > crate::fs::sysctl::pipe_max_size() && !current_has_cap(linux_raw_sys::general::CAP_SYS_RESOURCE) {
+            return Err(Errno::EPERM);
+        }
         // Growing past what is accounted needs the user to be under
-        // pipe-user-pages-soft afterwards, unless privileged (EPERM).
+        // pipe-user-pages-hard and -soft afterwards, unless privileged
+        // (EPERM).
         let total = account(self.user, state.accounted, pages);
-        if pages > state.accounted && total > PIPE_USER_PAGES_SOFT && !privileged {
+        let (hard, soft) = crate::fs::sysctl::too_many_pipe_pages(total);
+        if pages > state.accounted && (hard || soft) && !privileged {
             account(self.user, pages, state.accounted);
             return Err(Errno::EPERM);
         }

@@ -350,6 +350,12 @@ pub fn remove(process: &Process, id: i32) -> Result<()> {
     Ok(())
 }
 
+/// Whether process `pid` has a SEM_UNDO list (Linux allocates one at its
+/// first SEM_UNDO operation and keeps it until exit: kcmp's KCMP_SYSVSEM).
+pub fn has_undo_list(pid: i32) -> bool {
+    STATE.lock().undo.contains_key(&pid)
+}
+
 /// Applies the exiting process's SEM_UNDO adjustments (values clamped to
 /// 0..=SEMVMX, as Linux's exit_sem).
 pub fn exit(pid: i32) {

@@ -85,6 +85,19 @@ impl SocketFilter {
         self.slot.lock().program.clone()
     }
 
+    /// Takes `other`'s filter, program and lock (an accepted socket's
+    /// from its listener, as Linux's sk_clone_lock).
+    pub fn copy_from(&self, other: &SocketFilter) {
+        let (filter, program, locked) = {
+            let o = other.slot.lock();
+            (o.filter.clone(), o.program.clone(), o.locked)
+        };
+        let mut slot = self.slot.lock();
+        slot.filter = filter;
+        slot.program = program;
+        slot.locked = locked;
+    }
+
     /// The filter attached, if any.
     pub fn current(&self) -> Option<Arc<kevlar_bpf::Filter>> {
         self.slot.lock().filter.clone()

@@ -125,6 +125,15 @@ impl ProcessFs {
         self.owners.store(own.users.len(), Ordering::Release);
     }
 
+    /// Which context thread `tid` uses: 0 for the process's shared one,
+    /// else its own context's id + 1 (kcmp's KCMP_FS compares them).
+    pub fn context_of(&self, tid: Pid) -> u64 {
+        if self.owners.load(Ordering::Acquire) == 0 {
+            return 0;
+        }
+        self.own.lock().users.get(&tid).map_or(0, |id| id + 1)
+    }
+
     /// How many of the process's `threads` threads use the context
     /// thread `tid` uses (Linux's fs->users).
     pub fn users(&self, tid: Pid, threads: usize) -> usize {

@@ -6,6 +6,7 @@ pub mod cputimer;
 pub mod fsctx;
 pub mod futex;
 pub mod hwbreak;
+pub mod kcmp;
 pub mod limits;
 pub mod posix_timer;
 pub mod nproc;

@@ -694,7 +694,7 @@ pub fn pipe2(thread: &Thread, fds: usize, flags: u32) -> Result<isize> {
     if flags & !(abi::O_CLOEXEC | abi::O_NONBLOCK | abi::O_DIRECT) != 0 {
         return Err(Errno::EINVAL);
     }
-    let pipe = Pipe::new();
+    let pipe = Pipe::try_new()?;
     let status = flags & abi::O_NONBLOCK;
     let reader = OpenFile::new(pipe.open_end(false), abi::O_RDONLY | status, b"pipe:".to_vec());
     let writer = OpenFile::new(pipe.open_end(true), abi::O_WRONLY | status, b"pipe:".to_vec());
@@ -1105,6 +1105,12 @@ pub fn linkat(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, new
     }
     let (new, _) = parent_of(thread, newdirfd, newpath)?;
     let name = new.name_for_create()?;
+    // An existing name is EEXIST before the protected_hardlinks check
+    // (Linux's filename_create comes first).
+    if new.dir.lookup(name).is_ok() {
+        return Err(Errno::EEXIST);
+    }
+    crate::fs::protected::may_link(&cred, &*target)?;
     check_dir_write(&new.dir, new.mnt, &cred)?;
     if new.dir.fs_id() != target.fs_id() || (target_mnt != kevlar_vfs::NO_MOUNT && new.mnt != kevlar_vfs::NO_MOUNT && target_mnt != new.mnt) {
         return Err(Errno::EXDEV);

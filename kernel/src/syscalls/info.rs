@@ -110,13 +110,13 @@ pub fn prlimit64(thread: &Thread, pid: i32, resource: u32, new: usize, old: usiz
         if v[1] > current[1] && !crate::process::access::capable(&thread.process, abi::CAP_SYS_RESOURCE) {
             return Err(Errno::EPERM);
         }
-        if resource == abi::RLIMIT_NOFILE && v[1] > crate::fs::fdtable::NR_OPEN as u64 {
+        if resource == abi::RLIMIT_NOFILE && v[1] > crate::fs::sysctl::nr_open() as u64 {
             return Err(Errno::EPERM);
         }
         limits[resource as usize] = v;
         if resource == abi::RLIMIT_NOFILE {
             let files = target.files.lock().clone();
-            files.lock().set_limit(v[0].min(crate::fs::fdtable::NR_OPEN as u64) as usize);
+            files.lock().set_limit(v[0].min(crate::fs::sysctl::nr_open() as u64) as usize);
         }
     }
     drop(limits);

@@ -22,6 +22,7 @@ mod ipc;
 mod keys;
 mod mqueue;
 mod itimer;
+mod kcmp;
 pub mod memory;
 mod memfd;
 mod mlock;
@@ -470,6 +471,7 @@ syscall_table! { thread, frame, a;
         nr::__NR_ptrace => ptrace::ptrace(thread, a),
         nr::__NR_process_vm_readv => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], false),
         nr::__NR_process_vm_writev => process_vm::process_vm_rw(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3), a.usize(4), a.0[5], true),
+        nr::__NR_kcmp => kcmp::kcmp(thread, a.i32(0), a.i32(1), a.u32(2), a.0[3], a.0[4]),
         nr::__NR_set_robust_list => futex::set_robust_list(thread, a.usize(0), a.usize(1)),
         nr::__NR_get_robust_list => futex::get_robust_list(thread, a.i32(0), a.usize(1), a.usize(2)),
         nr::__NR_rseq => Err(Errno::ENOSYS),

@@ -666,6 +666,7 @@ pub fn setsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
             return Err(Errno::ENOPROTOOPT);
         }
         socket.options().filter.attach(filter, program)?;
+        socket.socket_option_set(name);
         return Ok(0);
     }
     // SO_DETACH_BPF is the same option.
@@ -674,6 +675,7 @@ pub fn setsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
             return Err(Errno::ENOPROTOOPT);
         }
         socket.options().filter.detach()?;
+        socket.socket_option_set(name);
         return Ok(0);
     }
     if want >= 4 && name == netabi::SO_LOCK_FILTER {

@@ -126,6 +126,13 @@ pub trait MountTable {
     fn max_crossings(&self) -> u32 {
         1024
     }
+
+    /// Tells whether trailing symlinks in sticky world-writable
+    /// directories are followed only by their owner or the directory's
+    /// (Linux's fs.protected_symlinks).
+    fn protected_symlinks(&self) -> bool {
+        false
+    }
 }
 
 /// A mount's id as the table numbers it (Linux's mount id); a walk carries
@@ -614,6 +621,9 @@ impl<'c, 'a> Walker<'c, 'a> {
                     let child = self.cross_mounts(child)?;
                     let follow = !is_last || must_dir || follow_last;
                     if follow && child.file_type() == FileType::Symlink {
+                        if is_last && self.ctx.mounts.protected_symlinks() {
+                            self.may_follow_link(&cur, &child)?;
+                        }
                         if self.ctx.mounts.no_symlinks(self.mnt) {
                             return Err(Errno::ELOOP);
                         }
@@ -662,6 +672,23 @@ impl<'c, 'a> Walker<'c, 'a> {
             return Err(Errno::ENOTDIR);
         }
         Ok(Outcome::Found(cur))
+    }
+
+    /// fs.protected_symlinks (Linux's may_follow_link): a trailing symlink
+    /// in a sticky world-writable directory is followed only by the link's
+    /// owner, or when the directory's owner owns the link too (EACCES).
+    fn may_follow_link(&self, dir: &Arc<dyn Inode>, link: &Arc<dyn Inode>) -> Result<()> {
+        let Some(cred) = self.ctx.cred else { return Ok(()) };
+        let link = link.access_stat()?;
+        if link.uid == cred.uid {
+            return Ok(());
+        }
+        let dir = dir.access_stat()?;
+        const STICKY_WORLD_WRITABLE: u32 = 0o1002;
+        if dir.mode & STICKY_WORLD_WRITABLE != STICKY_WORLD_WRITABLE || dir.uid == link.uid {
+            return Ok(());
+        }
+        Err(Errno::EACCES)
     }
 
     fn check_search(&self, dir: &Arc<dyn Inode>) -> Result<()> {

@@ -16,6 +16,7 @@ mod pid;
 mod random;
 mod system;
 mod sysnet;
+mod sysctl_fs;
 mod userns;
 mod vmstat;
 

@@ -383,7 +383,8 @@ fn setting_text(buf: &[u8]) -> &[u8] {
     &buf[..end]
 }
 
-/// /proc/sys/fs (its `inotify` directory for now).
+/// /proc/sys/fs: the inotify, mqueue and fanotify directories, and the
+/// files of `sysctl_fs.rs`.
 fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     let mut table = Table::new();
     let inotify_ino = ino + 1;
@@ -394,7 +395,10 @@ fn sys_fs_dir(ino: u64, parent: &Arc<dyn Inode>) -> Arc<dyn Inode> {
     // fanotify's directory and its three files after mqueue's.
     let fanotify_ino = ino + 20;
     table.add(b"fanotify", FileType::Directory, fanotify_ino, move |dir| Ok(sys_fs_fanotify_dir(fanotify_ino, dir)));
-    let mount_max_ino = ino + 40;
+    // The limits and counts of `sysctl_fs.rs` take 24 numbers from +32.
+    super::sysctl_fs::add_files(&mut table, ino + 32);
+    // mount-max after them.
+    let mount_max_ino = ino + 56;
     table.add(b"mount-max", FileType::Regular, mount_max_ino, move |_| Ok(int_setting(mount_max_ino, &crate::fs::mount::MOUNT_MAX, 1)));
     SynthDir::new(Attr::root(fs_id(), ino, 0o555), Parent::Strong(parent.clone()), Box::new(table))
 }

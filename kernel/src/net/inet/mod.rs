@@ -8,6 +8,7 @@ pub mod ipv6;
 pub mod sockets;
 pub mod stack;
 pub mod tcp;
+pub mod tcpfilter;
 pub mod udp;
 
 pub use ipv6::{parse_bind, parse_connect};

@@ -681,6 +681,8 @@ pub struct Stack {
     udp_watch: BTreeMap<SocketHandle, UdpWatch>,
     /// Listening sockets by id.
     pub listeners: BTreeMap<u64, Listener>,
+    /// The socket filters of TCP connections and listeners (`tcpfilter.rs`).
+    pub tcp_filters: super::tcpfilter::TcpFilters,
     next_listener_id: u64,
     /// lo is up (SIOCSIFFLAGS).
     pub lo_up: bool,
@@ -784,6 +786,7 @@ impl Stack {
             lo_mtu: 65536,
             touched: Vec::new(),
             by_ports: BTreeMap::new(),
+            tcp_filters: Default::default(),
             dirty: BTreeSet::new(),
             unindexed: BTreeSet::new(),
             full_sweep: false,
@@ -932,6 +935,7 @@ impl Stack {
 
     /// Stops tracking a connection (its smoltcp socket is removed next).
     pub fn forget_conn(&mut self, handle: SocketHandle) -> Option<Conn> {
+        self.tcp_filters.forget_conn(handle);
         let c = self.conns.remove(&handle)?;
         self.dirty.remove(&handle);
         self.unindexed.remove(&handle);
@@ -1016,6 +1020,7 @@ impl Stack {
     /// out (Linux's inet_csk_listen_stop).
     pub fn remove_listener(&mut self, id: u64) {
         let removed = self.listeners.remove(&id);
+        self.tcp_filters.forget_listener(id);
         self.update_syn_filter();
         if let Some(l) = removed {
             for h in l.listen.into_iter().chain(l.embryos).chain(l.ready) {
@@ -1295,6 +1300,26 @@ impl Stack {
         changed
     }
 
+    /// Runs the socket filter of the TCP socket the next packet is for
+    /// (`tcpfilter.rs`): true if it dropped the packet.
+    fn filter_front(&mut self) -> bool {
+        let Some(packet) = self.device.queue.front() else { return false };
+        let by_ports = &self.by_ports;
+        match self.tcp_filters.verdict(packet, |local, remote| by_ports.get(&(local, remote)).cloned()) {
+            super::tcpfilter::Verdict::Keep => false,
+            super::tcpfilter::Verdict::Drop => {
+                self.device.queue.pop_front();
+                true
+            }
+            super::tcpfilter::Verdict::Cut(len) => {
+                if let Some(packet) = self.device.queue.front_mut() {
+                    super::tcpfilter::cut(packet, len);
+                }
+                false
+            }
+        }
+    }
+
     /// Moves packets until nothing is left to do; returns whether anything
     /// changed that waiters may care about. Each packet goes to the group
     /// of sockets it is for, and egress runs for the groups a packet, a
@@ -1320,6 +1345,9 @@ impl Stack {
                 // groups first (a listener's new LISTEN socket must be
                 // there for the next SYN).
                 self.sockets.rehome_touched();
+                if !self.tcp_filters.is_empty() && self.device.front().is_some() && self.filter_front() {
+                    continue;
+                }
                 let Some(packet) = self.device.front() else { break };
                 let group = route(&self.sockets, packet);
                 match self.iface.poll_ingress_single(ts, &mut self.device, self.sockets.set_of(group)) {

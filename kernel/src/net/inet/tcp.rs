@@ -213,6 +213,20 @@ impl TcpSocket {
         }
     }
 
+    /// Gives the stack this socket's filter (`tcpfilter.rs`) for its
+    /// connection or listener.
+    fn sync_filter(&self) {
+        let filter = self.options.filter.current();
+        stack::with_stack_in(&self.net, |st| {
+            let s = self.inner.lock();
+            match s.phase {
+                Phase::Connecting(h) | Phase::Connected(h) => st.tcp_filters.set_conn(h, filter),
+                Phase::Listening(id) => st.tcp_filters.set_listener(id, s.bound.map_or(0, |b| b.1), filter),
+                _ => {}
+            }
+        });
+    }
+
     fn handle(&self) -> Option<SocketHandle> {
         match self.inner.lock().phase {
             Phase::Connecting(h) | Phase::Connected(h) => Some(h),
@@ -284,6 +298,13 @@ impl Socket for TcpSocket {
         if name == netabi::SO_KEEPALIVE {
             self.apply_keepalive();
         }
+        if name == netabi::SO_ATTACH_FILTER || name == netabi::SO_DETACH_FILTER {
+            self.sync_filter();
+        }
+    }
+
+    fn runs_filters(&self) -> bool {
+        true
     }
 
     fn options(&self) -> &SocketOptions {
@@ -326,6 +347,9 @@ impl Socket for TcpSocket {
             }
             let lid = st.add_listener(PortAddr::of(ip, s.ip6.v6only), port, backlog, self.events.clone(), s.nodelay);
             s.phase = Phase::Listening(lid);
+            if let Some(filter) = self.options.filter.current() {
+                st.tcp_filters.set_listener(lid, port, Some(filter));
+            }
             Ok(())
         })
     }
@@ -355,8 +379,13 @@ impl Socket for TcpSocket {
                 Ok(Some(TcpSocket::with(self.net.clone(), self.v6, Phase::Connected(handle), bound, events.clone())))
             })
         })?;
-        // Accepted sockets inherit the listener's options (sk_clone_lock).
+        // Accepted sockets inherit the listener's options and filter
+        // (sk_clone_lock).
         socket.options.set_all(self.options.get());
+        socket.options.filter.copy_from(&self.options.filter);
+        if socket.options.filter.current().is_some() {
+            socket.sync_filter();
+        }
         socket.inner.lock().nodelay = nodelay;
         socket.inner.lock().ip6 = ip6;
         socket.inner.lock().keepalive = keepalive;
@@ -400,6 +429,9 @@ impl Socket for TcpSocket {
                 return Err(Errno::EINVAL);
             }
             st.track(handle, self.events.clone());
+            if let Some(filter) = self.options.filter.current() {
+                st.tcp_filters.set_conn(handle, Some(filter));
+            }
             s.phase = Phase::Connecting(handle);
             Ok(Some(handle))
         })?;
