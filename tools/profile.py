@@ -19,6 +19,11 @@ small differences are noise. With --callers the return address at the
 stack pointer is sampled as well (only meaningful in leaf functions
 without a frame, so treat it as a hint).
 
+An application row (a name starting with `app_`, as `python3 tools/profile.py
+app_python_startup`) boots the apps suite's image instead: bench-init in
+disk mode, the benchmark Debian root on a virtio disk (a snapshot, as
+tools/bench.py runs it), only the named rows, -m as the apps suite.
+
 Only Kevlar: Linux's symbols are not in its bzImage.
 """
 import argparse
@@ -116,21 +121,34 @@ def main() -> int:
     os.makedirs(out_dir, exist_ok=True)
     # `micro` skips the workloads' input files (user-mode set-up) unless a
     # workload is asked for.
-    words = (["quick"] if ns.quick else ["profile"]) + ([] if any(n.startswith("bb_") for n in ns.names) else ["micro"])
-    image = bench.build_image(programs, words + ns.names,
-                              os.path.join(out_dir, "profile.cpio"))
+    apps = [n for n in ns.names if n.startswith("app_")]
+    disk_args = []
+    mem = "512M"
+    if apps:
+        if len(apps) != len(ns.names):
+            raise SystemExit("profile: application rows (app_*) and microbenchmarks cannot share a boot")
+        disk = bench.build_apps_disk(programs)
+        image = bench.build_apps_initrd(programs, (["quick"] if ns.quick else []) + apps,
+                                        os.path.join(out_dir, "profile-apps.cpio"))
+        disk_args = ["-drive", f"file={disk},if=none,id=benchdisk,format=raw,snapshot=on",
+                     "-device", "virtio-blk-pci,drive=benchdisk"]
+        mem = bench.APPS_MEM
+    else:
+        words = (["quick"] if ns.quick else ["profile"]) + ([] if any(n.startswith("bb_") for n in ns.names) else ["micro"])
+        image = bench.build_image(programs, words + ns.names,
+                                  os.path.join(out_dir, "profile.cpio"))
     syms = symbols(ns.kernel)
     addrs = [s[0] for s in syms]
 
     sock_path = os.path.join(tempfile.mkdtemp(prefix="kevlar-profile-"), "monitor")
     log_path = os.path.join(out_dir, "serial.log")
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg",
-           "-cpu", "max,-rdrand,-rdseed,-erms,-fsrm", "-smp", str(ns.smp), "-m", "512M",
+           "-cpu", "max,-rdrand,-rdseed,-erms,-fsrm", "-smp", str(ns.smp), "-m", mem,
            "-display", "none", "-vga", "none", "-no-reboot",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
            "-serial", f"file:{log_path}", "-monitor", f"unix:{sock_path},server,nowait", "-nic", "none",
            "-kernel", ns.kernel, "-initrd", image,
-           "-icount", "shift=0,sleep=off", "-rtc", "base=2026-01-01T00:00:00,clock=vm"]
+           "-icount", "shift=0,sleep=off", "-rtc", "base=2026-01-01T00:00:00,clock=vm"] + disk_args
     qemu = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     counts = collections.Counter()
     callers = collections.Counter()
