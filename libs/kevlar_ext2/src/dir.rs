@@ -20,12 +20,18 @@ impl State {
         inode.size() / self.geo.block_size as u64
     }
 
+    /// Returns the disk block of logical block `lblk` of directory `ino`
+    /// (EIO for a hole: directories have none).
+    fn dir_block_number(&mut self, ino: u32, inode: &mut DiskInode, lblk: u64) -> Result<u32> {
+        match self.bmap(inode, ino, lblk, false)? {
+            0 => Err(Errno::EIO),
+            b => Ok(b),
+        }
+    }
+
     /// Returns the entries of logical block `lblk` of directory `ino`.
     fn dir_block_entries(&mut self, ino: u32, inode: &mut DiskInode, lblk: u64) -> Result<(u32, Vec<RawDirent>)> {
-        let b = self.bmap(inode, ino, lblk, false)?;
-        if b == 0 {
-            return Err(Errno::EIO);
-        }
+        let b = self.dir_block_number(ino, inode, lblk)?;
         let filetype = self.geo.filetype;
         let data = self.checked_meta_block(b, MetaKind::Dir, ino, inode.get(ino::GENERATION))?;
         let mut entries = parse_dir_block(&data, filetype).ok_or(Errno::EUCLEAN)?;
@@ -87,10 +93,22 @@ impl State {
     /// Finds `name` in directory `dir`: (inode, type code, block, offset).
     pub fn find_entry(&mut self, dir: u32, name: &[u8]) -> Result<Option<(u32, u8, u32, usize)>> {
         let mut inode = self.read_inode(dir)?;
+        let filetype = self.geo.filetype;
+        let generation = inode.get(ino::GENERATION);
         for lblk in 0..self.dir_blocks(&inode) {
-            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
-            if let Some(e) = entries.iter().find(|e| e.inode != 0 && e.name == name) {
-                return Ok(Some((e.inode, e.file_type, b, e.offset)));
+            let b = self.dir_block_number(dir, &mut inode, lblk)?;
+            let data = self.checked_meta_block_ref(b, MetaKind::Dir, dir, generation)?;
+            let mut found = None;
+            if !visit_dir_block(data, filetype, |e| {
+                if e.inode != 0 && e.name == name {
+                    found = Some((e.inode, e.file_type, b, e.offset));
+                }
+                found.is_none()
+            }) {
+                return Err(Errno::EUCLEAN);
+            }
+            if found.is_some() {
+                return Ok(found);
             }
         }
         Ok(None)
@@ -99,21 +117,34 @@ impl State {
     /// Returns the first live entry at or after byte position `pos` of
     /// directory `dir`, with the position after it.
     pub fn entry_at(&mut self, dir: u32, pos: u64) -> Result<Option<(RawDirent, u64)>> {
+        Ok(self.entries_from(dir, pos, 1)?.pop())
+    }
+
+    /// Returns up to `max` live entries of directory `dir` from byte
+    /// position `pos` on, each with the position after it: one pass over
+    /// the blocks (a listing reads each block once, not once per entry).
+    pub fn entries_from(&mut self, dir: u32, pos: u64, max: usize) -> Result<Vec<(RawDirent, u64)>> {
         let mut inode = self.read_inode(dir)?;
         let bs = self.geo.block_size as u64;
+        let filetype = self.geo.filetype;
+        let generation = inode.get(ino::GENERATION);
+        let mut out = Vec::new();
         let mut lblk = pos / bs;
-        while lblk < self.dir_blocks(&inode) {
-            let (_, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
+        while lblk < self.dir_blocks(&inode) && out.len() < max {
+            let b = self.dir_block_number(dir, &mut inode, lblk)?;
+            let data = self.checked_meta_block_ref(b, MetaKind::Dir, dir, generation)?;
             let base = lblk * bs;
-            for e in entries {
+            if !visit_dir_block(data, filetype, |e| {
                 if base + e.offset as u64 >= pos && e.inode != 0 {
-                    let next = base + (e.offset + e.rec_len) as u64;
-                    return Ok(Some((e, next)));
+                    out.push((e.to_owned(), base + (e.offset + e.rec_len) as u64));
                 }
+                out.len() < max
+            }) {
+                return Err(Errno::EUCLEAN);
             }
             lblk += 1;
         }
-        Ok(None)
+        Ok(out)
     }
 
     /// Adds entry `name` -> `target` to directory `dir`, reusing slack in

@@ -576,12 +576,9 @@ impl Inode for Ext2Node {
             let mut batch = Vec::new();
             {
                 let mut st = self.fs.state.lock();
-                let mut at = pos as u64;
-                while batch.len() < BATCH {
-                    let Some((e, next)) = st.entry_at(self.ino, at)? else { break };
+                for (e, next) in st.entries_from(self.ino, pos as u64, BATCH)? {
                     let file_type = entry_type(&mut st, &e)?;
                     batch.push((e, file_type, next));
-                    at = next;
                 }
             }
             let full = batch.len() == BATCH;
