@@ -5,7 +5,7 @@ use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use kevlar_platform::arch::paging::{AddressSpace, PageFlags, USER_END};
+use kevlar_platform::arch::paging::{AddressSpace, MapError, PageFlags, USER_END};
 use kevlar_platform::mm::pmm::PageRef;
 use kevlar_platform::mm::PAGE_SIZE;
 use kevlar_platform::sync::SpinLock;
@@ -533,11 +533,15 @@ impl Vm {
         let count = (((end - start) / PAGE_SIZE) as u64).min(size_pages.saturating_sub(first));
         for (index, frame) in file.cached_pages(first, count) {
             let va = start + ((index - first) as usize) * PAGE_SIZE;
-            if va == page_va || self.space.page_at(va).is_some() {
+            if va == page_va {
                 continue;
             }
-            if self.space.map_page(va, frame, flags).is_err() {
-                break;
+            // A page mapped already is skipped (map_page refuses it and
+            // drops the reference it was given): one page-table walk per
+            // page, not two.
+            match self.space.map_page(va, frame, flags) {
+                Ok(()) | Err(MapError::AlreadyMapped) => {}
+                Err(_) => break,
             }
         }
     }
