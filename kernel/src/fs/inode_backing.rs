@@ -15,7 +15,7 @@ impl crate::mm::FileBacking for InodeBacking {
     }
 
     fn size(&self) -> u64 {
-        self.0.stat().map(|st| st.size).unwrap_or(0)
+        self.0.data_size().unwrap_or(0)
     }
 
     fn page(&self, index: u64) -> Result<Option<kevlar_platform::mm::pmm::PageRef>> {
@@ -24,6 +24,10 @@ impl crate::mm::FileBacking for InodeBacking {
 
     fn cached_page(&self, index: u64) -> Option<kevlar_platform::mm::pmm::PageRef> {
         crate::fs::pages::cached_frame_of(&*self.0, index)
+    }
+
+    fn cached_pages(&self, first: u64, count: u64) -> alloc::vec::Vec<(u64, kevlar_platform::mm::pmm::PageRef)> {
+        crate::fs::pages::cached_frames_of(&*self.0, first, count)
     }
 
     fn dirtied(&self, index: u64) {

@@ -71,6 +71,16 @@ pub fn cached_frame_of(inode: &dyn Inode, index: u64) -> Option<PageRef> {
     inode.cached_page(index)?.as_any().downcast_ref::<FramePage>().map(|p| p.0.clone())
 }
 
+/// Returns the frames of pages `[first, first + count)` of `inode` that
+/// its page cache holds already, in index order.
+pub fn cached_frames_of(inode: &dyn Inode, first: u64, count: u64) -> alloc::vec::Vec<(u64, PageRef)> {
+    inode
+        .cached_pages(first, count)
+        .into_iter()
+        .filter_map(|(i, page)| page.as_any().downcast_ref::<FramePage>().map(|p| (i, p.0.clone())))
+        .collect()
+}
+
 /// Tells whether `inode` keeps its data in frames that can be mapped
 /// shared (page `u64::MAX` exists in no file, so only the error differs).
 pub fn can_map_shared(inode: &dyn Inode) -> bool {

@@ -5,7 +5,7 @@ use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use kevlar_platform::arch::paging::{AddressSpace, PageFlags, USER_END};
+use kevlar_platform::arch::paging::{AddressSpace, MapError, PageFlags, USER_END};
 use kevlar_platform::mm::pmm::PageRef;
 use kevlar_platform::mm::PAGE_SIZE;
 use kevlar_platform::sync::SpinLock;
@@ -77,6 +77,10 @@ impl Prot {
 /// fault_around_bytes is 64 KiB).
 pub const FAULT_AROUND_PAGES: usize = 16;
 
+/// The span of user addresses one last-level page table maps (2 MiB):
+/// fault-around stays within the faulting address's table, as Linux's.
+const TABLE_SPAN: usize = 512 * PAGE_SIZE;
+
 /// Where a file-backed mapping gets its pages.
 pub trait FileBacking: Send + Sync {
     /// Reads bytes at `offset`; returns how many (short at end of file).
@@ -92,6 +96,12 @@ pub trait FileBacking: Send + Sync {
     fn cached_page(&self, index: u64) -> Option<PageRef> {
         let _ = index;
         None
+    }
+    /// Returns the frames of file pages `[first, first + count)` that the
+    /// page cache holds already, in index order: fault-around's window in
+    /// one question.
+    fn cached_pages(&self, first: u64, count: u64) -> Vec<(u64, PageRef)> {
+        (first..first.saturating_add(count)).filter_map(|i| self.cached_page(i).map(|p| (i, p))).collect()
     }
     /// Tells the file that page `index` is mapped shared and writable (user
     /// stores may change it: a disk file system writes it back).
@@ -454,7 +464,8 @@ impl Vm {
                     PageRef::alloc_zeroed().ok_or(Errno::ENOMEM)?
                 } else {
                     let file_offset = offset + within as u64;
-                    if file_offset >= file.size().next_multiple_of(PAGE_SIZE as u64) {
+                    let size_pages = file.size().div_ceil(PAGE_SIZE as u64);
+                    if file_offset / PAGE_SIZE as u64 >= size_pages {
                         return Err(Errno::ENXIO); // SIGBUS
                     }
                     let whole_page = *file_len - within >= PAGE_SIZE;
@@ -468,7 +479,7 @@ impl Vm {
                                 // Read-only until the first store, which
                                 // tells the file (the present-page path).
                                 self.space.map_page(page_va, frame, vma.prot.page_flags(false)).map_err(|_| Errno::ENOMEM)?;
-                                self.fault_around(vma, page_va);
+                                self.fault_around(vma, page_va, size_pages);
                                 return Ok(());
                             }
                             frame
@@ -477,7 +488,7 @@ impl Vm {
                         // first write copies it (the copy-on-write path).
                         Some(frame) if !write => {
                             self.space.map_page(page_va, frame, vma.prot.page_flags(false)).map_err(|_| Errno::ENOMEM)?;
-                            self.fault_around(vma, page_va);
+                            self.fault_around(vma, page_va, size_pages);
                             return Ok(());
                         }
                         Some(frame) => PageRef::alloc_copy_of(&frame).ok_or(Errno::ENOMEM)?,
@@ -498,28 +509,40 @@ impl Vm {
         self.space.map_page(page_va, page, vma.prot.page_flags(writable_now)).map_err(|_| Errno::ENOMEM)
     }
 
-    /// After a read fault on a file mapping: maps, read-only, up to
-    /// [`FAULT_AROUND_PAGES`] - 1 following pages of the mapping that the
-    /// page cache holds already and nothing maps here yet, as Linux's
-    /// fault-around does (a store to one of them faults: copy-on-write,
-    /// or the shared-write notice).
-    fn fault_around(&mut self, vma: &Vma, page_va: usize) {
+    /// After a read fault on a file mapping: maps, read-only, the pages
+    /// of the 64 KiB window around `page_va` that the page cache holds
+    /// already and nothing maps here yet, as Linux's fault-around does
+    /// (do_fault_around: the window is [`FAULT_AROUND_PAGES`] pages from
+    /// `page_va` rounded down to 64 KiB, or from the mapping's start if
+    /// that is later, cut at the mapping's end and at the page table's;
+    /// pages already mapped are skipped). A store to one of them faults:
+    /// copy-on-write, or the shared-write notice. `size_pages` is the
+    /// file's size in pages.
+    fn fault_around(&mut self, vma: &Vma, page_va: usize, size_pages: u64) {
         let Backing::File { file, offset, file_len, .. } = &vma.backing else { return };
+        let window = FAULT_AROUND_PAGES * PAGE_SIZE;
+        let start = (page_va & !(window - 1)).max(vma.start);
+        let table_end = (page_va | (TABLE_SPAN - 1)).saturating_add(1);
         let file_part_end = vma.start + (file_len / PAGE_SIZE) * PAGE_SIZE;
-        let end = vma.end.min(file_part_end).min(page_va + FAULT_AROUND_PAGES * PAGE_SIZE);
-        let size_pages = file.size().div_ceil(PAGE_SIZE as u64);
+        let end = vma.end.min(file_part_end).min(start + window).min(table_end);
+        if start >= end {
+            return;
+        }
         let flags = vma.prot.page_flags(false);
-        let mut va = page_va + PAGE_SIZE;
-        while va < end {
-            let index = (offset + (va - vma.start) as u64) / PAGE_SIZE as u64;
-            if index >= size_pages || self.space.page_at(va).is_some() {
-                break;
+        let first = (offset + (start - vma.start) as u64) / PAGE_SIZE as u64;
+        let count = (((end - start) / PAGE_SIZE) as u64).min(size_pages.saturating_sub(first));
+        for (index, frame) in file.cached_pages(first, count) {
+            let va = start + ((index - first) as usize) * PAGE_SIZE;
+            if va == page_va {
+                continue;
             }
-            let Some(frame) = file.cached_page(index) else { break };
-            if self.space.map_page(va, frame, flags).is_err() {
-                break;
+            // A page mapped already is skipped (map_page refuses it and
+            // drops the reference it was given): one page-table walk per
+            // page, not two.
+            match self.space.map_page(va, frame, flags) {
+                Ok(()) | Err(MapError::AlreadyMapped) => {}
+                Err(_) => break,
             }
-            va += PAGE_SIZE;
         }
     }
 

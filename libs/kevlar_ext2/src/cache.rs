@@ -95,6 +95,13 @@ impl State {
         self.pages.get(&(ino, index)).map(|e| e.page.clone())
     }
 
+    /// Returns the cached pages of `ino` in `[first, first + count)`, in
+    /// index order (one range walk of the cache).
+    pub fn cached_pages(&self, ino: u32, first: u64, count: u64) -> Vec<(u64, Arc<dyn DataPage>)> {
+        let end = first.saturating_add(count);
+        self.pages.range((ino, first)..(ino, end)).map(|(&(_, i), e)| (i, e.page.clone())).collect()
+    }
+
     /// Returns page `index` of file `ino` (size from `inode`), reading it
     /// and up to `ahead - 1` following uncached pages when it is missing.
     /// A page wholly past the end of the file is made empty (zeros).

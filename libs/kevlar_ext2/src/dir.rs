@@ -20,12 +20,18 @@ impl State {
         inode.size() / self.geo.block_size as u64
     }
 
+    /// Returns the disk block of logical block `lblk` of directory `ino`
+    /// (EIO for a hole: directories have none).
+    fn dir_block_number(&mut self, ino: u32, inode: &mut DiskInode, lblk: u64) -> Result<u32> {
+        match self.bmap(inode, ino, lblk, false)? {
+            0 => Err(Errno::EIO),
+            b => Ok(b),
+        }
+    }
+
     /// Returns the entries of logical block `lblk` of directory `ino`.
     fn dir_block_entries(&mut self, ino: u32, inode: &mut DiskInode, lblk: u64) -> Result<(u32, Vec<RawDirent>)> {
-        let b = self.bmap(inode, ino, lblk, false)?;
-        if b == 0 {
-            return Err(Errno::EIO);
-        }
+        let b = self.dir_block_number(ino, inode, lblk)?;
         let filetype = self.geo.filetype;
         let data = self.checked_meta_block(b, MetaKind::Dir, ino, inode.get(ino::GENERATION))?;
         let mut entries = parse_dir_block(&data, filetype).ok_or(Errno::EUCLEAN)?;
@@ -37,18 +43,29 @@ impl State {
     }
 
     /// [`State::dir_block_entries`] without copying: the block's number,
-    /// and `visit`'s answer for the first entry it answers for (it sees
-    /// each entry's header and the block's bytes).
-    fn scan_dir_block<T>(&mut self, ino: u32, inode: &mut DiskInode, lblk: u64, mut visit: impl FnMut(&DirentAt, &[u8]) -> Option<T>) -> Result<(u32, Option<T>)> {
+    /// and `visit`'s answer for the first entry it answers for (the
+    /// checksum tail left out).
+    fn scan_dir_block<T>(&mut self, ino: u32, inode: &mut DiskInode, lblk: u64, mut visit: impl FnMut(&DirentRef) -> Option<T>) -> Result<(u32, Option<T>)> {
         let b = self.bmap(inode, ino, lblk, false)?;
         if b == 0 {
             return Err(Errno::EIO);
         }
         let filetype = self.geo.filetype;
         let csums = self.geo.csum_seed.is_some();
-        let data = self.checked_meta_ref(b, MetaKind::Dir, ino, inode.get(ino::GENERATION))?;
-        let headers = dir_block_headers(data, filetype, csums && csum::has_dir_tail(data)).ok_or(Errno::EUCLEAN)?;
-        Ok((b, headers.iter().find_map(|e| visit(e, data))))
+        let data = self.checked_meta_block_ref(b, MetaKind::Dir, ino, inode.get(ino::GENERATION))?;
+        let tail = (csums && csum::has_dir_tail(data)).then(|| data.len() - csum::DIR_TAIL);
+        let mut found = None;
+        let sound = visit_dir_block(data, filetype, |e| {
+            if Some(e.offset) == tail {
+                return false;
+            }
+            found = visit(&e);
+            found.is_none()
+        });
+        if !sound {
+            return Err(Errno::EUCLEAN);
+        }
+        Ok((b, found))
     }
 
     /// Bytes of a directory block entries may use (all but the checksum
@@ -102,10 +119,22 @@ impl State {
     /// Finds `name` in directory `dir`: (inode, type code, block, offset).
     pub fn find_entry(&mut self, dir: u32, name: &[u8]) -> Result<Option<(u32, u8, u32, usize)>> {
         let mut inode = self.read_inode(dir)?;
+        let filetype = self.geo.filetype;
+        let generation = inode.get(ino::GENERATION);
         for lblk in 0..self.dir_blocks(&inode) {
-            let (b, found) = self.scan_dir_block(dir, &mut inode, lblk, |e, data| (e.inode != 0 && e.name(data) == name).then_some(*e))?;
-            if let Some(e) = found {
-                return Ok(Some((e.inode, e.file_type, b, e.offset)));
+            let b = self.dir_block_number(dir, &mut inode, lblk)?;
+            let data = self.checked_meta_block_ref(b, MetaKind::Dir, dir, generation)?;
+            let mut found = None;
+            if !visit_dir_block(data, filetype, |e| {
+                if e.inode != 0 && e.name == name {
+                    found = Some((e.inode, e.file_type, b, e.offset));
+                }
+                found.is_none()
+            }) {
+                return Err(Errno::EUCLEAN);
+            }
+            if found.is_some() {
+                return Ok(found);
             }
         }
         Ok(None)
@@ -114,21 +143,34 @@ impl State {
     /// Returns the first live entry at or after byte position `pos` of
     /// directory `dir`, with the position after it.
     pub fn entry_at(&mut self, dir: u32, pos: u64) -> Result<Option<(RawDirent, u64)>> {
+        Ok(self.entries_from(dir, pos, 1)?.pop())
+    }
+
+    /// Returns up to `max` live entries of directory `dir` from byte
+    /// position `pos` on, each with the position after it: one pass over
+    /// the blocks (a listing reads each block once, not once per entry).
+    pub fn entries_from(&mut self, dir: u32, pos: u64, max: usize) -> Result<Vec<(RawDirent, u64)>> {
         let mut inode = self.read_inode(dir)?;
         let bs = self.geo.block_size as u64;
+        let filetype = self.geo.filetype;
+        let generation = inode.get(ino::GENERATION);
+        let mut out = Vec::new();
         let mut lblk = pos / bs;
-        while lblk < self.dir_blocks(&inode) {
-            let (_, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
+        while lblk < self.dir_blocks(&inode) && out.len() < max {
+            let b = self.dir_block_number(dir, &mut inode, lblk)?;
+            let data = self.checked_meta_block_ref(b, MetaKind::Dir, dir, generation)?;
             let base = lblk * bs;
-            for e in entries {
+            if !visit_dir_block(data, filetype, |e| {
                 if base + e.offset as u64 >= pos && e.inode != 0 {
-                    let next = base + (e.offset + e.rec_len) as u64;
-                    return Ok(Some((e, next)));
+                    out.push((e.to_owned(), base + (e.offset + e.rec_len) as u64));
                 }
+                out.len() < max
+            }) {
+                return Err(Errno::EUCLEAN);
             }
             lblk += 1;
         }
-        Ok(None)
+        Ok(out)
     }
 
     /// Adds entry `name` -> `target` to directory `dir`, reusing slack in
@@ -141,17 +183,17 @@ impl State {
         let type_code = if filetype { type_code } else { 0 };
         let blocks = self.dir_blocks(&inode);
         for lblk in 0..blocks {
-            let (b, found) = self.scan_dir_block(dir, &mut inode, lblk, |e, _| {
-                let used = if e.inode == 0 { 0 } else { dirent_size(e.name_len) };
-                (e.rec_len - used >= need).then_some((*e, used))
+            let (b, found) = self.scan_dir_block(dir, &mut inode, lblk, |e| {
+                let used = if e.inode == 0 { 0 } else { dirent_size(e.name.len()) };
+                (e.rec_len - used >= need).then_some(((e.offset, e.inode, e.rec_len), used))
             })?;
-            if let Some((e, used)) = found {
+            if let Some(((offset, entry_inode, rec_len), used)) = found {
                 let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
-                if e.inode == 0 {
-                    write_dirent(block, e.offset, target, e.rec_len, name, type_code, filetype);
+                if entry_inode == 0 {
+                    write_dirent(block, offset, target, rec_len, name, type_code, filetype);
                 } else {
-                    put16(block, e.offset + 4, used as u16);
-                    write_dirent(block, e.offset + used, target, e.rec_len - used, name, type_code, filetype);
+                    put16(block, offset + 4, used as u16);
+                    write_dirent(block, offset + used, target, rec_len - used, name, type_code, filetype);
                 }
                 return self.touch_dir(dir, &mut inode);
             }

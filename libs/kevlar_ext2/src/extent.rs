@@ -247,7 +247,7 @@ impl State {
             if child < self.geo.first_data_block || child >= self.geo.blocks_count {
                 return Err(Errno::EUCLEAN);
             }
-            let node = self.checked_meta_ref(child, MetaKind::Extent, ino, generation)?;
+            let node = self.checked_meta_block_ref(child, MetaKind::Extent, ino, generation)?;
             let h = header(node)?;
             depth -= 1;
             if h.depth != depth {

@@ -9,38 +9,41 @@ use crate::layout::*;
 use crate::state::{extra_of, State};
 use crate::Flavour;
 
-/// The last few inode records whose checksum `read_inode` verified, as
-/// their bytes: a record read again with the same bytes has the same
-/// (good) checksum, and comparing 256 bytes costs a small part of a
-/// crc32c over them. Every read and write system call on a file reads
-/// its inode, so without this each 4 KiB read from the page cache paid
-/// a crc32c of the inode (Linux checks it once, when the inode comes
-/// into its inode cache).
+/// Inode records whose checksum `read_inode` verified, as their bytes,
+/// in a direct-mapped table (slot = inode number modulo its size): a
+/// record read again with the same bytes has the same (good) checksum,
+/// and comparing 256 bytes costs a small part of a crc32c over them.
+/// Every read and write system call on a file reads its inode, and so do
+/// path lookups (each directory on the way) and page faults on mapped
+/// files, so without this each of them paid a crc32c of the inode (Linux
+/// checks it once, when the inode comes into its inode cache). A program
+/// start touches dozens of inodes in turn (its libraries, the directories
+/// searched): the table holds that many.
 #[derive(Default)]
 pub(crate) struct VerifiedInodes {
-    entries: [(u32, alloc::vec::Vec<u8>); VERIFIED_INODES],
-    next: usize,
+    entries: alloc::vec::Vec<(u32, alloc::vec::Vec<u8>)>,
 }
 
-const VERIFIED_INODES: usize = 4;
+const VERIFIED_INODES: usize = 128;
 
 impl VerifiedInodes {
+    fn slot(ino: u32) -> usize {
+        ino as usize % VERIFIED_INODES
+    }
+
     /// Whether `record` is, byte for byte, a verified record of `ino`.
     fn holds(&self, ino: u32, record: &[u8]) -> bool {
-        self.entries.iter().any(|(i, bytes)| *i == ino && ino != 0 && same_bytes(bytes, record))
+        ino != 0 && self.entries.get(Self::slot(ino)).is_some_and(|(i, bytes)| *i == ino && same_bytes(bytes, record))
     }
 
     fn remember(&mut self, ino: u32, record: &[u8]) {
-        if let Some(slot) = self.entries.iter_mut().find(|(i, _)| *i == ino) {
-            slot.1.clear();
-            slot.1.extend_from_slice(record);
-            return;
+        if self.entries.is_empty() {
+            self.entries.resize_with(VERIFIED_INODES, Default::default);
         }
-        let slot = &mut self.entries[self.next];
+        let slot = &mut self.entries[Self::slot(ino)];
         slot.0 = ino;
         slot.1.clear();
         slot.1.extend_from_slice(record);
-        self.next = (self.next + 1) % VERIFIED_INODES;
     }
 }
 

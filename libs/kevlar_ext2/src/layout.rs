@@ -486,9 +486,9 @@ pub fn parse_dir_block(block: &[u8], filetype: bool) -> Option<Vec<RawDirent>> {
     Some(out)
 }
 
-/// One directory entry's header, read in place (no copy of its name).
+/// One directory entry as it lies in its block (nothing copied).
 #[derive(Clone, Copy, Debug)]
-pub struct DirentAt {
+pub struct DirentRef<'a> {
     /// Offset of the entry in its block.
     pub offset: usize,
     /// Inode number (0 for an unused entry).
@@ -497,25 +497,34 @@ pub struct DirentAt {
     pub rec_len: usize,
     /// Type code (0 without the filetype feature).
     pub file_type: u8,
-    /// Length of the name.
-    pub name_len: usize,
+    /// The name (empty for an unused entry).
+    pub name: &'a [u8],
 }
 
-impl DirentAt {
-    /// The entry's name in `block`.
-    pub fn name<'a>(&self, block: &'a [u8]) -> &'a [u8] {
-        if self.inode == 0 {
-            return &[];
-        }
-        &block[self.offset + 8..self.offset + 8 + self.name_len]
+impl DirentRef<'_> {
+    /// The entry with its name copied.
+    pub fn to_owned(&self) -> RawDirent {
+        RawDirent { offset: self.offset, inode: self.inode, rec_len: self.rec_len, file_type: self.file_type, name: self.name.to_vec() }
     }
 }
 
-/// The entries of one directory block as [`parse_dir_block`] finds them,
-/// without copying names; None (corruption) when that would fail.
-/// `skip_last` leaves out the last entry (the checksum tail).
-pub fn dir_block_headers(block: &[u8], filetype: bool, skip_last: bool) -> Option<Vec<DirentAt>> {
-    let mut out = Vec::new();
+/// Checks a directory block as [`parse_dir_block`] does and, if it is
+/// sound, calls `visit` with each entry in order until it returns false.
+/// Returns false (corruption) on a record length that does not fit,
+/// before visiting anything: a lookup or a listing never acts on part of
+/// a corrupt block. Allocates nothing (lookups run it for every block of
+/// a directory).
+pub fn visit_dir_block<'a>(block: &'a [u8], filetype: bool, mut visit: impl FnMut(DirentRef<'a>) -> bool) -> bool {
+    if walk_dir_block(block, filetype, |_| true).is_none() {
+        return false;
+    }
+    let _ = walk_dir_block(block, filetype, &mut visit);
+    true
+}
+
+/// Walks the entries of `block` while `visit` returns true; None if a
+/// record length does not fit (up to where the walk got).
+fn walk_dir_block<'a>(block: &'a [u8], filetype: bool, mut visit: impl FnMut(DirentRef<'a>) -> bool) -> Option<()> {
     let mut off = 0;
     while off < block.len() {
         if off + DIRENT_HEADER > block.len() {
@@ -531,13 +540,13 @@ pub fn dir_block_headers(block: &[u8], filetype: bool, skip_last: bool) -> Optio
         if rec_len < DIRENT_HEADER || rec_len % 4 != 0 || off + rec_len > block.len() || (inode != 0 && DIRENT_HEADER + name_len > rec_len) {
             return None;
         }
-        out.push(DirentAt { offset: off, inode, rec_len, file_type, name_len: if inode != 0 { name_len } else { 0 } });
+        let name = if inode != 0 { &block[off + 8..off + 8 + name_len] } else { &[][..] };
+        if !visit(DirentRef { offset: off, inode, rec_len, file_type, name }) {
+            return Some(());
+        }
         off += rec_len;
     }
-    if skip_last {
-        out.pop();
-    }
-    Some(out)
+    Some(())
 }
 
 /// Encodes an entry header and name at `off` of `block`.
@@ -551,4 +560,57 @@ pub fn write_dirent(block: &mut [u8], off: usize, inode: u32, rec_len: usize, na
         put16(block, off + 6, name.len() as u16);
     }
     block[off + 8..off + 8 + name.len()].copy_from_slice(name);
+}
+
+#[cfg(test)]
+mod dir_block_tests {
+    use super::*;
+
+    fn block() -> Vec<u8> {
+        let mut b = alloc::vec![0u8; 64];
+        write_dirent(&mut b, 0, 2, 12, b".", 2, true);
+        write_dirent(&mut b, 12, 0, 16, b"gone", 1, true); // an unused entry
+        write_dirent(&mut b, 28, 11, 36, b"lib", 2, true);
+        b
+    }
+
+    #[test]
+    fn visit_sees_what_parse_decodes() {
+        let b = block();
+        let parsed = parse_dir_block(&b, true).unwrap();
+        let mut seen = Vec::new();
+        assert!(visit_dir_block(&b, true, |e| {
+            seen.push(e.to_owned());
+            true
+        }));
+        assert_eq!(seen.len(), parsed.len());
+        for (a, b) in seen.iter().zip(&parsed) {
+            assert_eq!((a.offset, a.inode, a.rec_len, a.file_type, &a.name), (b.offset, b.inode, b.rec_len, b.file_type, &b.name));
+        }
+        assert!(seen[1].name.is_empty());
+    }
+
+    #[test]
+    fn visit_stops_when_asked() {
+        let b = block();
+        let mut n = 0;
+        assert!(visit_dir_block(&b, true, |_| {
+            n += 1;
+            n < 2
+        }));
+        assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn a_corrupt_block_is_refused_before_any_visit() {
+        let mut b = block();
+        put16(&mut b, 28 + 4, 40); // the last record runs past the block
+        assert!(parse_dir_block(&b, true).is_none());
+        let mut visited = 0;
+        assert!(!visit_dir_block(&b, true, |_| {
+            visited += 1;
+            true
+        }));
+        assert_eq!(visited, 0);
+    }
 }

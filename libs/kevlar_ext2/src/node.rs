@@ -208,6 +208,10 @@ impl Inode for Ext2Node {
         })
     }
 
+    fn data_size(&self) -> Result<u64> {
+        Ok(self.fs.state.lock().read_inode(self.ino)?.size())
+    }
+
     fn set_attr(&self, attr: &SetAttr) -> Result<()> {
         if attr.size.is_some() && self.file_type != FileType::Regular {
             return Err(if self.file_type.is_dir() { Errno::EISDIR } else { Errno::EINVAL });
@@ -280,6 +284,13 @@ impl Inode for Ext2Node {
             return None;
         }
         self.fs.state.lock().cached_page(self.ino, index)
+    }
+
+    fn cached_pages(&self, first: u64, count: u64) -> Vec<(u64, Arc<dyn kevlar_vfs::DataPage>)> {
+        if self.file_type != FileType::Regular {
+            return Vec::new();
+        }
+        self.fs.state.lock().cached_pages(self.ino, first, count)
     }
 
     fn page_dirtied(&self, index: u64) {
@@ -576,12 +587,9 @@ impl Inode for Ext2Node {
             let mut batch = Vec::new();
             {
                 let mut st = self.fs.state.lock();
-                let mut at = pos as u64;
-                while batch.len() < BATCH {
-                    let Some((e, next)) = st.entry_at(self.ino, at)? else { break };
+                for (e, next) in st.entries_from(self.ino, pos as u64, BATCH)? {
                     let file_type = entry_type(&mut st, &e)?;
                     batch.push((e, file_type, next));
-                    at = next;
                 }
             }
             let full = batch.len() == BATCH;

@@ -483,12 +483,12 @@ impl State {
     /// block), its checksum checked the first time it is read. A wrong
     /// checksum is EBADMSG, as Linux's EFSBADCRC.
     pub fn checked_meta_block(&mut self, b: u32, kind: MetaKind, ino: u32, generation: u32) -> Result<Vec<u8>> {
-        Ok(self.checked_meta_ref(b, kind, ino, generation)?.to_vec())
+        Ok(self.checked_meta_block_ref(b, kind, ino, generation)?.to_vec())
     }
 
-    /// [`State::checked_meta_block`] without the copy: the cached bytes,
-    /// for a look that changes nothing.
-    pub fn checked_meta_ref(&mut self, b: u32, kind: MetaKind, ino: u32, generation: u32) -> Result<&[u8]> {
+    /// [`State::checked_meta_block`] without the copy: the block's bytes
+    /// in the cache (directory lookups scan them in place).
+    pub fn checked_meta_block_ref(&mut self, b: u32, kind: MetaKind, ino: u32, generation: u32) -> Result<&[u8]> {
         let seed = self.geo.csum_seed;
         let entry = self.cached(b)?;
         if let (Some(seed), false) = (seed, entry.checked || entry.dirty) {

@@ -86,6 +86,13 @@ pub trait Inode: Send + Sync + Any {
     /// Returns the node's attributes.
     fn stat(&self) -> Result<Stat>;
 
+    /// Returns the node's size in bytes (`stat().size`): what a page fault
+    /// on a mapping of the file checks, so a file system can answer it
+    /// without building the whole [`Stat`].
+    fn data_size(&self) -> Result<u64> {
+        Ok(self.stat()?.size)
+    }
+
     /// Returns attributes whose type, mode, owner and group are exact, for
     /// permission checks on every step of a path walk; the other fields may
     /// be left cheap (a generated directory need not count its entries for
@@ -140,6 +147,14 @@ pub trait Inode: Send + Sync + Any {
     fn cached_page(&self, index: u64) -> Option<Arc<dyn crate::DataPage>> {
         let _ = index;
         None
+    }
+
+    /// Returns the pages of `[first, first + count)` that are in memory
+    /// already (what [`Inode::cached_page`] returns), in index order:
+    /// fault-around asks for a 64 KiB window at a time, and a file system
+    /// answers it in one pass over its cache.
+    fn cached_pages(&self, first: u64, count: u64) -> Vec<(u64, Arc<dyn crate::DataPage>)> {
+        (first..first.saturating_add(count)).filter_map(|i| self.cached_page(i).map(|p| (i, p))).collect()
     }
 
     /// Tells the file system that page `index` (from [`Inode::data_page`])
