@@ -3,8 +3,11 @@
 # scratch disk, FAN_REPORT_DFID_NAME events whose directory handles it
 # opens with open_by_handle_at and names through /proc/self/fd, the disk
 # found by its statfs f_fsid) while commands open, read, write, create,
-# rename and delete files there. Each command's lines: its name, whether
-# the pid is the command's, the event letters and the path. Linux merges
+# rename and delete files there. Each command's lines: which command it
+# was (by the event's pid), the event letters and the path. Not the name
+# fatrace prints: it reads /proc/PID/comm when it gets to the event, and
+# a command that has exited by then is "unknown" (seen at -smp 2 on a
+# loaded host). Linux merges
 # identical queued events as the reader's timing lets it, so a file's
 # letters from one command are merged into one line, in a fixed order.
 # Also `stat -f` of the disk: f_fsid folded from the superblock's UUID.
@@ -59,7 +62,7 @@ awk -v d="$d" -v pids="${pids[*]}" '
         sub(/^ +/, "", path)
         if (!(pid in ours)) next
         if (index(path, d) == 1) path = "D" substr(path, length(d) + 1)
-        key = ours[pid] " " comm " " path
+        key = ours[pid] " " path
         letters[key] = letters[key] ev
     }
     END {
