@@ -71,6 +71,12 @@ POWEROFF_GRACE = 180.0
 PROBE = [
     ("state", "systemctl is-system-running --wait"),
     ("failed", "systemctl --failed --no-legend --plain --full"),
+    # systemd-fsckd is socket-activated by the root's fsck and exits after
+    # 30 s without a client: its state depends on how soon the list is
+    # taken (Kevlar's login came before the 30 s, Linux's after), so both
+    # wait for it to go first (a daemon that never exits still fails).
+    ("fsckd-idle", "timeout 90 sh -c 'while systemctl -q is-active systemd-fsckd.service; do sleep 1; done'; "
+                   "systemctl is-active systemd-fsckd.service"),
     ("units", "systemctl list-units --all --no-legend --plain --full"),
     ("journal", "journalctl -b --no-pager -o cat | grep -E "
                 "'^(Reached target multi-user.target|Started ssh.service)' | sort -u"),
