@@ -257,15 +257,7 @@ impl Cgroup {
             }
             node = n.parent.as_deref();
         }
-        let mut out = Vec::new();
-        for part in parts.iter().rev() {
-            out.push(b'/');
-            out.extend_from_slice(part);
-        }
-        if out.is_empty() {
-            out.push(b'/');
-        }
-        out
+        crate::fs::path_from_names_leaf_first(&parts)
     }
 
     /// The live child named `name`.

@@ -521,15 +521,7 @@ pub fn dir_path_with(fs: &FsContext, dir: Arc<dyn Inode>, mut names: Option<&mut
         parts.push(name.ok_or(Errno::ENOENT)?);
         node = parent;
     }
-    let mut out = Vec::new();
-    for part in parts.iter().rev() {
-        out.push(b'/');
-        out.extend_from_slice(part);
-    }
-    if out.is_empty() {
-        out.push(b'/');
-    }
-    Ok(out)
+    Ok(path_from_names_leaf_first(&parts))
 }
 /// Truncates `node` to `len` bytes. Mapped pages now wholly past the end
 /// are unmapped from every address space, so touching them raises SIGBUS
@@ -542,4 +534,18 @@ pub fn truncate_file(node: &Arc<dyn Inode>, len: u64) -> Result<()> {
         crate::mm::file_shrunk((node.fs_id(), node.ino()), len);
     }
     Ok(())
+}
+
+/// Joins names gathered walking up from a node (leaf first) into the
+/// absolute path they spell; "/" when there are none.
+pub fn path_from_names_leaf_first<P: AsRef<[u8]>>(parts: &[P]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in parts.iter().rev() {
+        out.push(b'/');
+        out.extend_from_slice(part.as_ref());
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    out
 }

@@ -55,15 +55,7 @@ fn path_in_fs(node: &Arc<dyn Inode>, names: &mut NameCache) -> Option<Vec<u8>> {
         parts.push(names.name(&parent, here.ino())?);
         here = parent;
     }
-    let mut out = Vec::new();
-    for part in parts.iter().rev() {
-        out.push(b'/');
-        out.extend_from_slice(part);
-    }
-    if out.is_empty() {
-        out.push(b'/');
-    }
-    Some(out)
+    Some(super::path_from_names_leaf_first(&parts))
 }
 
 /// The names of directory entries by inode number, for one reader of

@@ -464,25 +464,10 @@ pub struct RawDirent {
 /// record length that does not fit.
 pub fn parse_dir_block(block: &[u8], filetype: bool) -> Option<Vec<RawDirent>> {
     let mut out = Vec::new();
-    let mut off = 0;
-    while off < block.len() {
-        if off + DIRENT_HEADER > block.len() {
-            return None;
-        }
-        let inode = le32(block, off);
-        let rec_len = usize::from(le16(block, off + 4));
-        let (name_len, file_type) = if filetype {
-            (usize::from(block[off + 6]), block[off + 7])
-        } else {
-            (usize::from(le16(block, off + 6)), 0)
-        };
-        if rec_len < DIRENT_HEADER || rec_len % 4 != 0 || off + rec_len > block.len() || (inode != 0 && DIRENT_HEADER + name_len > rec_len) {
-            return None;
-        }
-        let name = if inode != 0 { block[off + 8..off + 8 + name_len].to_vec() } else { Vec::new() };
-        out.push(RawDirent { offset: off, inode, rec_len, file_type, name });
-        off += rec_len;
-    }
+    walk_dir_block(block, filetype, |e| {
+        out.push(e.to_owned());
+        true
+    })?;
     Some(out)
 }
 

@@ -6,7 +6,6 @@
 
 use alloc::format;
 use alloc::string::String;
-use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use kevlar_vfs::FileType;
@@ -37,19 +36,7 @@ fn bounded(buf: &[u8], min: i128, max: i128) -> Result<i128> {
 /// In-memory inodes (the tmpfs family's nodes, every one of which has a
 /// name: the dentry count too) plus the open files' (pipes, sockets...).
 fn memory_inodes() -> u64 {
-    let mut seen: Vec<u64> = Vec::new();
-    let mut inodes = 0;
-    for mount in crate::fs::mount::mounts() {
-        let fs = match &mount.kind {
-            crate::fs::mount::FsKind::Rootfs(fs) | crate::fs::mount::FsKind::Devtmpfs(fs) | crate::fs::mount::FsKind::Tmpfs(fs, _) => fs,
-            _ => continue,
-        };
-        if !seen.contains(&fs.dev()) {
-            seen.push(fs.dev());
-            inodes += fs.usage().inodes;
-        }
-    }
-    inodes
+    super::system::tmpfs_usages().iter().map(|u| u.inodes).sum()
 }
 
 /// A 0..=max switch (proc_dointvec_minmax), mode `perm`.

@@ -151,11 +151,11 @@ fn loadavg() -> Result<String> {
     Ok(format!("{} {} {} {}/{} {}\n", show(a), show(b), show(c), running, live.len(), crate::ns::pid::last_given(&crate::ns::pid::viewer())))
 }
 
-/// Pages of file data all tmpfs instances hold (Linux counts them as both
-/// Cached and Shmem).
-pub(super) fn tmpfs_pages() -> u64 {
+/// The usage of each tmpfs-family file system (rootfs, devtmpfs, tmpfs)
+/// mounted anywhere, each counted once.
+pub(super) fn tmpfs_usages() -> Vec<kevlar_tmpfs::TmpFsUsage> {
     let mut seen: Vec<u64> = Vec::new();
-    let mut pages = 0;
+    let mut usages = Vec::new();
     for mount in crate::fs::mount::mounts() {
         let fs = match &mount.kind {
             crate::fs::mount::FsKind::Rootfs(fs) | crate::fs::mount::FsKind::Devtmpfs(fs) | crate::fs::mount::FsKind::Tmpfs(fs, _) => fs,
@@ -163,10 +163,16 @@ pub(super) fn tmpfs_pages() -> u64 {
         };
         if !seen.contains(&fs.dev()) {
             seen.push(fs.dev());
-            pages += fs.usage().pages;
+            usages.push(fs.usage());
         }
     }
-    pages
+    usages
+}
+
+/// Pages of file data all tmpfs instances hold (Linux counts them as both
+/// Cached and Shmem).
+pub(super) fn tmpfs_pages() -> u64 {
+    tmpfs_usages().iter().map(|u| u.pages).sum()
 }
 
 /// Resident user memory and address-space sizes in bytes, each address
