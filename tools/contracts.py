@@ -390,9 +390,31 @@ def glibc_image_entries(bi, programs: list) -> list:
     return entries
 
 
+def _local_includes(src: str, seen: Optional[set] = None) -> list:
+    """The headers `src` includes with `#include "..."`, transitively,
+    looked up beside the including file and then in SRC_DIR (the -I the
+    compile uses): a test is rebuilt when a header it uses changed."""
+    seen = set() if seen is None else seen
+    try:
+        with open(src, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return []
+    for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+        for d in (os.path.dirname(src), SRC_DIR):
+            h = os.path.normpath(os.path.join(d, name))
+            if os.path.isfile(h):
+                if h not in seen:
+                    seen.add(h)
+                    _local_includes(h, seen)
+                break
+    return sorted(seen)
+
+
 def _compile(src: str, out: str, extra_deps: list) -> Optional[str]:
     """Compile one program if stale; returns an error text or None."""
-    if not _stale(out, [src] + extra_deps + [os.path.abspath(__file__)]):
+    deps = [src] + _local_includes(src) + extra_deps + [os.path.abspath(__file__)]
+    if not _stale(out, deps):
         return None
     os.makedirs(os.path.dirname(out), exist_ok=True)
     cmd = _compile_cmd(src, out)
