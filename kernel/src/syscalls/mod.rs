@@ -36,7 +36,9 @@ mod trim;
 mod notify;
 mod poll;
 mod process;
+mod process_madvise;
 mod process_vm;
+mod remap;
 mod pidfd;
 mod ptrace;
 mod rwv2;
@@ -547,6 +549,10 @@ syscall_table! { thread, frame, a;
         nr::__NR_munlock => mlock::munlock(thread, a.usize(0), a.usize(1)),
         nr::__NR_mlockall => mlock::mlockall(thread, a.u32(0)),
         nr::__NR_munlockall => mlock::munlockall(thread),
+        // partial(remap_file_pages): a range mlock'ed before is not locked again
+        nr::__NR_remap_file_pages => remap::remap_file_pages(thread, a.usize(0), a.usize(1), a.0[2], a.usize(3), a.0[4]),
+        // partial(process_madvise): the advice changes nothing (no swap, every page in memory; MADV_COLLAPSE EINVAL: no huge pages), and COLD and PAGEOUT on a locked range are not refused
+        nr::__NR_process_madvise => process_madvise::process_madvise(thread, a.i32(0), a.usize(1), a.usize(2), a.i32(3), a.u32(4)),
         nr::__NR_set_mempolicy => mempolicy::set_mempolicy(thread, a.i32(0), a.usize(1), a.usize(2)),
         // partial(get_mempolicy): a mapping's policy is not recorded: MPOL_F_ADDR reports the default
         nr::__NR_get_mempolicy => mempolicy::get_mempolicy(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3), a.0[4]),
