@@ -152,6 +152,13 @@ pub fn open_path(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<&
 
 /// [`open_path`] from `start` in its mount (a directory descriptor's).
 pub fn open_path_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<(&Arc<dyn Inode>, kevlar_vfs::MountId)>, path: &[u8], flags: u32, mode: u32) -> Result<Arc<OpenFile>> {
+    open_path_resolve(fs, cred, start, path, flags, mode, WalkFlags::EMPTY)
+}
+
+/// [`open_path_at`] with openat2's restrictions on the walk (`resolve`:
+/// the NO_XDEV, NO_MAGICLINKS, NO_SYMLINKS, BENEATH and IN_ROOT walk
+/// flags).
+pub fn open_path_resolve(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Option<(&Arc<dyn Inode>, kevlar_vfs::MountId)>, path: &[u8], flags: u32, mode: u32, resolve: WalkFlags) -> Result<Arc<OpenFile>> {
     // open(2) ignores unknown flag bits (openat2 would reject them).
     if flags & abi::O_TMPFILE & !abi::O_DIRECTORY != 0 {
         if flags & abi::O_ACCMODE == abi::O_RDONLY {
@@ -162,7 +169,7 @@ pub fn open_path_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: Optio
     if flags & abi::O_CREAT != 0 && flags & abi::O_DIRECTORY != 0 {
         return Err(Errno::EINVAL);
     }
-    let mut walk_flags = WalkFlags::EMPTY;
+    let mut walk_flags = resolve;
     if flags & abi::O_NOFOLLOW != 0 || (flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0) {
         walk_flags = walk_flags | WalkFlags::NOFOLLOW;
     }

@@ -19,6 +19,8 @@ pub mod overcommit;
 mod remote;
 mod force;
 pub mod vmstat;
+pub mod mempolicy;
+mod remap;
 pub mod layout;
 
 /// The lowest address a mapping may use (Linux's default mmap_min_addr).

@@ -433,6 +433,9 @@ pub struct Thread {
     pub ptrace: ptrace::TraceSlot,
     /// seccomp filters and no_new_privs (per thread, as Linux's).
     pub seccomp: seccomp::SeccompSlot,
+    /// The NUMA memory policy (set_mempolicy), inherited by new threads
+    /// and children.
+    pub mempolicy: SpinLock<crate::mm::mempolicy::MemPolicy>,
 }
 
 /// Time each CPU spent running user threads (ns), for /proc/stat and
@@ -875,6 +878,7 @@ fn start_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_t
     let thread = new_thread(process, tid, task, clear_child_tid, affinity);
     if let Some(creator) = creator {
         seccomp::inherit(creator, &thread);
+        *thread.mempolicy.lock() = *creator.mempolicy.lock();
         ptrace::attach_child(creator, &thread);
     }
     *process.main_thread.lock() = Arc::downgrade(&thread);
@@ -905,6 +909,7 @@ fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid
         last_cpu: core::sync::atomic::AtomicU32::new(0),
         ptrace: ptrace::TraceSlot::new(),
         seccomp: seccomp::SeccompSlot::new(),
+        mempolicy: SpinLock::new(crate::mm::mempolicy::MemPolicy::DEFAULT),
     })
 }
 
@@ -1167,6 +1172,7 @@ pub fn spawn_thread(creator: &Arc<Thread>, frame: &TrapFrame, options: &CloneOpt
         // has already changed the creator's filters.
         let mut threads = process.threads.lock();
         seccomp::inherit(creator, &thread);
+        *thread.mempolicy.lock() = *creator.mempolicy.lock();
         threads.push(thread.clone());
     }
     drop(admission);

@@ -42,7 +42,7 @@ fn file(thread: &Thread, fd: i32) -> Result<Arc<OpenFile>> {
     thread.process.files.lock().lock().get(fd)
 }
 
-fn fs_ctx(thread: &Thread) -> FsContext {
+pub(super) fn fs_ctx(thread: &Thread) -> FsContext {
     thread.process.fs.lock().clone()
 }
 
@@ -837,6 +837,18 @@ pub fn statx(thread: &Thread, dirfd: i32, path: usize, flags: u32, mask: u32, bu
 }
 
 pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
+    read_dirents(thread, fd, buf, len, false)
+}
+
+/// getdents(2): the old record (struct linux_dirent), whose type is the
+/// record's last byte, after the name's NUL and padding.
+pub fn getdents(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
+    read_dirents(thread, fd, buf, len, true)
+}
+
+/// Fills `buf` with directory records from the file position: struct
+/// linux_dirent64, or the old struct linux_dirent when `old`.
+fn read_dirents(thread: &Thread, fd: i32, buf: usize, len: usize, old: bool) -> Result<isize> {
     let f = file(thread, fd)?;
     let inode = f.ops.inode().ok_or(Errno::ENOTDIR)?;
     if inode.file_type() != FileType::Directory {
@@ -847,7 +859,9 @@ pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<is
     let mut nomem = false;
     let next_pos = inode.read_dir_with(*pos as usize, &mut |entry, next| {
         let name = entry.name;
-        let reclen = (19 + name.len() + 1).next_multiple_of(8);
+        // d_ino, d_off, d_reclen, then the name and its NUL; the old
+        // record keeps one more byte for d_type at its end.
+        let reclen = (18 + name.len() + 2).next_multiple_of(8);
         if out.len() + reclen > len {
             return false;
         }
@@ -861,8 +875,13 @@ pub fn getdents64(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<is
         record[..8].copy_from_slice(&entry.ino.to_le_bytes());
         record[8..16].copy_from_slice(&(next as u64).to_le_bytes());
         record[16..18].copy_from_slice(&(reclen as u16).to_le_bytes());
-        record[18] = entry.file_type.dirent_type();
-        record[19..19 + name.len()].copy_from_slice(name);
+        if old {
+            record[18..18 + name.len()].copy_from_slice(name);
+            record[reclen - 1] = entry.file_type.dirent_type();
+        } else {
+            record[18] = entry.file_type.dirent_type();
+            record[19..19 + name.len()].copy_from_slice(name);
+        }
         true
     })?;
     if out.is_empty() && nomem {
@@ -1332,6 +1351,15 @@ pub fn utimensat(thread: &Thread, dirfd: i32, path: usize, times: usize, flags: 
         };
         (decode(0)?, decode(16)?)
     };
+    set_times(thread, dirfd, path, atime, mtime, times != 0, flags)
+}
+
+/// Sets the access and modification times (None: left as they are) of
+/// `path` from `dirfd` (of `dirfd` itself when `path` is 0), as utimensat
+/// and the older utime, utimes and futimesat do; `explicit`: times were
+/// given (only the owner or CAP_FOWNER may), not just "now" (write access
+/// is enough).
+pub(super) fn set_times(thread: &Thread, dirfd: i32, path: usize, atime: Option<Timespec>, mtime: Option<Timespec>, explicit: bool, flags: u32) -> Result<isize> {
     let cred = fs_cred(thread);
     let of_fd = |fd: i32| -> Result<(Arc<dyn Inode>, kevlar_vfs::MountId)> {
         let f = file(thread, fd)?;
@@ -1353,7 +1381,6 @@ pub fn utimensat(thread: &Thread, dirfd: i32, path: usize, times: usize, flags: 
     crate::fs::mount::check_writable_at(mnt, &*node)?;
     let st = node.stat()?;
     if !cred.has_cap(abi::CAP_FOWNER) && cred.uid != st.uid {
-        let explicit = times != 0;
         if explicit {
             return Err(Errno::EPERM);
         }

@@ -25,18 +25,26 @@ mod itimer;
 mod kcmp;
 pub mod memory;
 mod memfd;
+mod mempolicy;
 mod mlock;
 mod mount;
 mod newmount;
 use crate::syscall_names as names;
 mod ns;
+mod openat2;
 mod trim;
 mod notify;
 mod poll;
 mod process;
+mod process_madvise;
 mod process_vm;
+mod remap;
+mod pidfd;
 mod ptrace;
+mod rwv2;
+mod utime;
 mod sched;
+mod sched_attr;
 mod seccomp;
 mod signal;
 mod splice;
@@ -298,6 +306,7 @@ syscall_table! { thread, frame, a;
         nr::__NR_lseek => fs::lseek(thread, a.i32(0), a.0[1] as i64, a.u32(2)),
         nr::__NR_open => fs::openat(thread, fs::AT_FDCWD, a.usize(0), a.u32(1), a.u32(2)),
         nr::__NR_openat => fs::openat(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3)),
+        nr::__NR_openat2 => openat2::openat2(thread, a.i32(0), a.usize(1), a.usize(2), a.usize(3)),
         nr::__NR_creat => fs::openat(thread, fs::AT_FDCWD, a.usize(0), nr::O_CREAT | nr::O_WRONLY | nr::O_TRUNC, a.u32(1)),
         nr::__NR_close => fs::close(thread, a.i32(0)),
         nr::__NR_close_range => fs::close_range(thread, a.u32(0), a.u32(1), a.u32(2)),
@@ -314,6 +323,14 @@ syscall_table! { thread, frame, a;
         nr::__NR_newfstatat => fs::fstatat(thread, a.i32(0), a.usize(1), a.usize(2), a.u32(3)),
         nr::__NR_statx => fs::statx(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3), a.usize(4)),
         nr::__NR_getdents64 => fs::getdents64(thread, a.i32(0), a.usize(1), a.usize(2)),
+        nr::__NR_getdents => fs::getdents(thread, a.i32(0), a.usize(1), a.usize(2)),
+        // partial(preadv2): RWF_NOWAIT gives EOPNOTSUPP on every file (as Linux 6.1's pipes, tmpfs and ext2 files; its sockets and ext4 files take it)
+        nr::__NR_preadv2 => rwv2::preadv2(thread, a.i32(0), a.usize(1), a.usize(2), a.0[3] as i64, a.u32(5)),
+        // partial(pwritev2): RWF_NOWAIT gives EOPNOTSUPP on every file (as Linux 6.1's pipes, tmpfs and ext2 files; its sockets and ext4 files take it)
+        nr::__NR_pwritev2 => rwv2::pwritev2(thread, a.i32(0), a.usize(1), a.usize(2), a.0[3] as i64, a.u32(5)),
+        nr::__NR_utime => utime::utime(thread, a.usize(0), a.usize(1)),
+        nr::__NR_utimes => utime::futimesat(thread, fs::AT_FDCWD, a.usize(0), a.usize(1)),
+        nr::__NR_futimesat => utime::futimesat(thread, a.i32(0), a.usize(1), a.usize(2)),
         nr::__NR_getcwd => fs::getcwd(thread, a.usize(0), a.usize(1)),
         nr::__NR_chdir => fs::chdir(thread, a.usize(0)),
         nr::__NR_fchdir => fs::fchdir(thread, a.i32(0)),
@@ -488,6 +505,13 @@ syscall_table! { thread, frame, a;
         nr::__NR_rt_sigtimedwait => signal::rt_sigtimedwait(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3)),
         nr::__NR_sigaltstack => signal::sigaltstack(thread, a.usize(0), a.usize(1), frame.rsp),
         nr::__NR_pidfd_open => process::pidfd_open(thread, a.i32(0), a.u32(1)),
+        nr::__NR_process_mrelease => pidfd::process_mrelease(thread, a.i32(0), a.u32(1)),
+        // Linux runs the thread's restart block, which is "no restart"
+        // (EINTR) unless a signal just interrupted a call that restarts
+        // that way; Kevlar restarts calls by running them again instead,
+        // so a program's own call always finds none.
+        nr::__NR_restart_syscall => Err(Errno::EINTR),
+        nr::__NR_pidfd_getfd => pidfd::pidfd_getfd(thread, a.i32(0), a.i32(1), a.u32(2)),
         nr::__NR_pidfd_send_signal => signal::pidfd_send_signal(thread, a.i32(0), a.u32(1), a.usize(2), a.u32(3)),
         nr::__NR_kill => signal::kill(thread, a.i32(0), a.u32(1)),
         nr::__NR_tkill => signal::tkill(thread, a.i32(0), a.u32(1)),
@@ -525,6 +549,15 @@ syscall_table! { thread, frame, a;
         nr::__NR_munlock => mlock::munlock(thread, a.usize(0), a.usize(1)),
         nr::__NR_mlockall => mlock::mlockall(thread, a.u32(0)),
         nr::__NR_munlockall => mlock::munlockall(thread),
+        // partial(remap_file_pages): a range mlock'ed before is not locked again
+        nr::__NR_remap_file_pages => remap::remap_file_pages(thread, a.usize(0), a.usize(1), a.0[2], a.usize(3), a.0[4]),
+        // partial(process_madvise): the advice changes nothing (no swap, every page in memory; MADV_COLLAPSE EINVAL: no huge pages), and COLD and PAGEOUT on a locked range are not refused
+        nr::__NR_process_madvise => process_madvise::process_madvise(thread, a.i32(0), a.usize(1), a.usize(2), a.i32(3), a.u32(4)),
+        nr::__NR_set_mempolicy => mempolicy::set_mempolicy(thread, a.i32(0), a.usize(1), a.usize(2)),
+        // partial(get_mempolicy): a mapping's policy is not recorded: MPOL_F_ADDR reports the default
+        nr::__NR_get_mempolicy => mempolicy::get_mempolicy(thread, a.usize(0), a.usize(1), a.usize(2), a.usize(3), a.0[4]),
+        // partial(mbind): the policy is checked as Linux's (every page is on the one node it allows) but not recorded for the mapping
+        nr::__NR_mbind => mempolicy::mbind(thread, a.usize(0), a.usize(1), a.i32(2), a.usize(3), a.usize(4), a.u32(5)),
         // partial(mincore): an unfaulted page of a file mapping counts as resident when it lies within the file (file data is kept in memory once read)
         nr::__NR_mincore => mlock::mincore(thread, a.usize(0), a.usize(1), a.usize(2)),
         // partial(membarrier): the other CPUs are interrupted (which serializes them) but not waited for
@@ -575,6 +608,9 @@ syscall_table! { thread, frame, a;
         nr::__NR_sched_setscheduler => sched::sched_setscheduler(thread, a.i32(0), a.u32(1), a.usize(2)),
         nr::__NR_sched_getparam => sched::sched_getparam(thread, a.i32(0), a.usize(1)),
         nr::__NR_sched_setparam => sched::sched_setparam(thread, a.i32(0), a.usize(1)),
+        // partial(sched_setattr): SCHED_DEADLINE's parameters and permissions are checked as Linux's, then admission fails with EBUSY (no deadline scheduler)
+        nr::__NR_sched_setattr => sched_attr::sched_setattr(thread, a.i32(0), a.usize(1), a.u32(2)),
+        nr::__NR_sched_getattr => sched_attr::sched_getattr(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3)),
         nr::__NR_sched_get_priority_max => sched::priority_bounds(a.u32(0), true),
         nr::__NR_sched_get_priority_min => sched::priority_bounds(a.u32(0), false),
         // partial(ioprio_set): the priority is recorded and reported but weighs no I/O

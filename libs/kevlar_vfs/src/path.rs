@@ -190,6 +190,20 @@ impl WalkFlags {
     pub const DIRECTORY: WalkFlags = WalkFlags(1 << 1);
     /// Let an empty path name the start node itself (`AT_EMPTY_PATH`).
     pub const EMPTY_PATH: WalkFlags = WalkFlags(1 << 2);
+    /// Cross no mount point, down or up (openat2's `RESOLVE_NO_XDEV`):
+    /// EXDEV.
+    pub const NO_XDEV: WalkFlags = WalkFlags(1 << 3);
+    /// Follow no magic link (`RESOLVE_NO_MAGICLINKS`): ELOOP.
+    pub const NO_MAGICLINKS: WalkFlags = WalkFlags(1 << 4);
+    /// Follow no symlink at all (`RESOLVE_NO_SYMLINKS`): ELOOP.
+    pub const NO_SYMLINKS: WalkFlags = WalkFlags(1 << 5);
+    /// Stay below the start directory (`RESOLVE_BENEATH`): an absolute
+    /// path or symlink, a `..` above the start or a magic link is EXDEV.
+    pub const BENEATH: WalkFlags = WalkFlags(1 << 6);
+    /// Take the start directory as the root (`RESOLVE_IN_ROOT`): absolute
+    /// paths and symlinks start there, `..` stops there; a magic link is
+    /// EXDEV.
+    pub const IN_ROOT: WalkFlags = WalkFlags(1 << 7);
 
     /// Tells whether every option in `other` is set.
     pub const fn contains(self, other: WalkFlags) -> bool {
@@ -202,6 +216,13 @@ impl BitOr for WalkFlags {
 
     fn bitor(self, rhs: WalkFlags) -> WalkFlags {
         WalkFlags(self.0 | rhs.0)
+    }
+}
+
+impl WalkFlags {
+    /// Tells whether any option in `other` is set.
+    pub const fn intersects(self, other: WalkFlags) -> bool {
+        self.0 & other.0 != 0
     }
 }
 
@@ -493,6 +514,13 @@ struct Walker<'c, 'a> {
     links_followed: u32,
     /// The mount the walk is in (of `cur`, and at the end of the result).
     mnt: MountId,
+    /// Where absolute paths start and `..` stops: the process root, or
+    /// the start directory for a scoped walk (BENEATH, IN_ROOT).
+    root: &'c Arc<dyn Inode>,
+    root_mnt: MountId,
+    /// The openat2 restrictions of the walk (NO_XDEV, NO_MAGICLINKS,
+    /// NO_SYMLINKS, BENEATH, IN_ROOT).
+    resolve: WalkFlags,
 }
 
 impl<'c, 'a> Walker<'c, 'a> {
@@ -504,7 +532,15 @@ impl<'c, 'a> Walker<'c, 'a> {
             start_mnt,
             links_followed: 0,
             mnt: start_mnt,
+            root: ctx.root,
+            root_mnt: ctx.root_mnt,
+            resolve: WalkFlags::EMPTY,
         }
+    }
+
+    /// Tells whether the walk is scoped to its start (BENEATH, IN_ROOT).
+    fn scoped(&self) -> bool {
+        self.resolve.intersects(WalkFlags(WalkFlags::BENEATH.0 | WalkFlags::IN_ROOT.0))
     }
 
     fn run(&mut self, path: &[u8], mode: Mode, flags: WalkFlags) -> Result<Outcome> {
@@ -517,9 +553,17 @@ impl<'c, 'a> Walker<'c, 'a> {
         if path.len() >= PATH_MAX {
             return Err(Errno::ENAMETOOLONG);
         }
+        self.resolve = WalkFlags(flags.0 & (WalkFlags::NO_XDEV.0 | WalkFlags::NO_MAGICLINKS.0 | WalkFlags::NO_SYMLINKS.0 | WalkFlags::BENEATH.0 | WalkFlags::IN_ROOT.0));
+        if self.scoped() {
+            self.root = self.start;
+            self.root_mnt = self.start_mnt;
+        }
         let mut cur = if path[0] == b'/' {
-            self.mnt = self.ctx.root_mnt;
-            self.ctx.root.clone()
+            if self.resolve.contains(WalkFlags::BENEATH) {
+                return Err(Errno::EXDEV);
+            }
+            self.mnt = self.root_mnt;
+            self.root.clone()
         } else {
             self.mnt = self.start_mnt;
             self.start.clone()
@@ -624,7 +668,7 @@ impl<'c, 'a> Walker<'c, 'a> {
                         if is_last && self.ctx.mounts.protected_symlinks() {
                             self.may_follow_link(&cur, &child)?;
                         }
-                        if self.ctx.mounts.no_symlinks(self.mnt) {
+                        if self.ctx.mounts.no_symlinks(self.mnt) || self.resolve.contains(WalkFlags::NO_SYMLINKS) {
                             return Err(Errno::ELOOP);
                         }
                         self.links_followed += 1;
@@ -632,6 +676,15 @@ impl<'c, 'a> Walker<'c, 'a> {
                             return Err(Errno::ELOOP);
                         }
                         if let Some(node) = child.magic_link() {
+                            // Linux's nd_jump_link: refused when asked, and
+                            // in a scoped walk; under NO_XDEV the target's
+                            // mount is not known here, so taken as another.
+                            if self.resolve.contains(WalkFlags::NO_MAGICLINKS) {
+                                return Err(Errno::ELOOP);
+                            }
+                            if self.resolve.contains(WalkFlags::NO_XDEV) || self.scoped() {
+                                return Err(Errno::EXDEV);
+                            }
                             // The walk goes on from the node itself; it
                             // must be a directory if more follows (checked
                             // at the next component or at the end). Its
@@ -648,8 +701,15 @@ impl<'c, 'a> Walker<'c, 'a> {
                             return Err(Errno::ENAMETOOLONG);
                         }
                         if target[0] == b'/' {
-                            cur = self.ctx.root.clone();
-                            self.mnt = self.ctx.root_mnt;
+                            // Linux's nd_jump_root.
+                            if self.resolve.contains(WalkFlags::BENEATH) {
+                                return Err(Errno::EXDEV);
+                            }
+                            if self.resolve.contains(WalkFlags::NO_XDEV) && self.mnt != self.root_mnt {
+                                return Err(Errno::EXDEV);
+                            }
+                            cur = self.root.clone();
+                            self.mnt = self.root_mnt;
                         }
                         // A relative target continues from `cur`, the
                         // directory holding the link.
@@ -714,6 +774,9 @@ impl<'c, 'a> Walker<'c, 'a> {
         let mut depth = 0;
         let mut limit = FEW_CROSSINGS;
         while let Some((mounted, mnt)) = self.ctx.mounts.mounted_on(self.mnt, &node) {
+            if self.resolve.contains(WalkFlags::NO_XDEV) {
+                return Err(Errno::EXDEV);
+            }
             depth += 1;
             if depth > limit {
                 limit = self.crossing_limit(depth)?;
@@ -730,11 +793,19 @@ impl<'c, 'a> Walker<'c, 'a> {
         let mut depth = 0;
         let mut limit = FEW_CROSSINGS;
         loop {
-            if same_inode(&*cur, &**self.ctx.root) && (self.mnt == NO_MOUNT || self.ctx.root_mnt == NO_MOUNT || self.mnt == self.ctx.root_mnt) {
+            if same_inode(&*cur, &**self.root) && (self.mnt == NO_MOUNT || self.root_mnt == NO_MOUNT || self.mnt == self.root_mnt) {
+                // Linux's follow_dotdot: `..` at the root of a BENEATH
+                // walk would leave it.
+                if self.resolve.contains(WalkFlags::BENEATH) {
+                    return Err(Errno::EXDEV);
+                }
                 return Ok(cur);
             }
             match self.ctx.mounts.mount_point_of(self.mnt, &cur) {
                 Some((mount_point, mnt)) => {
+                    if self.resolve.contains(WalkFlags::NO_XDEV) {
+                        return Err(Errno::EXDEV);
+                    }
                     depth += 1;
                     if depth > limit {
                         limit = self.crossing_limit(depth)?;
