@@ -86,3 +86,26 @@ fn appends_and_overwrites_wait_for_write_back() {
         fsck_clean(&rec.disk, &image);
     }
 }
+
+#[inline(never)]
+fn append_loop(log: &Arc<dyn Inode>, n: usize) {
+    for i in 0..n {
+        append(log, &line(i));
+    }
+}
+
+/// The cost of one append, for callgrind (`valgrind --tool=callgrind
+/// --toggle-collect='*append_loop*'` on this test, run with --ignored).
+#[test]
+#[ignore]
+fn append_cost() {
+    let scratch = Scratch::new("append-cost");
+    let image = mkfs(&scratch, "ext4");
+    let disk = disk_of(&image);
+    let dev: Arc<dyn BlockDevice> = disk.clone();
+    let clk: Arc<dyn Clock> = clock();
+    let fs = Ext2Fs::mount(dev, clk, MountOptions { dev: 95, read_only: false, flavour: Flavour::Ext4 }).unwrap();
+    let log = fs.root().create(b"access.log", FileType::Regular, 0o640, 33, 4, 0).unwrap();
+    append_loop(&log, 100);
+    append_loop(&log, 10_000);
+}
