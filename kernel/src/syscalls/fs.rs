@@ -107,8 +107,10 @@ fn drop_privileges_on_write(thread: &Thread, f: &OpenFile) {
         return;
     }
     let Some(inode) = f.ops.inode() else { return };
-    let Ok(st) = inode.stat() else { return };
-    let mut mode = st.perm();
+    // The in-memory mode, as Linux's file_remove_privs: no full stat (on
+    // ext4 a lock and an inode record) on every write.
+    let Ok(mode) = inode.mode() else { return };
+    let mut mode = mode & !abi::S_IFMT;
     if mode & abi::S_ISUID != 0 || (mode & abi::S_ISGID != 0 && mode & abi::S_IXGRP != 0) {
         mode &= !abi::S_ISUID;
         if mode & abi::S_IXGRP != 0 {

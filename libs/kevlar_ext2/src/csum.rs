@@ -10,8 +10,12 @@
 
 use crate::layout::*;
 
-/// The CRC-32C (iSCSI) algorithm, table-driven.
-const CASTAGNOLI: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+/// The CRC-32C (iSCSI) algorithm, table-driven with 16 lanes
+/// (slice-by-16: 16 bytes per step, about a quarter of the byte-wise
+/// table's instructions; Linux uses the CPU's crc32 instruction). Every
+/// changed inode record is checksummed again, so a small append pays one
+/// over 256 bytes. A `static`, so the 16 KiB of tables exist once.
+static CASTAGNOLI: crc::Crc<u32, crc::Table<16>> = crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_ISCSI);
 
 /// The raw crc32c step: the register after `data` when it held `seed`
 /// (no inversion before or after, as ext4 uses it).

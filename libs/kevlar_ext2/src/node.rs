@@ -4,6 +4,7 @@
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::any::Any;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use kevlar_vfs::{DirEntry, DirEntryRef, Errno, FileType, Inode, RenameFlags, Result, SetAttr, Stat, NAME_MAX, PATH_MAX};
 use linux_raw_sys::general as g;
@@ -18,11 +19,16 @@ pub struct Ext2Node {
     fs: Arc<Ext2Fs>,
     ino: u32,
     file_type: FileType,
+    /// The inode's `i_mode` as last read or set under the state lock, or
+    /// 0 before it is first needed (no live inode has mode 0). Only
+    /// `set_attr` changes the mode of an inode that has a node, and it
+    /// updates this copy under the lock.
+    mode: AtomicU32,
 }
 
 impl Ext2Node {
     pub(crate) fn new(fs: Arc<Ext2Fs>, ino: u32, file_type: FileType) -> Ext2Node {
-        Ext2Node { fs, ino, file_type }
+        Ext2Node { fs, ino, file_type, mode: AtomicU32::new(0) }
     }
 
     /// Returns the ext2 inode number.
@@ -212,6 +218,20 @@ impl Inode for Ext2Node {
         Ok(self.fs.state.lock().read_inode(self.ino)?.size())
     }
 
+    fn mode(&self) -> Result<u32> {
+        let cached = self.mode.load(Ordering::Acquire);
+        if cached != 0 {
+            return Ok(cached);
+        }
+        // Read and stored under the lock, so a chmod (which stores under
+        // it too) cannot be overwritten by an older value.
+        let mut st = self.fs.state.lock();
+        let mode = u32::from(st.read_inode(self.ino)?.mode());
+        self.mode.store(mode, Ordering::Release);
+        drop(st);
+        Ok(mode)
+    }
+
     fn set_attr(&self, attr: &SetAttr) -> Result<()> {
         if attr.size.is_some() && self.file_type != FileType::Regular {
             return Err(if self.file_type.is_dir() { Errno::EISDIR } else { Errno::EINVAL });
@@ -242,7 +262,9 @@ impl Inode for Ext2Node {
                 st.set_inode_time(&mut inode, ino::MTIME, t);
             }
             st.stamp(&mut inode, &[ino::CTIME]);
-            st.write_inode(me, &inode)
+            st.write_inode(me, &inode)?;
+            self.mode.store(u32::from(inode.mode()), Ordering::Release);
+            Ok(())
         })
     }
 

@@ -174,6 +174,10 @@ pub struct State {
     /// Inode records whose checksum was verified, so that reading one
     /// again unchanged skips the crc32c (`read_inode`).
     pub(crate) verified_inodes: crate::inode::VerifiedInodes,
+    /// Inodes whose record changed in its (dirty) inode-table block since
+    /// the last commit: their checksum is set once, at commit
+    /// (`seal_checksums`), not at every write that grows a file.
+    pub(crate) unsealed_inodes: BTreeSet<u32>,
     /// Where the last search for a free run from a goal ended (goal,
     /// run found): the next search from the same goal starts there, so
     /// new files do not each scan past every block the earlier ones took
@@ -351,6 +355,7 @@ impl State {
             orphans: BTreeSet::new(),
             trim: crate::trim::TrimState::default(),
             verified_inodes: crate::inode::VerifiedInodes::default(),
+            unsealed_inodes: BTreeSet::new(),
             free_run_hint: (u32::MAX, 0),
         };
         let mut state = state;
@@ -659,6 +664,7 @@ impl State {
     /// descriptors), then directory and extent blocks.
     pub(crate) fn seal_checksums(&mut self) -> Result<()> {
         let Some(seed) = self.geo.csum_seed else { return Ok(()) };
+        self.seal_inodes(seed)?;
         let stale: Vec<(u32, bool)> = core::mem::take(&mut self.stale_bitmaps).into_iter().collect();
         let wide = self.geo.desc_size >= GROUP_DESC_SIZE_64;
         for (group, inode_bitmap) in stale {

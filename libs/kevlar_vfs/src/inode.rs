@@ -101,6 +101,15 @@ pub trait Inode: Send + Sync + Any {
         self.stat()
     }
 
+    /// Returns `st_mode` (type and permission bits) as the in-memory inode
+    /// has it: what a write checks for set-user-id and set-group-id bits to
+    /// clear (Linux's `file_remove_privs` reads `inode->i_mode`), without
+    /// building the whole [`Stat`]. A file system whose `stat` is not cheap
+    /// keeps the mode at hand.
+    fn mode(&self) -> Result<u32> {
+        Ok(self.stat()?.mode)
+    }
+
     /// Returns `self` as `Any`, so a file system can recognise its own nodes
     /// (for `link` and `rename`) and the kernel can reach concrete types.
     fn as_any(&self) -> &dyn Any;
