@@ -105,6 +105,7 @@ fn start_user_space(context: &BootContext) -> ! {
     }
     if context.command_line.has("strace") {
         syscalls::TRACE.store(true, core::sync::atomic::Ordering::Relaxed);
+        process::SYSCALL_WORK_AT_START.store(process::SYSCALL_WORK_STRACE, core::sync::atomic::Ordering::Relaxed);
         if let Some(name) = context.command_line.get("strace") {
             *syscalls::TRACE_COMM.lock() = Some(alloc::string::String::from(name));
         }

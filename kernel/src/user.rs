@@ -83,8 +83,9 @@ fn resolve_user_fault(addr: usize, write: bool) -> bool {
 }
 
 /// A system call, and the return-to-user work after it, with one lookup
-/// of the current thread.
-fn syscall(frame: &mut TrapFrame) {
+/// of the current thread. Called by the platform's SYSCALL entry code
+/// (hence the C calling convention).
+extern "C" fn syscall(frame: &mut TrapFrame) {
     let Some(thread) = current() else {
         frame.rax = crate::error::Errno::ENOSYS.as_negative_isize() as u64;
         return;
@@ -109,15 +110,14 @@ fn before_user_return(frame: &mut TrapFrame) {
 /// last reference on this stack is dropped.
 #[inline(always)]
 fn return_to_user(thread: alloc::sync::Arc<crate::process::Thread>, frame: &mut TrapFrame) {
-    // The common case, nothing to do, is decided by a few loads; the
-    // slow path below does each step as before. The global conditions
-    // (console input, O_ASYNC signals, memory, a frozen cgroup) are bits
-    // of one word (kevlar_platform::attention).
-    if !scheduler::cpu_needs_attention(&thread)
-        && !kevlar_platform::attention::any()
-        && thread.state() == crate::process::ThreadState::Runnable
-        && !thread.has_return_work()
-    {
+    // The common case, nothing to do, is decided by three loads: the
+    // CPU's work byte (reschedule, tick, finished thread), the global
+    // conditions (console input, O_ASYNC signals, memory, a frozen
+    // cgroup: bits of one word, kevlar_platform::attention) and the
+    // thread's return work (signals, a restart, a saved mask, its exit,
+    // its affinity: one word, `Thread::has_return_work`). The slow path
+    // below does each step as before.
+    if !scheduler::cpu_has_work() && !kevlar_platform::attention::any() && !thread.has_return_work() {
         return;
     }
     return_to_user_slow(thread, frame);
@@ -145,6 +145,12 @@ fn return_to_user_slow(thread: alloc::sync::Arc<crate::process::Thread>, frame: 
         }
     }
     let dead = thread.state() == crate::process::ThreadState::Dead;
+    if !dead && !thread.allowed_on(kevlar_platform::smp::cpu_index()) {
+        // Still on a CPU its affinity excludes (the change raced with
+        // this return, or preemption was not possible): look again next
+        // time.
+        thread.signal_hint.store(true, core::sync::atomic::Ordering::Release);
+    }
     drop(thread);
     if dead {
         scheduler::exit_dead_thread();

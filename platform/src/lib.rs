@@ -38,7 +38,7 @@ pub mod arch {
 
 /// CPUs: count, identity, running work everywhere.
 pub mod smp {
-    pub use crate::arch::x86_64::percpu::{cpu, cpu_index, this_cpu, PerCpu, MAX_CPUS};
+    pub use crate::arch::x86_64::percpu::{cpu, cpu_index, this_cpu, this_cpu_work_pending, PerCpu, MAX_CPUS};
     pub use crate::arch::x86_64::smp::{cpu_count, run_on_all_cpus, wake_cpu};
 }
 

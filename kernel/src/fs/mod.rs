@@ -430,8 +430,8 @@ fn canonical_path_walk(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn 
     let mut path = path.to_vec();
     for _ in 0..kevlar_vfs::MAX_SYMLINK_FOLLOWS {
         let parent = fs.lookup_parent(&cred, None, &path)?;
-        let name = match &parent.last {
-            kevlar_vfs::LastComponent::Normal(name) => name.clone(),
+        let name: &[u8] = match &parent.last {
+            kevlar_vfs::LastComponent::Normal(name) => name,
             kevlar_vfs::LastComponent::Root => return Ok((b"/".to_vec(), fs.root.clone())),
             kevlar_vfs::LastComponent::Dot | kevlar_vfs::LastComponent::DotDot => {
                 let node = fs.lookup(&cred, None, &path, WalkFlags::EMPTY)?;
@@ -441,10 +441,15 @@ fn canonical_path_walk(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn 
         // The directory's real path: as written when the walk to it took
         // no symlink (the common case, and no walk up through `..`).
         let mut dir = match plain_parent(&path) {
-            Some(written) if !parent.followed_links => written.to_vec(),
+            Some(written) if !parent.followed_links => {
+                // Sized once for the name appended below.
+                let mut dir = Vec::with_capacity(written.len() + 1 + name.len());
+                dir.extend_from_slice(written);
+                dir
+            }
             _ => dir_path(fs, parent.dir.clone())?,
         };
-        let node = parent.dir.lookup(&name)?;
+        let node = parent.dir.lookup(name)?;
         if node.file_type() == FileType::Symlink {
             let target = node.read_link()?;
             if synth::is_magic_link(&node) && (!target.starts_with(b"/") || target.ends_with(DELETED)) {
@@ -462,7 +467,7 @@ fn canonical_path_walk(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn 
         if dir != b"/" {
             dir.push(b'/');
         }
-        dir.extend_from_slice(&name);
+        dir.extend_from_slice(name);
         return Ok((dir, node));
     }
     Err(Errno::ELOOP)

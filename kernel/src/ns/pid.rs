@@ -60,9 +60,27 @@ struct Inner {
     dead: bool,
 }
 
+/// PID namespaces below the initial one that exist now. While there is
+/// none, every process is in the initial namespace and sees global ids:
+/// `local` and `global` (getpid, gettid, getppid on every call) answer
+/// without looking up the caller's namespace. A process holds its
+/// namespace, so one that is in a nested namespace keeps this above 0.
+static NESTED: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+impl Drop for PidNs {
+    fn drop(&mut self) {
+        if self.level > 0 {
+            NESTED.fetch_sub(1, core::sync::atomic::Ordering::AcqRel);
+        }
+    }
+}
+
 impl PidNs {
     fn new(inum: u64, parent: Option<Arc<PidNs>>) -> PidNs {
         let level = parent.as_ref().map_or(0, |p| p.level + 1);
+        if level > 0 {
+            NESTED.fetch_add(1, core::sync::atomic::Ordering::AcqRel);
+        }
         PidNs { inum, level, parent, inner: SpinLock::new(Inner { ids: BTreeMap::new(), next: 1, reaper: None, dead: false }) }
     }
 
@@ -270,13 +288,33 @@ pub fn viewer() -> Arc<PidNs> {
 
 /// Global id `global` as the calling process sees it (0: outside its
 /// namespace).
+#[inline(always)]
 pub fn local(global: Pid) -> Pid {
+    if NESTED.load(core::sync::atomic::Ordering::Acquire) == 0 {
+        return global; // as `local_in` for the initial namespace
+    }
+    local_slow(global)
+}
+
+// Out of line: inlined, its frame and saved registers would weigh on
+// the common case (getpid's whole handler).
+#[inline(never)]
+fn local_slow(global: Pid) -> Pid {
     local_in(&viewer(), global)
 }
 
 /// A number the calling process gave as a global id ([`NOBODY`] when its
 /// namespace has no such number).
+#[inline(always)]
 pub fn global(local: Pid) -> Pid {
+    if NESTED.load(core::sync::atomic::Ordering::Acquire) == 0 {
+        return local; // as `global_in` for the initial namespace
+    }
+    global_slow(local)
+}
+
+#[inline(never)]
+fn global_slow(local: Pid) -> Pid {
     global_in(&viewer(), local)
 }
 

@@ -387,10 +387,16 @@ pub struct Thread {
     /// Thread id (changes only when a thread execs and becomes the main
     /// thread, taking the process id).
     tid: AtomicI32,
-    /// False only when no signal is pending for this thread: set when one
-    /// is queued for it or its process, cleared when delivery finds none
-    /// at all. Every return to user mode reads it instead of taking the
-    /// signal lock.
+    /// The thread's return work (Linux's TIF work flags in one word):
+    /// false only when the way back to user mode has nothing to do for
+    /// this thread. Set when a signal is queued for it or its process,
+    /// and by everything else that return must look at: an interrupted
+    /// system call to restart, a mask to restore after a handler, the
+    /// thread's exit (state `Dead`), a changed CPU affinity. Cleared when
+    /// delivery finds no signal pending at all, after that return has
+    /// taken the rest. Every return to user mode reads this one word
+    /// instead of taking the signal lock (a spurious `true` costs one look
+    /// under it).
     pub signal_hint: AtomicBool,
     /// System-call work: one bit per reason a system call of this thread
     /// leaves the fast path (`SYSCALL_WORK_*`: traced, seccomp filtered),
@@ -454,6 +460,13 @@ const NO_SAVED_MASK: u64 = u64::MAX;
 pub const SYSCALL_WORK_TRACE: u32 = 1;
 /// `Thread::syscall_work`: a seccomp mode filters them.
 pub const SYSCALL_WORK_SECCOMP: u32 = 2;
+/// `Thread::syscall_work`: the kernel logs every system call (the
+/// `strace` boot option), so the logging is off the fast path.
+pub const SYSCALL_WORK_STRACE: u32 = 4;
+
+/// The `syscall_work` every new thread starts with: `SYSCALL_WORK_STRACE`
+/// when the boot option asked for it (set before the first process).
+pub static SYSCALL_WORK_AT_START: AtomicU32 = AtomicU32::new(0);
 
 /// Every process by pid. A pid can name a reaped process (still referenced
 /// somewhere) and its successor at once, hence a list per pid.
@@ -496,6 +509,10 @@ impl Thread {
     /// Sets the scheduling state.
     pub fn set_state(&self, state: ThreadState) {
         self.state.store(state as u8, Ordering::Release);
+        if state == ThreadState::Dead {
+            // The way back to user mode leaves the CPU instead.
+            self.signal_hint.store(true, Ordering::Release);
+        }
     }
 
     /// Makes a sleeping thread runnable again.
@@ -570,12 +587,9 @@ impl Thread {
     /// Records that system call `number` returned EINTR.
     pub fn set_interrupted_syscall(&self, number: u64) {
         self.interrupted_syscall.store(number, Ordering::Relaxed);
+        self.signal_hint.store(true, Ordering::Release);
     }
 
-    /// Whether the way back to user mode has work for this thread: an
-    /// interrupted call, a mask to restore, or a signal that may be
-    /// deliverable.
-    #[inline]
     /// Sets or clears one `SYSCALL_WORK_*` bit.
     pub fn set_syscall_work(&self, bit: u32, on: bool) {
         if on {
@@ -591,10 +605,20 @@ impl Thread {
         self.syscall_work.load(Ordering::Acquire) != 0
     }
 
+    /// Whether the way back to user mode has work for this thread: a
+    /// signal that may be deliverable, an interrupted call, a mask to
+    /// restore, its exit, a changed affinity (one word, `signal_hint`,
+    /// which each of them sets).
+    #[inline(always)]
     pub fn has_return_work(&self) -> bool {
-        self.interrupted_syscall.load(Ordering::Relaxed) != u64::MAX
-            || self.saved_sigmask.load(Ordering::Relaxed) != NO_SAVED_MASK
-            || self.signal_hint.load(Ordering::Acquire)
+        self.signal_hint.load(Ordering::Acquire)
+    }
+
+    /// Sets the CPU affinity mask; the thread looks at it on its next
+    /// return to user mode (and moves if this CPU is no longer allowed).
+    pub fn set_affinity(&self, mask: u64) {
+        self.affinity.store(mask, Ordering::Relaxed);
+        self.signal_hint.store(true, Ordering::Release);
     }
 
     /// Takes the interrupted system call number, if any.
@@ -609,6 +633,9 @@ impl Thread {
     /// Sets (or clears) the mask to restore after the next handler.
     pub fn set_saved_sigmask(&self, mask: Option<u64>) {
         self.saved_sigmask.store(mask.unwrap_or(NO_SAVED_MASK), Ordering::Relaxed);
+        if mask.is_some() {
+            self.signal_hint.store(true, Ordering::Release);
+        }
     }
 
     /// The mask to restore after the next handler, left in place
@@ -891,7 +918,7 @@ fn new_thread(process: &Arc<Process>, tid: Pid, task: Arc<Task>, clear_child_tid
     Arc::new(Thread {
         tid: AtomicI32::new(tid),
         signal_hint: AtomicBool::new(true),
-        syscall_work: AtomicU32::new(0),
+        syscall_work: AtomicU32::new(SYSCALL_WORK_AT_START.load(Ordering::Relaxed)),
         process: process.clone(),
         task,
         state: AtomicU8::new(ThreadState::Runnable as u8),

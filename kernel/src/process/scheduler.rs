@@ -27,35 +27,43 @@ struct CpuState {
     /// once the CPU is off its stack.
     finished: SpinLock<Option<Arc<Thread>>>,
     ticks_in_slice: AtomicUsize,
-    /// The CPU's work for the way back to user mode, one bit each, so
-    /// that the common return tests one byte: `NEED_RESCHED`,
-    /// `HAS_FINISHED` (`finished` holds a thread), `TICK_SEEN` (set by
-    /// each timer tick: timers may have expired since the last return to
-    /// user mode looked).
-    work: AtomicU8,
 }
+
+// The CPU's work for the way back to user mode, one bit each, so that
+// the common return tests one byte: `NEED_RESCHED`, `HAS_FINISHED`
+// (`finished` holds a thread), `TICK_SEEN` (set by each timer tick:
+// timers may have expired since the last return to user mode looked).
+// The byte is the platform's per-CPU `return_work` (one `gs`-relative
+// load on the return path; zero at boot: the first timer tick sets
+// `TICK_SEEN`), and only its own CPU changes it.
 
 const NEED_RESCHED: u8 = 1 << 0;
 const HAS_FINISHED: u8 = 1 << 1;
 const TICK_SEEN: u8 = 1 << 2;
 
 impl CpuState {
+    /// This CPU's work byte. Every `CpuState` method on the work bits is
+    /// called on its own CPU's state (`this()`).
+    fn work(&self) -> &'static AtomicU8 {
+        smp::this_cpu().return_work()
+    }
+
     fn set(&self, bit: u8) {
-        self.work.fetch_or(bit, Ordering::AcqRel);
+        self.work().fetch_or(bit, Ordering::AcqRel);
     }
 
     fn clear(&self, bit: u8) {
-        self.work.fetch_and(!bit, Ordering::AcqRel);
+        self.work().fetch_and(!bit, Ordering::AcqRel);
     }
 
     fn get(&self, bit: u8) -> bool {
-        self.work.load(Ordering::Acquire) & bit != 0
+        self.work().load(Ordering::Acquire) & bit != 0
     }
 
     /// Returns and clears `bit` (a plain load first: the common answer
     /// is no).
     fn take(&self, bit: u8) -> bool {
-        self.get(bit) && self.work.fetch_and(!bit, Ordering::AcqRel) & bit != 0
+        self.get(bit) && self.work().fetch_and(!bit, Ordering::AcqRel) & bit != 0
     }
 }
 
@@ -66,7 +74,6 @@ static CPUS: [CpuState; MAX_CPUS] = [const {
         idle: SpinLock::new(None),
         finished: SpinLock::new(None),
         ticks_in_slice: AtomicUsize::new(0),
-        work: AtomicU8::new(TICK_SEEN),
     }
 }; MAX_CPUS];
 
@@ -255,14 +262,13 @@ pub fn after_switch() {
 }
 
 /// Whether this CPU has work for the way back to user mode: a finished
-/// thread to drop, a tick seen, a reschedule asked for, or `thread` (the
-/// one returning) no longer allowed here. One look at the CPU's state, so
-/// that the common return costs a few loads.
-#[inline]
-pub fn cpu_needs_attention(thread: &Thread) -> bool {
-    let index = smp::cpu_index();
-    let cpu = &CPUS[index];
-    cpu.work.load(Ordering::Relaxed) != 0 || !thread.allowed_on(index)
+/// thread to drop, a tick seen, a reschedule asked for. One look at the
+/// CPU's state, so that the common return costs a few loads. (A thread
+/// whose affinity no longer allows this CPU has its return work set
+/// instead: `Thread::set_affinity`.)
+#[inline(always)]
+pub fn cpu_has_work() -> bool {
+    smp::this_cpu_work_pending()
 }
 
 /// The idle loop of a CPU: runs threads while there are any, halts
@@ -374,6 +380,6 @@ pub fn dump() {
         let cpu = &CPUS[index];
         let current = cpu.current.lock().as_ref().map(|t| t.tid());
         let queue: alloc::vec::Vec<i32> = cpu.run_queue.lock().iter().map(|t| t.tid()).collect();
-        kevlar_platform::println!("cpu{}: current {:?} queue {:?} need_resched {}", index, current, queue, cpu.get(NEED_RESCHED));
+        kevlar_platform::println!("cpu{}: current {:?} queue {:?} need_resched {}", index, current, queue, smp::cpu(index).return_work().load(Ordering::Relaxed) & NEED_RESCHED != 0);
     }
 }

@@ -118,12 +118,13 @@ pub static TRACE_COMM: kevlar_platform::sync::SpinLock<Option<String>> = kevlar_
 // cost the hot path about 20 instructions.
 #[inline(always)]
 pub fn handle(thread: &Arc<Thread>, frame: &mut TrapFrame) {
-    // Traced or filtered by seccomp: one word for both (the thread's
-    // system-call work bits, which ptrace and seccomp set).
+    // Traced, filtered by seccomp or logged (strace): one word for all
+    // (the thread's system-call work bits, which ptrace and seccomp set,
+    // and every thread has when strace is on).
     if thread.has_syscall_work() {
         return slow_syscall(thread, frame);
     }
-    run_syscall(thread, frame, frame.rax as usize);
+    dispatch_syscall(thread, frame, frame.rax as usize);
 }
 
 #[inline(never)]
@@ -152,14 +153,18 @@ fn run_filtered_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usi
 /// result there.
 #[inline(always)]
 fn run_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize) {
+    if TRACE.load(Ordering::Relaxed) {
+        return run_traced(thread, frame, number as u32 as usize);
+    }
+    dispatch_syscall(thread, frame, number);
+}
+
+/// `run_syscall` without the strace check: the fast path's (a thread
+/// has `SYSCALL_WORK_STRACE` while strace is on, so it never gets here).
+#[inline(always)]
+fn dispatch_syscall(thread: &Arc<Thread>, frame: &mut TrapFrame, number: usize) {
     // Linux takes the number as an int: the upper half of rax is ignored.
     let number = number as u32 as usize;
-    if TRACE.load(Ordering::Relaxed) {
-        return run_traced(thread, frame, number);
-    }
-    // The hook point before dispatch: a check that may refuse the call
-    // (seccomp) goes here, as one predictable branch when it has nothing
-    // to do.
     thread.current_syscall.store(number as u64, Ordering::Relaxed);
     let result = match TABLE.get(number) {
         Some(Some(handler)) => handler(thread, frame),

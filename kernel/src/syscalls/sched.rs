@@ -64,7 +64,7 @@ pub fn sched_setaffinity(thread: &Thread, pid: i32, len: usize, mask: usize) -> 
     if wanted == 0 {
         return Err(Errno::EINVAL);
     }
-    target.affinity.store(wanted, core::sync::atomic::Ordering::Relaxed);
+    target.set_affinity(wanted);
     Ok(0)
 }
 

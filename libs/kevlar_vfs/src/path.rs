@@ -490,20 +490,24 @@ impl<'p> Frame<'p> {
     /// Advances past the next component; returns its byte range and whether
     /// it must be a directory (a slash follows it, or the frame demands it).
     fn next_component(&mut self) -> Option<(usize, usize, bool)> {
-        let len = self.buf.len();
-        while self.pos < len && self.buf[self.pos] == b'/' {
-            self.pos += 1;
+        // Scanned in locals and stored once (a store per byte otherwise).
+        let buf: &[u8] = &self.buf;
+        let len = buf.len();
+        let mut pos = self.pos;
+        while pos < len && buf[pos] == b'/' {
+            pos += 1;
         }
-        if self.pos == len {
+        if pos == len {
+            self.pos = pos;
             return None;
         }
-        let start = self.pos;
-        while self.pos < len && self.buf[self.pos] != b'/' {
-            self.pos += 1;
+        let start = pos;
+        while pos < len && buf[pos] != b'/' {
+            pos += 1;
         }
-        let end = self.pos;
-        let must_dir = end < len || self.must_dir_at_end;
-        Some((start, end, must_dir))
+        self.pos = pos;
+        let must_dir = pos < len || self.must_dir_at_end;
+        Some((start, pos, must_dir))
     }
 }
 
@@ -753,7 +757,15 @@ impl<'c, 'a> Walker<'c, 'a> {
 
     fn check_search(&self, dir: &Arc<dyn Inode>) -> Result<()> {
         match self.ctx.cred {
-            Some(cred) => check_access(&dir.access_stat()?, cred, Access::EXEC),
+            Some(cred) => {
+                // Borrowed from the result in place: `?` would move the
+                // 112-byte `Stat` out first, a copy on every component.
+                let stat = dir.access_stat();
+                match &stat {
+                    Ok(stat) => check_access(stat, cred, Access::EXEC),
+                    Err(e) => Err(*e),
+                }
+            }
             None => Ok(()),
         }
     }

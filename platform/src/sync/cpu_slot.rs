@@ -35,7 +35,12 @@ impl<T> CpuSlot<T> {
     /// A new strong reference to this CPU's value, if any.
     #[inline(always)]
     pub fn get(&self) -> Option<Arc<T>> {
-        let p = self.slots[cpu_index()].load(Ordering::Acquire);
+        // SAFETY: `cpu_index` is below MAX_CPUS: a CPU's index is stored
+        // by `percpu::init_this_cpu` after indexing the per-CPU array
+        // (MAX_CPUS entries) with it. This spares every system call a
+        // bounds check.
+        let slot = unsafe { self.slots.get_unchecked(cpu_index()) };
+        let p = slot.load(Ordering::Acquire);
         if p.is_null() {
             return None;
         }

@@ -8,7 +8,7 @@
 use core::arch::asm;
 use core::cell::UnsafeCell;
 use core::mem::offset_of;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 
 use x86_64::structures::tss::TaskStateSegment;
 
@@ -38,6 +38,11 @@ pub struct PerCpu {
     apic_id: AtomicU32,
     /// Interrupt and exception nesting depth on this CPU.
     irq_depth: AtomicU32,
+    /// The kernel's per-CPU work for the way back to user mode (bits the
+    /// kernel's scheduler defines), here so that the return path reads
+    /// it with one `gs`-relative load ([`this_cpu_work_pending`]).
+    /// Zero at boot.
+    return_work: AtomicU8,
     online: AtomicBool,
     /// Local timer interrupts taken.
     timer_ticks: AtomicU64,
@@ -64,6 +69,7 @@ impl PerCpu {
             index: AtomicU32::new(0),
             apic_id: AtomicU32::new(0),
             irq_depth: AtomicU32::new(0),
+            return_work: AtomicU8::new(0),
             online: AtomicBool::new(false),
             timer_ticks: AtomicU64::new(0),
             interrupts: AtomicU64::new(0),
@@ -71,6 +77,11 @@ impl PerCpu {
             gdt: UnsafeCell::new(Gdt::new()),
             tss: UnsafeCell::new(TaskStateSegment::new()),
         }
+    }
+
+    /// The kernel's return-to-user work byte of this CPU (see the field).
+    pub fn return_work(&self) -> &AtomicU8 {
+        &self.return_work
     }
 
     /// Returns the dense CPU number.
@@ -149,6 +160,20 @@ pub fn this_cpu() -> &'static PerCpu {
     unsafe { asm!("mov {}, gs:[0]", out(reg) addr, options(nostack, readonly, preserves_flags)) };
     // SAFETY: the self pointer is the address of a `'static` PerCpu.
     unsafe { &*(addr as *const PerCpu) }
+}
+
+/// Whether this CPU's return-to-user work byte (`PerCpu::return_work`)
+/// has any bit set: one load, for the system-call return path.
+#[inline(always)]
+pub fn this_cpu_work_pending() -> bool {
+    let work: u8;
+    // SAFETY: as in `this_cpu`; reads one byte field of this CPU's
+    // `PerCpu` (an atomic: other code changes it with atomic operations).
+    unsafe {
+        asm!("mov {}, byte ptr gs:[{off}]", out(reg_byte) work, off = const offset_of!(PerCpu, return_work),
+             options(nostack, readonly, preserves_flags))
+    };
+    work != 0
 }
 
 /// Returns the current CPU's dense number.

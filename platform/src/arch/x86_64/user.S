@@ -3,15 +3,24 @@
  * SYSCALL: the CPU saved the user RIP in %rcx and RFLAGS in %r11, masked
  * RFLAGS with IA32_FMASK (interrupts off) and left %rsp alone. We switch to
  * the current task's kernel stack (per-CPU slot), build a TrapFrame like the
- * one interrupts build (vector SYSCALL_VECTOR), and call Rust. Rust returns
- * nonzero when SYSRET may be used (a plain syscall return to a canonical
- * address), zero when every register must come back exactly (IRETQ). */
+ * one interrupts build (vector SYSCALL_VECTOR), turn interrupts on and call
+ * the kernel's system-call hook (SYSCALL_HOOK) directly. After it, SYSRET
+ * is used when the frame is still a plain system call's (vector, selectors)
+ * returning to an address below the last user page (SYSRET to a
+ * non-canonical %rcx would fault in kernel mode with the user's stack);
+ * otherwise IRETQ restores every register exactly. The offsets and limits
+ * below are checked against the Rust definitions (user.rs). */
 
 .set PERCPU_USER_RSP, 8
 .set PERCPU_KERNEL_RSP, 16
 .set USER_DS, 0x2b
 .set USER_CS, 0x33
 .set SYSCALL_VECTOR, 0x100
+.set FRAME_VECTOR, 0x78
+.set FRAME_RIP, 0x88
+.set FRAME_CS, 0x90
+.set FRAME_SS, 0xa8
+.set SYSRET_RIP_LIMIT, 0x7ffffffff000
 
 .section .text.user_entry, "ax"
 .code64
@@ -44,9 +53,17 @@ syscall_entry:
     pushq %r15
     xorl %ebp, %ebp
     movq %rsp, %rdi
-    call syscall_entry_rust
-    testq %rax, %rax
-    jz return_to_user_iret
+    sti
+    call *SYSCALL_HOOK(%rip)
+    cmpq $SYSCALL_VECTOR, FRAME_VECTOR(%rsp)
+    jne return_to_user_iret
+    movabsq $SYSRET_RIP_LIMIT, %rax
+    cmpq %rax, FRAME_RIP(%rsp)
+    jae return_to_user_iret
+    cmpq $USER_CS, FRAME_CS(%rsp)
+    jne return_to_user_iret
+    cmpq $USER_DS, FRAME_SS(%rsp)
+    jne return_to_user_iret
     /* SYSRET: user %rcx/%r11 are clobbered by design (as on Linux). */
     cli
     popq %r15

@@ -88,8 +88,9 @@ pub enum Exception {
 pub struct UserHooks {
     /// A system call: arguments in the frame's registers, result into rax.
     /// It also does the work `before_user_return` does for traps (the
-    /// kernel then looks the current thread up once per call).
-    pub syscall: fn(&mut TrapFrame),
+    /// kernel then looks the current thread up once per call). The entry
+    /// code calls it directly, hence the C calling convention.
+    pub syscall: extern "C" fn(&mut TrapFrame),
     /// An exception taken in user mode.
     pub user_exception: fn(&mut TrapFrame, Exception),
     /// A page fault on a user address while the kernel copied user memory:
@@ -111,6 +112,7 @@ static HOOKS: AtomicPtr<UserHooks> = AtomicPtr::new(core::ptr::null_mut());
 /// Installs the kernel's hooks and enables SYSCALL on this CPU.
 pub fn set_hooks(hooks: &'static UserHooks) {
     HOOKS.store(hooks as *const UserHooks as *mut UserHooks, Ordering::Release);
+    SYSCALL_HOOK.store(hooks.syscall as *mut (), Ordering::Release);
 }
 
 pub(crate) fn hooks() -> Option<&'static UserHooks> {
@@ -141,22 +143,31 @@ pub(crate) fn init_cpu() {
     const _: () = assert!(USER_CS == 0x33 && USER_DS == 0x2b && super::gdt::SYSRET_BASE + 8 + 3 == USER_DS);
 }
 
+/// The system-call hook the SYSCALL entry (user.S) calls directly, with
+/// interrupts on: the kernel's `UserHooks::syscall` once `set_hooks` ran
+/// (SYSCALL is enabled only after that), this stub before. One indirect
+/// call from the entry code, without a Rust frame between: the common
+/// system call saves about 20 instructions.
 #[no_mangle]
-extern "C" fn syscall_entry_rust(frame: &mut TrapFrame) -> u64 {
-    super::interrupts::enable();
-    if let Some(hooks) = hooks() {
-        (hooks.syscall)(frame);
-    } else {
-        frame.rax = (-38i64) as u64; // ENOSYS
-    }
-    // SYSRET reloads rip from rcx; a non-canonical value there would fault
-    // in kernel mode (with the user's stack), so such returns use IRETQ.
-    let sysret_ok = frame.vector == SYSCALL_VECTOR
-        && frame.rip < USER_END as u64 - 4096
-        && frame.cs == USER_CS as u64
-        && frame.ss == USER_DS as u64;
-    u64::from(sysret_ok)
+static SYSCALL_HOOK: AtomicPtr<()> = AtomicPtr::new(no_syscall_hook as *mut ());
+
+extern "C" fn no_syscall_hook(frame: &mut TrapFrame) {
+    frame.rax = (-38i64) as u64; // ENOSYS
 }
+
+// user.S reads these fields of the frame and compares with these values
+// after the hook: SYSRET reloads rip from rcx, and a non-canonical value
+// there would fault in kernel mode (with the user's stack), so a return
+// to the last user page or above, or any frame the kernel rewrote into
+// another kind, goes through IRETQ.
+const _: () = {
+    assert!(core::mem::offset_of!(TrapFrame, vector) == 0x78);
+    assert!(core::mem::offset_of!(TrapFrame, rip) == 0x88);
+    assert!(core::mem::offset_of!(TrapFrame, cs) == 0x90);
+    assert!(core::mem::offset_of!(TrapFrame, ss) == 0xa8);
+    assert!(USER_END as u64 - 4096 == 0x7fff_ffff_f000);
+    assert!(SYSCALL_VECTOR == 0x100);
+};
 
 /// Called by the trap dispatcher for a trap from user mode.
 pub(crate) fn user_trap(frame: &mut TrapFrame, exception: Option<Exception>) {
