@@ -23,10 +23,11 @@ static PIPE_MAX_SIZE: AtomicU32 = AtomicU32::new(1 << 20);
 static PIPE_USER_PAGES_HARD: AtomicU64 = AtomicU64::new(0);
 static PIPE_USER_PAGES_SOFT: AtomicU64 = AtomicU64::new(16384);
 /// protected_symlinks, protected_hardlinks, protected_fifos,
-/// protected_regular (Linux's defaults: all off; distributions turn the
-/// first two on with sysctl).
-pub static PROTECTED_SYMLINKS: AtomicU32 = AtomicU32::new(0);
-pub static PROTECTED_HARDLINKS: AtomicU32 = AtomicU32::new(0);
+/// protected_regular. Upstream Linux starts with all four off; Debian's
+/// kernel (the oracle) starts with the first two on, as most distributions
+/// do, and that is what programs on a Linux system meet.
+pub static PROTECTED_SYMLINKS: AtomicU32 = AtomicU32::new(1);
+pub static PROTECTED_HARDLINKS: AtomicU32 = AtomicU32::new(1);
 pub static PROTECTED_FIFOS: AtomicU32 = AtomicU32::new(0);
 pub static PROTECTED_REGULAR: AtomicU32 = AtomicU32::new(0);
 

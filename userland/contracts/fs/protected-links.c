@@ -4,7 +4,7 @@
  * by someone else is followed only by its owner (EACCES, root included);
  * a user may hard-link only files it owns or may read and write (EPERM);
  * an O_CREAT open of someone else's FIFO or file there fails (EACCES).
- * The settings are restored at the end. */
+ * The settings found at the start are restored at the end. */
 #include "common.h"
 
 static void put(const char *name, const char *value)
@@ -14,6 +14,17 @@ static void put(const char *name, const char *value)
     int fd = open(path, O_WRONLY);
     if (fd < 0 || write(fd, value, strlen(value)) < 0)
         out("write %s: -1 %s", name, errname(errno));
+    if (fd >= 0)
+        close(fd);
+}
+
+static void get(const char *name, char *value, size_t size)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/sys/fs/%s", name);
+    int fd = open(path, O_RDONLY);
+    ssize_t n = fd < 0 ? -1 : read(fd, value, size - 1);
+    value[n < 0 ? 0 : n] = 0;
     if (fd >= 0)
         close(fd);
 }
@@ -35,8 +46,14 @@ static void as_user(void)
         _exit(2);
 }
 
+static const char *const settings[] = { "protected_symlinks", "protected_hardlinks",
+                                        "protected_fifos", "protected_regular" };
+
 int main(void)
 {
+    char saved[4][32];
+    for (int i = 0; i < 4; i++)
+        get(settings[i], saved[i], sizeof saved[i]);
     char cwd[256];
     if (!getcwd(cwd, sizeof cwd))
         return 1;
@@ -119,9 +136,7 @@ int main(void)
     try_open("level 1, group-writable: O_CREAT of user's file", "sticky/userfile", O_WRONLY | O_CREAT);
     check("chmod sticky 0777 (not sticky)", chmod("sticky", 0777));
     try_open("not sticky: O_CREAT of user's file", "sticky/userfile", O_WRONLY | O_CREAT);
-    put("protected_symlinks", "0");
-    put("protected_hardlinks", "0");
-    put("protected_fifos", "0");
-    put("protected_regular", "0");
+    for (int i = 0; i < 4; i++)
+        put(settings[i], saved[i]);
     return 0;
 }
