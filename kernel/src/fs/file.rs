@@ -45,6 +45,17 @@ pub trait FileOps: Send + Sync {
     fn read(&self, file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize>;
     /// Writes `buf` at `offset`; returns the byte count.
     fn write(&self, file: &OpenFile, offset: u64, buf: &[u8]) -> Result<usize>;
+    /// Reads up to `len` bytes at `offset` straight from the file's pages
+    /// into `io` (see `userio`); `None`: the file has no pages to read
+    /// from (the caller uses [`FileOps::read`]).
+    fn read_pages(&self, _file: &OpenFile, _offset: u64, _len: usize, _io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        None
+    }
+    /// Writes `len` bytes from `io` at `offset` straight into the file's
+    /// pages; `None` as for [`FileOps::read_pages`].
+    fn write_pages(&self, _file: &OpenFile, _offset: u64, _len: usize, _io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        None
+    }
     /// Returns the file's metadata.
     fn stat(&self) -> Result<Stat>;
     /// Returns whether lseek works (false for pipes and terminals).
@@ -270,6 +281,44 @@ impl OpenFile {
         Ok(n)
     }
 
+    /// [`OpenFile::read`] straight from the file's pages into `io`.
+    pub fn read_pages(&self, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if !self.readable() {
+            return Some(Err(Errno::EBADF));
+        }
+        if !self.ops.is_seekable() {
+            return None;
+        }
+        let mut offset = self.offset.lock();
+        let result = self.ops.read_pages(self, *offset, len, io);
+        if let Some(Ok(n)) = result {
+            *offset += n as u64;
+        }
+        result
+    }
+
+    /// [`OpenFile::write`] straight from `io` into the file's pages.
+    pub fn write_pages(&self, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if !self.writable() {
+            return Some(Err(Errno::EBADF));
+        }
+        if !self.ops.is_seekable() {
+            return None;
+        }
+        let mut offset = self.offset.lock();
+        if self.flags() & linux_raw_sys::general::O_APPEND != 0 {
+            match self.ops.size() {
+                Ok(size) => *offset = size,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        let result = self.ops.write_pages(self, *offset, len, io);
+        if let Some(Ok(n)) = result {
+            *offset += n as u64;
+        }
+        result
+    }
+
     /// Writes at the file position (the end with O_APPEND) and advances it.
     pub fn write(&self, buf: &[u8]) -> Result<usize> {
         if !self.writable() {
@@ -330,6 +379,41 @@ impl FileOps for InodeFile {
             super::notify::modified(file, &*self.inode);
         }
         Ok(n)
+    }
+
+    fn read_pages(&self, file: &OpenFile, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if self.inode.file_type() != FileType::Regular {
+            return None;
+        }
+        if let Err(e) = super::notify::read_permission(file) {
+            return Some(Err(e));
+        }
+        let n = match self.inode.read_pages(offset, len, io)? {
+            Ok(n) => n,
+            Err(e) => return Some(Err(e)),
+        };
+        if n > 0 {
+            super::notify::accessed(file, &*self.inode);
+        }
+        Some(Ok(n))
+    }
+
+    fn write_pages(&self, file: &OpenFile, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if self.inode.file_type() != FileType::Regular {
+            return None;
+        }
+        let len = match super::memfd::check_write(&*self.inode, offset, len).and_then(|len| clamp_to_file_size_limit(offset, len)) {
+            Ok(len) => len,
+            Err(e) => return Some(Err(e)),
+        };
+        let n = match self.inode.write_pages(offset, len, io)? {
+            Ok(n) => n,
+            Err(e) => return Some(Err(e)),
+        };
+        if n > 0 {
+            super::notify::modified(file, &*self.inode);
+        }
+        Some(Ok(n))
     }
 
     fn release(&self, file: &OpenFile) {
