@@ -348,12 +348,30 @@ impl Drop for OpenFile {
 /// A regular file, directory or symlink opened through the VFS.
 pub struct InodeFile {
     inode: Arc<dyn Inode>,
+    /// Whether the node keeps its data in pages (`read_pages` works):
+    /// 0 not known yet, 1 yes, 2 no.
+    paged: core::sync::atomic::AtomicU8,
 }
 
 impl InodeFile {
     /// Wraps an inode.
     pub fn new(inode: Arc<dyn Inode>) -> Arc<InodeFile> {
-        Arc::new(InodeFile { inode })
+        Arc::new(InodeFile { inode, paged: core::sync::atomic::AtomicU8::new(0) })
+    }
+
+    /// Whether the node is a regular file kept in pages; asked of the node
+    /// once (an empty `read_pages`), before anything else happens, so a
+    /// file without pages goes to `read`/`write` with no hook run twice.
+    fn paged(&self) -> bool {
+        match self.paged.load(Ordering::Relaxed) {
+            1 => true,
+            2 => false,
+            _ => {
+                let yes = self.inode.file_type() == FileType::Regular && self.inode.read_pages(0, 0, &mut kevlar_vfs::SliceOut::new(&mut [])).is_some();
+                self.paged.store(if yes { 1 } else { 2 }, Ordering::Relaxed);
+                yes
+            }
+        }
     }
 }
 
@@ -382,7 +400,7 @@ impl FileOps for InodeFile {
     }
 
     fn read_pages(&self, file: &OpenFile, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
-        if self.inode.file_type() != FileType::Regular {
+        if !self.paged() {
             return None;
         }
         if let Err(e) = super::notify::read_permission(file) {
@@ -399,7 +417,7 @@ impl FileOps for InodeFile {
     }
 
     fn write_pages(&self, file: &OpenFile, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
-        if self.inode.file_type() != FileType::Regular {
+        if !self.paged() {
             return None;
         }
         let len = match super::memfd::check_write(&*self.inode, offset, len).and_then(|len| clamp_to_file_size_limit(offset, len)) {

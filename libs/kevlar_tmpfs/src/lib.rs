@@ -605,6 +605,10 @@ impl TmpInode {
     /// as zeros); returns the count, short where `io` faulted.
     fn read_io(&self, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Result<usize> {
         let file = self.file()?;
+        if len == 0 {
+            // As Linux's filemap_read: an empty read touches nothing.
+            return Ok(0);
+        }
         let data = file.read();
         let len = if offset >= data.size {
             0
