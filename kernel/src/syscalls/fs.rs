@@ -303,7 +303,7 @@ fn rw_pages(thread: &Thread, f: &OpenFile, vecs: &[(usize, usize)], offset: Opti
             return None;
         }
     }
-    if write {
+    if write && f.ops.inode().is_some_and(|i| i.file_type() == FileType::Regular) {
         drop_privileges_on_write(thread, f);
     }
     let mut total = 0usize;
