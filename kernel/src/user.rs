@@ -70,6 +70,13 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
     signal::send_fault_signal(&thread, sig, code, addr);
 }
 
+/// Maps the user page at `addr` for a load (or a store when `write`) as
+/// a fault there would; false when the access is not allowed. For copies
+/// that ran without resolving faults (`fs::userio`).
+pub(crate) fn fault_in(addr: usize, write: bool) -> bool {
+    kevlar_platform::x86::user::is_user_range(addr, 1) && resolve_user_fault(addr, write)
+}
+
 fn resolve_user_fault(addr: usize, write: bool) -> bool {
     let Some(thread) = current() else { return false };
     let vm = thread.process.vm.lock().clone();

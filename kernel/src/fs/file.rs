@@ -45,6 +45,17 @@ pub trait FileOps: Send + Sync {
     fn read(&self, file: &OpenFile, offset: u64, buf: &mut [u8]) -> Result<usize>;
     /// Writes `buf` at `offset`; returns the byte count.
     fn write(&self, file: &OpenFile, offset: u64, buf: &[u8]) -> Result<usize>;
+    /// Reads up to `len` bytes at `offset` straight from the file's pages
+    /// into `io` (see `userio`); `None`: the file has no pages to read
+    /// from (the caller uses [`FileOps::read`]).
+    fn read_pages(&self, _file: &OpenFile, _offset: u64, _len: usize, _io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        None
+    }
+    /// Writes `len` bytes from `io` at `offset` straight into the file's
+    /// pages; `None` as for [`FileOps::read_pages`].
+    fn write_pages(&self, _file: &OpenFile, _offset: u64, _len: usize, _io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        None
+    }
     /// Returns the file's metadata.
     fn stat(&self) -> Result<Stat>;
     /// Returns whether lseek works (false for pipes and terminals).
@@ -270,6 +281,44 @@ impl OpenFile {
         Ok(n)
     }
 
+    /// [`OpenFile::read`] straight from the file's pages into `io`.
+    pub fn read_pages(&self, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if !self.readable() {
+            return Some(Err(Errno::EBADF));
+        }
+        if !self.ops.is_seekable() {
+            return None;
+        }
+        let mut offset = self.offset.lock();
+        let result = self.ops.read_pages(self, *offset, len, io);
+        if let Some(Ok(n)) = result {
+            *offset += n as u64;
+        }
+        result
+    }
+
+    /// [`OpenFile::write`] straight from `io` into the file's pages.
+    pub fn write_pages(&self, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if !self.writable() {
+            return Some(Err(Errno::EBADF));
+        }
+        if !self.ops.is_seekable() {
+            return None;
+        }
+        let mut offset = self.offset.lock();
+        if self.flags() & linux_raw_sys::general::O_APPEND != 0 {
+            match self.ops.size() {
+                Ok(size) => *offset = size,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        let result = self.ops.write_pages(self, *offset, len, io);
+        if let Some(Ok(n)) = result {
+            *offset += n as u64;
+        }
+        result
+    }
+
     /// Writes at the file position (the end with O_APPEND) and advances it.
     pub fn write(&self, buf: &[u8]) -> Result<usize> {
         if !self.writable() {
@@ -299,12 +348,30 @@ impl Drop for OpenFile {
 /// A regular file, directory or symlink opened through the VFS.
 pub struct InodeFile {
     inode: Arc<dyn Inode>,
+    /// Whether the node keeps its data in pages (`read_pages` works):
+    /// 0 not known yet, 1 yes, 2 no.
+    paged: core::sync::atomic::AtomicU8,
 }
 
 impl InodeFile {
     /// Wraps an inode.
     pub fn new(inode: Arc<dyn Inode>) -> Arc<InodeFile> {
-        Arc::new(InodeFile { inode })
+        Arc::new(InodeFile { inode, paged: core::sync::atomic::AtomicU8::new(0) })
+    }
+
+    /// Whether the node is a regular file kept in pages; asked of the node
+    /// once (an empty `read_pages`), before anything else happens, so a
+    /// file without pages goes to `read`/`write` with no hook run twice.
+    fn paged(&self) -> bool {
+        match self.paged.load(Ordering::Relaxed) {
+            1 => true,
+            2 => false,
+            _ => {
+                let yes = self.inode.file_type() == FileType::Regular && self.inode.read_pages(0, 0, &mut kevlar_vfs::SliceOut::new(&mut [])).is_some();
+                self.paged.store(if yes { 1 } else { 2 }, Ordering::Relaxed);
+                yes
+            }
+        }
     }
 }
 
@@ -330,6 +397,41 @@ impl FileOps for InodeFile {
             super::notify::modified(file, &*self.inode);
         }
         Ok(n)
+    }
+
+    fn read_pages(&self, file: &OpenFile, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if !self.paged() {
+            return None;
+        }
+        if let Err(e) = super::notify::read_permission(file) {
+            return Some(Err(e));
+        }
+        let n = match self.inode.read_pages(offset, len, io)? {
+            Ok(n) => n,
+            Err(e) => return Some(Err(e)),
+        };
+        if n > 0 {
+            super::notify::accessed(file, &*self.inode);
+        }
+        Some(Ok(n))
+    }
+
+    fn write_pages(&self, file: &OpenFile, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if !self.paged() {
+            return None;
+        }
+        let len = match super::memfd::check_write(&*self.inode, offset, len).and_then(|len| clamp_to_file_size_limit(offset, len)) {
+            Ok(len) => len,
+            Err(e) => return Some(Err(e)),
+        };
+        let n = match self.inode.write_pages(offset, len, io)? {
+            Ok(n) => n,
+            Err(e) => return Some(Err(e)),
+        };
+        if n > 0 {
+            super::notify::modified(file, &*self.inode);
+        }
+        Some(Ok(n))
     }
 
     fn release(&self, file: &OpenFile) {

@@ -36,6 +36,7 @@ pub mod sysfs;
 pub mod sysctl;
 pub mod protected;
 pub mod timerfd;
+pub mod userio;
 pub mod writecount;
 
 use alloc::sync::Arc;

@@ -16,6 +16,13 @@ use crate::error::Result;
 /// A page of file data held in a physical frame.
 pub struct FramePage(PageRef);
 
+impl FramePage {
+    /// The frame holding the bytes.
+    pub fn frame(&self) -> &PageRef {
+        &self.0
+    }
+}
+
 impl DataPage for FramePage {
     fn read(&self, offset: usize, out: &mut [u8]) {
         self.0.read(offset, out);

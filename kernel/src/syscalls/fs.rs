@@ -15,6 +15,7 @@ use crate::error::{Errno, Result};
 use crate::fs::fasync::{self, OwnerKind};
 use crate::fs::file::OpenFile;
 use crate::fs::pipe::Pipe;
+use crate::fs::userio;
 use crate::fs::FsContext;
 use crate::mm::kbuf;
 use crate::ns;
@@ -150,6 +151,12 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
     // returns 1 MiB); pipes and terminals return what is there.
     let fill = f.ops.is_seekable() || f.ops.fixed_position();
     let len = len.min(MAX_RW_COUNT);
+    if len > 0 {
+        // Files kept in pages: one copy, page to user.
+        if let Some(result) = userio::read(thread, &f, userio::At::Position, buf, len) {
+            return Ok(result? as isize);
+        }
+    }
     with_bounce(len.min(CHUNK), |kbuf| {
         let mut done = 0;
         while done < len {
@@ -179,6 +186,11 @@ pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> 
         return super::socket::write_socket(&f, vec![(buf, len)]);
     }
     drop_privileges_on_write(thread, &f);
+    if len > 0 {
+        if let Some(result) = userio::write(thread, &f, userio::At::Position, buf, len.min(MAX_RW_COUNT)) {
+            return Ok(result? as isize);
+        }
+    }
     if len <= SMALL_IO {
         return with_bounce(len, |kbuf| {
             copy_from_user(kbuf, buf)?;
@@ -247,6 +259,11 @@ pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<
         return super::socket::read_socket(&f, vecs);
     }
     let wanted: usize = vecs.iter().map(|v| v.1).sum();
+    if wanted > 0 {
+        if let Some(result) = rw_pages(thread, &f, &vecs, offset, false) {
+            return result;
+        }
+    }
     if count > 0 && wanted <= CHUNK {
         return readv_small(&f, &vecs, wanted, offset);
     }
@@ -269,6 +286,52 @@ pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<
         }
     }
     Ok(total)
+}
+
+/// readv/writev (and their p- forms) of a file kept in pages: each vector
+/// straight between the user buffer and the pages. `None`: the file has
+/// no pages, or the call fails before moving anything in a way the
+/// generic path reports (a bad offset, the access mode, a bad buffer).
+fn rw_pages(thread: &Thread, f: &OpenFile, vecs: &[(usize, usize)], offset: Option<i64>, write: bool) -> Option<Result<isize>> {
+    if offset.is_some_and(|p| p < 0) || !(if write { f.writable() } else { f.readable() }) {
+        return None;
+    }
+    if vecs.iter().any(|&(base, len)| check_user_buffer(base, len).is_err()) {
+        return None;
+    }
+    let wanted: usize = vecs.iter().map(|v| v.1).sum();
+    if let Some(p) = offset {
+        if check_range_end(p, wanted).is_err() {
+            return None;
+        }
+    }
+    if write && f.ops.inode().is_some_and(|i| i.file_type() == FileType::Regular) {
+        drop_privileges_on_write(thread, f);
+    }
+    let mut total = 0usize;
+    for &(base, len) in vecs {
+        if len == 0 {
+            continue;
+        }
+        let len = len.min(MAX_RW_COUNT - total);
+        let at = match offset {
+            Some(p) => userio::At::Offset(p as u64 + total as u64),
+            None => userio::At::Position,
+        };
+        let moved = if write { userio::write(thread, f, at, base, len) } else { userio::read(thread, f, at, base, len) };
+        let n = match moved {
+            None if total == 0 => return None,
+            None => break,
+            Some(Ok(n)) => n,
+            Some(Err(_)) if total > 0 => break,
+            Some(Err(e)) => return Some(Err(e)),
+        };
+        total += n;
+        if n < len || total >= MAX_RW_COUNT {
+            break;
+        }
+    }
+    Some(Ok(total as isize))
 }
 
 /// readv of at most CHUNK bytes: one read into a kernel buffer, scattered
@@ -321,6 +384,11 @@ pub fn writev(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option
     // Gather into one buffer so the write is one operation (atomic for
     // pipes up to PIPE_BUF, as Linux).
     let total: usize = vecs.iter().map(|v| v.1).sum();
+    if total > 0 {
+        if let Some(result) = rw_pages(thread, &f, &vecs, offset, true) {
+            return result;
+        }
+    }
     if total <= CHUNK {
         let mut kbuf = kbuf::zeroed(total)?;
         let mut at = 0;
@@ -382,6 +450,11 @@ pub fn pread(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> R
         return Err(Errno::EISDIR);
     }
     let len = len.min(MAX_RW_COUNT);
+    if len > 0 {
+        if let Some(result) = userio::read(thread, &f, userio::At::Offset(offset as u64), buf, len) {
+            return Ok(result? as isize);
+        }
+    }
     // The whole request in CHUNK steps, as read: Linux's pread fills
     // the buffer (a 1 MiB pread of a file returns 1 MiB).
     with_bounce(len.min(CHUNK), |kbuf| {
@@ -421,6 +494,11 @@ pub fn pwrite(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> 
     check_range_end(offset, len)?;
     drop_privileges_on_write(thread, &f);
     let len = len.min(MAX_RW_COUNT);
+    if len > 0 {
+        if let Some(result) = userio::write(thread, &f, userio::At::Offset(offset as u64), buf, len) {
+            return Ok(result? as isize);
+        }
+    }
     with_bounce(len.min(CHUNK), |kbuf| {
         let mut done = 0;
         loop {

@@ -236,12 +236,19 @@ impl State {
 
     /// Reads file bytes at `offset` into `buf`; returns the count.
     pub fn read_data(&mut self, ino: u32, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let len = buf.len();
+        self.read_data_io(ino, offset, len, &mut kevlar_vfs::SliceOut::new(buf))
+    }
+
+    /// Reads up to `len` file bytes at `offset` from the cached pages into
+    /// `io`; returns the count (short when `io` faulted).
+    pub fn read_data_io(&mut self, ino: u32, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Result<usize> {
         let mut inode = self.read_inode(ino)?;
         let size = inode.size();
         if offset >= size {
             return Ok(0);
         }
-        let len = (buf.len() as u64).min(size - offset) as usize;
+        let len = (len as u64).min(size - offset) as usize;
         let end = offset + len as u64;
         let mut done = 0;
         while done < len {
@@ -262,10 +269,13 @@ impl State {
                     self.file_page(ino, &mut inode, index, ahead)?
                 }
             };
-            page.read(in_page, &mut buf[done..done + n]);
-            done += n;
+            let moved = io.page(&*page, in_page, n);
+            done += moved;
+            if moved < n {
+                break;
+            }
         }
-        Ok(len)
+        Ok(done)
     }
 
     /// Returns the block of data block `lblk` of `ino`, allocating it (a
@@ -285,12 +295,19 @@ impl State {
     /// and growing the file. Stops early (returning the count) when the
     /// disk fills up after some bytes were written.
     pub fn write_data(&mut self, ino: u32, offset: u64, data: &[u8]) -> Result<usize> {
+        self.write_data_io(ino, offset, data.len(), &mut kevlar_vfs::SliceIn::new(data))
+    }
+
+    /// Writes `len` bytes taken from `io` at `offset` into the cached
+    /// pages, as [`State::write_data`]; stops where `io` faults (a page
+    /// made for the write whose old bytes were not read is then not kept).
+    pub fn write_data_io(&mut self, ino: u32, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Result<usize> {
         let mut inode = self.read_inode(ino)?;
         let max = self.max_size_of(&inode);
         if offset >= max {
             return Err(Errno::EFBIG);
         }
-        let len = (data.len() as u64).min(max - offset) as usize;
+        let len = (len as u64).min(max - offset) as usize;
         let bs = self.geo.block_size as u64;
         let mut done = 0;
         let mut error = None;
@@ -302,32 +319,73 @@ impl State {
             // The page first (its old bytes come from the blocks it has
             // now), then the blocks the write needs.
             let whole = in_page == 0 && n == PAGE_SIZE;
+            // A page made for a whole-page write, whose old bytes (if any)
+            // were not read: it is right only once the write filled it.
+            let mut blank = false;
             let page = match self.pages.get(&(ino, index)) {
                 Some(e) => Ok(e.page.clone()),
-                None if whole || index * PAGE_SIZE as u64 >= inode.size() => self.new_page().and_then(|p| self.insert_page(ino, index, p)),
+                None if index * PAGE_SIZE as u64 >= inode.size() => self.new_page().and_then(|p| self.insert_page(ino, index, p)),
+                None if whole => {
+                    blank = true;
+                    self.new_page().and_then(|p| self.insert_page(ino, index, p))
+                }
                 None => self.file_page(ino, &mut inode, index, 1),
             };
-            let page = match page {
+            let mut page = match page {
                 Ok(p) => p,
                 Err(e) => {
                     error = Some(e);
                     break;
                 }
             };
+            // The bytes first: a fault of the caller's buffer stops the
+            // write before any block is allocated for bytes not written.
+            let moved = io.page(&*page, in_page, n);
+            if blank && moved < n {
+                // Short: the page must hold the file's old bytes after
+                // the ones written. Read them, and keep what was written.
+                self.pages.remove(&(ino, index));
+                let mut written = vec![0u8; moved];
+                page.read(0, &mut written);
+                match self.file_page(ino, &mut inode, index, 1) {
+                    Ok(old) => {
+                        old.write(0, &written);
+                        page = old;
+                        blank = false;
+                    }
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+            if moved == 0 {
+                break;
+            }
             let mut allocated = Ok(());
-            for lblk in pos / bs..=(pos + n as u64 - 1) / bs {
+            for lblk in pos / bs..=(pos + moved as u64 - 1) / bs {
                 if let Err(e) = self.data_block(&mut inode, ino, lblk) {
                     allocated = Err(e);
                     break;
                 }
             }
             if let Err(e) = allocated {
+                // The bytes are in the page but have no block: a page made
+                // for them goes; in a block-sized page the block was a hole
+                // (it needed one), which reads as zeros again.
+                if blank {
+                    self.pages.remove(&(ino, index));
+                } else if bs as usize == PAGE_SIZE && index * (PAGE_SIZE as u64) < inode.size() {
+                    page.zero(in_page, moved);
+                }
                 error = Some(e);
                 break;
             }
-            page.write(in_page, &data[done..done + n]);
             self.mark_dirty(ino, index);
-            done += n;
+            done += moved;
+            if moved < n {
+                break;
+            }
         }
         if done > 0 {
             let end = offset + done as u64;

@@ -289,6 +289,24 @@ impl Inode for Ext2Node {
         self.change(|st| st.write_data(me, offset, buf))
     }
 
+    fn read_pages(&self, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        match self.file_type {
+            FileType::Regular => Some(self.fs.state.lock().read_data_io(self.ino, offset, len, io)),
+            _ => None,
+        }
+    }
+
+    fn write_pages(&self, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if self.file_type != FileType::Regular {
+            return None;
+        }
+        if len == 0 {
+            return Some(Ok(0));
+        }
+        let me = self.ino;
+        Some(self.change(|st| st.write_data_io(me, offset, len, io)))
+    }
+
     fn data_page(&self, index: u64) -> Result<Arc<dyn kevlar_vfs::DataPage>> {
         if self.file_type != FileType::Regular {
             return Err(Errno::ENODEV);

@@ -601,6 +601,104 @@ impl TmpInode {
         f(&mut self.meta.lock());
     }
 
+    /// Reads up to `len` bytes at `offset` into `io`, page by page (holes
+    /// as zeros); returns the count, short where `io` faulted.
+    fn read_io(&self, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Result<usize> {
+        let file = self.file()?;
+        if len == 0 {
+            // As Linux's filemap_read: an empty read touches nothing.
+            return Ok(0);
+        }
+        let data = file.read();
+        let len = if offset >= data.size {
+            0
+        } else {
+            // Bounded by len, so it fits a usize.
+            (data.size - offset).min(len as u64) as usize
+        };
+        let mut done = 0;
+        while done < len {
+            let (index, in_page) = page_pos(offset + done as u64);
+            let n = (PAGE_SIZE - in_page).min(len - done);
+            let moved = match data.pages.get(&index) {
+                Some(page) => io.page(&**page, in_page, n),
+                None => io.zeros(n),
+            };
+            done += moved;
+            if moved < n {
+                break;
+            }
+        }
+        drop(data);
+        self.touch_accessed();
+        Ok(done)
+    }
+
+    /// Writes `len` bytes taken from `io` at `offset`; stops where `io`
+    /// faults (`Ok(0)` when nothing moved).
+    fn write_io(&self, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Result<usize> {
+        let file = self.file()?;
+        if len == 0 {
+            // As Linux: a zero-length write changes nothing, not even mtime.
+            return Ok(0);
+        }
+        let max = self.shared.max_file_size;
+        if offset >= max {
+            return Err(Errno::EFBIG);
+        }
+        // Writes reaching past the size limit are cut short there.
+        let len = (max - offset).min(len as u64) as usize;
+        let mut data = file.write();
+        let mut done = 0;
+        let mut error = None;
+        let mut faulted = false;
+        while done < len {
+            let (index, in_page) = page_pos(offset + done as u64);
+            let n = (PAGE_SIZE - in_page).min(len - done);
+            let (page, fresh) = match data.pages.entry(index) {
+                Entry::Occupied(page) => (page.into_mut(), false),
+                Entry::Vacant(slot) => match alloc_page(&self.shared) {
+                    Ok(page) => (slot.insert(page), true),
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                },
+            };
+            let moved = io.page(&**page, in_page, n);
+            if moved == 0 {
+                if fresh {
+                    // A hole stays a hole.
+                    data.pages.remove(&index);
+                    self.shared.pages.fetch_sub(1, Ordering::AcqRel);
+                }
+                faulted = true;
+                break;
+            }
+            if !data.unwritten.is_empty() {
+                data.unwritten.remove(&index);
+            }
+            done += moved;
+            if moved < n {
+                faulted = true;
+                break;
+            }
+        }
+        if done == 0 {
+            if faulted {
+                return Ok(0);
+            }
+            return Err(error.unwrap_or(Errno::ENOSPC));
+        }
+        let end = offset + done as u64;
+        if end > data.size {
+            data.size = end;
+        }
+        drop(data);
+        self.touch_modified(self.shared.now());
+        Ok(done)
+    }
+
     /// Sets mtime and ctime to `now`: the contents changed.
     fn touch_modified(&self, now: Timespec) {
         self.update_meta(|m| {
@@ -1051,74 +1149,26 @@ impl Inode for TmpInode {
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
-        let file = self.file()?;
-        let data = file.read();
-        let len = if offset >= data.size {
-            0
-        } else {
-            // Bounded by buf.len(), so it fits a usize.
-            (data.size - offset).min(buf.len() as u64) as usize
-        };
-        let mut done = 0;
-        while done < len {
-            let (index, in_page) = page_pos(offset + done as u64);
-            let n = (PAGE_SIZE - in_page).min(len - done);
-            let out = &mut buf[done..done + n];
-            match data.pages.get(&index) {
-                Some(page) => page.read(in_page, out),
-                None => out.fill(0),
-            }
-            done += n;
-        }
-        drop(data);
-        self.touch_accessed();
-        Ok(len)
+        let len = buf.len();
+        self.read_io(offset, len, &mut kevlar_vfs::SliceOut::new(buf))
     }
 
     fn write_at(&self, offset: u64, buf: &[u8]) -> Result<usize> {
-        let file = self.file()?;
-        if buf.is_empty() {
-            // As Linux: a zero-length write changes nothing, not even mtime.
-            return Ok(0);
+        self.write_io(offset, buf.len(), &mut kevlar_vfs::SliceIn::new(buf))
+    }
+
+    fn read_pages(&self, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if self.file_type() != FileType::Regular {
+            return None;
         }
-        let max = self.shared.max_file_size;
-        if offset >= max {
-            return Err(Errno::EFBIG);
+        Some(self.read_io(offset, len, io))
+    }
+
+    fn write_pages(&self, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Option<Result<usize>> {
+        if self.file_type() != FileType::Regular {
+            return None;
         }
-        // Writes reaching past the size limit are cut short there.
-        let len = (max - offset).min(buf.len() as u64) as usize;
-        let mut data = file.write();
-        let mut done = 0;
-        let mut error = None;
-        while done < len {
-            let (index, in_page) = page_pos(offset + done as u64);
-            let n = (PAGE_SIZE - in_page).min(len - done);
-            let page = match data.pages.entry(index) {
-                Entry::Occupied(page) => page.into_mut(),
-                Entry::Vacant(slot) => match alloc_page(&self.shared) {
-                    Ok(page) => slot.insert(page),
-                    Err(e) => {
-                        error = Some(e);
-                        break;
-                    }
-                },
-            };
-            page.write(in_page, &buf[done..done + n]);
-            if !data.unwritten.is_empty() {
-                data.unwritten.remove(&index);
-            }
-            done += n;
-        }
-        if done == 0 {
-            return Err(error.unwrap_or(Errno::ENOSPC));
-        }
-        let end = offset + done as u64;
-        if end > data.size {
-            data.size = end;
-        }
-        drop(data);
-        self.touch_modified(self.shared.now());
-        Ok(done)
+        Some(self.write_io(offset, len, io))
     }
 
     fn data_page(&self, index: u64) -> Result<Arc<dyn DataPage>> {

@@ -141,6 +141,25 @@ pub trait Inode: Send + Sync + Any {
         Err(data_op_error(self.file_type()))
     }
 
+    /// Reads up to `len` bytes at `offset` straight from the file's pages
+    /// into `io` (one copy); returns the bytes moved (0 at or past the
+    /// end; fewer than available when `io` faulted). `None`: the node does
+    /// not keep its data in pages (the caller uses [`Inode::read_at`]).
+    fn read_pages(&self, offset: u64, len: usize, io: &mut dyn crate::PageIo) -> Option<Result<usize>> {
+        let _ = (offset, len, io);
+        None
+    }
+
+    /// Writes `len` bytes at `offset` taken from `io` straight into the
+    /// file's pages, as [`Inode::write_at`] does from a slice; a fault of
+    /// `io` stops the write there (the bytes moved are reported; none
+    /// moved and nothing else wrong: `Ok(0)`). `None`: the node does not
+    /// keep its data in pages (the caller uses [`Inode::write_at`]).
+    fn write_pages(&self, offset: u64, len: usize, io: &mut dyn crate::PageIo) -> Option<Result<usize>> {
+        let _ = (offset, len, io);
+        None
+    }
+
     /// Returns the page holding the file's bytes from `index * PAGE_SIZE`,
     /// allocating it if it is a hole, so the kernel can map it (shared file
     /// mappings, and private ones until written). Pages wholly past the end

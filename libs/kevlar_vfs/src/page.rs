@@ -33,6 +33,77 @@ pub trait DataPage: Send + Sync + Any {
     }
 }
 
+/// The caller's side of a read or write that moves bytes straight
+/// between a file's pages and the caller's buffer (one copy, as Linux's
+/// `copy_page_to_iter`/`copy_page_from_iter`): the file system hands it
+/// each page in turn, under its own locks, and the buffer keeps its
+/// position. A buffer in user memory may fault: it then moves fewer bytes
+/// than asked and the file system stops there, reporting the bytes moved.
+pub trait PageIo {
+    /// Moves `len` bytes between the buffer (at its position) and `page`
+    /// from `offset`: out of the page for a read, into it for a write.
+    /// Returns the bytes moved (fewer than `len`: the buffer faulted).
+    fn page(&mut self, page: &dyn DataPage, offset: usize, len: usize) -> usize;
+    /// A read: `len` zero bytes into the buffer (a hole). Returns the bytes
+    /// moved, as [`PageIo::page`].
+    fn zeros(&mut self, len: usize) -> usize;
+}
+
+/// A read into a kernel buffer, through [`PageIo`].
+pub struct SliceOut<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl<'a> SliceOut<'a> {
+    /// Fills `buf` from its start.
+    pub fn new(buf: &'a mut [u8]) -> Self {
+        SliceOut { buf, at: 0 }
+    }
+}
+
+impl PageIo for SliceOut<'_> {
+    fn page(&mut self, page: &dyn DataPage, offset: usize, len: usize) -> usize {
+        let n = len.min(self.buf.len() - self.at);
+        page.read(offset, &mut self.buf[self.at..self.at + n]);
+        self.at += n;
+        n
+    }
+
+    fn zeros(&mut self, len: usize) -> usize {
+        let n = len.min(self.buf.len() - self.at);
+        self.buf[self.at..self.at + n].fill(0);
+        self.at += n;
+        n
+    }
+}
+
+/// A write from a kernel buffer, through [`PageIo`].
+pub struct SliceIn<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl<'a> SliceIn<'a> {
+    /// Takes bytes from the start of `buf`.
+    pub fn new(buf: &'a [u8]) -> Self {
+        SliceIn { buf, at: 0 }
+    }
+}
+
+impl PageIo for SliceIn<'_> {
+    fn page(&mut self, page: &dyn DataPage, offset: usize, len: usize) -> usize {
+        let n = len.min(self.buf.len() - self.at);
+        page.write(offset, &self.buf[self.at..self.at + n]);
+        self.at += n;
+        n
+    }
+
+    fn zeros(&mut self, _len: usize) -> usize {
+        0
+    }
+}
+
 /// Where a file system gets zero-filled pages.
 pub trait PageSource: Send + Sync {
     /// Returns a new zero-filled page, or `None` when memory is exhausted.

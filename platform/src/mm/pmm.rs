@@ -441,6 +441,11 @@ impl PageRef {
         unsafe { core::ptr::write_bytes((self.pa.direct_map() + offset) as *mut u8, 0, len) };
     }
 
+    /// The page's address in the direct map (for the usercopy routines).
+    pub(crate) fn direct_addr(&self) -> usize {
+        self.pa.direct_map()
+    }
+
     /// Gives the reference to a page-table mapping (see `AddressSpace`).
     pub(crate) fn into_raw(self) -> PhysAddr {
         let pa = self.pa;

@@ -185,6 +185,36 @@ usercopy_movsq_fixup:
     leaq (%rdx,%rcx,8), %rcx
     jmp usercopy_fixup
 
+/* copy_user_bytes_nofault(dst, src, len) -> bytes left uncopied: as
+ * copy_user_bytes, but a fault is never resolved (no demand paging, no
+ * copy-on-write): the copy stops at the first page not mapped for the
+ * access, as Linux's copies with page faults disabled. For copies made
+ * while a lock the fault resolver may need is held; the caller faults
+ * the page in afterwards, with no lock held, and copies again. */
+.global copy_user_bytes_nofault
+copy_user_bytes_nofault:
+    movq %rdx, %rcx
+    cmpb $0, smap_enabled(%rip)
+    je 1f
+    stac
+1:
+    shrq $3, %rcx
+    andl $7, %edx
+.global usercopy_nf_movsq
+usercopy_nf_movsq:
+    rep movsq
+    movl %edx, %ecx
+.global usercopy_nf_movs
+usercopy_nf_movs:
+    rep movsb
+    jmp usercopy_fixup
+/* A quadword that faulted may straddle the bad page: the rest goes byte
+ * by byte, so the count copied stops exactly at the first bad byte. */
+.global usercopy_nf_movsq_fixup
+usercopy_nf_movsq_fixup:
+    leaq (%rdx,%rcx,8), %rcx
+    jmp usercopy_nf_movs
+
 /* fill_user_bytes(dst, byte, len) -> bytes left unfilled. */
 .global fill_user_bytes
 fill_user_bytes:

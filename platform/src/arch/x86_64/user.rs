@@ -18,6 +18,7 @@ use super::paging::USER_END;
 use super::percpu;
 use super::fpu::FpuArea;
 use super::trap::TrapFrame;
+use crate::mm::pmm::PageRef;
 use crate::mm::stacks::{self, KernelStack};
 
 global_asm!(include_str!("user.S"), options(att_syntax));
@@ -30,6 +31,10 @@ extern "C" {
     fn switch_stacks(save_rsp: *mut u64, next_rsp: u64);
     fn copy_user_bytes(dst: *mut u8, src: *const u8, len: usize) -> usize;
     fn fill_user_bytes(dst: *mut u8, byte: u32, len: usize) -> usize;
+    fn copy_user_bytes_nofault(dst: *mut u8, src: *const u8, len: usize) -> usize;
+    static usercopy_nf_movs: u8;
+    static usercopy_nf_movsq: u8;
+    static usercopy_nf_movsq_fixup: u8;
     static usercopy_movs: u8;
     static usercopy_fixup: u8;
     static usercopy_movsq: u8;
@@ -197,6 +202,18 @@ pub(crate) fn usercopy_fault(frame: &mut TrapFrame, addr: usize) -> bool {
     };
     // SAFETY: only the addresses of the labels are taken.
     let (movsq, movsq_fix) = unsafe { (&usercopy_movsq as *const u8 as u64, &usercopy_movsq_fixup as *const u8 as u64) };
+    // SAFETY: only the addresses of the labels are taken.
+    let (nf_movs, nf_movsq, nf_movsq_fix) = unsafe { (&usercopy_nf_movs as *const u8 as u64, &usercopy_nf_movsq as *const u8 as u64, &usercopy_nf_movsq_fixup as *const u8 as u64) };
+    // The no-fault copies stop at once: the caller holds locks the
+    // resolver may need.
+    if frame.rip == nf_movs {
+        frame.rip = movs_fix;
+        return true;
+    }
+    if frame.rip == nf_movsq {
+        frame.rip = nf_movsq_fix;
+        return true;
+    }
     let fixup = if frame.rip == movs {
         movs_fix
     } else if frame.rip == movsq {
@@ -256,6 +273,60 @@ pub fn copy_to_user(dst: usize, src: &[u8]) -> Result<(), UserFault> {
     // to the checked user range.
     let left = unsafe { copy_user_bytes(dst as *mut u8, src.as_ptr(), src.len()) };
     if left == 0 { Ok(()) } else { Err(UserFault) }
+}
+
+/// Copies `len` bytes from `offset` in `page` (clipped to the page) to
+/// user address `dst` without resolving page faults: returns the bytes
+/// copied, fewer than asked when a user page is not mapped writable (the
+/// caller faults it in with no lock held and copies the rest again), or
+/// `Err` when the range is not in the user half.
+pub fn copy_page_to_user_nofault(page: &PageRef, offset: usize, dst: usize, len: usize) -> Result<usize, UserFault> {
+    let len = len.min(crate::mm::PAGE_SIZE.saturating_sub(offset));
+    if !is_user_range(dst, len) {
+        return Err(UserFault);
+    }
+    // SAFETY: the destination range is in the user half (checked) and a
+    // fault on it stops the copy at the fixup; the source is inside the
+    // page (clipped above), which `page` keeps alive.
+    let left = unsafe { copy_user_bytes_nofault(dst as *mut u8, (page.direct_addr() + offset) as *const u8, len) };
+    Ok(len - left)
+}
+
+/// Copies `len` bytes from user address `src` into `page` at `offset`
+/// (clipped to the page) without resolving page faults, as
+/// [`copy_page_to_user_nofault`] in the other direction; returns the
+/// bytes copied.
+pub fn copy_page_from_user_nofault(page: &PageRef, offset: usize, src: usize, len: usize) -> Result<usize, UserFault> {
+    let len = len.min(crate::mm::PAGE_SIZE.saturating_sub(offset));
+    if !is_user_range(src, len) {
+        return Err(UserFault);
+    }
+    // SAFETY: as above, with the roles swapped: the writes go only to the
+    // page's bytes from `offset` (inside the page, clipped above).
+    let left = unsafe { copy_user_bytes_nofault((page.direct_addr() + offset) as *mut u8, src as *const u8, len) };
+    Ok(len - left)
+}
+
+/// Copies `src` to user address `dst` without resolving page faults, as
+/// [`copy_page_to_user_nofault`]; returns the bytes copied.
+pub fn copy_to_user_nofault(dst: usize, src: &[u8]) -> Result<usize, UserFault> {
+    if !is_user_range(dst, src.len()) {
+        return Err(UserFault);
+    }
+    // SAFETY: as for `copy_to_user`; a fault stops the copy at the fixup.
+    let left = unsafe { copy_user_bytes_nofault(dst as *mut u8, src.as_ptr(), src.len()) };
+    Ok(src.len() - left)
+}
+
+/// Copies `dst.len()` bytes from user address `src` without resolving
+/// page faults; returns the bytes copied.
+pub fn copy_from_user_nofault(dst: &mut [u8], src: usize) -> Result<usize, UserFault> {
+    if !is_user_range(src, dst.len()) {
+        return Err(UserFault);
+    }
+    // SAFETY: as for `copy_from_user`; a fault stops the copy at the fixup.
+    let left = unsafe { copy_user_bytes_nofault(dst.as_mut_ptr(), src as *const u8, dst.len()) };
+    Ok(dst.len() - left)
 }
 
 /// Fills `len` bytes at user address `dst` with `byte`.
