@@ -115,8 +115,6 @@ MISSING_FEATURES = {
     "run-credentials-systemd\\x2dtmpfiles\\x2dsetup.service.mount": "ramfs",
     "run-credentials-systemd\\x2dtmpfiles\\x2dsetup\\x2ddev.service.mount": "ramfs",
     "umount.target": "ramfs",
-    # ConditionPathIsReadWrite=/proc/sys/ does not hold on Kevlar.
-    "systemd-sysctl.service": "a writable /proc/sys as systemd tests it",
 }
 # How QEMU ends when the guest powers off: 0 after Linux's ACPI S5, 1
 # after Kevlar's isa-debug-exit with the success code (docs/testing.md).
