@@ -103,10 +103,6 @@ IGNORED_UNITS = [r".*\.device", r"session-\d+\.scope", r"user@\d+\.service", r"u
 # difference fails `units`. The list only shrinks (docs/debian-boot.md,
 # "What is left"): when a feature lands, its units leave it.
 MISSING_FEATURES = {
-    "dev-hugepages.mount": "hugetlbfs",
-    "sys-kernel-debug.mount": "debugfs",
-    "sys-kernel-tracing.mount": "tracefs",
-    "systemd-journald-audit.socket": "NETLINK_AUDIT",
     "getty@tty1.service": "virtual consoles (/dev/tty0)",
     # systemd mounts a ramfs per unit on /run/credentials/<unit> (and
     # those mounts pull in umount.target); Kevlar has no ramfs.
