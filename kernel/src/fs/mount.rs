@@ -1192,8 +1192,14 @@ pub fn move_mount_at(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: A
     mount.on = Some(on);
     mount.path = path;
     mount.parent_id = parent_id;
-    mounts.push(mount);
     ns.update_filters(&mounts);
+    drop(mounts);
+    // Moved under a shared mount, it is propagated to its peers and
+    // slaves as a new mount would be (attach_recursive_mnt): systemd moves
+    // each unit's credentials ramfs from a private namespace onto
+    // /run/credentials/UNIT so. (The mounts below a moved one follow it
+    // here but are not copied to the peers.)
+    super::propagation::add_propagated(&ns, mount);
     Ok(())
 }
 
