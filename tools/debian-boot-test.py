@@ -104,13 +104,6 @@ IGNORED_UNITS = [r".*\.device", r"session-\d+\.scope", r"user@\d+\.service", r"u
 # "What is left"): when a feature lands, its units leave it.
 MISSING_FEATURES = {
     "getty@tty1.service": "virtual consoles (/dev/tty0)",
-    # systemd mounts a ramfs per unit on /run/credentials/<unit> (and
-    # those mounts pull in umount.target); Kevlar has no ramfs.
-    "run-credentials-systemd\\x2dsysctl.service.mount": "ramfs",
-    "run-credentials-systemd\\x2dsysusers.service.mount": "ramfs",
-    "run-credentials-systemd\\x2dtmpfiles\\x2dsetup.service.mount": "ramfs",
-    "run-credentials-systemd\\x2dtmpfiles\\x2dsetup\\x2ddev.service.mount": "ramfs",
-    "umount.target": "ramfs",
 }
 # How QEMU ends when the guest powers off: 0 after Linux's ACPI S5, 1
 # after Kevlar's isa-debug-exit with the success code (docs/testing.md).
