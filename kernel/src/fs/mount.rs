@@ -1061,9 +1061,11 @@ pub fn mount_new(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u
 /// [`mount_new`] on `on` reached in mount `parent`.
 pub fn mount_new_at(parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u8], flags: u32, data: &[u8]) -> Result<()> {
     let (name, root, kind) = make_fs(fstype, data)?;
-    // The same file system on the same place again (a single-superblock
-    // type mounted where it is on top) is EBUSY (do_add_mount).
-    if kevlar_vfs::same_inode(&*on, &*root) {
+    // The same superblock on the same place again (debugfs or tracefs
+    // mounted where it is on top) is EBUSY (do_add_mount). (procfs and
+    // sysfs show one tree here where Linux makes a superblock per mount:
+    // mounting them on themselves is allowed.)
+    if matches!(kind, FsKind::Simple(_)) && kevlar_vfs::same_inode(&*on, &*root) {
         return Err(Errno::EBUSY);
     }
     check_room(&current_ns(), 1)?;
