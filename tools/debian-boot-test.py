@@ -103,20 +103,7 @@ IGNORED_UNITS = [r".*\.device", r"session-\d+\.scope", r"user@\d+\.service", r"u
 # difference fails `units`. The list only shrinks (docs/debian-boot.md,
 # "What is left"): when a feature lands, its units leave it.
 MISSING_FEATURES = {
-    "dev-hugepages.mount": "hugetlbfs",
-    "sys-kernel-debug.mount": "debugfs",
-    "sys-kernel-tracing.mount": "tracefs",
-    "systemd-journald-audit.socket": "NETLINK_AUDIT",
     "getty@tty1.service": "virtual consoles (/dev/tty0)",
-    # systemd mounts a ramfs per unit on /run/credentials/<unit> (and
-    # those mounts pull in umount.target); Kevlar has no ramfs.
-    "run-credentials-systemd\\x2dsysctl.service.mount": "ramfs",
-    "run-credentials-systemd\\x2dsysusers.service.mount": "ramfs",
-    "run-credentials-systemd\\x2dtmpfiles\\x2dsetup.service.mount": "ramfs",
-    "run-credentials-systemd\\x2dtmpfiles\\x2dsetup\\x2ddev.service.mount": "ramfs",
-    "umount.target": "ramfs",
-    # ConditionPathIsReadWrite=/proc/sys/ does not hold on Kevlar.
-    "systemd-sysctl.service": "a writable /proc/sys as systemd tests it",
 }
 # How QEMU ends when the guest powers off: 0 after Linux's ACPI S5, 1
 # after Kevlar's isa-debug-exit with the success code (docs/testing.md).

@@ -126,7 +126,7 @@ pub fn encode(node: &Arc<dyn Inode>, path: &[u8]) -> Result<Handle> {
             remember(node, false, path, || 0);
             (FILEID_KERNFS, node.ino().to_le_bytes().to_vec())
         }
-        FsKind::Proc | FsKind::Sysfs | FsKind::Devpts | FsKind::Mqueue => return Err(Errno::EOPNOTSUPP),
+        FsKind::Proc | FsKind::Sysfs | FsKind::Devpts | FsKind::Mqueue | FsKind::Simple(_) => return Err(Errno::EOPNOTSUPP),
     };
     Ok(Handle { mount_id: m.id, kind, bytes })
 }

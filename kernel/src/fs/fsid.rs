@@ -51,7 +51,7 @@ pub fn of_mount(mount: &Mount) -> u64 {
     match &mount.kind {
         FsKind::Rootfs(_) | FsKind::Tmpfs(..) | FsKind::Devtmpfs(_) => tmpfs_id(mount.root.fs_id()),
         FsKind::Ext2(fs) => fold_uuid(&fs.uuid()),
-        FsKind::Proc | FsKind::Sysfs | FsKind::Devpts | FsKind::Cgroup2 | FsKind::Mqueue => 0,
+        FsKind::Proc | FsKind::Sysfs | FsKind::Devpts | FsKind::Cgroup2 | FsKind::Mqueue | FsKind::Simple(_) => 0,
     }
 }
 

@@ -29,6 +29,7 @@ pub mod procfs;
 pub mod propagation;
 pub mod rbind;
 pub mod signalfd;
+pub mod simplefs;
 pub mod splice;
 pub mod synth;
 pub mod superblock;

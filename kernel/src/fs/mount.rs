@@ -39,6 +39,8 @@ pub enum FsKind {
     Cgroup2,
     /// The POSIX message queues of an IPC namespace.
     Mqueue,
+    /// ramfs, debugfs, tracefs or hugetlbfs (fs/simplefs.rs).
+    Simple(Arc<super::simplefs::SimpleFs>),
 }
 
 /// The settings of a tmpfs mount that /proc/mounts shows when they differ
@@ -335,6 +337,7 @@ pub fn finish_orphans() {
         let fs_id = match &kind {
             FsKind::Rootfs(fs) | FsKind::Tmpfs(fs, _) | FsKind::Devtmpfs(fs) => fs.root().fs_id(),
             FsKind::Ext2(fs) => fs.root().fs_id(),
+            FsKind::Simple(fs) => fs.tmpfs().root().fs_id(),
             _ => continue,
         };
         if done.contains(&fs_id) || live.iter().any(|ns| ns.mounts.lock().iter().any(|m| m.root.fs_id() == fs_id)) {
@@ -886,6 +889,9 @@ pub(super) fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<d
             let fs = devtmpfs()?;
             Ok(("devtmpfs", fs.root(), FsKind::Devtmpfs(fs)))
         }
+        _ if super::simplefs::SimpleType::by_name(fstype).is_some() => {
+            super::simplefs::make(super::simplefs::SimpleType::by_name(fstype).expect("matched"), data)
+        }
         b"tmpfs" => {
             let settings = parse_tmpfs_options(data)?;
             let options = TmpFsOptions {
@@ -909,7 +915,7 @@ pub(super) fn make_fs(fstype: &[u8], data: &[u8]) -> Result<(&'static str, Arc<d
 
 /// The file system types mount(2) knows, for /proc/filesystems: (name,
 /// needs no device).
-pub const FILESYSTEMS: [(&str, bool); 11] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("cgroup2", true), ("devtmpfs", true), ("devpts", true), ("rootfs", true), ("ext3", false), ("ext2", false), ("ext4", false), ("mqueue", true)];
+pub const FILESYSTEMS: [(&str, bool); 15] = [("sysfs", true), ("tmpfs", true), ("proc", true), ("cgroup2", true), ("devtmpfs", true), ("debugfs", true), ("tracefs", true), ("ramfs", true), ("hugetlbfs", true), ("devpts", true), ("rootfs", true), ("ext3", false), ("ext2", false), ("ext4", false), ("mqueue", true)];
 
 /// The disk file system types mount(2) takes, by name: ext2 as Linux's
 /// ext2 driver, ext3 and ext4 as its ext4 driver (which mounts all three).
@@ -1055,9 +1061,16 @@ pub fn mount_new(on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u
 /// [`mount_new`] on `on` reached in mount `parent`.
 pub fn mount_new_at(parent: MountId, on: Arc<dyn Inode>, path: Vec<u8>, source: Vec<u8>, fstype: &[u8], flags: u32, data: &[u8]) -> Result<()> {
     let (name, root, kind) = make_fs(fstype, data)?;
+    // The same superblock on the same place again (debugfs or tracefs
+    // mounted where it is on top) is EBUSY (do_add_mount). (procfs and
+    // sysfs show one tree here where Linux makes a superblock per mount:
+    // mounting them on themselves is allowed.)
+    if matches!(kind, FsKind::Simple(_)) && kevlar_vfs::same_inode(&*on, &*root) {
+        return Err(Errno::EBUSY);
+    }
     check_room(&current_ns(), 1)?;
     // A new tmpfs made read-only is a read-only file system.
-    if flags & abi::MS_RDONLY != 0 && matches!(kind, FsKind::Tmpfs(..)) {
+    if flags & abi::MS_RDONLY != 0 && matches!(kind, FsKind::Tmpfs(..) | FsKind::Simple(_)) {
         super::superblock::set_read_only(root.fs_id(), true);
     }
     let parent_id = parent_id_of(parent, &*on);
@@ -1181,8 +1194,14 @@ pub fn move_mount_at(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: A
     mount.on = Some(on);
     mount.path = path;
     mount.parent_id = parent_id;
-    mounts.push(mount);
     ns.update_filters(&mounts);
+    drop(mounts);
+    // Moved under a shared mount, it is propagated to its peers and
+    // slaves as a new mount would be (attach_recursive_mnt): systemd moves
+    // each unit's credentials ramfs from a private namespace onto
+    // /run/credentials/UNIT so. (The mounts below a moved one follow it
+    // here but are not copied to the peers.)
+    super::propagation::add_propagated(&ns, mount);
     Ok(())
 }
 
@@ -1320,7 +1339,7 @@ impl Mount {
     pub fn super_flags(&self) -> u32 {
         match &self.kind {
             FsKind::Ext2(fs) if fs.is_read_only() => abi::MS_RDONLY,
-            FsKind::Ext2(_) | FsKind::Tmpfs(..) | FsKind::Rootfs(_) | FsKind::Devtmpfs(_) => super::superblock::flags(self.root.fs_id()),
+            FsKind::Ext2(_) | FsKind::Tmpfs(..) | FsKind::Rootfs(_) | FsKind::Devtmpfs(_) | FsKind::Simple(_) => super::superblock::flags(self.root.fs_id()),
             // One tree shown by every mount here, where Linux makes a
             // superblock per mount (proc) or keeps its state apart: the
             // mount's own state.
@@ -1387,6 +1406,7 @@ impl Mount {
                 out.push_str("inode64");
             }
             FsKind::Ext2(fs) if fs.discard_enabled() => out.push_str("discard"),
+            FsKind::Simple(fs) => out.push_str(&fs.options_text()),
             FsKind::Proc | FsKind::Sysfs | FsKind::Ext2(_) | FsKind::Mqueue => {}
             FsKind::Cgroup2 => out.push_str(&crate::cgroup::fs::options_text()),
             FsKind::Devpts => {
@@ -1479,6 +1499,7 @@ pub fn statfs_at(mnt: MountId, node: &dyn Inode) -> StatFs {
         FsKind::Cgroup2 => StatFs { fs_type: abi::CGROUP2_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Devpts => StatFs { fs_type: abi::DEVPTS_SUPER_MAGIC as u64, block_size: 4096, name_max: 255, ..StatFs::default() },
         FsKind::Mqueue => StatFs { fs_type: crate::ipc::mqueue_fs::MQUEUE_MAGIC, block_size: 4096, name_max: 255, ..StatFs::default() },
+        FsKind::Simple(fs) => fs.statfs(),
         FsKind::Ext2(fs) => {
             let usage = fs.usage();
             StatFs {
@@ -1524,7 +1545,7 @@ pub fn remount_superblock(mnt: MountId, root: &Arc<dyn Inode>, flags: u32) -> Re
         let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
         match &mounts[index].kind {
             FsKind::Ext2(fs) => Some(fs.clone()),
-            FsKind::Tmpfs(..) | FsKind::Rootfs(_) | FsKind::Devtmpfs(_) => None,
+            FsKind::Tmpfs(..) | FsKind::Rootfs(_) | FsKind::Devtmpfs(_) | FsKind::Simple(_) => None,
             // The others' read-only state is their mounts' (see
             // `Mount::super_flags`).
             _ => return Ok(()),

@@ -25,6 +25,7 @@ impl Mount {
         let whole = match &self.kind {
             FsKind::Rootfs(fs) | FsKind::Tmpfs(fs, _) | FsKind::Devtmpfs(fs) => Some(fs.root()),
             FsKind::Ext2(fs) => Some(fs.root()),
+            FsKind::Simple(fs) => Some(fs.tmpfs().root()),
             // Shown relative to the reader's cgroup namespace root, which
             // every cgroup2 mount here is.
             FsKind::Cgroup2 => return b"/".to_vec(),

@@ -91,6 +91,17 @@ fn build() -> Arc<dyn Inode> {
     let seqnum = SynthFile::new(b.attr(0o444), Box::new(|| Ok(format!("{}\n", crate::net::netlink::uevent::seqnum()).into_bytes()))).with_size(4096).with_polling(Polling::Kernfs);
     kernel.add(b"uevent_seqnum", seqnum);
     b.file(&kernel, "uevent_helper", format!("\n"));
+    // Where debugfs and tracefs are mounted (sysfs_create_mount_point).
+    b.dir(&kernel, "debug");
+    b.dir(&kernel, "tracing");
+    // The huge page pool of the one huge page size: none reserved, and
+    // none can be (the counts are read-only here).
+    let mm = b.dir(&kernel, "mm");
+    let hugepages = b.dir(&mm, "hugepages");
+    let pool = b.dir(&hugepages, "hugepages-2048kB");
+    for name in ["free_hugepages", "nr_hugepages", "nr_hugepages_mempolicy", "nr_overcommit_hugepages", "resv_hugepages", "surplus_hugepages"] {
+        b.file(&pool, name, format!("0\n"));
+    }
 
     let mut classes: Vec<(&str, FixedDir, FixedDir)> = Vec::new();
     for device in DEVICES.iter() {

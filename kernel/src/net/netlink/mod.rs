@@ -18,6 +18,7 @@
 //! asked for and queued as datagrams.
 
 pub mod addrlife;
+pub mod audit;
 pub mod route;
 pub mod route6;
 pub mod uevent;
@@ -85,7 +86,7 @@ fn family_groups(protocol: u32) -> u32 {
 /// user sockets only. Other families are EPROTONOSUPPORT, as on a Linux
 /// without them.
 fn supported(protocol: u32) -> bool {
-    matches!(protocol, nl::NETLINK_ROUTE | nl::NETLINK_USERSOCK | nl::NETLINK_KOBJECT_UEVENT)
+    matches!(protocol, nl::NETLINK_ROUTE | nl::NETLINK_USERSOCK | nl::NETLINK_KOBJECT_UEVENT | nl::NETLINK_AUDIT)
 }
 
 /// One queued datagram.
@@ -370,6 +371,7 @@ impl NetlinkSocket {
                 let result = match self.protocol {
                     nl::NETLINK_ROUTE => route::handle(self, &hdr, &msg[..len], &mut out),
                     nl::NETLINK_KOBJECT_UEVENT => uevent::handle(&hdr),
+                    nl::NETLINK_AUDIT => audit::handle(self, &hdr, &msg[..len], &mut out),
                     _ => Err(Errno::EOPNOTSUPP),
                 };
                 match result {
@@ -601,6 +603,10 @@ impl Socket for NetlinkSocket {
                 return Err(Errno::EINVAL);
             }
         }
+        // The family's bind hook, before the port is taken.
+        if self.protocol == nl::NETLINK_AUDIT && groups != 0 {
+            audit::may_listen()?;
+        }
         self.bind_port(pid)?;
         let mut s = self.inner.lock();
         // bind replaces the first 32 groups' memberships.
@@ -814,6 +820,9 @@ impl Socket for NetlinkSocket {
         let bit = match name {
             nl::NETLINK_PKTINFO => F_PKTINFO,
             nl::NETLINK_ADD_MEMBERSHIP | nl::NETLINK_DROP_MEMBERSHIP => {
+                if name == nl::NETLINK_ADD_MEMBERSHIP && self.protocol == nl::NETLINK_AUDIT {
+                    audit::may_listen()?;
+                }
                 let mut s = self.inner.lock();
                 self.realloc_groups(&mut s);
                 if val == 0 || val - 1 >= s.ngroups {
