@@ -326,7 +326,10 @@ impl Vm {
 
     /// Adds a mapping of `[start, end)`, replacing whatever was there.
     pub fn map(&mut self, vma: Vma) {
-        self.unmap(vma.start, vma.end);
+        // A free range has nothing to remove: no split, no page-table walk.
+        if self.overlaps(vma.start, vma.end) {
+            self.unmap(vma.start, vma.end);
+        }
         let (start, end) = (vma.start, vma.end);
         self.vmas.insert(vma.start, vma);
         self.lock_if_future(start, end);

@@ -450,30 +450,28 @@ impl AddressSpace {
         let mut any = false;
         let mut va = start;
         while va < end {
-            // SAFETY: `&mut self` gives exclusive access to the lower half.
-            match unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) } {
-                Ok(entry) => {
-                    let old = *entry;
-                    if is_mapped(old) && old & OWNED != 0 {
-                        let pa = PhysAddr::new(old & ADDR_MASK);
-                        PageRef::inc_raw(pa);
-                        let flags = change(va, PageRef::from_raw(pa), PageFlags::from_bits_truncate(old)) | PageFlags::USER;
-                        let mut new = (old & (ADDR_MASK | HUGE | OWNED)) | (flags.bits() & FLAG_MASK);
-                        // PROT_NONE keeps the frame, not present (as protect).
-                        if !flags.contains(PageFlags::NO_ACCESS) {
-                            new |= PRESENT;
-                        }
-                        *entry = new;
-                        any = true;
-                        if count <= 32 && active {
-                            invalidate_local(va);
-                        }
+            // One walk per last-level table; a missing one is skipped whole.
+            let (slots, chunk_end) = self.leaf_slots(va, end);
+            for (k, entry) in slots.into_iter().flatten().enumerate() {
+                let old = *entry;
+                if is_mapped(old) && old & OWNED != 0 {
+                    let page_va = va + k * PAGE_SIZE;
+                    let pa = PhysAddr::new(old & ADDR_MASK);
+                    PageRef::inc_raw(pa);
+                    let flags = change(page_va, PageRef::from_raw(pa), PageFlags::from_bits_truncate(old)) | PageFlags::USER;
+                    let mut new = (old & (ADDR_MASK | OWNED)) | (flags.bits() & FLAG_MASK);
+                    // PROT_NONE keeps the frame, not present (as protect).
+                    if !flags.contains(PageFlags::NO_ACCESS) {
+                        new |= PRESENT;
                     }
-                    va += PAGE_SIZE;
+                    *entry = new;
+                    any = true;
+                    if count <= 32 && active {
+                        invalidate_local(page_va);
+                    }
                 }
-                // A missing page table: skip to the end of what it covers.
-                Err(_) => va = (va | 0x1f_ffff) + 1,
             }
+            va = chunk_end;
         }
         if !any {
             return;
@@ -579,6 +577,20 @@ impl AddressSpace {
         Some(LeafRun { slots, mapped_pages: &mut self.mapped_pages })
     }
 
+    /// Returns the leaf slots from page-aligned `va` to `end` or to the
+    /// end of `va`'s last-level table, whichever is first, and that end;
+    /// no slots when the table is missing (or a huge page maps there).
+    fn leaf_slots(&mut self, va: usize, end: usize) -> (Option<&mut [u64]>, usize) {
+        let chunk_end = ((va | 0x1f_ffff) + 1).min(end);
+        // SAFETY: `&mut self` gives exclusive access to the lower half.
+        let Ok(first) = (unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) }) else { return (None, chunk_end) };
+        let first: *mut u64 = first;
+        // SAFETY: `first` is slot table_index(va, 1) of a 512-entry table
+        // and `[va, chunk_end)` lies within the 2 MiB it maps; the slice
+        // borrows `self`, which keeps the table alive.
+        (Some(unsafe { core::slice::from_raw_parts_mut(first, (chunk_end - va) / PAGE_SIZE) }), chunk_end)
+    }
+
     /// Replaces whatever is mapped at `va` with `page`; returns the old
     /// page if it was one (the copy-on-write step).
     pub fn replace_page(&mut self, va: usize, page: PageRef, flags: PageFlags) -> Result<Option<PageRef>, MapError> {
@@ -638,28 +650,27 @@ impl AddressSpace {
         // Freed only after every CPU has flushed: a stale translation on
         // another CPU must never reach a page already given to someone else.
         let mut released: Vec<PageRef> = Vec::new();
+        let mut unmapped = 0;
         while va < end {
-            // SAFETY: `&mut self` gives exclusive access to the lower half.
-            match unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) } {
-                Ok(entry) => {
-                    let old = *entry;
-                    if is_mapped(old) {
-                        *entry = 0;
-                        any = true;
-                        self.mapped_pages -= 1;
-                        if old & OWNED != 0 {
-                            released.push(PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)));
-                        }
-                        if count <= 32 && active {
-                            invalidate_local(va);
-                        }
+            // One walk per last-level table; a missing one is skipped whole.
+            let (slots, chunk_end) = self.leaf_slots(va, end);
+            for (k, entry) in slots.into_iter().flatten().enumerate() {
+                let old = *entry;
+                if is_mapped(old) {
+                    *entry = 0;
+                    unmapped += 1;
+                    if old & OWNED != 0 {
+                        released.push(PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)));
                     }
-                    va += PAGE_SIZE;
+                    if count <= 32 && active {
+                        invalidate_local(va + k * PAGE_SIZE);
+                    }
                 }
-                // A missing page table: skip to the end of what it covers.
-                Err(_) => va = (va | 0x1f_ffff) + 1,
             }
+            va = chunk_end;
         }
+        self.mapped_pages -= unmapped;
+        any |= unmapped > 0;
         if !any {
             return;
         }
