@@ -26,8 +26,8 @@ impl crate::mm::FileBacking for InodeBacking {
         crate::fs::pages::cached_frame_of(&*self.0, index)
     }
 
-    fn cached_pages(&self, first: u64, count: u64) -> alloc::vec::Vec<(u64, kevlar_platform::mm::pmm::PageRef)> {
-        crate::fs::pages::cached_frames_of(&*self.0, first, count)
+    fn visit_cached(&self, first: u64, count: u64, visit: &mut dyn FnMut(u64, &kevlar_platform::mm::pmm::PageRef)) {
+        crate::fs::pages::visit_cached_frames_of(&*self.0, first, count, visit);
     }
 
     fn dirtied(&self, index: u64) {

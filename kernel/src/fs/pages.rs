@@ -78,14 +78,15 @@ pub fn cached_frame_of(inode: &dyn Inode, index: u64) -> Option<PageRef> {
     inode.cached_page(index)?.as_any().downcast_ref::<FramePage>().map(|p| p.0.clone())
 }
 
-/// Returns the frames of pages `[first, first + count)` of `inode` that
-/// its page cache holds already, in index order.
-pub fn cached_frames_of(inode: &dyn Inode, first: u64, count: u64) -> alloc::vec::Vec<(u64, PageRef)> {
-    inode
-        .cached_pages(first, count)
-        .into_iter()
-        .filter_map(|(i, page)| page.as_any().downcast_ref::<FramePage>().map(|p| (i, p.0.clone())))
-        .collect()
+/// Calls `visit(index, frame)` for each page of `[first, first + count)`
+/// of `inode` that its page cache holds already, in index order, lending
+/// the frame (the caller clones what it keeps).
+pub fn visit_cached_frames_of(inode: &dyn Inode, first: u64, count: u64, visit: &mut dyn FnMut(u64, &PageRef)) {
+    inode.visit_cached_pages(first, count, &mut |i, page| {
+        if let Some(frame) = page.as_any().downcast_ref::<FramePage>() {
+            visit(i, &frame.0);
+        }
+    });
 }
 
 /// Tells whether `inode` keeps its data in frames that can be mapped

@@ -55,6 +55,11 @@ impl Vm {
         // already private. Otherwise (the page cache's frame, a page shared
         // with a forked process) the write goes to a copy.
         let page = if page.ref_count() == 2 {
+            // Its own from now on: fork must copy it (protect drops the
+            // page-cache mark).
+            if flags.contains(kevlar_platform::arch::paging::PageFlags::FILE_CACHE) {
+                let _ = self.space.protect(page_va, kevlar_platform::arch::paging::PageSize::Size4K, flags);
+            }
             page
         } else {
             let Some(copy) = PageRef::alloc_copy_of(&page) else { return false };

@@ -5,7 +5,7 @@ use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use kevlar_platform::arch::paging::{AddressSpace, MapError, PageFlags, USER_END};
+use kevlar_platform::arch::paging::{AddressSpace, PageFlags, USER_END};
 use kevlar_platform::mm::pmm::PageRef;
 use kevlar_platform::mm::PAGE_SIZE;
 use kevlar_platform::sync::SpinLock;
@@ -79,6 +79,12 @@ impl Prot {
 /// fault_around_bytes is 64 KiB).
 pub const FAULT_AROUND_PAGES: usize = 16;
 
+/// The flags of a page-cache page mapped read-only into a file mapping:
+/// fork leaves it out of the child, whose fault maps it again.
+fn cache_page_flags(prot: Prot) -> PageFlags {
+    prot.page_flags(false) | PageFlags::FILE_CACHE
+}
+
 /// The span of user addresses one last-level page table maps (2 MiB):
 /// fault-around stays within the faulting address's table, as Linux's.
 const TABLE_SPAN: usize = 512 * PAGE_SIZE;
@@ -99,11 +105,16 @@ pub trait FileBacking: Send + Sync {
         let _ = index;
         None
     }
-    /// Returns the frames of file pages `[first, first + count)` that the
-    /// page cache holds already, in index order: fault-around's window in
-    /// one question.
-    fn cached_pages(&self, first: u64, count: u64) -> Vec<(u64, PageRef)> {
-        (first..first.saturating_add(count)).filter_map(|i| self.cached_page(i).map(|p| (i, p))).collect()
+    /// Calls `visit(index, frame)` for each file page of `[first, first +
+    /// count)` that the page cache holds already, in index order, lending
+    /// the frame: fault-around's window in one question, with nothing
+    /// allocated and no reference taken but the ones it maps.
+    fn visit_cached(&self, first: u64, count: u64, visit: &mut dyn FnMut(u64, &PageRef)) {
+        for i in first..first.saturating_add(count) {
+            if let Some(frame) = self.cached_page(i) {
+                visit(i, &frame);
+            }
+        }
     }
     /// Tells the file that page `index` is mapped shared and writable (user
     /// stores may change it: a disk file system writes it back).
@@ -315,7 +326,10 @@ impl Vm {
 
     /// Adds a mapping of `[start, end)`, replacing whatever was there.
     pub fn map(&mut self, vma: Vma) {
-        self.unmap(vma.start, vma.end);
+        // A free range has nothing to remove: no split, no page-table walk.
+        if self.overlaps(vma.start, vma.end) {
+            self.unmap(vma.start, vma.end);
+        }
         let (start, end) = (vma.start, vma.end);
         self.vmas.insert(vma.start, vma);
         self.lock_if_future(start, end);
@@ -377,20 +391,21 @@ impl Vm {
                 Backing::File { file, offset, shared: true, .. } if prot.write => Some((file.clone(), *offset)),
                 _ => None,
             };
-            for va in (vs..ve).step_by(PAGE_SIZE) {
-                if let Some((page, flags)) = self.space.page_at(va) {
-                    if let Some((file, offset)) = &shared_file {
-                        // Writable from now on without a fault: the file
-                        // must treat the page as changed.
-                        file.dirtied((offset + (va - vs) as u64) / PAGE_SIZE as u64);
-                    }
-                    // A private page shared with another process stays
-                    // read-only: the next write copies it.
-                    let writable_now = shared || page.ref_count() == 2;
-                    drop((page, flags));
-                    let _ = self.space.protect(va, kevlar_platform::arch::paging::PageSize::Size4K, prot.page_flags(writable_now));
+            // The pages mapped (one walk, holes skipped by whole tables).
+            self.space.protect_range(vs, ve, |va, page, flags| {
+                if let Some((file, offset)) = &shared_file {
+                    // Writable from now on without a fault: the file
+                    // must treat the page as changed.
+                    file.dirtied((offset + (va - vs) as u64) / PAGE_SIZE as u64);
                 }
-            }
+                // A private page shared with another process stays
+                // read-only: the next write copies it.
+                let writable_now = shared || page.ref_count() == 2;
+                // A page-cache page mapped read-only stays one (fork
+                // leaves it to the child's fault).
+                let cache = if !writable_now && flags.contains(PageFlags::FILE_CACHE) { PageFlags::FILE_CACHE } else { PageFlags::empty() };
+                prot.page_flags(writable_now) | cache
+            });
         }
         Ok(())
     }
@@ -480,7 +495,7 @@ impl Vm {
                             if !write {
                                 // Read-only until the first store, which
                                 // tells the file (the present-page path).
-                                self.space.map_page(page_va, frame, vma.prot.page_flags(false)).map_err(|_| Errno::ENOMEM)?;
+                                self.space.map_page(page_va, frame, cache_page_flags(vma.prot)).map_err(|_| Errno::ENOMEM)?;
                                 self.fault_around(vma, page_va, size_pages);
                                 return Ok(());
                             }
@@ -489,7 +504,7 @@ impl Vm {
                         // Private: map the cached frame read-only; the
                         // first write copies it (the copy-on-write path).
                         Some(frame) if !write => {
-                            self.space.map_page(page_va, frame, vma.prot.page_flags(false)).map_err(|_| Errno::ENOMEM)?;
+                            self.space.map_page(page_va, frame, cache_page_flags(vma.prot)).map_err(|_| Errno::ENOMEM)?;
                             self.fault_around(vma, page_va, size_pages);
                             return Ok(());
                         }
@@ -530,22 +545,20 @@ impl Vm {
         if start >= end {
             return;
         }
-        let flags = vma.prot.page_flags(false);
+        let flags = cache_page_flags(vma.prot);
         let first = (offset + (start - vma.start) as u64) / PAGE_SIZE as u64;
-        let count = (((end - start) / PAGE_SIZE) as u64).min(size_pages.saturating_sub(first));
-        for (index, frame) in file.cached_pages(first, count) {
-            let va = start + ((index - first) as usize) * PAGE_SIZE;
-            if va == page_va {
-                continue;
-            }
-            // A page mapped already is skipped (map_page refuses it and
-            // drops the reference it was given): one page-table walk per
-            // page, not two.
-            match self.space.map_page(va, frame, flags) {
-                Ok(()) | Err(MapError::AlreadyMapped) => {}
-                Err(_) => break,
-            }
-        }
+        let count = (((end - start) / PAGE_SIZE) as u64).min(size_pages.saturating_sub(first)) as usize;
+        // One walk to the window's last-level table (the faulting page was
+        // just mapped, so it exists); the cache is asked only for the span
+        // from the first free slot to the last one, and each page it holds
+        // is mapped straight into its slot: no allocation, one reference.
+        let Some(mut run) = self.space.leaf_run(start, count) else { return };
+        let Some(lo) = (0..count).find(|&i| run.is_free(i)) else { return };
+        let hi = (lo..count).rev().find(|&i| run.is_free(i)).map_or(lo, |i| i) + 1;
+        let lo_index = first + lo as u64;
+        file.visit_cached(lo_index, (hi - lo) as u64, &mut |index, frame| {
+            run.fill((index - first) as usize, frame, flags);
+        });
     }
 
     /// Returns the physical frame behind user address `addr` when it lies

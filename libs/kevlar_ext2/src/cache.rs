@@ -95,11 +95,14 @@ impl State {
         self.pages.get(&(ino, index)).map(|e| e.page.clone())
     }
 
-    /// Returns the cached pages of `ino` in `[first, first + count)`, in
-    /// index order (one range walk of the cache).
-    pub fn cached_pages(&self, ino: u32, first: u64, count: u64) -> Vec<(u64, Arc<dyn DataPage>)> {
+    /// Calls `visit` with each cached page of `ino` in `[first, first +
+    /// count)`, in index order (one range walk of the cache, nothing
+    /// cloned).
+    pub fn visit_cached_pages(&self, ino: u32, first: u64, count: u64, visit: &mut dyn FnMut(u64, &dyn DataPage)) {
         let end = first.saturating_add(count);
-        self.pages.range((ino, first)..(ino, end)).map(|(&(_, i), e)| (i, e.page.clone())).collect()
+        for (&(_, i), e) in self.pages.range((ino, first)..(ino, end)) {
+            visit(i, &*e.page);
+        }
     }
 
     /// Returns page `index` of file `ino` (size from `inode`), reading it

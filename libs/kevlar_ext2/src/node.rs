@@ -326,11 +326,11 @@ impl Inode for Ext2Node {
         self.fs.state.lock().cached_page(self.ino, index)
     }
 
-    fn cached_pages(&self, first: u64, count: u64) -> Vec<(u64, Arc<dyn kevlar_vfs::DataPage>)> {
+    fn visit_cached_pages(&self, first: u64, count: u64, visit: &mut dyn FnMut(u64, &dyn kevlar_vfs::DataPage)) {
         if self.file_type != FileType::Regular {
-            return Vec::new();
+            return;
         }
-        self.fs.state.lock().cached_pages(self.ino, first, count)
+        self.fs.state.lock().visit_cached_pages(self.ino, first, count, visit);
     }
 
     fn page_dirtied(&self, index: u64) {

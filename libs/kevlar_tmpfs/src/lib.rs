@@ -1190,17 +1190,26 @@ impl Inode for TmpInode {
     /// The page if it holds data already (not a hole, not a page
     /// fallocate added that nothing wrote): what fault-around maps.
     fn cached_page(&self, index: u64) -> Option<Arc<dyn DataPage>> {
-        self.cached_pages(index, 1).pop().map(|(_, page)| page)
+        let file = self.file().ok()?;
+        let data = file.read();
+        if index >= data.size.div_ceil(PAGE_SIZE as u64) || data.unwritten.contains(&index) {
+            return None;
+        }
+        data.pages.get(&index).cloned()
     }
 
-    fn cached_pages(&self, first: u64, count: u64) -> Vec<(u64, Arc<dyn DataPage>)> {
-        let Ok(file) = self.file() else { return Vec::new() };
+    fn visit_cached_pages(&self, first: u64, count: u64, visit: &mut dyn FnMut(u64, &dyn DataPage)) {
+        let Ok(file) = self.file() else { return };
         let data = file.read();
         let end = first.saturating_add(count).min(data.size.div_ceil(PAGE_SIZE as u64));
         if first >= end {
-            return Vec::new();
+            return;
         }
-        data.pages.range(first..end).filter(|(i, _)| !data.unwritten.contains(i)).map(|(&i, page)| (i, page.clone())).collect()
+        for (&i, page) in data.pages.range(first..end) {
+            if data.unwritten.is_empty() || !data.unwritten.contains(&i) {
+                visit(i, &**page);
+            }
+        }
     }
 
     fn fallocate(&self, mode: u32, offset: u64, len: u64, size_limit: u64) -> Result<()> {

@@ -177,12 +177,17 @@ pub trait Inode: Send + Sync + Any {
         None
     }
 
-    /// Returns the pages of `[first, first + count)` that are in memory
-    /// already (what [`Inode::cached_page`] returns), in index order:
-    /// fault-around asks for a 64 KiB window at a time, and a file system
-    /// answers it in one pass over its cache.
-    fn cached_pages(&self, first: u64, count: u64) -> Vec<(u64, Arc<dyn crate::DataPage>)> {
-        (first..first.saturating_add(count)).filter_map(|i| self.cached_page(i).map(|p| (i, p))).collect()
+    /// Calls `visit(index, page)` for each page of `[first, first + count)`
+    /// that is in memory already (what [`Inode::cached_page`] returns), in
+    /// index order: fault-around asks for a 64 KiB window at a time, and a
+    /// file system answers it in one pass over its cache, lending each page
+    /// (no allocation, no reference taken).
+    fn visit_cached_pages(&self, first: u64, count: u64, visit: &mut dyn FnMut(u64, &dyn crate::DataPage)) {
+        for i in first..first.saturating_add(count) {
+            if let Some(page) = self.cached_page(i) {
+                visit(i, &*page);
+            }
+        }
     }
 
     /// Tells the file system that page `index` (from [`Inode::data_page`])

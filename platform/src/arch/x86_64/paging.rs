@@ -36,6 +36,13 @@ bitflags::bitflags! {
         /// Software bit: the page stays mapped to its frame but every access
         /// faults (PROT_NONE); the entry is kept not-present.
         const NO_ACCESS = 1 << 10;
+        /// Software bit: the frame is a page of a file's page cache, mapped
+        /// read-only where a page fault would map the same page again.
+        /// `fork_copy` leaves such pages out of the child, which faults
+        /// them in when it uses them (Linux's copy_page_range skips file
+        /// mappings without private pages likewise); any change of the
+        /// entry (`protect`, `replace_page`) drops the bit.
+        const FILE_CACHE = 1 << 11;
         /// Instruction fetches fault.
         const NO_EXECUTE = 1 << 63;
     }
@@ -419,7 +426,8 @@ impl AddressSpace {
             return Err(MapError::NotMapped);
         }
         let kept = *entry & (HUGE | OWNED);
-        *entry = (*entry & ADDR_MASK) | kept | ((flags | PageFlags::USER).bits() & FLAG_MASK);
+        let flags = (flags | PageFlags::USER) - PageFlags::FILE_CACHE;
+        *entry = (*entry & ADDR_MASK) | kept | (flags.bits() & FLAG_MASK);
         // A PROT_NONE page keeps its frame but is not present, so any
         // access faults; everything else is present.
         if !flags.contains(PageFlags::NO_ACCESS) {
@@ -427,6 +435,52 @@ impl AddressSpace {
         }
         self.flush(va);
         Ok(())
+    }
+
+    /// Changes the permissions of every page this space owns a reference
+    /// to in `[start, end)` (mprotect): `change(va, page, flags)` gets a
+    /// new reference to the page and its flags and returns the new flags
+    /// (USER is added; [`PageFlags::FILE_CACHE`] stays only if returned).
+    /// Missing tables are skipped whole, and the range is flushed once.
+    pub fn protect_range(&mut self, start: usize, end: usize, mut change: impl FnMut(usize, PageRef, PageFlags) -> PageFlags) {
+        let end = end.min(USER_END);
+        let start = start & !(PAGE_SIZE - 1);
+        let count = end.saturating_sub(start) / PAGE_SIZE;
+        let active = self.is_active();
+        let mut any = false;
+        let mut va = start;
+        while va < end {
+            // One walk per last-level table; a missing one is skipped whole.
+            let (slots, chunk_end) = self.leaf_slots(va, end);
+            for (k, entry) in slots.into_iter().flatten().enumerate() {
+                let old = *entry;
+                if is_mapped(old) && old & OWNED != 0 {
+                    let page_va = va + k * PAGE_SIZE;
+                    let pa = PhysAddr::new(old & ADDR_MASK);
+                    PageRef::inc_raw(pa);
+                    let flags = change(page_va, PageRef::from_raw(pa), PageFlags::from_bits_truncate(old)) | PageFlags::USER;
+                    let mut new = (old & (ADDR_MASK | OWNED)) | (flags.bits() & FLAG_MASK);
+                    // PROT_NONE keeps the frame, not present (as protect).
+                    if !flags.contains(PageFlags::NO_ACCESS) {
+                        new |= PRESENT;
+                    }
+                    *entry = new;
+                    any = true;
+                    if count <= 32 && active {
+                        invalidate_local(page_va);
+                    }
+                }
+            }
+            va = chunk_end;
+        }
+        if !any {
+            return;
+        }
+        if count <= 32 {
+            super::tlb::shootdown(self.root, start, end);
+        } else {
+            self.flush_all();
+        }
     }
 
     /// Looks up user address `va`.
@@ -503,6 +557,40 @@ impl AddressSpace {
         Ok(())
     }
 
+    /// Returns the leaf slots of the `count` pages from `start`, to map
+    /// several of them under one page-table walk (fault-around). The run
+    /// must lie within one last-level table that exists already (a page
+    /// of it is mapped); `None` otherwise.
+    pub fn leaf_run(&mut self, start: usize, count: usize) -> Option<LeafRun<'_>> {
+        let end = start.checked_add(count.checked_mul(PAGE_SIZE)?)?;
+        if count == 0 || start % PAGE_SIZE != 0 || end > USER_END || start >> 21 != (end - 1) >> 21 {
+            return None;
+        }
+        // SAFETY: `&mut self` gives exclusive access to the lower half,
+        // and the run borrows it for as long as the slots are used.
+        let first: *mut u64 = unsafe { leaf_entry(self.root, start, PageSize::Size4K, false) }.ok()?;
+        // SAFETY: `first` is slot table_index(start, 1) of a 512-entry
+        // table, and `[start, end)` lies within the 2 MiB that table maps,
+        // so the `count` slots from it are inside the table; the table
+        // lives while `self` is borrowed (tables are freed only on drop).
+        let slots = unsafe { core::slice::from_raw_parts_mut(first, count) };
+        Some(LeafRun { slots, mapped_pages: &mut self.mapped_pages })
+    }
+
+    /// Returns the leaf slots from page-aligned `va` to `end` or to the
+    /// end of `va`'s last-level table, whichever is first, and that end;
+    /// no slots when the table is missing (or a huge page maps there).
+    fn leaf_slots(&mut self, va: usize, end: usize) -> (Option<&mut [u64]>, usize) {
+        let chunk_end = ((va | 0x1f_ffff) + 1).min(end);
+        // SAFETY: `&mut self` gives exclusive access to the lower half.
+        let Ok(first) = (unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) }) else { return (None, chunk_end) };
+        let first: *mut u64 = first;
+        // SAFETY: `first` is slot table_index(va, 1) of a 512-entry table
+        // and `[va, chunk_end)` lies within the 2 MiB it maps; the slice
+        // borrows `self`, which keeps the table alive.
+        (Some(unsafe { core::slice::from_raw_parts_mut(first, (chunk_end - va) / PAGE_SIZE) }), chunk_end)
+    }
+
     /// Replaces whatever is mapped at `va` with `page`; returns the old
     /// page if it was one (the copy-on-write step).
     pub fn replace_page(&mut self, va: usize, page: PageRef, flags: PageFlags) -> Result<Option<PageRef>, MapError> {
@@ -510,7 +598,8 @@ impl AddressSpace {
         // SAFETY: `&mut self` gives exclusive access to the lower half.
         let entry = unsafe { leaf_entry(self.root, va, PageSize::Size4K, true) }?;
         let old = *entry;
-        *entry = leaf_value(page.into_raw(), flags | PageFlags::USER, PageSize::Size4K) | OWNED;
+        let flags = (flags | PageFlags::USER) - PageFlags::FILE_CACHE;
+        *entry = leaf_value(page.into_raw(), flags, PageSize::Size4K) | OWNED;
         if !is_mapped(old) {
             self.mapped_pages += 1;
         }
@@ -561,28 +650,27 @@ impl AddressSpace {
         // Freed only after every CPU has flushed: a stale translation on
         // another CPU must never reach a page already given to someone else.
         let mut released: Vec<PageRef> = Vec::new();
+        let mut unmapped = 0;
         while va < end {
-            // SAFETY: `&mut self` gives exclusive access to the lower half.
-            match unsafe { leaf_entry(self.root, va, PageSize::Size4K, false) } {
-                Ok(entry) => {
-                    let old = *entry;
-                    if is_mapped(old) {
-                        *entry = 0;
-                        any = true;
-                        self.mapped_pages -= 1;
-                        if old & OWNED != 0 {
-                            released.push(PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)));
-                        }
-                        if count <= 32 && active {
-                            invalidate_local(va);
-                        }
+            // One walk per last-level table; a missing one is skipped whole.
+            let (slots, chunk_end) = self.leaf_slots(va, end);
+            for (k, entry) in slots.into_iter().flatten().enumerate() {
+                let old = *entry;
+                if is_mapped(old) {
+                    *entry = 0;
+                    unmapped += 1;
+                    if old & OWNED != 0 {
+                        released.push(PageRef::from_raw(PhysAddr::new(old & ADDR_MASK)));
                     }
-                    va += PAGE_SIZE;
+                    if count <= 32 && active {
+                        invalidate_local(va + k * PAGE_SIZE);
+                    }
                 }
-                // A missing page table: skip to the end of what it covers.
-                Err(_) => va = (va | 0x1f_ffff) + 1,
             }
+            va = chunk_end;
         }
+        self.mapped_pages -= unmapped;
+        any |= unmapped > 0;
         if !any {
             return;
         }
@@ -594,16 +682,21 @@ impl AddressSpace {
         drop(released);
     }
 
-    /// Makes a copy for `fork`: every user mapping is copied; owned pages
-    /// gain a reference, and writable ones become read-only in both spaces
-    /// so the first write to either copies the page.
+    /// Makes a copy for `fork`: every user mapping is copied but the
+    /// page-cache pages marked [`PageFlags::FILE_CACHE`] (the child faults
+    /// them in); owned pages gain a reference, and writable ones become
+    /// read-only in both spaces so the first write to either copies the
+    /// page.
     pub fn fork_copy(&mut self) -> Result<AddressSpace, MapError> {
         let mut child = AddressSpace::new()?;
-        fn copy_level(parent: u64, child: u64, level: usize) -> Result<(), MapError> {
+        /// Copies one table's entries; returns how many 4 KiB pages the
+        /// child maps through it (0: the child's table can go).
+        fn copy_level(parent: u64, child: u64, level: usize) -> Result<usize, MapError> {
             let limit = if level == 4 { 256 } else { 512 };
             // SAFETY: the parent is exclusively borrowed by fork_copy; the
             // child is new and private.
             let (p, c) = unsafe { (entries(parent), entries(child)) };
+            let mut copied = 0;
             for i in 0..limit {
                 let entry = p[i];
                 let leaf_level = level == 1 || (entry & PRESENT != 0 && entry & HUGE != 0);
@@ -611,6 +704,9 @@ impl AddressSpace {
                     continue;
                 }
                 if leaf_level {
+                    if entry & (OWNED | PageFlags::FILE_CACHE.bits()) == OWNED | PageFlags::FILE_CACHE.bits() {
+                        continue; // the child's fault maps the cached page
+                    }
                     let mut value = entry;
                     if entry & OWNED != 0 {
                         PageRef::inc_raw(PhysAddr::new(entry & ADDR_MASK));
@@ -618,16 +714,22 @@ impl AddressSpace {
                         p[i] = value;
                     }
                     c[i] = value;
+                    copied += 1usize << (9 * (level - 1));
                 } else {
                     let table = pmm::alloc_user_zeroed(0).ok_or(MapError::OutOfMemory)?.as_u64();
                     c[i] = table | INTERMEDIATE;
-                    copy_level(entry & ADDR_MASK, table, level - 1)?;
+                    let below = copy_level(entry & ADDR_MASK, table, level - 1)?;
+                    if below == 0 {
+                        // Nothing to map here: no empty table in the child.
+                        c[i] = 0;
+                        pmm::free(PhysAddr::new(table), 0);
+                    }
+                    copied += below;
                 }
             }
-            Ok(())
+            Ok(copied)
         }
-        copy_level(self.root, child.root, 4)?;
-        child.mapped_pages = self.mapped_pages;
+        child.mapped_pages = copy_level(self.root, child.root, 4)?;
         self.flush_all(); // drop the now stale writable TLB entries
         Ok(child)
     }
@@ -660,6 +762,34 @@ impl AddressSpace {
             self.activate();
         }
         super::tlb::shootdown(self.root, 0, usize::MAX);
+    }
+}
+
+/// Consecutive 4 KiB slots of one last-level table of a user address
+/// space ([`AddressSpace::leaf_run`]): pages mapped through it cost no
+/// further walk.
+pub struct LeafRun<'a> {
+    slots: &'a mut [u64],
+    mapped_pages: &'a mut usize,
+}
+
+impl LeafRun<'_> {
+    /// Returns whether slot `i` maps nothing (false past the run's end).
+    pub fn is_free(&self, i: usize) -> bool {
+        self.slots.get(i).is_some_and(|&e| !is_mapped(e))
+    }
+
+    /// Maps a new reference to `page` in slot `i` with `flags` (USER is
+    /// added) if the slot maps nothing; returns whether it did. A slot
+    /// that mapped nothing needs no TLB flush.
+    pub fn fill(&mut self, i: usize, page: &PageRef, flags: PageFlags) -> bool {
+        let Some(slot) = self.slots.get_mut(i) else { return false };
+        if is_mapped(*slot) {
+            return false;
+        }
+        *slot = leaf_value(page.clone().into_raw(), flags | PageFlags::USER, PageSize::Size4K) | OWNED;
+        *self.mapped_pages += 1;
+        true
     }
 }
 
