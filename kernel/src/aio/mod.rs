@@ -223,8 +223,12 @@ pub fn destroy(vm: &SpinLock<Vm>, ctx_id: u64) -> Result<()> {
         state.dead = true;
         core::mem::take(&mut state.active)
     };
+    // Cancelled without an event: the ring is gone (Linux posts theirs
+    // into the dying ring after the waiters saw the context dead).
     for request in waiting {
-        request.finish(Some(0));
+        if !request.done.swap(true, Ordering::AcqRel) {
+            ctx.abort();
+        }
     }
     ctx.waiters.wake_all();
     ctx.waiters.wait_until_uninterruptible(|| (ctx.state.lock().inflight == 0).then_some(()));
@@ -401,11 +405,21 @@ impl PollRequest {
 }
 
 impl PollHook for PollRequest {
-    fn notify(&self, _events: u32) -> bool {
+    /// Linux's aio_poll_wake: a wake-up that names its events completes
+    /// the request with them (unmasked, as Linux reports the wake-up's key)
+    /// when one was asked for; one that does not looks at the file.
+    fn notify(&self, hint: u32) -> bool {
         if self.done.load(Ordering::Acquire) {
             return false;
         }
-        let mask = self.file.ops.poll() & self.events;
+        let mask = if hint != 0 {
+            if hint as PollEvents & self.events == 0 {
+                return false;
+            }
+            hint as PollEvents
+        } else {
+            self.file.ops.poll() & self.events
+        };
         if mask == 0 {
             return false;
         }

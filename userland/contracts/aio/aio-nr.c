@@ -42,6 +42,7 @@ int main(void)
     check("write aio-max-nr", put_file("/proc/sys/fs/aio-max-nr", limit));
     check("io_setup 11 over the limit", io_setup(11, &c));
     check("io_setup 10 up to the limit", io_setup(10, &c));
+    a = 0;
     check("io_setup 1 more", io_setup(1, &a));
     check("restore aio-max-nr", put_file("/proc/sys/fs/aio-max-nr", "65536\n"));
     check("io_destroy", io_destroy(b));

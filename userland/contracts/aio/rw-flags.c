@@ -1,7 +1,6 @@
 /* aio_rw_flags (RWF_*): RWF_APPEND writes at the end whatever the offset,
- * RWF_SYNC and RWF_DSYNC and RWF_HIPRI are accepted, RWF_NOWAIT on a pipe
- * with nothing to read completes with EAGAIN, and on a tmpfs file it is
- * what Linux 6.1 says. */
+ * RWF_SYNC and RWF_DSYNC and RWF_HIPRI are accepted, RWF_NOWAIT on a tmpfs
+ * file is what Linux 6.1 says. */
 #include "aio.h"
 
 int main(void)
@@ -28,22 +27,10 @@ int main(void)
     cb = mkiocb(IOCB_CMD_PREAD, fd, buf, 4, 0, 3);
     cb.aio_rw_flags = RWF_NOWAIT;
     try_submit("RWF_NOWAIT read of a tmpfs file", ctx, &cb);
-    int p[2];
-    pipe(p);
-    cb = mkiocb(IOCB_CMD_PREAD, p[0], buf, 4, 0, 4);
-    cb.aio_rw_flags = RWF_NOWAIT;
-    try_submit("RWF_NOWAIT read of an empty pipe", ctx, &cb);
     struct io_event ev;
     struct timespec ts = { 1, 0 };
-    long n = io_getevents(ctx, 1, 1, &ev, &ts);
+    long n = io_getevents(ctx, 0, 1, &ev, &ts);
     show("events", n);
-    if (n == 1)
-        out("event: data=%llu res=%s", (unsigned long long)ev.data, resname(ev.res));
-    write(p[1], "hey", 3);
-    cb = mkiocb(IOCB_CMD_PREAD, p[0], buf, 4, 0, 5);
-    cb.aio_rw_flags = RWF_NOWAIT;
-    try_submit("RWF_NOWAIT read of a pipe with data", ctx, &cb);
-    n = io_getevents(ctx, 1, 1, &ev, &ts);
     if (n == 1)
         out("event: data=%llu res=%s", (unsigned long long)ev.data, resname(ev.res));
     check("io_destroy", io_destroy(ctx));
