@@ -7,6 +7,7 @@
 
 extern crate alloc;
 
+mod aio;
 mod banner;
 mod block;
 mod cgroup;

@@ -43,10 +43,25 @@ impl EventFd {
         self.waiters.wake_all();
         self.queue.notify(events);
     }
+
+    /// Adds `n` to the counter from inside the kernel, without blocking:
+    /// what would overflow is cut at the limit (Linux's eventfd_signal).
+    pub fn signal(&self, n: u64) {
+        {
+            let mut state = self.state.lock();
+            state.count += n.min(u64::MAX - state.count);
+            state.read_events += 1;
+        }
+        self.notify(linux_raw_sys::general::EPOLLIN);
+    }
 }
 
 impl FileOps for EventFd {
     super::anon::anon_inode_ops!();
+
+    fn as_eventfd(&self) -> Option<&EventFd> {
+        Some(self)
+    }
 
     fn read(&self, file: &OpenFile, _offset: u64, buf: &mut [u8]) -> Result<usize> {
         if buf.len() < 8 {

@@ -136,6 +136,10 @@ pub trait FileOps: Send + Sync {
     fn as_socket(&self) -> Option<&crate::net::SocketFile> {
         None
     }
+    /// The eventfd, when the file is one (aio's IOCB_FLAG_RESFD).
+    fn as_eventfd(&self) -> Option<&super::eventfd::EventFd> {
+        None
+    }
     /// The pidfd, when the file is one.
     fn as_pidfd(&self) -> Option<&super::pidfd::PidFd> {
         None

@@ -163,6 +163,8 @@ pub struct SharedPages {
     /// For a System V shared memory segment: its key and id, which maps
     /// shows as the name `/SYSV<key>` and the inode number.
     pub sysv: Option<(i32, i32)>,
+    /// An aio context's completion ring (maps shows `/[aio] (deleted)`).
+    pub aio: bool,
 }
 
 impl SharedPages {
@@ -175,12 +177,29 @@ impl SharedPages {
     pub fn resident(&self) -> usize {
         self.pages.lock().len()
     }
+
+    /// The pages of an aio context's ring.
+    pub fn aio_ring() -> Self {
+        Self { aio: true, ..Self::default() }
+    }
+
+    /// Page `index` of the object, made (zero-filled) if it did not exist
+    /// yet: for memory the kernel shares with user space (the aio ring).
+    pub fn page(&self, index: usize) -> Result<PageRef> {
+        let mut pages = self.pages.lock();
+        if let Some(page) = pages.get(&index) {
+            return Ok(page.clone());
+        }
+        let page = PageRef::alloc_zeroed().ok_or(Errno::ENOMEM)?;
+        pages.insert(index, page.clone());
+        Ok(page)
+    }
 }
 
 impl Default for SharedPages {
     fn default() -> Self {
         static NEXT_INO: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
-        Self { pages: SpinLock::new(BTreeMap::new()), ino: NEXT_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed), sysv: None }
+        Self { pages: SpinLock::new(BTreeMap::new()), ino: NEXT_INO.fetch_add(1, core::sync::atomic::Ordering::Relaxed), sysv: None, aio: false }
     }
 }
 
@@ -270,12 +289,15 @@ pub struct Vm {
     /// belong to the address space as on Linux (a fork copy keeps them, an
     /// exec starts without).
     pub membarrier: u32,
+    /// The native AIO contexts (Linux's mm->ioctx_table): per address
+    /// space, not inherited by fork, gone with the address space.
+    pub aio: crate::aio::Contexts,
 }
 
 impl Vm {
     /// Creates an empty address space.
     pub fn new() -> Result<Vm> {
-        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None, locks: mlock::Locks::default(), membarrier: 0 })
+        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None, locks: mlock::Locks::default(), membarrier: 0, aio: Default::default() })
     }
 
     /// The address space every exited process holds: empty, made once, so
@@ -709,7 +731,7 @@ impl Vm {
     pub fn fork(&mut self) -> Result<Vm> {
         let space = self.space.fork_copy().map_err(|_| Errno::ENOMEM)?;
         // Locks are not inherited (fork), as on Linux.
-        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone(), locks: mlock::Locks::default(), membarrier: self.membarrier })
+        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone(), locks: mlock::Locks::default(), membarrier: self.membarrier, aio: Default::default() })
     }
 
     /// Moves the program break; returns the new break (the old one when

@@ -6,6 +6,7 @@
 //! is logged once, by name.
 
 mod adjtime;
+mod aio;
 mod caps;
 mod prctl_caps;
 mod prctl_mm;
@@ -300,6 +301,12 @@ macro_rules! syscall_table {
 
 syscall_table! { thread, frame, a;
         // Files.
+        nr::__NR_io_setup => aio::io_setup(thread, a.u32(0), a.usize(1)),
+        nr::__NR_io_destroy => aio::io_destroy(thread, a.0[0]),
+        nr::__NR_io_submit => aio::io_submit(thread, a.0[0], a.0[1] as i64, a.usize(2)),
+        nr::__NR_io_cancel => aio::io_cancel(thread, a.0[0], a.usize(1), a.usize(2)),
+        nr::__NR_io_getevents => aio::io_getevents(thread, a.0[0], a.0[1] as i64, a.0[2] as i64, a.usize(3), a.usize(4)),
+        nr::__NR_io_pgetevents => aio::io_pgetevents(thread, a.0[0], a.0[1] as i64, a.0[2] as i64, a.usize(3), a.usize(4), a.usize(5)),
         nr::__NR_read => fs::read(thread, a.i32(0), a.usize(1), a.usize(2)),
         nr::__NR_write => fs::write(thread, a.i32(0), a.usize(1), a.usize(2)),
         nr::__NR_readv => fs::readv(thread, a.i32(0), a.usize(1), a.usize(2), None),

@@ -289,7 +289,7 @@ fn task_ioprio(p: &Process) -> i32 {
 /// Linux's ioprio_check_cap: the class and level must make sense
 /// (EINVAL); the real-time class needs CAP_SYS_ADMIN or CAP_SYS_NICE
 /// (EPERM).
-fn check_ioprio(thread: &Thread, ioprio: i32) -> Result<()> {
+pub(super) fn check_ioprio(thread: &Thread, ioprio: i32) -> Result<()> {
     let (class, level) = ((ioprio >> IOPRIO_CLASS_SHIFT) & 0x7, ioprio & IOPRIO_LEVEL_MASK);
     match class {
         IOPRIO_CLASS_RT | IOPRIO_CLASS_BE => {

@@ -1125,6 +1125,9 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
                             line.label = Some(format!("/SYSV{:08x} (deleted)", key));
                             line.ino = id as u64;
                         }
+                        if pages.aio {
+                            line.name = "/[aio] (deleted)";
+                        }
                     }
                     crate::mm::Backing::Anonymous => {
                         if stack_at.is_some_and(|sp| vma.start <= sp && sp < vma.end) {

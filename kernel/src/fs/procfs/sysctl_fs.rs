@@ -126,4 +126,19 @@ pub(super) fn add_files(table: &mut Table, first: u64) {
         let n = first + 11 + i as u64;
         table.add(name, FileType::Regular, n, move |_| Ok(text_file(n, move || Ok(text()))));
     }
+    // Native AIO's events in use and their limit (fs/aio.c).
+    let n = first + 14;
+    table.add(b"aio-nr", FileType::Regular, n, move |_| Ok(text_file(n, || Ok(format!("{}\n", crate::aio::aio_nr())))));
+    let n = first + 15;
+    table.add(b"aio-max-nr", FileType::Regular, n, move |_| {
+        Ok(setting_file(
+            n,
+            0o644,
+            || Ok(format!("{}\n", crate::aio::aio_max_nr())),
+            |buf| {
+                crate::aio::set_aio_max_nr(bounded(buf, 0, u64::MAX as i128)? as u64);
+                Ok(buf.len())
+            },
+        ))
+    });
 }
