@@ -40,10 +40,13 @@ pub const EPHEMERAL_FIRST: u16 = 32768;
 const TIME_WAIT_NS: u64 = 60_000_000_000;
 /// The last port of the ephemeral range.
 pub const EPHEMERAL_LAST: u16 = 60999;
-/// How long a delayed ACK waits for data to ride on, at most. A CPU that
-/// goes idle first sends the ones waiting ([`flush_delayed_acks`]), so no
+/// How long a delayed ACK waits for data to ride on, at most: Linux's
+/// least delayed-ACK timeout (`TCP_ATO_MIN`, 40 ms), so that a connection
+/// used once every few milliseconds (one of many, round robin) still
+/// carries its ACK on the next request as Linux's does. A CPU that goes
+/// idle first sends the ones waiting ([`flush_delayed_acks`]), so no
 /// exchange ever waits for this timer on an idle machine.
-const ACK_DELAY_US: u64 = 1000;
+const ACK_DELAY_US: u64 = 40_000;
 /// [`ACK_DELAY_US`] as smoltcp takes it.
 const ACK_DELAY: smoltcp::time::Duration = smoltcp::time::Duration::from_micros(ACK_DELAY_US);
 
