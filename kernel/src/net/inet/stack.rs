@@ -724,6 +724,10 @@ pub struct Stack {
     /// When smoltcp next wants to be polled, as the last pump found
     /// (monotonic ns; u64::MAX: never).
     next_poll_ns: u64,
+    /// The clock as the current (or last) pump's round read it (monotonic
+    /// ns): the sweep's and `with_stack_in`'s time, one clock read per
+    /// round.
+    pump_ns: u64,
 }
 
 impl Stack {
@@ -797,6 +801,7 @@ impl Stack {
             scratch_look: Vec::new(),
             scratch_groups: Vec::new(),
             next_poll_ns: u64::MAX,
+            pump_ns: 0,
         }
     }
 
@@ -1234,7 +1239,7 @@ impl Stack {
         }
         let mut reap = Vec::new();
         let mut ack_modes: Vec<(SocketHandle, Option<smoltcp::time::Duration>)> = Vec::new();
-        let mut clock: Option<u64> = None;
+        let pump_ns = self.pump_ns;
         for h in look.iter() {
             let Some(c) = self.conns.get_mut(h) else { continue };
             let s = self.sockets.get::<tcp::Socket>(*h);
@@ -1268,8 +1273,7 @@ impl Stack {
                     self.touched.push(c.events.clone());
                 }
                 if signature.1 > recv0 {
-                    let now_ns = *clock.get_or_insert_with(kevlar_platform::time::monotonic_ns);
-                    c.acks.data_in(now_ns);
+                    c.acks.data_in(pump_ns);
                     if let Some(delay) = c.acks.update(ACK_DELAY) {
                         ack_modes.push((*h, delay));
                     }
@@ -1353,7 +1357,8 @@ impl Stack {
         }
         // Bounded: each round moves at least one packet or ends.
         for _ in 0..4096 {
-            let ts = now() + smoltcp::time::Duration::from_micros(ahead_us);
+            self.pump_ns = kevlar_platform::time::monotonic_ns();
+            let ts = Instant::from_micros((self.pump_ns / 1000) as i64) + smoltcp::time::Duration::from_micros(ahead_us);
             self.iface.poll_maintenance(ts);
             let mut moved = false;
             loop {
@@ -1400,7 +1405,7 @@ impl Stack {
         let mut next = self.sockets.next_poll();
         if self.device.eth.is_some() {
             // The card is polled at every tick.
-            next = next.min((now().total_micros().max(0) as u64).saturating_mul(1000));
+            next = next.min(self.pump_ns);
         }
         self.next_poll_ns = next;
         changed
@@ -1425,7 +1430,7 @@ pub fn with_stack_in<R>(ns: &NetNs, f: impl FnOnce(&mut Stack) -> R) -> R {
     } else {
         ns.next_poll_ns.store(stack.next_poll_ns, Ordering::Release);
     }
-    if stack.next_poll_ns <= kevlar_platform::time::monotonic_ns().saturating_add(ACK_DELAY_US * 1000) {
+    if stack.next_poll_ns <= stack.pump_ns.saturating_add(ACK_DELAY_US * 1000) {
         // Perhaps a delayed ACK: the next CPU to go idle sends it.
         SHORT_TIMERS.store(true, Ordering::Release);
     }
