@@ -92,6 +92,7 @@ fn start_user_space(context: &BootContext) -> ! {
         let _ = fs::initramfs::ensure_dir(&root, dir);
     }
     block::init();
+    net::init();
     let dev = fs::initramfs::ensure_dir(&root, b"dev").expect("/dev");
     fs::initramfs::populate_dev(&dev).expect("device nodes");
     if !kevlar_platform::x86::vdso::init() {

@@ -33,6 +33,13 @@ use crate::process::wait_queue::WaitQueue;
 use crate::process::Thread;
 use crate::uaccess::{copy_from_user, copy_to_user};
 
+/// Boot-time set-up of the network: registers the work a CPU does before
+/// it idles (the delayed ACKs waiting, `inet::stack::flush_delayed_acks`)
+/// with the scheduler.
+pub fn init() {
+    crate::process::scheduler::register_idle_hook(inet::stack::flush_delayed_acks);
+}
+
 /// socket(2) type flag: the new fd is non-blocking (the same bit as
 /// O_NONBLOCK on x86_64; include/linux/net.h, not in the uapi headers).
 pub const SOCK_NONBLOCK: u32 = abi::O_NONBLOCK;

@@ -314,15 +314,50 @@ pub fn idle_loop() -> ! {
         if ran_before > 0 {
             idle_since = kevlar_platform::time::monotonic_ns();
         }
-        // ACKs delayed to ride on an answer go now: nothing runs that
-        // could answer (and it may wake a sender waiting for them).
-        crate::net::inet::stack::flush_delayed_acks();
+        // Work that must not wait while nothing runs (the network's
+        // delayed ACKs: see `register_idle_hook`).
+        run_idle_hooks();
         interrupts::disable();
         if this().run_queue.lock().is_empty() {
             interrupts::enable_and_halt();
         } else {
             interrupts::enable();
         }
+    }
+}
+
+/// The most functions [`register_idle_hook`] takes.
+const MAX_IDLE_HOOKS: usize = 4;
+
+/// Functions a CPU calls each time it is about to go idle, registered by
+/// the subsystems that own them (the network registers its delayed-ACK
+/// flush). `IDLE_HOOK_COUNT` lets the idle loop skip the lock while none
+/// is registered.
+static IDLE_HOOKS: SpinLock<[Option<fn()>; MAX_IDLE_HOOKS]> = SpinLock::new([None; MAX_IDLE_HOOKS]);
+static IDLE_HOOK_COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// Registers `hook` to run on every CPU each time it is about to halt for
+/// lack of work (in the idle thread's context: it may take locks and wake
+/// threads, not sleep). A hook registered twice runs once; panics past
+/// [`MAX_IDLE_HOOKS`] (a boot-time registration, a fixed set of callers).
+pub fn register_idle_hook(hook: fn()) {
+    let mut hooks = IDLE_HOOKS.lock();
+    if hooks.iter().flatten().any(|&h| h as usize == hook as usize) {
+        return;
+    }
+    let slot = hooks.iter_mut().find(|h| h.is_none()).expect("idle hooks: table full");
+    *slot = Some(hook);
+    IDLE_HOOK_COUNT.fetch_add(1, Ordering::Release);
+}
+
+/// Runs the registered idle hooks, with no lock held.
+fn run_idle_hooks() {
+    if IDLE_HOOK_COUNT.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    let hooks = *IDLE_HOOKS.lock();
+    for hook in hooks.iter().flatten() {
+        hook();
     }
 }
 

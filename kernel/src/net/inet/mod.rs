@@ -3,6 +3,7 @@
 //! Linux's checks, and the IP-level options. The interface ioctls
 //! (SIOCGIFFLAGS...) are in `iface.rs`.
 
+pub mod acks;
 pub mod iface;
 pub mod ipv6;
 pub mod sockets;

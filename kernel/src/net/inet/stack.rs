@@ -40,15 +40,15 @@ pub const EPHEMERAL_FIRST: u16 = 32768;
 const TIME_WAIT_NS: u64 = 60_000_000_000;
 /// The last port of the ephemeral range.
 pub const EPHEMERAL_LAST: u16 = 60999;
-/// Segments with data a connection takes before it acknowledges with a
-/// delay: Linux's quick-ack mode at the start of a connection (up to 16
-/// segments, `TCP_MAX_QUICKACKS`), after which a request/response
-/// exchange carries its ACK on the answer instead of a segment of its own.
-const QUICKACKS: u32 = 16;
-/// How long a delayed ACK waits for data to ride on, at most. A CPU that
-/// goes idle first sends the ones waiting ([`flush_delayed_acks`]), so no
+/// How long a delayed ACK waits for data to ride on, at most: Linux's
+/// least delayed-ACK timeout (`TCP_ATO_MIN`, 40 ms), so that a connection
+/// used once every few milliseconds (one of many, round robin) still
+/// carries its ACK on the next request as Linux's does. A CPU that goes
+/// idle first sends the ones waiting ([`flush_delayed_acks`]), so no
 /// exchange ever waits for this timer on an idle machine.
-const ACK_DELAY_US: u64 = 1000;
+const ACK_DELAY_US: u64 = 40_000;
+/// [`ACK_DELAY_US`] as smoltcp takes it.
+const ACK_DELAY: smoltcp::time::Duration = smoltcp::time::Duration::from_micros(ACK_DELAY_US);
 
 /// A socket's wake-up count (edge-triggered epoll, O_ASYNC) and its
 /// readiness queue, shared between the socket and the stack's record of
@@ -622,8 +622,9 @@ pub struct Conn {
     pub events: Arc<SockEvents>,
     /// (local port, remote port), once known: its key in `by_ports`.
     ports: Option<(u16, u16)>,
-    /// Arrivals of data seen (up to [`QUICKACKS`]: quick-ack mode ends).
-    data_in: u32,
+    /// Whether it acknowledges at once or lets data carry its ACKs
+    /// (`acks.rs`).
+    acks: super::acks::AckMode,
 }
 
 /// What the stack knows of a UDP socket besides smoltcp's state.
@@ -723,6 +724,10 @@ pub struct Stack {
     /// When smoltcp next wants to be polled, as the last pump found
     /// (monotonic ns; u64::MAX: never).
     next_poll_ns: u64,
+    /// The clock as the current (or last) pump's round read it (monotonic
+    /// ns): the sweep's and `with_stack_in`'s time, one clock read per
+    /// round.
+    pump_ns: u64,
 }
 
 impl Stack {
@@ -796,6 +801,7 @@ impl Stack {
             scratch_look: Vec::new(),
             scratch_groups: Vec::new(),
             next_poll_ns: u64::MAX,
+            pump_ns: 0,
         }
     }
 
@@ -895,7 +901,7 @@ impl Stack {
     pub fn new_tcp(&mut self, nodelay: bool) -> SocketHandle {
         let mut s = tcp::Socket::new(tcp::SocketBuffer::new(vec![0u8; TCP_BUFFER]), tcp::SocketBuffer::new(vec![0u8; TCP_BUFFER]));
         // Linux acknowledges at once at the start of a connection
-        // (quick-ack); the sweep delays ACKs after QUICKACKS arrivals.
+        // (quick-ack); `acks.rs` decides when ACKs wait for data.
         s.set_ack_delay(None);
         s.set_nagle_enabled(!nodelay);
         self.sockets.add(s)
@@ -909,7 +915,7 @@ impl Stack {
             return;
         }
         let state = self.sockets.get::<tcp::Socket>(handle).state();
-        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events, ports: None, data_in: 0 });
+        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events, ports: None, acks: Default::default() });
         self.dirty.insert(handle);
         if !self.index(handle) {
             self.unindexed.insert(handle);
@@ -963,6 +969,19 @@ impl Stack {
         if let Some(c) = self.conns.get_mut(&handle) {
             let s = self.sockets.get::<tcp::Socket>(handle);
             c.signature = (c.signature.0, s.recv_queue(), s.send_queue());
+        }
+    }
+
+    /// Records that the owner queued data to send on a connection (after
+    /// [`Stack::note_local`]): its segment carries the ACK, and an answer
+    /// soon after data arrived counts towards interactive (ping-pong)
+    /// mode (`acks.rs`).
+    pub fn note_sent(&mut self, handle: SocketHandle) {
+        if let Some(c) = self.conns.get_mut(&handle) {
+            c.acks.data_out(kevlar_platform::time::monotonic_ns());
+            if let Some(delay) = c.acks.update(ACK_DELAY) {
+                self.sockets.get_mut::<tcp::Socket>(handle).set_ack_delay(delay);
+            }
         }
     }
 
@@ -1219,7 +1238,8 @@ impl Stack {
             self.full_sweep = false;
         }
         let mut reap = Vec::new();
-        let mut delay_acks: Vec<SocketHandle> = Vec::new();
+        let mut ack_modes: Vec<(SocketHandle, Option<smoltcp::time::Duration>)> = Vec::new();
+        let pump_ns = self.pump_ns;
         for h in look.iter() {
             let Some(c) = self.conns.get_mut(h) else { continue };
             let s = self.sockets.get::<tcp::Socket>(*h);
@@ -1252,10 +1272,10 @@ impl Stack {
                     c.events.fetch_add(1, Ordering::Relaxed);
                     self.touched.push(c.events.clone());
                 }
-                if signature.1 > recv0 && c.data_in < QUICKACKS {
-                    c.data_in += 1;
-                    if c.data_in == QUICKACKS {
-                        delay_acks.push(*h);
+                if signature.1 > recv0 {
+                    c.acks.data_in(pump_ns);
+                    if let Some(delay) = c.acks.update(ACK_DELAY) {
+                        ack_modes.push((*h, delay));
                     }
                 }
                 changed = true;
@@ -1271,11 +1291,11 @@ impl Stack {
                 }
             }
         }
-        // Out of quick-ack mode: the ACK waits for data to carry it (the
-        // answer to a request), as Linux's once a connection is
-        // interactive; an idle CPU sends it at once.
-        for h in delay_acks {
-            self.sockets.get_mut::<tcp::Socket>(h).set_ack_delay(Some(smoltcp::time::Duration::from_micros(ACK_DELAY_US)));
+        // In or out of quick-ack mode (`acks.rs`): out of it the ACK waits
+        // for data to carry it (the answer to a request), as Linux's once a
+        // connection is interactive; an idle CPU sends it at once.
+        for (h, delay) in ack_modes {
+            self.sockets.get_mut::<tcp::Socket>(h).set_ack_delay(delay);
         }
         // A connection in TIME-WAIT gives its buffers back at once (on
         // these links no late segment needs absorbing); only its port stays
@@ -1337,7 +1357,8 @@ impl Stack {
         }
         // Bounded: each round moves at least one packet or ends.
         for _ in 0..4096 {
-            let ts = now() + smoltcp::time::Duration::from_micros(ahead_us);
+            self.pump_ns = kevlar_platform::time::monotonic_ns();
+            let ts = Instant::from_micros((self.pump_ns / 1000) as i64) + smoltcp::time::Duration::from_micros(ahead_us);
             self.iface.poll_maintenance(ts);
             let mut moved = false;
             loop {
@@ -1384,7 +1405,7 @@ impl Stack {
         let mut next = self.sockets.next_poll();
         if self.device.eth.is_some() {
             // The card is polled at every tick.
-            next = next.min((now().total_micros().max(0) as u64).saturating_mul(1000));
+            next = next.min(self.pump_ns);
         }
         self.next_poll_ns = next;
         changed
@@ -1409,7 +1430,7 @@ pub fn with_stack_in<R>(ns: &NetNs, f: impl FnOnce(&mut Stack) -> R) -> R {
     } else {
         ns.next_poll_ns.store(stack.next_poll_ns, Ordering::Release);
     }
-    if stack.next_poll_ns <= kevlar_platform::time::monotonic_ns().saturating_add(ACK_DELAY_US * 1000) {
+    if stack.next_poll_ns <= stack.pump_ns.saturating_add(ACK_DELAY_US * 1000) {
         // Perhaps a delayed ACK: the next CPU to go idle sends it.
         SHORT_TIMERS.store(true, Ordering::Release);
     }

@@ -261,6 +261,7 @@ impl TcpSocket {
                         Ok(0) => Ok(None),
                         Ok(n) => {
                             st.note_local(h);
+                            st.note_sent(h);
                             Ok(Some(n))
                         }
                         Err(_) => Err(Errno::EPIPE),
