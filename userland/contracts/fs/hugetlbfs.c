@@ -10,31 +10,9 @@
 #include <sys/mount.h>
 #include <sys/vfs.h>
 #include "common.h"
+#include "show-mounts.h"
 
 #define HUGETLBFS_MAGIC 0x958458f6
-
-static void show_mounts(const char *label, const char *dir)
-{
-    char cwd[512], want[600], line[1024];
-    if (!getcwd(cwd, sizeof cwd))
-        return;
-    snprintf(want, sizeof want, " %s/%s ", cwd, dir);
-    FILE *f = fopen("/proc/self/mounts", "r");
-    int n = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        char *p = strstr(line, want);
-        if (!p)
-            continue;
-        n++;
-        p += strlen(want);
-        p[strcspn(p, "\n")] = 0;
-        out("%s: /proc/mounts: %s", label, p);
-    }
-    if (f)
-        fclose(f);
-    if (!n)
-        out("%s: not in /proc/mounts", label);
-}
 
 static void show_statfs(const char *label, const char *path)
 {
