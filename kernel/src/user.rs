@@ -12,7 +12,7 @@ use crate::process::{current, scheduler};
 pub static HOOKS: UserHooks = UserHooks {
     syscall,
     user_exception,
-    resolve_user_fault,
+    resolve_user_fault: crate::mm::user_fault::resolve,
     before_user_return,
     timer_tick: scheduler::on_tick,
     idle: scheduler::idle_once,
@@ -68,25 +68,6 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
         Exception::GeneralProtection | Exception::Other(_) => (signal::SIGSEGV, SI_KERNEL, 0),
     };
     signal::send_fault_signal(&thread, sig, code, addr);
-}
-
-/// Maps the user page at `addr` for a load (or a store when `write`) as
-/// a fault there would; false when the access is not allowed. For copies
-/// that ran without resolving faults (`fs::userio`).
-pub(crate) fn fault_in(addr: usize, write: bool) -> bool {
-    kevlar_platform::x86::user::is_user_range(addr, 1) && resolve_user_fault(addr, write)
-}
-
-fn resolve_user_fault(addr: usize, write: bool) -> bool {
-    let Some(thread) = current() else { return false };
-    let vm = thread.process.vm.lock().clone();
-    let outcome = vm.lock().handle_fault(addr, write, false);
-    if outcome == FaultOutcome::OutOfMemory {
-        // The copy fails with EFAULT; the killer runs on the way back to
-        // user mode (locks may be held here).
-        crate::mm::oom::request();
-    }
-    outcome == FaultOutcome::Fixed
 }
 
 /// A system call, and the return-to-user work after it, with one lookup

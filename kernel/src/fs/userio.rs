@@ -191,12 +191,12 @@ fn transfer(thread: &Thread, file: &OpenFile, at: At, buf: usize, len: usize, wr
 /// begin up to 7 bytes before the page that is missing, so that page is
 /// faulted in too when the buffer (up to `end`) reaches it.
 fn fault_in(addr: usize, end: usize, store: bool) -> bool {
-    if !crate::user::fault_in(addr, store) {
+    if !crate::mm::user_fault::fault_in(addr, store) {
         return false;
     }
     let next = (addr | (PAGE_SIZE - 1)) + 1;
     if next - addr < 8 && next < end {
-        return crate::user::fault_in(next, store);
+        return crate::mm::user_fault::fault_in(next, store);
     }
     true
 }

@@ -22,6 +22,7 @@ pub mod vmstat;
 pub mod mempolicy;
 mod remap;
 pub mod layout;
+pub mod user_fault;
 
 /// The lowest address a mapping may use (Linux's default mmap_min_addr).
 pub const MMAP_MIN_ADDR: usize = 0x10000;
