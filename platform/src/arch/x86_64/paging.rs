@@ -473,13 +473,8 @@ impl AddressSpace {
             }
             va = chunk_end;
         }
-        if !any {
-            return;
-        }
-        if count <= 32 {
-            super::tlb::shootdown(self.root, start, end);
-        } else {
-            self.flush_all();
+        if any {
+            self.flush_changed_range(start, end, count);
         }
     }
 
@@ -671,15 +666,22 @@ impl AddressSpace {
         }
         self.mapped_pages -= unmapped;
         any |= unmapped > 0;
-        if !any {
-            return;
+        if any {
+            self.flush_changed_range(start, end, count);
         }
+        // Frames go back only after no CPU can still reach them.
+        drop(released);
+    }
+
+    /// After entries of `[start, end)` changed: the range shot down on
+    /// every CPU for up to 32 pages (this CPU already invalidated them
+    /// one by one while the table is active), the whole TLB beyond.
+    fn flush_changed_range(&self, start: usize, end: usize, count: usize) {
         if count <= 32 {
             super::tlb::shootdown(self.root, start, end);
         } else {
             self.flush_all();
         }
-        drop(released);
     }
 
     /// Makes a copy for `fork`: every user mapping is copied but the
