@@ -30,11 +30,9 @@ instructions.
 Only Kevlar: Linux's symbols are not in its bzImage.
 """
 import argparse
-import bisect
 import collections
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -44,6 +42,8 @@ TOOLS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(TOOLS_DIR)
 sys.path.insert(0, TOOLS_DIR)
 
+from qemu_monitor import Monitor, lookup, symbols  # noqa: E402
+
 
 def load_bench():
     import importlib.util
@@ -52,57 +52,6 @@ def load_bench():
     sys.modules["bench"] = mod
     spec.loader.exec_module(mod)
     return mod
-
-
-def symbols(elf: str):
-    """Sorted (address, size, name) of the ELF's text symbols."""
-    out = subprocess.run(["nm", "-C", "-S", "--defined-only", elf], capture_output=True, text=True,
-                         check=True).stdout
-    syms = []
-    for line in out.splitlines():
-        parts = line.split(" ", 3)
-        if len(parts) == 4 and parts[2].lower() in ("t", "w"):
-            syms.append((int(parts[0], 16), int(parts[1], 16), parts[3]))
-    syms.sort()
-    return syms
-
-
-def lookup(syms, addrs, rip: int) -> str:
-    i = bisect.bisect_right(addrs, rip) - 1
-    if i >= 0:
-        start, size, name = syms[i]
-        if rip < start + max(size, 1) or size == 0:
-            return name
-    return f"?{rip:#x}"
-
-
-class Monitor:
-    def __init__(self, path: str):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        for _ in range(200):
-            try:
-                self.sock.connect(path)
-                break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            raise SystemExit("profile: cannot connect to QEMU's monitor")
-        self.sock.settimeout(5)
-        self.buf = b""
-        self.read_prompt()
-
-    def read_prompt(self) -> str:
-        while b"(qemu) " not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError
-            self.buf += chunk
-        text, _, self.buf = self.buf.partition(b"(qemu) ")
-        return text.decode(errors="replace")
-
-    def ask(self, command: str) -> str:
-        self.sock.sendall(command.encode() + b"\n")
-        return self.read_prompt()
 
 
 class Window:
@@ -193,7 +142,10 @@ def main() -> int:
     # BENCH-BEGIN to its BENCH line on the console).
     window = Window(log_path) if apps else None
     try:
-        mon = Monitor(sock_path)
+        try:
+            mon = Monitor(sock_path)
+        except ConnectionError as e:
+            raise SystemExit(f"profile: {e}")
         while qemu.poll() is None and time.monotonic() < deadline:
             if window and not window.open():
                 time.sleep(0.05)

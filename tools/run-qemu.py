@@ -23,10 +23,15 @@ import dataclasses
 import os
 import selectors
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Optional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemu_monitor  # noqa: E402
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_KERNEL = os.path.join(REPO_ROOT, "build", "kevlar.elf")
@@ -67,6 +72,10 @@ class Options:
     # queues) and give the guest DUMP_GRACE_S more seconds to print it, so
     # that a hang seen once in CI leaves evidence in the log.
     dump_on_hang: bool = False
+    # QEMU's human monitor on this unix socket instead of none (run() sets
+    # it for dump_on_hang: if the guest stays silent after Ctrl-], where
+    # each vCPU is comes from the monitor, tools/qemu_monitor.py).
+    monitor_socket: Optional[str] = None
     log: Optional[str] = None
     gdb: bool = False
     interactive: bool = False
@@ -171,7 +180,8 @@ def build_command(opts) -> list[str]:
     else:
         # The serial port is the only thing on our stdout, so what we read
         # there is exactly the guest's console.
-        cmd += ["-serial", "stdio", "-monitor", "none"]
+        monitor = f"unix:{opts.monitor_socket},server,nowait" if opts.monitor_socket else "none"
+        cmd += ["-serial", "stdio", "-monitor", monitor]
     if opts.virtio_net:
         netdev = "user,id=n0,restrict=on" + "".join(f",guestfwd={rule}" for rule in opts.guestfwd)
         cmd += ["-netdev", netdev, "-device", "virtio-net-pci,netdev=n0"]
@@ -279,6 +289,10 @@ def run(opts) -> Result:
     opts = _coerce(opts)
     if opts.expect not in ("success", "failure"):
         raise ValueError(f"expect must be success or failure, not {opts.expect!r}")
+    monitor_dir = None
+    if opts.dump_on_hang and not opts.interactive and not opts.monitor_socket:
+        monitor_dir = tempfile.mkdtemp(prefix="kevlar-qemu-")
+        opts = dataclasses.replace(opts, monitor_socket=os.path.join(monitor_dir, "monitor"))
     cmd = build_command(opts)
     timeout = effective_timeout(opts)
     inputs = [(m, _decode_escapes(t).encode("utf-8")) for m, t in opts.inputs]
@@ -318,6 +332,10 @@ def run(opts) -> Result:
                 proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
+        if timed_out == "quiet" and opts.monitor_socket and proc.poll() is None:
+            # The state dump did not come: ask QEMU where each CPU is.
+            for line in qemu_monitor.vcpu_report(opts.monitor_socket, opts.kernel):
+                sink.note(line)
         if timed_out:
             proc.kill()
         status = proc.wait()
@@ -333,6 +351,8 @@ def run(opts) -> Result:
                 except OSError:
                     pass  # e.g. EPIPE flushing stdin to a dead QEMU
         elapsed = time.monotonic() - start
+        if monitor_dir:
+            shutil.rmtree(monitor_dir, ignore_errors=True)
         if timed_out == "quiet":
             sink.note(f"TIMEOUT: QEMU killed after {elapsed:.1f}s: no output for "
                       f"{opts.quiet_timeout:g}s; the guest did not exit")
