@@ -7,7 +7,8 @@
  * by mount_setattr(AT_SYMLINK_NOFOLLOW) or by MS_REMOUNT|MS_BIND|MS_RDONLY
  * through /proc/self/fd/N, then the unit root moved onto / and chrooted
  * into. Only those binds become read-only: the tmpfs around them (the
- * service's /run) stays writable, and the parent's view is untouched.
+ * service's /run) stays writable (creating, touching and chmod-ing a file
+ * through its descriptor), and the parent's view is untouched.
  * udevd failed "Failed to touch /run/udev/queue: Read-only file system"
  * when the wrong mount took the flag. */
 #include "../common.h"
@@ -19,14 +20,21 @@
 
 #define RUN "/svcns"
 
+/* Creates `path`, then touches it as udevd does (futimens on the
+ * descriptor) and changes its mode through the descriptor. */
 static void try_create(const char *label, const char *path)
 {
     int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-    out("%s: %s", label, fd < 0 ? errname(errno) : "ok");
-    if (fd >= 0) {
-        close(fd);
-        unlink(path);
+    if (fd < 0) {
+        out("%s: %s", label, errname(errno));
+        return;
     }
+    int touched = futimens(fd, NULL);
+    const char *touch = touched ? errname(errno) : "ok";
+    int chmodded = fchmod(fd, 0600);
+    out("%s: ok, futimens %s, fchmod %s", label, touch, chmodded ? errname(errno) : "ok");
+    close(fd);
+    unlink(path);
 }
 
 /* A bind of `path` over itself, named by an O_PATH descriptor as
