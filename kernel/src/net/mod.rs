@@ -622,8 +622,9 @@ pub fn set_socket_option(socket: &dyn Socket, name: u32, raw: &[u8]) -> Result<(
         netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => o.sndtimeo_ns = timeout_from_timeval(raw)?,
         netabi::SO_PASSCRED => o.passcred = on,
         netabi::SO_PASSSEC => o.passsec = on,
-        // Only AF_UNIX sockets take them here (their receive path adds the
-        // control message; a stream socket, as on Linux, never does).
+        // Only AF_UNIX sockets take them here: their datagram and
+        // seqpacket receive paths add the control message (a stream
+        // socket takes the option and, as on Linux, never stamps).
         name if timestamp::is_option(name) && socket.family() == u32::from(netabi::AF_UNIX) => o.timestamping.set(name, on),
         netabi::SO_REUSEADDR => o.reuseaddr = on,
         netabi::SO_REUSEPORT => o.reuseport = on,
