@@ -239,7 +239,25 @@ pub fn open_node(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn I
 /// [`open_node`] of `node` reached through mount `mnt` (NO_MOUNT: not
 /// known): that mount's flags apply, and the open file records it.
 pub fn open_node_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn Inode>, mnt: kevlar_vfs::MountId, flags: u32, created: bool, abs: Vec<u8>) -> Result<Arc<OpenFile>> {
+    let varies = mnt == kevlar_vfs::NO_MOUNT && !node.file_type().is_dir() && mount::flags_vary(&*node);
+    let fs_id = node.fs_id();
     let file = open_node_in(fs, cred, node, mnt, flags, created, abs)?;
+    // A walk that lost track of its mount (through a magic link, or from
+    // a root moved there by MS_MOVE and chroot, as systemd's service
+    // namespaces are) leaves the mount unknown; where binds of the file
+    // system differ in flags, a file cannot tell from itself which one
+    // holds it, so its directory's mount is recorded: later calls on the
+    // descriptor (futimens, fchmod...) then apply that mount's flags, not
+    // another bind's (udevd's "Failed to touch /run/udev/queue:
+    // Read-only file system" under a read-only bind elsewhere in /run).
+    // A path that is not the file's (/proc/self/fd/N) names another file
+    // system's directory: then nothing is recorded.
+    let mnt = if varies {
+        let parent = fs.lookup_parent(cred, None, &file.path).ok().filter(|parent| parent.dir.fs_id() == fs_id);
+        parent.and_then(|parent| mount::mount_of(&*parent.dir)).map_or(kevlar_vfs::NO_MOUNT, |m| m.id)
+    } else {
+        mnt
+    };
     file.set_mount(mnt);
     if flags & abi::O_PATH == 0 {
         notify::file_opened(&file);

@@ -1192,8 +1192,9 @@ pub fn move_mount_at(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: A
     let mut mount = mounts.remove(index);
     mount.on_key = Some(key(&*on));
     mount.on = Some(on);
-    mount.path = path;
+    let old_path = core::mem::replace(&mut mount.path, path);
     mount.parent_id = parent_id;
+    rebase_paths_below(&mut mounts, mount.id, &old_path, &mount.path);
     ns.update_filters(&mounts);
     drop(mounts);
     // Moved under a shared mount, it is propagated to its peers and
@@ -1203,6 +1204,30 @@ pub fn move_mount_at(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: A
     // here but are not copied to the peers.)
     super::propagation::add_propagated(&ns, mount);
     Ok(())
+}
+
+
+/// The mounts below a moved mount move with it: their recorded paths
+/// (`Mount::path`, the mounter's view) start with the moved mount's old
+/// path and now start with its new one. Mounts on files need this most:
+/// their place cannot be found again by walking up from the file.
+fn rebase_paths_below(mounts: &mut [Mount], moved: u32, old: &[u8], new: &[u8]) {
+    let mut below = alloc::vec![moved];
+    let mut i = 0;
+    while i < below.len() {
+        let parent = below[i];
+        below.extend(mounts.iter().filter(|m| m.parent_id == parent && m.id != moved).map(|m| m.id));
+        i += 1;
+    }
+    for m in mounts.iter_mut().filter(|m| m.id != moved && below.contains(&m.id)) {
+        let Some(rest) = m.path.strip_prefix(old) else { continue };
+        if !rest.starts_with(b"/") {
+            continue;
+        }
+        let mut path = if new == b"/" { Vec::new() } else { new.to_vec() };
+        path.extend_from_slice(rest);
+        m.path = path;
+    }
 }
 
 

@@ -16,6 +16,7 @@ pub mod procnet;
 pub mod sockfilter;
 pub mod sysctl;
 pub mod sysfs;
+pub mod timestamp;
 pub mod unix;
 
 use alloc::sync::Arc;
@@ -469,9 +470,9 @@ pub struct OptionValues {
     /// SO_PASSSEC: kept and reported; with no security module there is no
     /// SCM_SECURITY message to pass, as on a Linux without an LSM.
     pub passsec: bool,
-    /// SO_TIMESTAMP (AF_UNIX datagram sockets: SCM_TIMESTAMP on each
-    /// message received).
-    pub timestamp: bool,
+    /// SO_TIMESTAMP, SO_TIMESTAMPNS and their _NEW forms (AF_UNIX
+    /// sockets; datagram and seqpacket ones stamp what they receive).
+    pub timestamping: timestamp::Timestamping,
     /// SO_REUSEADDR.
     pub reuseaddr: bool,
     /// SO_REUSEPORT.
@@ -499,7 +500,7 @@ impl Default for OptionValues {
             sndtimeo_ns: None,
             passcred: false,
             passsec: false,
-            timestamp: false,
+            timestamping: timestamp::Timestamping::default(),
             reuseaddr: false,
             reuseport: false,
             keepalive: false,
@@ -544,6 +545,11 @@ impl SocketOptions {
     /// Returns SO_PASSCRED.
     pub fn passcred(&self) -> bool {
         self.values.lock().passcred
+    }
+
+    /// Returns the receive-timestamp flags.
+    pub fn timestamping(&self) -> timestamp::Timestamping {
+        self.values.lock().timestamping
     }
 
     /// Sets SO_PASSCRED (inherited by accepted sockets).
@@ -616,8 +622,10 @@ pub fn set_socket_option(socket: &dyn Socket, name: u32, raw: &[u8]) -> Result<(
         netabi::SO_SNDTIMEO_OLD | netabi::SO_SNDTIMEO_NEW => o.sndtimeo_ns = timeout_from_timeval(raw)?,
         netabi::SO_PASSCRED => o.passcred = on,
         netabi::SO_PASSSEC => o.passsec = on,
-        // Only the sockets whose receive path adds SCM_TIMESTAMP take it.
-        netabi::SO_TIMESTAMP_OLD if socket.family() == u32::from(netabi::AF_UNIX) && socket.sock_type() == netabi::SOCK_DGRAM => o.timestamp = on,
+        // Only AF_UNIX sockets take them here: their datagram and
+        // seqpacket receive paths add the control message (a stream
+        // socket takes the option and, as on Linux, never stamps).
+        name if timestamp::is_option(name) && socket.family() == u32::from(netabi::AF_UNIX) => o.timestamping.set(name, on),
         netabi::SO_REUSEADDR => o.reuseaddr = on,
         netabi::SO_REUSEPORT => o.reuseport = on,
         netabi::SO_KEEPALIVE => o.keepalive = on,
@@ -669,7 +677,7 @@ pub fn get_socket_option(socket: &dyn Socket, name: u32) -> Result<Vec<u8>> {
         netabi::SO_PASSCRED => int(o.passcred as i32),
         netabi::SO_PASSSEC => int(o.passsec as i32),
         netabi::SO_LOCK_FILTER => int(socket.options().filter.locked() as i32),
-        netabi::SO_TIMESTAMP_OLD if socket.family() == u32::from(netabi::AF_UNIX) && socket.sock_type() == netabi::SOCK_DGRAM => int(o.timestamp as i32),
+        name if timestamp::is_option(name) && socket.family() == u32::from(netabi::AF_UNIX) => int(o.timestamping.get(name) as i32),
         netabi::SO_PEERCRED => {
             let cred = socket.peer_cred();
             Ucred { pid: crate::ns::pid::local(cred.pid), ..cred }.to_bytes().to_vec()

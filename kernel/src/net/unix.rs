@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use kevlar_platform::sync::SpinLock;
-use kevlar_vfs::{FileType, Inode, WalkFlags};
+use kevlar_vfs::{FileType, Inode, Timespec, WalkFlags};
 use linux_raw_sys::net as netabi;
 
 use super::{wait_for, Incoming, Outgoing, Sink, Socket, SocketOptions, Ucred};
@@ -73,6 +73,9 @@ struct Message {
     creds: Option<Ucred>,
     /// Open files passed (SCM_RIGHTS).
     rights: Vec<Arc<OpenFile>>,
+    /// When it was sent, if the receiver asked for timestamps then (as
+    /// Linux stamps a datagram in unix_dgram_sendmsg).
+    stamp: Option<Timespec>,
 }
 
 impl Message {
@@ -620,7 +623,7 @@ impl UnixSocket {
             };
             let charge = size + MESSAGE_OVERHEAD;
             self.wmem.fetch_add(charge, Ordering::AcqRel);
-            let mut message = Message { data, consumed: 0, sender: self.arc(), charge, creds: None, rights: core::mem::take(&mut rights) };
+            let mut message = Message { data, consumed: 0, sender: self.arc(), charge, creds: None, rights: core::mem::take(&mut rights), stamp: None };
             let mut p = peer.inner.lock();
             if p.dead || p.shutdown & RCV_SHUTDOWN != 0 {
                 drop(p);
@@ -660,7 +663,7 @@ impl UnixSocket {
         let data = msg.data.take(len)?;
         let charge = len + MESSAGE_OVERHEAD;
         self.wmem.fetch_add(charge, Ordering::AcqRel);
-        let mut message = Message { data, consumed: 0, sender: self.arc(), charge, creds: None, rights: core::mem::take(&mut msg.rights) };
+        let mut message = Message { data, consumed: 0, sender: self.arc(), charge, creds: None, rights: core::mem::take(&mut msg.rights), stamp: None };
         loop {
             let other = match target.take() {
                 Some(t) => t,
@@ -676,6 +679,9 @@ impl UnixSocket {
                 None => return Ok(len),
                 Some(keep) => message.data.truncate(keep),
             }
+            // Read before the receiver's queue is locked: the option's lock
+            // is never taken inside it.
+            let stamp = other.options.timestamping().on.then(crate::clock::now);
             let mut o = other.inner.lock();
             if o.peer.as_ref().is_some_and(|p| !p.is(self)) {
                 return Err(Errno::EPERM);
@@ -720,6 +726,7 @@ impl UnixSocket {
                 continue;
             }
             message.creds = self.message_creds(msg.creds, &other, o.has_file);
+            message.stamp = stamp;
             o.queue.push_back(message);
             drop(o);
             other.changed();
@@ -862,7 +869,7 @@ impl UnixSocket {
         // the end (a shut-down receiving side).
         enum Got {
             Taken(Message),
-            Peeked(Vec<u8>, Arc<UnixSocket>, Option<Ucred>, Vec<Arc<OpenFile>>),
+            Peeked(Vec<u8>, Arc<UnixSocket>, Option<Ucred>, Vec<Arc<OpenFile>>, Option<Timespec>),
             End,
         }
         let got = wait_for(&self.waiters, nonblocking, opts.rcvtimeo_ns, || {
@@ -873,7 +880,7 @@ impl UnixSocket {
             }
             if let Some(front) = s.queue.front() {
                 if peek {
-                    return Ok(Some(Got::Peeked(front.data.clone(), front.sender.clone(), front.creds, front.rights.clone())));
+                    return Ok(Some(Got::Peeked(front.data.clone(), front.sender.clone(), front.creds, front.rights.clone(), front.stamp)));
                 }
                 return Ok(Some(Got::Taken(s.queue.pop_front().unwrap())));
             }
@@ -891,13 +898,13 @@ impl UnixSocket {
             Err(Errno::EAGAIN) if seqpacket && self.inner.lock().shutdown & RCV_SHUTDOWN != 0 => Got::End,
             other => other?,
         };
-        let (data, sender, creds, rights, taken) = match got {
+        let (data, sender, creds, rights, stamp, taken) = match got {
             Got::End => return Ok(Incoming::default()),
-            Got::Peeked(data, sender, creds, rights) => (data, sender, creds, rights, None),
+            Got::Peeked(data, sender, creds, rights, stamp) => (data, sender, creds, rights, stamp, None),
             Got::Taken(mut m) => {
                 let data = core::mem::take(&mut m.data);
                 let rights = core::mem::take(&mut m.rights);
-                (data, m.sender.clone(), m.creds, rights, Some(m))
+                (data, m.sender.clone(), m.creds, rights, m.stamp, Some(m))
             }
         };
         if taken.is_some() {
@@ -915,14 +922,11 @@ impl UnixSocket {
         out.len = if flags & netabi::MSG_TRUNC != 0 { data.len() } else { n };
         out.from = sender.name().map(|n| n.to_vec());
         out.rights = rights;
-        if opts.timestamp {
-            // SCM_TIMESTAMP, a struct timeval, before the credentials (the
-            // time of the receive: Linux's when the sender did not stamp).
-            let now = crate::clock::now();
-            let mut tv = Vec::with_capacity(16);
-            tv.extend_from_slice(&now.sec.to_le_bytes());
-            tv.extend_from_slice(&(i64::from(now.nsec) / 1000).to_le_bytes());
-            out.control.push((netabi::SOL_SOCKET, netabi::SO_TIMESTAMP_OLD, tv));
+        // The timestamp before the credentials, as Linux orders them; a
+        // message sent before the option was set has none, and gets the
+        // time of the receive (Linux's __sock_recv_timestamp).
+        if let Some((kind, payload)) = opts.timestamping.control(stamp.unwrap_or_else(crate::clock::now)) {
+            out.control.push((netabi::SOL_SOCKET, kind, payload));
         }
         if opts.passcred {
             out.creds = Some(creds.unwrap_or(NO_CREDS));

@@ -433,7 +433,7 @@ syscall_table! { thread, frame, a;
         nr::__NR_sendmmsg => socket::sendmmsg(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3)),
         nr::__NR_recvmmsg => socket::recvmmsg(thread, a.i32(0), a.usize(1), a.u32(2), a.u32(3), a.usize(4)),
         nr::__NR_shutdown => socket::shutdown(thread, a.i32(0), a.i32(1)),
-        // partial(setsockopt): SOL_SOCKET options (no SO_PEEK_OFF, SO_TIMESTAMP*, SO_BINDTODEVICE; SO_PASSSEC kept, no LSM labels), TCP_NODELAY, TCP_CORK, TCP_KEEPIDLE/KEEPINTVL/KEEPCNT, IP_TTL and IP_TOS; other TCP/IP options ENOPROTOOPT
+        // partial(setsockopt): SOL_SOCKET options (no SO_PEEK_OFF, SO_BINDTODEVICE; SO_TIMESTAMP* on AF_UNIX only; SO_PASSSEC kept, no LSM labels), TCP_NODELAY, TCP_CORK, TCP_KEEPIDLE/KEEPINTVL/KEEPCNT, IP_TTL and IP_TOS; other TCP/IP options ENOPROTOOPT
         nr::__NR_setsockopt => socket::setsockopt(thread, a.i32(0), a.i32(1), a.u32(2), a.usize(3), a.i32(4)),
         nr::__NR_getsockopt => socket::getsockopt(thread, a.i32(0), a.i32(1), a.u32(2), a.usize(3), a.usize(4)),
 

@@ -1073,7 +1073,14 @@ fn limits(p: &Arc<Process>) -> Result<Vec<u8>> {
     for (name, resource, unit) in ROWS {
         let show = |v: u64| if v == u64::MAX { String::from("unlimited") } else { format!("{}", v) };
         let [soft, hard] = limits[resource as usize];
-        let _ = writeln!(out, "{:<25} {:<20} {:<20} {:<10}", name, show(soft), show(hard), unit);
+        let _ = write!(out, "{:<25} {:<20} {:<20} ", name, show(soft), show(hard));
+        // Linux pads the units column only where a limit has a unit: the
+        // unitless lines are shorter than the header, and pam_limits tells
+        // a line with a unit from one without by its length.
+        if !unit.is_empty() {
+            let _ = write!(out, "{:<10}", unit);
+        }
+        out.push('\n');
     }
     Ok(out.into_bytes())
 }
