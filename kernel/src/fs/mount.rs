@@ -1183,11 +1183,24 @@ pub fn move_mount_at(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: A
     let ns = current_ns();
     let mut mounts = ns.mounts.lock();
     let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
-    if mounts[index].id == parent_id {
-        return Err(Errno::ELOOP);
-    }
     if mounts[index].on.is_none() {
         return Err(Errno::EINVAL);
+    }
+    let moved = mounts[index].id;
+    let is_shared = |id: u32| mounts.iter().any(|m| m.id == id && m.prop.group != 0);
+    // Linux's do_move_mount: a mount sitting in a shared mount stays, as
+    // its copies on the peers could not follow it; and a tree holding an
+    // unbindable mount cannot go under a shared one, whose peers would
+    // get copies of it.
+    if is_shared(mounts[index].parent_id) {
+        return Err(Errno::EINVAL);
+    }
+    if is_shared(parent_id) && mounts.iter().any(|m| m.prop.unbindable && is_within(&mounts, m.id, moved)) {
+        return Err(Errno::EINVAL);
+    }
+    // Onto itself or anything inside the tree it heads.
+    if is_within(&mounts, parent_id, moved) {
+        return Err(Errno::ELOOP);
     }
     let mut mount = mounts.remove(index);
     mount.on_key = Some(key(&*on));
@@ -1205,6 +1218,22 @@ pub fn move_mount_at(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: A
     Ok(())
 }
 
+
+/// Tells whether mount `id` is mount `ancestor` or lies below it.
+fn is_within(mounts: &[Mount], id: u32, ancestor: u32) -> bool {
+    let mut at = id;
+    // Each step goes one mount up; a table has no longer chain.
+    for _ in 0..=mounts.len() {
+        if at == ancestor {
+            return true;
+        }
+        match mounts.iter().find(|m| m.id == at) {
+            Some(m) if m.on.is_some() && m.parent_id != at => at = m.parent_id,
+            _ => return false,
+        }
+    }
+    false
+}
 
 /// Unmounts mount `mnt` (the walk's; its root must be `root`). Without
 /// `detach`, fails with EBUSY while something is mounted inside it or a
