@@ -1183,11 +1183,24 @@ pub fn move_mount_at(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: A
     let ns = current_ns();
     let mut mounts = ns.mounts.lock();
     let index = index_of_mount(&mounts, mnt, root).ok_or(Errno::EINVAL)?;
-    if mounts[index].id == parent_id {
-        return Err(Errno::ELOOP);
-    }
     if mounts[index].on.is_none() {
         return Err(Errno::EINVAL);
+    }
+    let moved = mounts[index].id;
+    let is_shared = |id: u32| mounts.iter().any(|m| m.id == id && m.prop.group != 0);
+    // Linux's do_move_mount: a mount sitting in a shared mount stays, as
+    // its copies on the peers could not follow it; and a tree holding an
+    // unbindable mount cannot go under a shared one, whose peers would
+    // get copies of it.
+    if is_shared(mounts[index].parent_id) {
+        return Err(Errno::EINVAL);
+    }
+    if is_shared(parent_id) && mounts.iter().any(|m| m.prop.unbindable && is_within(&mounts, m.id, moved)) {
+        return Err(Errno::EINVAL);
+    }
+    // Onto itself or anything inside the tree it heads.
+    if is_within(&mounts, parent_id, moved) {
+        return Err(Errno::ELOOP);
     }
     let mut mount = mounts.remove(index);
     mount.on_key = Some(key(&*on));
@@ -1212,14 +1225,8 @@ pub fn move_mount_at(mnt: MountId, root: &Arc<dyn Inode>, parent: MountId, on: A
 /// path and now start with its new one. Mounts on files need this most:
 /// their place cannot be found again by walking up from the file.
 fn rebase_paths_below(mounts: &mut [Mount], moved: u32, old: &[u8], new: &[u8]) {
-    let mut below = alloc::vec![moved];
-    let mut i = 0;
-    while i < below.len() {
-        let parent = below[i];
-        below.extend(mounts.iter().filter(|m| m.parent_id == parent && m.id != moved).map(|m| m.id));
-        i += 1;
-    }
-    for m in mounts.iter_mut().filter(|m| m.id != moved && below.contains(&m.id)) {
+    let below: Vec<u32> = mounts.iter().filter(|m| m.id != moved && is_within(mounts, m.id, moved)).map(|m| m.id).collect();
+    for m in mounts.iter_mut().filter(|m| below.contains(&m.id)) {
         let Some(rest) = m.path.strip_prefix(old) else { continue };
         if !rest.starts_with(b"/") {
             continue;
@@ -1230,6 +1237,21 @@ fn rebase_paths_below(mounts: &mut [Mount], moved: u32, old: &[u8], new: &[u8]) 
     }
 }
 
+/// Tells whether mount `id` is mount `ancestor` or lies below it.
+fn is_within(mounts: &[Mount], id: u32, ancestor: u32) -> bool {
+    let mut at = id;
+    // Each step goes one mount up; a table has no longer chain.
+    for _ in 0..=mounts.len() {
+        if at == ancestor {
+            return true;
+        }
+        match mounts.iter().find(|m| m.id == at) {
+            Some(m) if m.on.is_some() && m.parent_id != at => at = m.parent_id,
+            _ => return false,
+        }
+    }
+    false
+}
 
 /// Unmounts mount `mnt` (the walk's; its root must be `root`). Without
 /// `detach`, fails with EBUSY while something is mounted inside it or a

@@ -235,6 +235,9 @@ fn new_fs(ty: SimpleType, o: &Options) -> Arc<TmpFs> {
         // hugetlbfs's root counts against nr_inodes, as tmpfs's does.
         max_inodes: o.max_inodes,
         max_pages: if ty == SimpleType::Hugetlbfs { o.max_hpages.map(|n| n.saturating_mul(HUGE_PAGE_SIZE / 4096)) } else { None },
+        // hugetlbfs's files have no write_iter: write(2) is EINVAL (data
+        // goes in through mappings of huge pages).
+        no_write: ty == SimpleType::Hugetlbfs,
         ..TmpFsOptions::default()
     })
 }

@@ -179,7 +179,7 @@ fn submit_prepared(thread: &Thread, ctx: &Arc<Context>, user_iocb: usize, iocb: 
             if !f.ops.is_seekable() {
                 return Err(Errno::EINVAL);
             }
-            result(super::fs::fsync(thread, iocb.fd as i32))
+            result(super::fs::fsync_file(&f))
         }
         IOCB_CMD_POLL => {
             if iocb.buf as u16 as u64 != iocb.buf {
@@ -255,26 +255,27 @@ fn user_range(base: usize, len: usize) -> Result<()> {
     if kevlar_platform::x86::user::is_user_range(base, len) { Ok(()) } else { Err(Errno::EFAULT) }
 }
 
-fn read(thread: &Thread, f: &OpenFile, iocb: &Iocb, vectored: bool) -> Result<i64> {
+// The I/O is done on the file looked up at submission (Linux's iocb holds
+// it): the descriptor may name another file by the time a blocked
+// request goes on.
+fn read(thread: &Thread, f: &Arc<OpenFile>, iocb: &Iocb, vectored: bool) -> Result<i64> {
     if let Some(res) = prepare_rw(thread, f, iocb, vectored, false)? {
         return Ok(res);
     }
-    let fd = iocb.fd as i32;
     let (buf, n) = (iocb.buf as usize, iocb.nbytes as usize);
     let seekable = f.ops.is_seekable();
-    Ok(result(match (vectored, seekable) {
-        (false, true) => super::fs::pread(thread, fd, buf, n, iocb.offset),
-        (false, false) => super::fs::read(thread, fd, buf, n),
-        (true, true) => super::fs::readv(thread, fd, buf, n, Some(iocb.offset)),
-        (true, false) => super::fs::readv(thread, fd, buf, n, None),
+    let offset = seekable.then_some(iocb.offset);
+    Ok(result(match (vectored, offset) {
+        (false, Some(offset)) => super::fs::pread_file(thread, f, buf, n, offset),
+        (false, None) => super::fs::read_file(thread, f, buf, n),
+        (true, offset) => super::fs::read_iovecs(buf, n).and_then(|vecs| super::fs::readv_file(thread, f, vecs, offset)),
     }))
 }
 
-fn write(thread: &Thread, f: &OpenFile, iocb: &Iocb, vectored: bool) -> Result<i64> {
+fn write(thread: &Thread, f: &Arc<OpenFile>, iocb: &Iocb, vectored: bool) -> Result<i64> {
     if let Some(res) = prepare_rw(thread, f, iocb, vectored, true)? {
         return Ok(res);
     }
-    let fd = iocb.fd as i32;
     let (buf, n) = (iocb.buf as usize, iocb.nbytes as usize);
     let seekable = f.ops.is_seekable();
     // RWF_APPEND writes at the end, as O_APPEND.
@@ -286,15 +287,15 @@ fn write(thread: &Thread, f: &OpenFile, iocb: &Iocb, vectored: bool) -> Result<i
     } else {
         iocb.offset
     };
-    let written = match (vectored, seekable) {
-        (false, true) => super::fs::pwrite(thread, fd, buf, n, offset),
-        (false, false) => super::fs::write(thread, fd, buf, n),
-        (true, true) => super::fs::writev(thread, fd, buf, n, Some(offset)),
-        (true, false) => super::fs::writev(thread, fd, buf, n, None),
+    let offset = seekable.then_some(offset);
+    let written = match (vectored, offset) {
+        (false, Some(offset)) => super::fs::pwrite_file(thread, f, buf, n, offset),
+        (false, None) => super::fs::write_file(thread, f, buf, n),
+        (true, offset) => super::fs::read_iovecs(buf, n).and_then(|vecs| super::fs::writev_file(thread, f, vecs, offset)),
     };
     // RWF_SYNC and RWF_DSYNC: the data is on the disk before completion.
     if written.is_ok() && seekable && iocb.rw_flags & (abi::RWF_SYNC | abi::RWF_DSYNC) != 0 {
-        if let Err(e) = super::fs::fsync(thread, fd) {
+        if let Err(e) = super::fs::fsync_file(f) {
             return Ok(-(e.code() as i64));
         }
     }

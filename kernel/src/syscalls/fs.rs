@@ -129,7 +129,12 @@ fn check_user_buffer(addr: usize, len: usize) -> Result<()> {
 }
 
 pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
-    let f = file(thread, fd)?;
+    read_file(thread, &file(thread, fd)?, buf, len)
+}
+
+/// read(2) of an open file (also an aio request's, on the file it was
+/// submitted with).
+pub(super) fn read_file(thread: &Thread, f: &Arc<OpenFile>, buf: usize, len: usize) -> Result<isize> {
     check_user_buffer(buf, len)?;
     if super::socket::is_socket(&f) {
         return super::socket::read_socket(&f, vec![(buf, len)]);
@@ -180,7 +185,11 @@ pub fn read(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
 }
 
 pub fn write(thread: &Thread, fd: i32, buf: usize, len: usize) -> Result<isize> {
-    let f = file(thread, fd)?;
+    write_file(thread, &file(thread, fd)?, buf, len)
+}
+
+/// write(2) of an open file.
+pub(super) fn write_file(thread: &Thread, f: &Arc<OpenFile>, buf: usize, len: usize) -> Result<isize> {
     check_user_buffer(buf, len)?;
     if super::socket::is_socket(&f) {
         return super::socket::write_socket(&f, vec![(buf, len)]);
@@ -250,7 +259,12 @@ pub(super) fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)
 
 pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
     let vecs = read_iovecs(iov, count)?;
-    let f = file(thread, fd)?;
+    readv_file(thread, &file(thread, fd)?, vecs, offset)
+}
+
+/// readv(2) (preadv(2) with an offset) of an open file, the vectors read.
+pub(super) fn readv_file(thread: &Thread, f: &Arc<OpenFile>, vecs: Vec<(usize, usize)>, offset: Option<i64>) -> Result<isize> {
+    let count = vecs.len();
     if offset.is_none() && super::socket::is_socket(&f) {
         // One receive for all segments (a datagram is not split across calls).
         for &(base, len) in &vecs {
@@ -274,8 +288,8 @@ pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<
             continue;
         }
         let n = match pos {
-            Some(p) => pread(thread, fd, base, len, p)?,
-            None => read(thread, fd, base, len)?,
+            Some(p) => pread_file(thread, f, base, len, p)?,
+            None => read_file(thread, f, base, len)?,
         };
         total += n;
         if let Some(p) = pos.as_mut() {
@@ -374,7 +388,11 @@ fn readv_small(f: &Arc<OpenFile>, vecs: &[(usize, usize)], wanted: usize, offset
 
 pub fn writev(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
     let vecs = read_iovecs(iov, count)?;
-    let f = file(thread, fd)?;
+    writev_file(thread, &file(thread, fd)?, vecs, offset)
+}
+
+/// writev(2) (pwritev(2) with an offset) of an open file.
+pub(super) fn writev_file(thread: &Thread, f: &Arc<OpenFile>, vecs: Vec<(usize, usize)>, offset: Option<i64>) -> Result<isize> {
     if offset.is_none() && super::socket::is_socket(&f) {
         for &(base, len) in &vecs {
             check_user_buffer(base, len)?;
@@ -410,8 +428,8 @@ pub fn writev(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option
     let mut pos = offset;
     for (base, len) in vecs {
         let n = match pos {
-            Some(p) => pwrite(thread, fd, base, len, p)?,
-            None => write(thread, fd, base, len)?,
+            Some(p) => pwrite_file(thread, f, base, len, p)?,
+            None => write_file(thread, f, base, len)?,
         };
         done += n;
         if let Some(p) = pos.as_mut() {
@@ -434,7 +452,11 @@ fn check_range_end(offset: i64, len: usize) -> Result<()> {
 }
 
 pub fn pread(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> Result<isize> {
-    let f = file(thread, fd)?;
+    pread_file(thread, &file(thread, fd)?, buf, len, offset)
+}
+
+/// pread64(2) of an open file.
+pub(super) fn pread_file(thread: &Thread, f: &Arc<OpenFile>, buf: usize, len: usize, offset: i64) -> Result<isize> {
     if offset < 0 {
         return Err(Errno::EINVAL);
     }
@@ -480,7 +502,11 @@ pub fn pread(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> R
 }
 
 pub fn pwrite(thread: &Thread, fd: i32, buf: usize, len: usize, offset: i64) -> Result<isize> {
-    let f = file(thread, fd)?;
+    pwrite_file(thread, &file(thread, fd)?, buf, len, offset)
+}
+
+/// pwrite64(2) of an open file.
+pub(super) fn pwrite_file(thread: &Thread, f: &Arc<OpenFile>, buf: usize, len: usize, offset: i64) -> Result<isize> {
     if offset < 0 {
         return Err(Errno::EINVAL);
     }
@@ -1473,6 +1499,11 @@ pub(super) fn set_times(thread: &Thread, dirfd: i32, path: usize, atime: Option<
 
 pub fn fsync(thread: &Thread, fd: i32) -> Result<isize> {
     let f = file(thread, fd)?;
+    fsync_file(&f)
+}
+
+/// fsync(2) of an open file.
+pub(super) fn fsync_file(f: &OpenFile) -> Result<isize> {
     // Pipes, sockets and terminals cannot be synced.
     if !f.ops.is_seekable() {
         return Err(Errno::EINVAL);

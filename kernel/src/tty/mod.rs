@@ -49,6 +49,11 @@ enum Driver {
     PtySlave(Weak<pty::Pty>),
 }
 
+/// Session leaders whose terminal hung up under them, with the group that
+/// was in the foreground then (Linux's `signal->tty_old_pgrp`): when the
+/// leader exits, that group gets SIGHUP and SIGCONT.
+static OLD_PGRP: SpinLock<Vec<(Pid, Pid)>> = SpinLock::new(Vec::new());
+
 /// Readiness changes of any terminal or pty master so far: what
 /// edge-triggered epoll compares (an approximation over all terminals: an
 /// entry may report again after another terminal's change, never miss one).
@@ -413,6 +418,11 @@ impl Tty {
                 if p.pid == sid && !is_exiting(&p) {
                     send_kernel_signal(&p, signal::SIGHUP);
                     send_kernel_signal(&p, signal::SIGCONT);
+                    if let Some(pgrp) = pgrp {
+                        let mut old = OLD_PGRP.lock();
+                        old.retain(|&(leader, _)| leader != p.pid);
+                        old.push((p.pid, pgrp));
+                    }
                 }
             }
         }
@@ -630,6 +640,16 @@ impl Tty {
             }
             // Only a master has a peer to open (Linux checks the driver).
             ioctl::TIOCGPTPEER => Err(Errno::EIO),
+            ioctl::TIOCVHANGUP => {
+                // Linux's tty_vhangup of the terminal the call came
+                // through (a master's is handled by the master).
+                let root = process.is_some_and(|p| crate::process::access::capable(&p, abi::CAP_SYS_ADMIN));
+                if !root {
+                    return Err(Errno::EPERM);
+                }
+                self.hangup(false);
+                Ok(0)
+            }
             ioctl::TIOCGETD => {
                 copy_to_user(arg, &0i32.to_le_bytes())?; // N_TTY
                 Ok(0)
@@ -760,6 +780,8 @@ fn set_controlling(process: &Arc<Process>, tty: &Arc<Tty>) -> bool {
         state.session = Some(process.sid.load(Ordering::Relaxed));
         state.pgrp = Some(process.pgid.load(Ordering::Relaxed));
     }
+    // A new terminal: the old one's foreground group is forgotten.
+    OLD_PGRP.lock().retain(|&(leader, _)| leader != process.pid);
     *process.ctty.lock() = Some(tty.clone());
     true
 }
@@ -791,7 +813,20 @@ pub fn on_exit(process: &Arc<Process>) {
     if process.sid.load(Ordering::Relaxed) != process.pid {
         return;
     }
-    let Some(tty) = process.ctty.lock().take() else { return };
+    let old_pgrp = {
+        let mut old = OLD_PGRP.lock();
+        let found = old.iter().position(|&(leader, _)| leader == process.pid);
+        found.map(|i| old.swap_remove(i).1)
+    };
+    let Some(tty) = process.ctty.lock().take() else {
+        // Its terminal hung up while it led the session (disassociate_ctty
+        // with no tty): the group then in the foreground is told now.
+        if let Some(pgrp) = old_pgrp {
+            signal_group(pgrp, signal::SIGHUP);
+            signal_group(pgrp, signal::SIGCONT);
+        }
+        return;
+    };
     if tty.is_pty() {
         tty.disassociate(true);
     } else {

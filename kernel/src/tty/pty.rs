@@ -53,6 +53,9 @@ struct MasterState {
     /// Every slave file closed since the slave was last opened (Linux's
     /// TTY_OTHER_CLOSED on the master).
     slave_closed: bool,
+    /// TIOCVHANGUP on the master: its files read end of file, fail writes
+    /// and ioctls (Linux's hung_up_tty_fops); the slave is not touched.
+    hung_up: bool,
     /// The /dev/pts/N node's attributes.
     node: NodeAttrs,
 }
@@ -178,6 +181,7 @@ pub fn open_master(stat: &Stat) -> Result<Arc<dyn FileOps>> {
                 locked: true,
                 master_open: true,
                 slave_closed: false,
+                hung_up: false,
                 node,
             }),
             wait: WaitQueue::new(),
@@ -233,6 +237,9 @@ impl FileOps for MasterFile {
         loop {
             {
                 let mut state = self.pty.state.lock();
+                if state.hung_up {
+                    return Ok(0);
+                }
                 if !state.output.is_empty() {
                     let n = buf.len().min(state.output.len());
                     for (slot, byte) in buf.iter_mut().zip(state.output.drain(..n)) {
@@ -253,7 +260,7 @@ impl FileOps for MasterFile {
             }
             self.pty.wait.wait_until(|| {
                 let state = self.pty.state.lock();
-                Ok((!state.output.is_empty() || state.slave_closed).then_some(()))
+                Ok((!state.output.is_empty() || state.slave_closed || state.hung_up).then_some(()))
             })?;
         }
     }
@@ -261,6 +268,9 @@ impl FileOps for MasterFile {
     fn write(&self, file: &OpenFile, _offset: u64, buf: &[u8]) -> Result<usize> {
         let mut done = 0;
         while done < buf.len() {
+            if self.pty.state.lock().hung_up {
+                return if done > 0 { Ok(done) } else { Err(Errno::EIO) };
+            }
             let taken = self.pty.slave.receive_input(&buf[done..]);
             done += taken;
             if done == buf.len() {
@@ -271,7 +281,7 @@ impl FileOps for MasterFile {
                 if file.nonblocking() {
                     return if done > 0 { Ok(done) } else { Err(Errno::EAGAIN) };
                 }
-                if let Err(e) = self.pty.wait.wait_until(|| Ok((!self.pty.slave.input_full()).then_some(()))) {
+                if let Err(e) = self.pty.wait.wait_until(|| Ok((!self.pty.slave.input_full() || self.pty.state.lock().hung_up).then_some(()))) {
                     return if done > 0 { Ok(done) } else { Err(e) };
                 }
             }
@@ -300,6 +310,9 @@ impl FileOps for MasterFile {
         let mut events = 0;
         {
             let state = self.pty.state.lock();
+            if state.hung_up {
+                return super::HUNG_UP_EVENTS;
+            }
             if !state.output.is_empty() {
                 events |= POLLIN;
             }
@@ -314,6 +327,9 @@ impl FileOps for MasterFile {
     }
 
     fn ioctl(&self, _file: &OpenFile, request: u32, arg: usize) -> Result<isize> {
+        if self.pty.state.lock().hung_up {
+            return Err(if request == ioctl::TIOCSPGRP { Errno::ENOTTY } else { Errno::EIO });
+        }
         match request {
             ioctl::TIOCGPTN => {
                 copy_to_user(arg, &self.pty.index.to_le_bytes())?;
@@ -330,6 +346,18 @@ impl FileOps for MasterFile {
                 Ok(0)
             }
             ioctl::TIOCGPTPEER => self.open_peer(arg as u32),
+            ioctl::TIOCVHANGUP => {
+                // The master itself hangs up (tty_vhangup of the file's own
+                // terminal, not the slave).
+                let root = current().is_some_and(|t| crate::process::access::capable(&t.process, abi::CAP_SYS_ADMIN));
+                if !root {
+                    return Err(Errno::EPERM);
+                }
+                self.pty.state.lock().hung_up = true;
+                self.pty.wait.wake_all();
+                super::notify_ready();
+                Ok(0)
+            }
             ioctl::TIOCSIG => {
                 // Signal the slave's foreground group, as if typed.
                 let sig = arg as u32;

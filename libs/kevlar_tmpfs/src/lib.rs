@@ -136,6 +136,9 @@ pub struct TmpFsOptions {
     /// Most hard links to one node (EMLINK beyond); for directories this
     /// bounds 2 + subdirectories.
     pub max_links: u32,
+    /// Regular files take data only through mappings: write(2) and its
+    /// kin fail with EINVAL (hugetlbfs, whose files have no write_iter).
+    pub no_write: bool,
 }
 
 impl Default for TmpFsOptions {
@@ -149,6 +152,7 @@ impl Default for TmpFsOptions {
             max_pages: None,
             max_inodes: None,
             max_links: u32::MAX,
+            no_write: false,
         }
     }
 }
@@ -184,6 +188,7 @@ struct Shared {
     max_pages: AtomicU64,
     max_inodes: AtomicU64,
     max_links: u32,
+    no_write: bool,
     pages: AtomicU64,
     inodes: AtomicU64,
     /// Where file data pages come from (physical frames in the kernel).
@@ -247,6 +252,7 @@ impl TmpFs {
             max_pages: AtomicU64::new(options.max_pages.unwrap_or(NO_LIMIT)),
             max_inodes: AtomicU64::new(options.max_inodes.unwrap_or(NO_LIMIT)),
             max_links: options.max_links,
+            no_write: options.no_write,
             pages: AtomicU64::new(0),
             // The root always exists, whatever the inode budget says.
             inodes: AtomicU64::new(1),
@@ -638,6 +644,10 @@ impl TmpInode {
     /// faults (`Ok(0)` when nothing moved).
     fn write_io(&self, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Result<usize> {
         let file = self.file()?;
+        if self.shared.no_write {
+            // Before the length: Linux refuses even an empty write.
+            return Err(Errno::EINVAL);
+        }
         if len == 0 {
             // As Linux: a zero-length write changes nothing, not even mtime.
             return Ok(0);

@@ -189,6 +189,24 @@ fn custom_file_size_limit() {
 }
 
 #[test]
+fn no_write_refuses_writes_but_not_reads_or_truncation() {
+    let f = fixture_with(TmpFsOptions {
+        no_write: true,
+        ..TmpFsOptions::default()
+    });
+    let file = mkfile(&f.root, "f");
+    assert_eq!(file.write_at(0, b"x"), Err(Errno::EINVAL));
+    assert_eq!(file.write_at(0, b""), Err(Errno::EINVAL));
+    let mut out = kevlar_vfs::SliceIn::new(b"abc");
+    assert_eq!(file.write_pages(0, 3, &mut out), Some(Err(Errno::EINVAL)));
+    assert_eq!(st(&file).size, 0);
+    file.truncate(2 * PAGE_SIZE as u64).unwrap();
+    let mut buf = [0xffu8; 4];
+    assert_eq!(file.read_at(0, &mut buf).unwrap(), 4);
+    assert_eq!(buf, [0; 4]);
+}
+
+#[test]
 fn page_budget_gives_enospc_and_partial_writes() {
     let f = fixture_with(TmpFsOptions {
         max_pages: Some(2),

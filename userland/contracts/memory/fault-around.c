@@ -3,12 +3,19 @@
  * cached pages of the whole 64 KiB-aligned window around the address
  * (cut at the mapping's start), before the faulting page as well as
  * after it. Counted with /proc/self/stat's minflt: touching the rest of
- * the window afterwards takes no fault. */
+ * the window afterwards takes no fault.
+ *
+ * The window is also cut at the end of the page table (2 MiB of address
+ * space): the mappings are placed at known distances from a table
+ * boundary (placed anywhere, a boundary could cut a window short in one
+ * run and not in the next, as Linux places mappings at random), and one
+ * crosses a boundary on purpose. */
 #include "common.h"
 #include <sys/mman.h>
 
 #define PAGES 64
 #define WINDOW (16 * 4096L)
+#define TABLE_SPAN (2L << 20)
 
 static char statbuf[4096];
 
@@ -50,9 +57,10 @@ int main(void)
     }
     memset(statbuf, 0, sizeof statbuf);
     minflt();
-    /* A place 64 KiB-aligned, so the windows are at known pages. */
-    char *area = mmap(NULL, PAGES * 4096L + 2 * WINDOW, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    char *base = (char *)(((unsigned long)area + WINDOW - 1) & ~(WINDOW - 1));
+    /* A place at the start of a page table's span: 64 KiB-aligned, so the
+     * windows are at known pages, and no table boundary within reach. */
+    char *area = mmap(NULL, 3 * TABLE_SPAN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *base = (char *)(((unsigned long)area + TABLE_SPAN - 1) & ~(TABLE_SPAN - 1));
     char *map = mmap(base, PAGES * 4096L, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
     out("map: %s", map == base ? "ok" : errname(errno));
 
@@ -85,6 +93,16 @@ int main(void)
     out("faults writing page 3: %ld", minflt() - before);
     out("faults reading pages 0-15 after it: %ld", touch(rw, 0, 16));
     out("page 3 reads back: %c, page 4: %c", rw[3 * 4096L], rw[4 * 4096L]);
+
+    /* A mapping across a table boundary, 8 pages before it: the window of
+     * its page 2 stops at the boundary; the next table's first page
+     * faults and maps its own window. */
+    char *across = mmap(base + TABLE_SPAN - 8 * 4096L, 32 * 4096L, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    out("map across a table boundary: %s", across == base + TABLE_SPAN - 8 * 4096L ? "ok" : errname(errno));
+    out("faults reading its page 2: %ld", touch(across, 2, 3));
+    out("faults reading its pages 0-7 after it: %ld", touch(across, 0, 8));
+    out("faults reading its page 8: %ld", touch(across, 8, 9));
+    out("faults reading its pages 8-23 after it: %ld", touch(across, 8, 24));
     close(fd);
     return 0;
 }
