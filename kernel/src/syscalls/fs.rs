@@ -316,30 +316,18 @@ fn rw_pages(thread: &Thread, f: &OpenFile, vecs: &IoVecs, offset: Option<i64>, w
     if write && f.ops.inode().is_some_and(|i| i.file_type() == FileType::Regular) {
         drop_privileges_on_write(thread, f);
     }
-    // The lengths are cut to MAX_RW_COUNT together already.
-    let mut total = 0usize;
-    for &(base, len) in vecs.as_slice() {
-        if len == 0 {
-            continue;
-        }
-        let at = match offset {
-            Some(p) => userio::At::Offset(p as u64 + total as u64),
-            None => userio::At::Position,
-        };
-        let moved = if write { userio::write(thread, f, at, base, len) } else { userio::read(thread, f, at, base, len) };
-        let n = match moved {
-            None if total == 0 => return None,
-            None => break,
-            Some(Ok(n)) => n,
-            Some(Err(_)) if total > 0 => break,
-            Some(Err(e)) => return Some(Err(e)),
-        };
-        total += n;
-        if n < len {
-            break;
-        }
-    }
-    Some(Ok(total as isize))
+    // One pass over the pages for every vector (their lengths are cut
+    // to MAX_RW_COUNT together already).
+    let at = match offset {
+        Some(p) => userio::At::Offset(p as u64),
+        None => userio::At::Position,
+    };
+    let moved = if write {
+        userio::write_vectored(thread, f, at, vecs.as_slice(), vecs.total())
+    } else {
+        userio::read_vectored(thread, f, at, vecs.as_slice(), vecs.total())
+    };
+    Some(moved?.map(|n| n as isize))
 }
 
 /// readv of at most CHUNK bytes: one read into a kernel buffer, scattered
