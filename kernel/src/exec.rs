@@ -309,6 +309,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
         _deny_write: Arc::new(deny_write),
         _opened: Arc::new(opened),
         exe_path: exec_path,
+        exe_text: Default::default(),
         areas: ProgramAreas {
             arg_start: stack.arg_start as usize,
             arg_end: stack.arg_end as usize,

@@ -21,6 +21,7 @@ pub mod mount_root;
 pub mod newmount;
 pub mod pagecache;
 pub mod pages;
+pub mod path_memo;
 pub mod pidfd;
 pub mod pipe;
 pub mod pivot;
@@ -181,9 +182,11 @@ pub fn open_path_resolve(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: 
     let mut created = false;
     let mut tries = 0;
     let mut mnt;
+    let mut followed_links;
     let node = loop {
-        let (found, at) = kevlar_vfs::walk_open_mnt(&fs.walk_context(cred), start, path, walk_flags)?;
+        let (found, at, followed) = kevlar_vfs::walk_open_traced(&fs.walk_context(cred), start, path, walk_flags)?;
         mnt = at;
+        followed_links = followed;
         match found {
             OpenLookup::Found(node) => {
                 if flags & abi::O_CREAT != 0 && flags & abi::O_EXCL != 0 {
@@ -226,7 +229,20 @@ pub fn open_path_resolve(fs: &FsContext, cred: &kevlar_vfs::Credentials, start: 
         // /proc/PID/fd/N of a pipe or device: a new open of the same object.
         return target.reopen(cred, flags);
     }
-    open_node_at(fs, cred, node, mnt, flags, created, FsContext::absolute(&fs.cwd_path, path))
+    // An absolute path of names only, walked without a symlink, is the
+    // real path already: an open through /proc need not resolve it again.
+    let real = !followed_links && start.is_none() && is_plain_absolute(path);
+    let file = open_node_in(fs, cred, node, mnt, flags, created, FsContext::absolute(&fs.cwd_path, path), real)?;
+    file.set_mount(mnt);
+    if flags & abi::O_PATH == 0 {
+        notify::file_opened(&file);
+    }
+    Ok(file)
+}
+
+/// Tells whether `path` is absolute and has no `.` or `..` component.
+fn is_plain_absolute(path: &[u8]) -> bool {
+    path.starts_with(b"/") && !path.split(|&b| b == b'/').any(|c| c == b"." || c == b"..")
 }
 
 /// Opens the node `node` found (or, with `created`, just made) by a path
@@ -241,7 +257,7 @@ pub fn open_node(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn I
 pub fn open_node_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn Inode>, mnt: kevlar_vfs::MountId, flags: u32, created: bool, abs: Vec<u8>) -> Result<Arc<OpenFile>> {
     let varies = mnt == kevlar_vfs::NO_MOUNT && !node.file_type().is_dir() && mount::flags_vary(&*node);
     let fs_id = node.fs_id();
-    let file = open_node_in(fs, cred, node, mnt, flags, created, abs)?;
+    let file = open_node_in(fs, cred, node, mnt, flags, created, abs, false)?;
     // A walk that lost track of its mount (through a magic link, or from
     // a root moved there by MS_MOVE and chroot, as systemd's service
     // namespaces are) leaves the mount unknown; where binds of the file
@@ -265,7 +281,10 @@ pub fn open_node_at(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dy
     Ok(file)
 }
 
-fn open_node_in(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn Inode>, mnt: kevlar_vfs::MountId, flags: u32, created: bool, abs: Vec<u8>) -> Result<Arc<OpenFile>> {
+/// `abs_is_real`: `abs` is known to be the file's real path (no symlink
+/// on the way), so an open through /proc records it as it is.
+#[allow(clippy::too_many_arguments)]
+fn open_node_in(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn Inode>, mnt: kevlar_vfs::MountId, flags: u32, created: bool, abs: Vec<u8>, abs_is_real: bool) -> Result<Arc<OpenFile>> {
     let file_type = node.file_type();
     if flags & abi::O_PATH != 0 {
         // O_PATH: a handle for *at() calls, fstat, fchdir; no I/O.
@@ -329,7 +348,7 @@ fn open_node_in(fs: &FsContext, cred: &kevlar_vfs::Credentials, node: Arc<dyn In
     // The access stays with the open file only if it was opened for writing.
     let write_access = if accmode == abi::O_WRONLY || accmode == abi::O_RDWR { write_access } else { None };
     let mut abs = abs;
-    if mount::through_procfs(&abs) {
+    if !abs_is_real && mount::through_procfs(&abs) {
         // Opened through /proc/self/fd/N or the like: record the file's
         // own path, which does not depend on who reads /proc later.
         if let Ok((real, _)) = canonical_path(fs, &abs) {
@@ -472,7 +491,7 @@ fn canonical_path_walk(fs: &FsContext, path: &[u8]) -> Result<(Vec<u8>, Arc<dyn 
         let node = parent.dir.lookup(name)?;
         if node.file_type() == FileType::Symlink {
             let target = node.read_link()?;
-            if synth::is_magic_link(&node) && (!target.starts_with(b"/") || target.ends_with(DELETED)) {
+            if (synth::is_magic_link(&node) || procfs::is_pid_link(&node)) && (!target.starts_with(b"/") || target.ends_with(DELETED)) {
                 // A pipe's or device's link names no path (`pipe:[5]`), and
                 // an unlinked file's path leads nowhere: the link itself
                 // leads to the node.

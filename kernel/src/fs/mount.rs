@@ -798,6 +798,7 @@ pub fn devtmpfs_remove(name: &[u8]) {
     let fs = DEVTMPFS.lock().clone();
     if let Some(fs) = fs {
         let _ = fs.root().unlink(name);
+        super::path_memo::names_changed();
     }
 }
 

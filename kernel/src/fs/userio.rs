@@ -31,27 +31,65 @@ const STEP: usize = 64 * 1024;
 /// never stays mapped).
 const MAX_FRUITLESS_FAULTS: u32 = 8;
 
-/// A user buffer as the file system sees it: `read` copies out of the
-/// pages into it, `write` from it into the pages.
-pub struct UserIo {
-    addr: usize,
+/// A user buffer, one or several vectors (readv, writev), as the file
+/// system sees it: `read` copies out of the pages into it, `write` from
+/// it into the pages, vector after vector.
+pub struct UserIo<'v> {
+    vecs: &'v [(usize, usize)],
+    /// The vector the next byte goes to or comes from, and how far into
+    /// it.
+    seg: usize,
+    off: usize,
     write: bool,
     /// The copy stopped at a user page not mapped for the access.
     faulted: bool,
 }
 
-impl UserIo {
-    fn new(addr: usize, write: bool) -> Self {
-        UserIo { addr, write, faulted: false }
+impl<'v> UserIo<'v> {
+    /// The buffer from byte `done` of the vectors on.
+    fn at(vecs: &'v [(usize, usize)], done: usize, write: bool) -> Self {
+        let mut io = UserIo { vecs, seg: 0, off: done, write, faulted: false };
+        // `off` may run past the first vectors: carried into the next.
+        while io.seg < vecs.len() && io.off >= vecs[io.seg].1 {
+            io.off -= vecs[io.seg].1;
+            io.seg += 1;
+        }
+        io
     }
 
-    fn moved(&mut self, result: core::result::Result<usize, platform_user::UserFault>, len: usize) -> usize {
-        let n = result.unwrap_or(0);
-        self.addr += n;
-        if n < len {
-            self.faulted = true;
+    /// Moves past vectors with nothing left in them.
+    fn skip_empty(&mut self) {
+        while self.seg < self.vecs.len() && self.off >= self.vecs[self.seg].1 {
+            self.seg += 1;
+            self.off = 0;
         }
-        n
+    }
+
+    /// The user address of the next byte and the end of its vector (None
+    /// once every vector is full).
+    fn next_span(&self) -> Option<(usize, usize)> {
+        let &(base, len) = self.vecs.get(self.seg)?;
+        Some((base + self.off, base + len))
+    }
+
+    /// Copies `len` bytes at most, vector by vector, with `copy(addr,
+    /// done, n)` moving `n` bytes between user address `addr` and the
+    /// source's bytes from `done` on; stops at a fault.
+    fn each_span(&mut self, len: usize, mut copy: impl FnMut(usize, usize, usize) -> core::result::Result<usize, platform_user::UserFault>) -> usize {
+        let mut done = 0;
+        while done < len {
+            let Some((addr, end)) = self.next_span() else { break };
+            let n = (end - addr).min(len - done);
+            let moved = copy(addr, done, n).unwrap_or(0);
+            done += moved;
+            self.off += moved;
+            self.skip_empty();
+            if moved < n {
+                self.faulted = true;
+                break;
+            }
+        }
+        done
     }
 }
 
@@ -60,29 +98,26 @@ fn frame_of(page: &dyn DataPage) -> Option<&FramePage> {
     any.downcast_ref::<FramePage>()
 }
 
-impl PageIo for UserIo {
+impl PageIo for UserIo<'_> {
     fn page(&mut self, page: &dyn DataPage, offset: usize, len: usize) -> usize {
         let len = len.min(PAGE_SIZE.saturating_sub(offset));
-        let result = match (frame_of(page), self.write) {
-            (Some(frame), false) => platform_user::copy_page_to_user_nofault(frame.frame(), offset, self.addr, len),
-            (Some(frame), true) => platform_user::copy_page_from_user_nofault(frame.frame(), offset, self.addr, len),
+        match (frame_of(page), self.write) {
+            (Some(frame), false) => self.each_span(len, |addr, done, n| platform_user::copy_page_to_user_nofault(frame.frame(), offset + done, addr, n)),
+            (Some(frame), true) => self.each_span(len, |addr, done, n| platform_user::copy_page_from_user_nofault(frame.frame(), offset + done, addr, n)),
             // A page not in a frame (none in the kernel's file systems
             // today): through a buffer on the stack.
             (None, false) => {
                 let mut tmp = [0u8; PAGE_SIZE];
                 page.read(offset, &mut tmp[..len]);
-                platform_user::copy_to_user_nofault(self.addr, &tmp[..len])
+                self.each_span(len, |addr, done, n| platform_user::copy_to_user_nofault(addr, &tmp[done..done + n]))
             }
             (None, true) => {
                 let mut tmp = [0u8; PAGE_SIZE];
-                let r = platform_user::copy_from_user_nofault(&mut tmp[..len], self.addr);
-                if let Ok(n) = r {
-                    page.write(offset, &tmp[..n]);
-                }
-                r
+                let n = self.each_span(len, |addr, done, n| platform_user::copy_from_user_nofault(&mut tmp[done..done + n], addr));
+                page.write(offset, &tmp[..n]);
+                n
             }
-        };
-        self.moved(result, len)
+        }
     }
 
     fn zeros(&mut self, len: usize) -> usize {
@@ -91,13 +126,11 @@ impl PageIo for UserIo {
         }
         static ZEROS: [u8; 512] = [0; 512];
         let mut done = 0;
-        while done < len {
+        while done < len && !self.faulted {
             let step = (len - done).min(ZEROS.len());
-            let n = platform_user::copy_to_user_nofault(self.addr, &ZEROS[..step]).unwrap_or(0);
-            self.addr += n;
+            let n = self.each_span(step, |addr, _, n| platform_user::copy_to_user_nofault(addr, &ZEROS[..n]));
             done += n;
             if n < step {
-                self.faulted = true;
                 break;
             }
         }
@@ -121,16 +154,28 @@ pub enum At {
 /// at the end of the file, or when a fatal signal or a bad part of the
 /// buffer stops a large request after some bytes.
 pub fn read(thread: &Thread, file: &OpenFile, at: At, buf: usize, len: usize) -> Option<Result<usize>> {
-    transfer(thread, file, at, buf, len, false)
+    transfer(thread, file, at, &[(buf, len)], len, false)
 }
 
 /// Writes `len` bytes from user address `buf` straight into the pages of
 /// `file`, as [`read`] does the other way.
 pub fn write(thread: &Thread, file: &OpenFile, at: At, buf: usize, len: usize) -> Option<Result<usize>> {
-    transfer(thread, file, at, buf, len, true)
+    transfer(thread, file, at, &[(buf, len)], len, true)
 }
 
-fn transfer(thread: &Thread, file: &OpenFile, at: At, buf: usize, len: usize, write: bool) -> Option<Result<usize>> {
+/// [`read`] into the user vectors `vecs` (readv), which hold `len` bytes
+/// together: one pass over the pages, the vectors filled in order.
+pub fn read_vectored(thread: &Thread, file: &OpenFile, at: At, vecs: &[(usize, usize)], len: usize) -> Option<Result<usize>> {
+    transfer(thread, file, at, vecs, len, false)
+}
+
+/// [`write`] from the user vectors `vecs` (writev), which hold `len`
+/// bytes together.
+pub fn write_vectored(thread: &Thread, file: &OpenFile, at: At, vecs: &[(usize, usize)], len: usize) -> Option<Result<usize>> {
+    transfer(thread, file, at, vecs, len, true)
+}
+
+fn transfer(thread: &Thread, file: &OpenFile, at: At, vecs: &[(usize, usize)], len: usize, write: bool) -> Option<Result<usize>> {
     let mut done = 0usize;
     let mut fruitless = 0;
     let mut first = true;
@@ -139,7 +184,8 @@ fn transfer(thread: &Thread, file: &OpenFile, at: At, buf: usize, len: usize, wr
             break;
         }
         let want = (len - done).min(STEP);
-        let mut io = UserIo::new(buf + done, write);
+        // Placed by the bytes the file system says it moved.
+        let mut io = UserIo::at(vecs, done, write);
         let result = match (at, write) {
             (At::Offset(p), false) => file.ops.read_pages(file, p + done as u64, want, &mut io),
             (At::Offset(p), true) => {
@@ -174,7 +220,8 @@ fn transfer(thread: &Thread, file: &OpenFile, at: At, buf: usize, len: usize, wr
             } else {
                 fruitless += 1;
             }
-            if fruitless > MAX_FRUITLESS_FAULTS || !fault_in(buf + done, buf + len, !write) {
+            let Some((addr, end)) = io.next_span() else { break };
+            if fruitless > MAX_FRUITLESS_FAULTS || !fault_in(addr, end, !write) {
                 return Some(if done > 0 { Ok(done) } else { Err(Errno::EFAULT) });
             }
             continue;

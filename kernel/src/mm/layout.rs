@@ -136,6 +136,7 @@ impl Vm {
         let mut p: ProgramInfo = (**old).clone();
         p.exe = node;
         p.exe_path = path;
+        p.exe_text = Default::default();
         p._deny_write = Arc::new(deny);
         self.program = Some(Arc::new(p));
         Ok(())

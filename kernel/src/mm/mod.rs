@@ -147,6 +147,8 @@ pub struct ProgramInfo {
     pub _opened: Arc<Vec<crate::fs::notify::ExecFile>>,
     /// The absolute path it was executed by, for /proc/PID/exe.
     pub exe_path: Vec<u8>,
+    /// The text of /proc/PID/exe as last worked out from `exe_path`.
+    pub exe_text: Arc<crate::fs::path_memo::PathMemo>,
     /// Where its code, data, stack, arguments and environment are.
     pub areas: layout::ProgramAreas,
     /// The auxiliary vector as exec built it, AT_NULL pair included

@@ -352,6 +352,7 @@ impl UnixSocket {
             drop(s);
             drop(table);
             let _ = parent.dir.unlink(entry);
+            crate::fs::path_memo::names_changed();
             return Err(Errno::EINVAL);
         }
         table.insert((node.fs_id(), node.ino()), self.me.clone());

@@ -268,7 +268,7 @@ fn read(thread: &Thread, f: &Arc<OpenFile>, iocb: &Iocb, vectored: bool) -> Resu
     Ok(result(match (vectored, offset) {
         (false, Some(offset)) => super::fs::pread_file(thread, f, buf, n, offset),
         (false, None) => super::fs::read_file(thread, f, buf, n),
-        (true, offset) => super::fs::read_iovecs(buf, n).and_then(|vecs| super::fs::readv_file(thread, f, vecs, offset)),
+        (true, offset) => super::fs::readv_file(thread, f, buf, n, offset),
     }))
 }
 
@@ -291,7 +291,7 @@ fn write(thread: &Thread, f: &Arc<OpenFile>, iocb: &Iocb, vectored: bool) -> Res
     let written = match (vectored, offset) {
         (false, Some(offset)) => super::fs::pwrite_file(thread, f, buf, n, offset),
         (false, None) => super::fs::write_file(thread, f, buf, n),
-        (true, offset) => super::fs::read_iovecs(buf, n).and_then(|vecs| super::fs::writev_file(thread, f, vecs, offset)),
+        (true, offset) => super::fs::writev_file(thread, f, buf, n, offset),
     };
     // RWF_SYNC and RWF_DSYNC: the data is on the disk before completion.
     if written.is_ok() && seekable && iocb.rw_flags & (abi::RWF_SYNC | abi::RWF_DSYNC) != 0 {

@@ -20,6 +20,7 @@ use crate::fs::FsContext;
 use crate::mm::kbuf;
 use crate::ns;
 use crate::process::Thread;
+use super::iovec::IoVecs;
 
 /// The "current directory" dirfd.
 pub const AT_FDCWD: i32 = abi::AT_FDCWD;
@@ -238,52 +239,61 @@ pub(super) fn write_file(thread: &Thread, f: &Arc<OpenFile>, buf: usize, len: us
     Ok(done as isize)
 }
 
+/// The vector array of vmsplice and friends, checked as readv's is.
 pub(super) fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
-    if count > 1024 {
+    Ok(IoVecs::read(iov, count)?.to_vec())
+}
+
+/// What readv, writev and their positioned forms check before moving
+/// anything, in Linux's order: a negative offset (EINVAL), the descriptor
+/// (EBADF, an O_PATH one too), a position on a file without one (ESPIPE),
+/// the vectors (EINVAL, EFAULT), the access mode (EBADF). Ok(None): the
+/// vectors hold nothing, and the call returns 0 without touching the
+/// file (a datagram socket sends nothing).
+pub(super) fn prepare_vectored(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>, write: bool) -> Result<Option<(Arc<OpenFile>, IoVecs)>> {
+    if offset.is_some_and(|p| p < 0) {
         return Err(Errno::EINVAL);
     }
-    // One copy for the whole array.
-    let mut raw = kbuf::zeroed(count * 16)?;
-    copy_from_user(&mut raw, iov)?;
-    let mut out = kbuf::with_capacity(count)?;
-    let mut total: usize = 0;
-    for entry in raw.chunks_exact(16) {
-        let base = u64::from_le_bytes(entry[..8].try_into().unwrap()) as usize;
-        let len = u64::from_le_bytes(entry[8..].try_into().unwrap()) as usize;
-        // Linux refuses a total that does not fit a ssize_t.
-        total = total.checked_add(len).filter(|&t| t <= isize::MAX as usize).ok_or(Errno::EINVAL)?;
-        out.push((base, len));
+    let f = file(thread, fd)?;
+    if f.flags() & abi::O_PATH != 0 {
+        return Err(Errno::EBADF);
     }
-    Ok(out)
+    if offset.is_some() && !f.ops.is_seekable() {
+        return Err(Errno::ESPIPE);
+    }
+    let vecs = IoVecs::read(iov, count)?;
+    if !(if write { f.writable() } else { f.readable() }) {
+        return Err(Errno::EBADF);
+    }
+    if vecs.total() == 0 {
+        return Ok(None);
+    }
+    Ok(Some((f, vecs)))
 }
 
 pub fn readv(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
-    let vecs = read_iovecs(iov, count)?;
-    readv_file(thread, &file(thread, fd)?, vecs, offset)
+    match prepare_vectored(thread, fd, iov, count, offset, false)? {
+        Some((f, vecs)) => read_vectored(thread, &f, &vecs, offset),
+        None => Ok(0),
+    }
 }
 
-/// readv(2) (preadv(2) with an offset) of an open file, the vectors read.
-pub(super) fn readv_file(thread: &Thread, f: &Arc<OpenFile>, vecs: Vec<(usize, usize)>, offset: Option<i64>) -> Result<isize> {
-    let count = vecs.len();
-    if offset.is_none() && super::socket::is_socket(&f) {
+/// readv's transfer, after [`prepare_vectored`]: `vecs` hold something.
+pub(super) fn read_vectored(thread: &Thread, f: &Arc<OpenFile>, vecs: &IoVecs, offset: Option<i64>) -> Result<isize> {
+    if offset.is_none() && super::socket::is_socket(f) {
         // One receive for all segments (a datagram is not split across calls).
-        for &(base, len) in &vecs {
-            check_user_buffer(base, len)?;
-        }
-        return super::socket::read_socket(&f, vecs);
+        return super::socket::read_socket(f, vecs.to_vec());
     }
-    let wanted: usize = vecs.iter().map(|v| v.1).sum();
-    if wanted > 0 {
-        if let Some(result) = rw_pages(thread, &f, &vecs, offset, false) {
-            return result;
-        }
+    if let Some(result) = rw_pages(thread, f, vecs, offset, false) {
+        return result;
     }
-    if count > 0 && wanted <= CHUNK {
-        return readv_small(&f, &vecs, wanted, offset);
+    let wanted = vecs.total();
+    if wanted <= CHUNK {
+        return readv_small(f, vecs.as_slice(), wanted, offset);
     }
     let mut total = 0isize;
     let mut pos = offset;
-    for (base, len) in vecs {
+    for &(base, len) in vecs.as_slice() {
         if len == 0 {
             continue;
         }
@@ -302,131 +312,115 @@ pub(super) fn readv_file(thread: &Thread, f: &Arc<OpenFile>, vecs: Vec<(usize, u
     Ok(total)
 }
 
+/// readv(2) of an open file with its vectors at `iov` (an AIO request
+/// holds the file it was submitted with).
+pub(super) fn readv_file(thread: &Thread, f: &Arc<OpenFile>, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
+    let vecs = IoVecs::read(iov, count)?;
+    if vecs.total() == 0 {
+        return Ok(0);
+    }
+    read_vectored(thread, f, &vecs, offset)
+}
+
+/// writev(2) of an open file, as [`readv_file`].
+pub(super) fn writev_file(thread: &Thread, f: &Arc<OpenFile>, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
+    let vecs = IoVecs::read(iov, count)?;
+    if vecs.total() == 0 {
+        return Ok(0);
+    }
+    write_vectored(thread, f, &vecs, offset)
+}
+
 /// readv/writev (and their p- forms) of a file kept in pages: each vector
 /// straight between the user buffer and the pages. `None`: the file has
 /// no pages, or the call fails before moving anything in a way the
-/// generic path reports (a bad offset, the access mode, a bad buffer).
-fn rw_pages(thread: &Thread, f: &OpenFile, vecs: &[(usize, usize)], offset: Option<i64>, write: bool) -> Option<Result<isize>> {
-    if offset.is_some_and(|p| p < 0) || !(if write { f.writable() } else { f.readable() }) {
-        return None;
-    }
-    if vecs.iter().any(|&(base, len)| check_user_buffer(base, len).is_err()) {
-        return None;
-    }
-    let wanted: usize = vecs.iter().map(|v| v.1).sum();
+/// generic path reports (a bad offset, a bad buffer).
+fn rw_pages(thread: &Thread, f: &OpenFile, vecs: &IoVecs, offset: Option<i64>, write: bool) -> Option<Result<isize>> {
     if let Some(p) = offset {
-        if check_range_end(p, wanted).is_err() {
+        if check_range_end(p, vecs.total()).is_err() {
             return None;
         }
     }
     if write && f.ops.inode().is_some_and(|i| i.file_type() == FileType::Regular) {
         drop_privileges_on_write(thread, f);
     }
-    let mut total = 0usize;
-    for &(base, len) in vecs {
-        if len == 0 {
-            continue;
-        }
-        let len = len.min(MAX_RW_COUNT - total);
-        let at = match offset {
-            Some(p) => userio::At::Offset(p as u64 + total as u64),
-            None => userio::At::Position,
-        };
-        let moved = if write { userio::write(thread, f, at, base, len) } else { userio::read(thread, f, at, base, len) };
-        let n = match moved {
-            None if total == 0 => return None,
-            None => break,
-            Some(Ok(n)) => n,
-            Some(Err(_)) if total > 0 => break,
-            Some(Err(e)) => return Some(Err(e)),
-        };
-        total += n;
-        if n < len || total >= MAX_RW_COUNT {
-            break;
-        }
-    }
-    Some(Ok(total as isize))
+    // One pass over the pages for every vector (their lengths are cut
+    // to MAX_RW_COUNT together already).
+    let at = match offset {
+        Some(p) => userio::At::Offset(p as u64),
+        None => userio::At::Position,
+    };
+    let moved = if write {
+        userio::write_vectored(thread, f, at, vecs.as_slice(), vecs.total())
+    } else {
+        userio::read_vectored(thread, f, at, vecs.as_slice(), vecs.total())
+    };
+    Some(moved?.map(|n| n as isize))
 }
 
 /// readv of at most CHUNK bytes: one read into a kernel buffer, scattered
 /// to the vectors (one file lookup, one operation: a pipe's data is taken
 /// at once, as Linux does).
 fn readv_small(f: &Arc<OpenFile>, vecs: &[(usize, usize)], wanted: usize, offset: Option<i64>) -> Result<isize> {
-    for &(base, len) in vecs {
-        check_user_buffer(base, len)?;
-    }
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
-    let mut kbuf = kbuf::zeroed(wanted)?;
-    let n = match offset {
-        Some(p) => {
-            if p < 0 {
-                return Err(Errno::EINVAL);
+    with_bounce(wanted, |kbuf| {
+        let n = match offset {
+            Some(p) => f.ops.read(f, p as u64, kbuf)?,
+            None => f.read(kbuf)?,
+        };
+        let mut at = 0;
+        for &(base, len) in vecs {
+            if at == n {
+                break;
             }
-            if !f.ops.is_seekable() {
-                return Err(Errno::ESPIPE);
-            }
-            if !f.readable() {
-                return Err(Errno::EBADF);
-            }
-            f.ops.read(&f, p as u64, &mut kbuf)?
+            let part = len.min(n - at);
+            copy_to_user(base, &kbuf[at..at + part])?;
+            at += part;
         }
-        None => f.read(&mut kbuf)?,
-    };
-    let mut at = 0;
-    for &(base, len) in vecs {
-        if at == n {
-            break;
-        }
-        let part = len.min(n - at);
-        copy_to_user(base, &kbuf[at..at + part])?;
-        at += part;
-    }
-    Ok(n as isize)
+        Ok(n as isize)
+    })
 }
 
 pub fn writev(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
-    let vecs = read_iovecs(iov, count)?;
-    writev_file(thread, &file(thread, fd)?, vecs, offset)
+    match prepare_vectored(thread, fd, iov, count, offset, true)? {
+        Some((f, vecs)) => write_vectored(thread, &f, &vecs, offset),
+        None => Ok(0),
+    }
 }
 
-/// writev(2) (pwritev(2) with an offset) of an open file.
-pub(super) fn writev_file(thread: &Thread, f: &Arc<OpenFile>, vecs: Vec<(usize, usize)>, offset: Option<i64>) -> Result<isize> {
-    if offset.is_none() && super::socket::is_socket(&f) {
-        for &(base, len) in &vecs {
-            check_user_buffer(base, len)?;
-        }
-        return super::socket::write_socket(&f, vecs);
+/// writev's transfer, after [`prepare_vectored`]: `vecs` hold something.
+pub(super) fn write_vectored(thread: &Thread, f: &Arc<OpenFile>, vecs: &IoVecs, offset: Option<i64>) -> Result<isize> {
+    if offset.is_none() && super::socket::is_socket(f) {
+        return super::socket::write_socket(f, vecs.to_vec());
+    }
+    if let Some(result) = rw_pages(thread, f, vecs, offset, true) {
+        return result;
     }
     // Gather into one buffer so the write is one operation (atomic for
     // pipes up to PIPE_BUF, as Linux).
-    let total: usize = vecs.iter().map(|v| v.1).sum();
-    if total > 0 {
-        if let Some(result) = rw_pages(thread, &f, &vecs, offset, true) {
-            return result;
-        }
-    }
+    let total = vecs.total();
     if total <= CHUNK {
-        let mut kbuf = kbuf::zeroed(total)?;
-        let mut at = 0;
-        for (base, len) in vecs {
-            copy_from_user(&mut kbuf[at..at + len], base)?;
-            at += len;
-        }
-        return match offset {
-            Some(p) => {
-                if p < 0 {
-                    return Err(Errno::EINVAL);
-                }
-                Ok(f.ops.write(&f, p as u64, &kbuf)? as isize)
+        return with_bounce(total, |kbuf| {
+            let mut at = 0;
+            for &(base, len) in vecs.as_slice() {
+                copy_from_user(&mut kbuf[at..at + len], base)?;
+                at += len;
             }
-            None => Ok(f.write(&kbuf)? as isize),
-        };
+            let n = match offset {
+                Some(p) => f.ops.write(f, p as u64, kbuf)?,
+                None => f.write(kbuf)?,
+            };
+            Ok(n as isize)
+        });
     }
     let mut done = 0isize;
     let mut pos = offset;
-    for (base, len) in vecs {
+    for &(base, len) in vecs.as_slice() {
+        if len == 0 {
+            continue;
+        }
         let n = match pos {
             Some(p) => pwrite_file(thread, f, base, len, p)?,
             None => write_file(thread, f, base, len)?,
@@ -1170,6 +1164,7 @@ pub fn unlinkat(thread: &Thread, dirfd: i32, path: usize, flags: u32) -> Result<
         check_sticky(&parent.dir, name, &cred)?;
         let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.rmdir(name)?;
+        crate::fs::path_memo::names_changed();
         crate::fs::notify::removed(&parent.dir, name, victim);
     } else {
         let name = parent.name_for_unlink()?;
@@ -1177,6 +1172,7 @@ pub fn unlinkat(thread: &Thread, dirfd: i32, path: usize, flags: u32) -> Result<
         check_sticky(&parent.dir, name, &cred)?;
         let victim = crate::fs::notify::victim(&*parent.dir, name);
         parent.dir.unlink(name)?;
+        crate::fs::path_memo::names_changed();
         crate::fs::notify::removed(&parent.dir, name, victim);
     }
     Ok(0)
@@ -1213,6 +1209,7 @@ pub fn renameat2(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, 
     let moving = crate::fs::notify::victim(&*old.dir, old_name);
     let replaced = crate::fs::notify::victim(&*new.dir, new_name);
     old.dir.rename(old_name, &new.dir, new_name, flags)?;
+    crate::fs::path_memo::names_changed();
     crate::fs::notify::moved(&old.dir, old_name, &new.dir, new_name, moving, replaced);
     Ok(0)
 }

@@ -15,6 +15,7 @@ mod falloc;
 mod fanotify;
 mod fs;
 mod fhandle;
+mod iovec;
 
 use crate::process::futex;
 mod info;

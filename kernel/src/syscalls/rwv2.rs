@@ -17,6 +17,7 @@ use alloc::sync::Arc;
 use crate::error::{Errno, Result};
 use crate::fs::file::OpenFile;
 use crate::process::Thread;
+use super::iovec::IoVecs;
 use kevlar_vfs::FileType;
 use linux_raw_sys::general::{RWF_APPEND, RWF_DSYNC, RWF_HIPRI, RWF_NOWAIT, RWF_SYNC};
 
@@ -24,50 +25,42 @@ const RWF_SUPPORTED: u32 = RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT | RWF_A
 
 /// The checks both calls share, up to the flags; Ok(None): nothing to
 /// move (the call returns 0).
-fn prepare(thread: &Thread, fd: i32, iov: usize, count: usize, pos: i64, write: bool, flags: u32) -> Result<Option<Arc<OpenFile>>> {
+fn prepare(thread: &Thread, fd: i32, iov: usize, count: usize, pos: i64, write: bool, flags: u32) -> Result<Option<(Arc<OpenFile>, IoVecs)>> {
     if pos < -1 {
         return Err(Errno::EINVAL);
     }
-    let f = thread.process.files.lock().lock().get(fd)?;
-    if pos != -1 && !f.ops.is_seekable() {
-        return Err(Errno::ESPIPE);
-    }
-    let vecs = super::fs::read_iovecs(iov, count)?;
-    if !(if write { f.writable() } else { f.readable() }) {
-        return Err(Errno::EBADF);
-    }
-    if vecs.iter().all(|v| v.1 == 0) {
+    let Some(prepared) = super::fs::prepare_vectored(thread, fd, iov, count, (pos != -1).then_some(pos), write)? else {
         return Ok(None);
-    }
+    };
     if flags & !RWF_SUPPORTED != 0 {
         return Err(Errno::EOPNOTSUPP);
     }
     if flags & RWF_NOWAIT != 0 {
         return Err(Errno::EOPNOTSUPP);
     }
-    Ok(Some(f))
+    Ok(Some(prepared))
 }
 
 pub fn preadv2(thread: &Thread, fd: i32, iov: usize, count: usize, pos: i64, flags: u32) -> Result<isize> {
-    let Some(_) = prepare(thread, fd, iov, count, pos, false, flags)? else {
+    let Some((f, vecs)) = prepare(thread, fd, iov, count, pos, false, flags)? else {
         return Ok(0);
     };
-    super::fs::readv(thread, fd, iov, count, (pos != -1).then_some(pos))
+    super::fs::read_vectored(thread, &f, &vecs, (pos != -1).then_some(pos))
 }
 
 pub fn pwritev2(thread: &Thread, fd: i32, iov: usize, count: usize, pos: i64, flags: u32) -> Result<isize> {
-    let Some(f) = prepare(thread, fd, iov, count, pos, true, flags)? else {
+    let Some((f, vecs)) = prepare(thread, fd, iov, count, pos, true, flags)? else {
         return Ok(0);
     };
     let n = if flags & RWF_APPEND != 0 && f.ops.is_seekable() {
         let end = f.ops.size()? as i64;
-        let n = super::fs::writev(thread, fd, iov, count, Some(end))?;
+        let n = super::fs::write_vectored(thread, &f, &vecs, Some(end))?;
         if pos == -1 {
             *f.offset.lock() = (end + n as i64) as u64;
         }
         n
     } else {
-        super::fs::writev(thread, fd, iov, count, (pos != -1).then_some(pos))?
+        super::fs::write_vectored(thread, &f, &vecs, (pos != -1).then_some(pos))?
     };
     if flags & (RWF_DSYNC | RWF_SYNC) != 0 {
         if let Some(inode) = f.ops.inode().filter(|i| i.file_type() == FileType::Regular) {

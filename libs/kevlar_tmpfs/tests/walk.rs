@@ -857,3 +857,29 @@ fn magic_links_jump_to_their_node() {
     let p = walk_parent(&c, None, b"/m/link").unwrap();
     assert_eq!(p.last, LastComponent::Normal(b"link".to_vec()));
 }
+
+#[test]
+fn open_walk_tells_whether_it_followed_a_link() {
+    let t = tree();
+    let c = ctx(&t.f.root, &t.f.root, &NoMounts);
+    let followed = |path: &str, flags| {
+        let (found, _, followed) = kevlar_vfs::walk_open_traced(&c, None, path.as_bytes(), flags).unwrap();
+        let node = match found {
+            OpenLookup::Found(node) => Some(node.ino()),
+            OpenLookup::Missing { .. } => None,
+        };
+        (node, followed)
+    };
+    assert_eq!(followed("/a/b/c", WalkFlags::EMPTY), (Some(t.c.ino()), false));
+    assert_eq!(followed("/a/b/../x", WalkFlags::EMPTY), (Some(t.x.ino()), false));
+    // A link in the middle, and one at the end when it is followed.
+    assert_eq!(followed("/abs/c", WalkFlags::EMPTY), (Some(t.c.ino()), true));
+    assert_eq!(followed("/a/rel", WalkFlags::EMPTY), (Some(t.c.ino()), true));
+    // Not followed at the end: the link itself, no link followed.
+    let (node, followed_links) = followed("/a/rel", WalkFlags::NOFOLLOW);
+    assert_ne!(node, Some(t.c.ino()));
+    assert!(!followed_links);
+    // A missing name reached through a link says so too.
+    assert_eq!(followed("/dangling", WalkFlags::EMPTY), (None, true));
+    assert_eq!(followed("/a/new", WalkFlags::EMPTY), (None, false));
+}

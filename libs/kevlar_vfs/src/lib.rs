@@ -39,7 +39,7 @@ pub use errno::{Errno, Result};
 pub use inode::{same_inode, Clock, DirEntryRef, Inode, ManualClock};
 pub use page::{DataPage, HeapPages, PageIo, PageSource, SliceIn, SliceOut, PAGE_SIZE};
 pub use path::{
-    has_trailing_slash, split_components, walk, walk_mnt, walk_open, walk_open_mnt, walk_parent, walk_parent_mnt, Components, LastComponent,
+    has_trailing_slash, split_components, walk, walk_mnt, walk_open, walk_open_mnt, walk_open_traced, walk_parent, walk_parent_mnt, Components, LastComponent,
     MountId, MountTable, NoMounts, NO_MOUNT, OpenLookup, ParentLookup, WalkContext, WalkFlags, MAX_SYMLINK_FOLLOWS,
     NAME_MAX, PATH_MAX,
 };

@@ -438,6 +438,18 @@ pub fn walk_open_mnt(
     path: &[u8],
     flags: WalkFlags,
 ) -> Result<(OpenLookup, MountId)> {
+    walk_open_traced(ctx, start, path, flags).map(|(found, mnt, _)| (found, mnt))
+}
+
+/// [`walk_open_mnt`], also telling whether the walk followed a symlink
+/// (or a magic link): when it did not, an absolute path without `.` or
+/// `..` is already the real path of what it found.
+pub fn walk_open_traced(
+    ctx: &WalkContext<'_>,
+    start: Option<(&Arc<dyn Inode>, MountId)>,
+    path: &[u8],
+    flags: WalkFlags,
+) -> Result<(OpenLookup, MountId, bool)> {
     let mut walker = Walker::new(ctx, start);
     let found = match walker.run(path, Mode::Open, flags)? {
         Outcome::Found(node) => OpenLookup::Found(node),
@@ -452,7 +464,7 @@ pub fn walk_open_mnt(
         },
         Outcome::Parent(_) => return Err(Errno::EINVAL),
     };
-    Ok((found, walker.mnt))
+    Ok((found, walker.mnt, walker.links_followed > 0))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -33,7 +33,7 @@ use super::synth::{Attr, DirSource, Parent, SynthDir, SynthFile, SynthLink, Tabl
 use crate::error::{Errno, Result};
 use crate::process::{all_processes, Pid};
 
-pub use pid::FdTarget;
+pub use pid::{is_pid_link, FdTarget};
 pub use system::{load_averages, sample_load, LOAD_INTERVAL_NS};
 
 /// The root's inode number; fixed entries of the root count up from it.
@@ -120,27 +120,26 @@ fn make_root(ns: &Arc<crate::ns::pid::PidNs>) -> Arc<dyn Inode> {
         ino += 1;
         ino
     };
+    // The root's links are the same for every reader (their texts are
+    // made at each read): made once, not at each walk through them.
     let n = next();
-    table.add(b"self", FileType::Symlink, n, move |_| {
-        let ns = self_ns.clone();
-        Ok(SynthLink::new(Attr::root(id, n, 0o777), Box::new(move || {
-            // Every walk through /proc/self reads this: digits written
-            // without `core::fmt`.
-            let mut text = line::Line::with_capacity(12);
-            text.num(seen(&ns, current_pid()?)?.into());
-            Ok(text.0)
-        })) as Arc<dyn Inode>)
-    });
+    let self_link: Arc<dyn Inode> = SynthLink::new(Attr::root(id, n, 0o777), Box::new(move || {
+        // Every walk through /proc/self reads this: digits written
+        // without `core::fmt`.
+        let mut text = line::Line::with_capacity(12);
+        text.num(seen(&self_ns, current_pid()?)?.into());
+        Ok(text.0)
+    }));
+    table.add(b"self", FileType::Symlink, n, move |_| Ok(self_link.clone()));
     let n = next();
-    table.add(b"thread-self", FileType::Symlink, n, move |_| {
-        let ns = thread_ns.clone();
-        Ok(SynthLink::new(Attr::root(id, n, 0o777), Box::new(move || {
-            let thread = crate::process::current().ok_or(Errno::ENOENT)?;
-            Ok(format!("{}/task/{}", seen(&ns, thread.process.pid)?, seen(&ns, thread.tid())?).into_bytes())
-        })) as Arc<dyn Inode>)
-    });
+    let thread_self: Arc<dyn Inode> = SynthLink::new(Attr::root(id, n, 0o777), Box::new(move || {
+        let thread = crate::process::current().ok_or(Errno::ENOENT)?;
+        Ok(format!("{}/task/{}", seen(&thread_ns, thread.process.pid)?, seen(&thread_ns, thread.tid())?).into_bytes())
+    }));
+    table.add(b"thread-self", FileType::Symlink, n, move |_| Ok(thread_self.clone()));
     let n = next();
-    table.add(b"mounts", FileType::Symlink, n, move |_| Ok(SynthLink::new(Attr::root(id, n, 0o777), Box::new(|| Ok(b"self/mounts".to_vec()))) as Arc<dyn Inode>));
+    let mounts: Arc<dyn Inode> = SynthLink::new(Attr::root(id, n, 0o777), Box::new(|| Ok(b"self/mounts".to_vec())));
+    table.add(b"mounts", FileType::Symlink, n, move |_| Ok(mounts.clone()));
     for (name, make) in system::FILES {
         let n = next();
         table.add(name, FileType::Regular, n, move |_| Ok(make(n)));
@@ -149,7 +148,8 @@ fn make_root(ns: &Arc<crate::ns::pid::PidNs>) -> Arc<dyn Inode> {
     table.add(b"sys", FileType::Directory, n, move |dir| Ok(system::sys_dir(n, dir)));
     table.add(b"sysvipc", FileType::Directory, ipc::SYSVIPC_INO, |dir| Ok(ipc::sysvipc_dir(ipc::SYSVIPC_INO, dir)));
     // Linux's /proc/net is a link to self/net: the reader's namespace.
-    table.add(b"net", FileType::Symlink, net::NET_INO, move |_| Ok(SynthLink::new(Attr::root(id, net::NET_INO, 0o777), Box::new(|| Ok(b"self/net".to_vec()))) as Arc<dyn Inode>));
+    let net_link: Arc<dyn Inode> = SynthLink::new(Attr::root(id, net::NET_INO, 0o777), Box::new(|| Ok(b"self/net".to_vec())));
+    table.add(b"net", FileType::Symlink, net::NET_INO, move |_| Ok(net_link.clone()));
     table.add(b"keys", FileType::Regular, KEYS_INO, |_| Ok(text_file(KEYS_INO, proc_keys)));
     table.add(b"key-users", FileType::Regular, KEYS_INO + 1, |_| Ok(text_file(KEYS_INO + 1, || Ok(crate::keys::proc_key_users()))));
     // Each namespace's tree is its own file system instance (Linux: one

@@ -480,33 +480,97 @@ fn file_path(fs: &FsContext, path: &[u8], node: Option<&Arc<dyn Inode>>) -> Vec<
 
 fn process_link(pid: Pid, ino: u64, which: Link) -> Result<Arc<dyn Inode>> {
     let p = process(pid)?;
-    let target = move || -> Result<Vec<u8>> {
-        let p = process(pid)?;
+    Ok(Arc::new(PidLink { attr: attr_of(&p, ino, 0o777), pid, which }))
+}
+
+/// `/proc/PID/cwd`, `exe` and `root`: magic links that answer from the
+/// live process each time they are read or followed. A plain node, not a
+/// `SynthLink` with closures: every walk of /proc/self/exe makes one.
+pub struct PidLink {
+    attr: Attr,
+    pid: Pid,
+    which: Link,
+}
+
+impl PidLink {
+    /// The link's text: the path as the reader sees it (Linux's d_path
+    /// from the reader's root: a chrooted process's root shows as its
+    /// jail); the executable's real path, " (deleted)" once the recorded
+    /// path no longer leads to it.
+    fn text(&self) -> Result<Vec<u8>> {
+        let p = process(self.pid)?;
         check_access(&p)?;
-        let fs = p.fs.lock().clone();
-        // The text is the path as the reader sees it (Linux's d_path from
-        // the reader's root): a chrooted process's root shows as its jail.
-        let reader = crate::process::current().map_or_else(|| fs.clone(), |t| t.process.fs.lock().clone());
-        match which {
-            Link::Cwd => crate::fs::dir_path(&reader, fs.cwd.clone()),
-            Link::Root => crate::fs::dir_path(&reader, fs.root.clone()),
+        let reader = |fs: &FsContext| crate::process::current().map_or_else(|| fs.clone(), |t| t.process.fs.lock().clone());
+        match self.which {
+            Link::Cwd => {
+                let fs = p.fs.lock().clone();
+                crate::fs::dir_path(&reader(&fs), fs.cwd.clone())
+            }
+            Link::Root => {
+                let fs = p.fs.lock().clone();
+                crate::fs::dir_path(&reader(&fs), fs.root.clone())
+            }
             Link::Exe => {
                 let program = p.vm.lock().lock().program.clone().ok_or(Errno::ENOENT)?;
-                Ok(file_path(&fs, &program.exe_path, Some(&program.exe)))
+                let fs = p.fs.lock().clone();
+                Ok(program.exe_text.get(&fs, || {
+                    let text = file_path(&fs, &program.exe_path, Some(&program.exe));
+                    // A deleted file's text, or one that still goes
+                    // through /proc (its processes come and go), is not
+                    // kept.
+                    let keep = !text.ends_with(crate::fs::DELETED) && !crate::fs::mount::through_procfs(&text);
+                    (text, keep)
+                }))
             }
         }
-    };
-    let resolve = move || -> Result<Arc<dyn Inode>> {
-        let p = process(pid)?;
+    }
+
+    /// The node the link stands for.
+    fn target(&self) -> Result<Arc<dyn Inode>> {
+        let p = process(self.pid)?;
         check_access(&p)?;
-        let fs = p.fs.lock().clone();
-        match which {
-            Link::Cwd => Ok(fs.cwd.clone()),
-            Link::Root => Ok(fs.root.clone()),
+        match self.which {
+            Link::Cwd => Ok(p.fs.lock().cwd.clone()),
+            Link::Root => Ok(p.fs.lock().root.clone()),
             Link::Exe => Ok(p.vm.lock().lock().program.clone().ok_or(Errno::ENOENT)?.exe.clone()),
         }
-    };
-    Ok(SynthLink::magic(attr_of(&p, ino, 0o777), Box::new(target), Box::new(resolve)))
+    }
+}
+
+impl Inode for PidLink {
+    fn fs_id(&self) -> u64 {
+        self.attr.fs_id
+    }
+
+    fn ino(&self) -> u64 {
+        self.attr.ino
+    }
+
+    fn file_type(&self) -> FileType {
+        FileType::Symlink
+    }
+
+    fn stat(&self) -> Result<Stat> {
+        // A magic link's size is 64 on Linux.
+        Ok(self.attr.stat(FileType::Symlink, 1, 64))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn read_link(&self) -> Result<Vec<u8>> {
+        self.text()
+    }
+
+    fn magic_link(&self) -> Option<Result<Arc<dyn Inode>>> {
+        Some(self.target())
+    }
+}
+
+/// Tells whether `node` is a `/proc/PID` magic link (cwd, exe, root).
+pub fn is_pid_link(node: &Arc<dyn Inode>) -> bool {
+    node.as_any().downcast_ref::<PidLink>().is_some()
 }
 
 // --- fd and fdinfo ------------------------------------------------------------
