@@ -14,8 +14,9 @@
 //! are scanned like the others (their index blocks hold no live entry),
 //! so they are cached alike.
 //!
-//! Memory is bounded: past [`MAX_ENTRIES`] entries or [`MAX_NAME_BYTES`]
-//! bytes of names in all, the indexes used longest ago go; a directory
+//! Memory is bounded: past [`MAX_ENTRIES`] entries, [`MAX_NAME_BYTES`]
+//! bytes of names or [`MAX_DIRS`] directories in all, the indexes used
+//! longest ago go; a directory
 //! bigger than a quarter of that is not indexed (it is scanned as
 //! before). [`NameCache::clear`] frees everything (drop_caches, memory
 //! pressure).
@@ -27,6 +28,8 @@ use alloc::vec::Vec;
 pub(crate) const MAX_ENTRIES: usize = 32 * 1024;
 /// Bytes of names all the indexes hold at most.
 pub(crate) const MAX_NAME_BYTES: usize = 1024 * 1024;
+/// Directories indexed at most (an eviction looks at each).
+pub(crate) const MAX_DIRS: usize = 512;
 
 /// What an entry names and where it lies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,7 +242,7 @@ impl NameCache {
     /// Drops the indexes used longest ago (never `keep`'s) until the
     /// totals are within bounds.
     fn make_room(&mut self, keep: u32) {
-        while self.slots > MAX_ENTRIES || self.name_bytes > MAX_NAME_BYTES {
+        while self.slots > MAX_ENTRIES || self.name_bytes > MAX_NAME_BYTES || self.dirs.len() > MAX_DIRS {
             let Some(oldest) = self.dirs.iter().filter(|(&d, _)| d != keep).min_by_key(|(_, i)| i.last_use).map(|(&d, _)| d) else { break };
             self.forget(oldest);
         }
