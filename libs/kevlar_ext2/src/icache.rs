@@ -4,10 +4,12 @@
 //! again.
 //!
 //! Set-associative (the set is the inode number modulo the set count,
-//! least recently used way replaced), in one flat buffer allocated at the
-//! first use: its size is fixed, whatever the inode size, so it costs a
-//! bounded amount of memory per mount, and [`InodeCache::clear`] gives
-//! that back (drop_caches, memory pressure).
+//! least recently used way replaced). The records live in 16 KiB chunks
+//! allocated as ways in them are first used (no large contiguous
+//! allocation for the kernel's buddy allocator to find); the total is
+//! fixed whatever the inode size, so it costs a bounded amount of memory
+//! per mount, and [`InodeCache::clear`] gives it back (drop_caches,
+//! memory pressure).
 //!
 //! A record is in the cache only as [`State::read_inode`] checked it or
 //! as [`State::write_inode`] and the commit's sealing last wrote it to
@@ -24,6 +26,8 @@ const WAYS: usize = 4;
 const CACHE_BYTES: usize = 512 * 1024;
 /// Sets at most (2,048 records with 128- or 256-byte inodes).
 const MAX_SETS: usize = 512;
+/// Bytes of one chunk of records.
+const CHUNK_BYTES: usize = 16 * 1024;
 
 /// Copies of inode records, by inode number.
 pub(crate) struct InodeCache {
@@ -32,8 +36,10 @@ pub(crate) struct InodeCache {
     /// Per way: the inode number held (0: empty) and when it was last
     /// used.
     tags: Vec<(u32, u32)>,
-    /// The records, way after way.
-    records: Vec<u8>,
+    /// The records, way after way, in chunks of `per_chunk` (empty until
+    /// used).
+    chunks: Vec<Vec<u8>>,
+    per_chunk: usize,
     tick: u32,
     hits: u64,
     misses: u64,
@@ -43,7 +49,8 @@ impl InodeCache {
     /// A cache for records of `record_size` bytes (nothing allocated yet).
     pub(crate) fn new(record_size: usize) -> InodeCache {
         let sets = (CACHE_BYTES / WAYS / record_size.max(1)).clamp(1, MAX_SETS);
-        InodeCache { record_size, sets, tags: Vec::new(), records: Vec::new(), tick: 0, hits: 0, misses: 0 }
+        let per_chunk = (CHUNK_BYTES / record_size.max(1)).max(1);
+        InodeCache { record_size, sets, tags: Vec::new(), chunks: Vec::new(), per_chunk, tick: 0, hits: 0, misses: 0 }
     }
 
     /// Records the cache can hold.
@@ -58,6 +65,23 @@ impl InodeCache {
     fn way_of(&self, ino: u32) -> Option<usize> {
         let base = self.set_of(ino) * WAYS;
         (base..base + WAYS).find(|&w| self.tags.get(w).is_some_and(|t| t.0 == ino))
+    }
+
+    /// The bytes of way `way`, its chunk allocated at the first use.
+    fn record_mut(&mut self, way: usize) -> &mut [u8] {
+        let size = self.record_size;
+        let chunk = &mut self.chunks[way / self.per_chunk];
+        if chunk.is_empty() {
+            chunk.resize(self.per_chunk * size, 0);
+        }
+        let at = way % self.per_chunk * size;
+        &mut chunk[at..at + size]
+    }
+
+    fn record(&self, way: usize) -> &[u8] {
+        let size = self.record_size;
+        let at = way % self.per_chunk * size;
+        &self.chunks[way / self.per_chunk][at..at + size]
     }
 
     fn touch(&mut self, way: usize) {
@@ -76,8 +100,7 @@ impl InodeCache {
         };
         self.hits += 1;
         self.touch(way);
-        let size = self.record_size;
-        Some(&self.records[way * size..(way + 1) * size])
+        Some(self.record(way))
     }
 
     /// Holds `record` (exactly the record size) for `ino`, in place of its
@@ -88,7 +111,7 @@ impl InodeCache {
         }
         if self.tags.is_empty() {
             self.tags.resize(self.capacity(), (0, 0));
-            self.records.resize(self.capacity() * self.record_size, 0);
+            self.chunks.resize_with(self.capacity().div_ceil(self.per_chunk), Vec::new);
         }
         let way = self.way_of(ino).unwrap_or_else(|| {
             let base = self.set_of(ino) * WAYS;
@@ -99,8 +122,7 @@ impl InodeCache {
         });
         self.tags[way].0 = ino;
         self.touch(way);
-        let size = self.record_size;
-        self.records[way * size..(way + 1) * size].copy_from_slice(record);
+        self.record_mut(way).copy_from_slice(record);
     }
 
     /// Updates the copy of `ino` if one is held (a write that need not
@@ -108,8 +130,7 @@ impl InodeCache {
     pub(crate) fn update(&mut self, ino: u32, record: &[u8]) {
         if let Some(way) = self.way_of(ino) {
             if record.len() == self.record_size {
-                let size = self.record_size;
-                self.records[way * size..(way + 1) * size].copy_from_slice(record);
+                self.record_mut(way).copy_from_slice(record);
             } else {
                 self.tags[way].0 = 0;
             }
@@ -127,7 +148,7 @@ impl InodeCache {
     pub(crate) fn clear(&mut self) -> usize {
         let held = self.tags.iter().filter(|t| t.0 != 0).count();
         self.tags = Vec::new();
-        self.records = Vec::new();
+        self.chunks = Vec::new();
         held
     }
 
@@ -181,7 +202,7 @@ mod tests {
         assert_eq!(c.get(7).unwrap()[127], 2);
         assert_eq!(c.clear(), 1);
         assert!(c.get(7).is_none());
-        assert_eq!(c.records.capacity(), 0);
+        assert_eq!(c.chunks.capacity(), 0);
     }
 
     #[test]
