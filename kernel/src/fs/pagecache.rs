@@ -61,10 +61,17 @@ pub fn drop_clean_pages() -> usize {
     disk_file_systems().iter().map(|fs| fs.drop_clean_pages()).sum()
 }
 
+/// Drops every disk file system's inode cache and directory name
+/// indexes; returns how many records and indexes went.
+pub fn drop_inode_caches() -> usize {
+    disk_file_systems().iter().map(|fs| fs.drop_inode_caches()).sum()
+}
+
 /// A write to /proc/sys/vm/drop_caches: 1 drops clean page-cache pages, 2
 /// reclaimable kernel objects (here: the metadata block caches' clean
-/// blocks, dropped with the pages), 3 both. Like Linux, it returns the
-/// length written, and EINVAL outside 1..=4.
+/// blocks, dropped with the pages, and the inode and name caches), 3
+/// both. Like Linux, it returns the length written, and EINVAL outside
+/// 1..=4.
 pub fn write_drop_caches(buf: &[u8]) -> Result<usize> {
     let text = core::str::from_utf8(buf).map_err(|_| Errno::EINVAL)?.trim();
     let value: u32 = text.parse().map_err(|_| Errno::EINVAL)?;
@@ -74,13 +81,17 @@ pub fn write_drop_caches(buf: &[u8]) -> Result<usize> {
     if value & 3 != 0 {
         drop_clean_pages();
     }
+    if value & 2 != 0 {
+        drop_inode_caches();
+    }
     Ok(buf.len())
 }
 
-/// Frees cached pages for an allocation that failed; tells whether any
-/// went.
+/// Frees cached pages, then the inode and name caches, for an
+/// allocation that failed; tells whether anything went.
 pub fn reclaim() -> bool {
-    drop_clean_pages() > 0
+    let pages = drop_clean_pages();
+    pages + drop_inode_caches() > 0
 }
 
 /// The page caches' counts, summed over the disk file systems.

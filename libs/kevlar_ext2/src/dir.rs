@@ -10,6 +10,7 @@ use kevlar_vfs::{Errno, Result};
 
 use crate::csum;
 use crate::layout::*;
+use crate::names::{DirIndex, Found, NameCache};
 use crate::state::{MetaKind, State};
 
 impl State {
@@ -117,27 +118,59 @@ impl State {
     }
 
     /// Finds `name` in directory `dir`: (inode, type code, block, offset).
+    /// Answered by the directory's name index when it has one; otherwise
+    /// the blocks are scanned, and the index built on the way (`names.rs`).
     pub fn find_entry(&mut self, dir: u32, name: &[u8]) -> Result<Option<(u32, u8, u32, usize)>> {
+        if let Some(hit) = self.names.lookup(dir, name) {
+            return Ok(hit.map(|f| (f.ino, f.code, f.block, f.offset)));
+        }
+        let mut found = None;
+        let mut index = Some(DirIndex::new());
+        match self.scan_for_entry(dir, name, &mut found, &mut index) {
+            Ok(()) => {
+                if let Some(index) = index {
+                    self.names.install(dir, index);
+                }
+                Ok(found)
+            }
+            // A damaged block past the entry: the entry is still found,
+            // as by a scan that stops there; no index is kept.
+            Err(_) if found.is_some() => Ok(found),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Scans directory `dir` for `name` into `found`, and every live
+    /// entry into `index` while it stays small enough to keep (then
+    /// `None`, and the scan stops at the entry).
+    fn scan_for_entry(&mut self, dir: u32, name: &[u8], found: &mut Option<(u32, u8, u32, usize)>, index: &mut Option<DirIndex>) -> Result<()> {
         let mut inode = self.read_inode(dir)?;
         let filetype = self.geo.filetype;
         let generation = inode.get(ino::GENERATION);
         for lblk in 0..self.dir_blocks(&inode) {
             let b = self.dir_block_number(dir, &mut inode, lblk)?;
             let data = self.checked_meta_block_ref(b, MetaKind::Dir, dir, generation)?;
-            let mut found = None;
             if !visit_dir_block(data, filetype, |e| {
-                if e.inode != 0 && e.name == name {
-                    found = Some((e.inode, e.file_type, b, e.offset));
+                if e.inode != 0 {
+                    if found.is_none() && e.name == name {
+                        *found = Some((e.inode, e.file_type, b, e.offset));
+                    }
+                    if let Some(ix) = index {
+                        ix.insert(e.name, Found { ino: e.inode, code: e.file_type, block: b, offset: e.offset });
+                        if !NameCache::fits(ix) {
+                            *index = None;
+                        }
+                    }
                 }
-                found.is_none()
+                index.is_some() || found.is_none()
             }) {
                 return Err(Errno::EUCLEAN);
             }
-            if found.is_some() {
-                return Ok(found);
+            if index.is_none() && found.is_some() {
+                break;
             }
         }
-        Ok(None)
+        Ok(())
     }
 
     /// Returns the first live entry at or after byte position `pos` of
@@ -174,8 +207,24 @@ impl State {
     }
 
     /// Adds entry `name` -> `target` to directory `dir`, reusing slack in
-    /// an existing block or adding a block.
+    /// an existing block or adding a block; the directory's name index
+    /// follows (forgotten if the change fails halfway).
     pub fn add_entry(&mut self, dir: u32, name: &[u8], target: u32, type_code: u8) -> Result<()> {
+        let code = if self.geo.filetype { type_code } else { 0 };
+        match self.add_entry_on_disk(dir, name, target, type_code) {
+            Ok((block, offset)) => {
+                self.names.added(dir, name, Found { ino: target, code, block, offset });
+                Ok(())
+            }
+            Err(e) => {
+                self.names.forget(dir);
+                Err(e)
+            }
+        }
+    }
+
+    /// [`State::add_entry`]'s change of the blocks: where the entry went.
+    fn add_entry_on_disk(&mut self, dir: u32, name: &[u8], target: u32, type_code: u8) -> Result<(u32, usize)> {
         let mut inode = self.read_inode(dir)?;
         self.drop_index(dir, &mut inode)?;
         let need = dirent_size(name.len());
@@ -189,13 +238,15 @@ impl State {
             })?;
             if let Some(((offset, entry_inode, rec_len), used)) = found {
                 let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
-                if entry_inode == 0 {
+                let at = if entry_inode == 0 {
                     write_dirent(block, offset, target, rec_len, name, type_code, filetype);
+                    offset
                 } else {
                     put16(block, offset + 4, used as u16);
                     write_dirent(block, offset + used, target, rec_len - used, name, type_code, filetype);
-                }
-                return self.touch_dir(dir, &mut inode);
+                    offset + used
+                };
+                return self.touch_dir(dir, &mut inode).map(|()| (b, at));
             }
         }
         let b = self.bmap(&mut inode, dir, blocks, true)?;
@@ -210,7 +261,7 @@ impl State {
             csum::init_dir_tail(block);
         }
         inode.set_size((blocks + 1) * bs as u64);
-        self.touch_dir(dir, &mut inode)
+        self.touch_dir(dir, &mut inode).map(|()| (b, 0))
     }
 
     /// Records a change of directory `dir`: times, and the hashed index
@@ -223,32 +274,54 @@ impl State {
     }
 
     /// Removes entry `name` from directory `dir` (merging its space into
-    /// the previous entry of its block); returns the inode it named.
+    /// the previous entry of its block); returns the inode it named. The
+    /// name index follows.
     pub fn remove_entry(&mut self, dir: u32, name: &[u8]) -> Result<u32> {
-        let mut inode = self.read_inode(dir)?;
-        self.drop_index(dir, &mut inode)?;
-        for lblk in 0..self.dir_blocks(&inode) {
-            let (b, entries) = self.dir_block_entries(dir, &mut inode, lblk)?;
-            let Some(i) = entries.iter().position(|e| e.inode != 0 && e.name == name) else { continue };
-            let target = entries[i].inode;
-            let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
-            if i == 0 {
-                put32(block, entries[0].offset, 0);
-            } else {
-                let prev = &entries[i - 1];
-                put16(block, prev.offset + 4, (prev.rec_len + entries[i].rec_len) as u16);
-            }
-            self.touch_dir(dir, &mut inode)?;
-            return Ok(target);
+        let removed = self.remove_entry_on_disk(dir, name);
+        match removed {
+            Ok(_) => self.names.removed(dir, name),
+            Err(_) => self.names.forget(dir),
         }
-        Err(Errno::ENOENT)
+        removed
     }
 
-    /// Points existing entry `name` of `dir` at `target`.
-    pub fn retarget_entry(&mut self, dir: u32, name: &[u8], target: u32, type_code: u8) -> Result<()> {
+    fn remove_entry_on_disk(&mut self, dir: u32, name: &[u8]) -> Result<u32> {
         let mut inode = self.read_inode(dir)?;
         self.drop_index(dir, &mut inode)?;
-        let (_, _, b, off) = self.find_entry(dir, name)?.ok_or(Errno::ENOENT)?;
+        // The entry's block from the index (or a scan); only that block
+        // is parsed, for the entry before it.
+        let (target, _, b, off) = self.find_entry(dir, name)?.ok_or(Errno::ENOENT)?;
+        let data = self.checked_meta_block(b, MetaKind::Dir, dir, inode.get(ino::GENERATION))?;
+        let entries = parse_dir_block(&data, self.geo.filetype).ok_or(Errno::EUCLEAN)?;
+        let i = entries.iter().position(|e| e.offset == off && e.inode == target).ok_or(Errno::EUCLEAN)?;
+        let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
+        if i == 0 {
+            put32(block, entries[0].offset, 0);
+        } else {
+            let prev = &entries[i - 1];
+            put16(block, prev.offset + 4, (prev.rec_len + entries[i].rec_len) as u16);
+        }
+        self.touch_dir(dir, &mut inode)?;
+        Ok(target)
+    }
+
+    /// Points existing entry `name` of `dir` at `target`; the name index
+    /// follows.
+    pub fn retarget_entry(&mut self, dir: u32, name: &[u8], target: u32, type_code: u8) -> Result<()> {
+        let done = self.retarget_entry_on_disk(dir, name, target, type_code);
+        match done {
+            Ok(code) => self.names.retargeted(dir, name, target, code),
+            Err(_) => self.names.forget(dir),
+        }
+        done.map(|_| ())
+    }
+
+    /// [`State::retarget_entry`]'s change of the block: the entry's type
+    /// code now.
+    fn retarget_entry_on_disk(&mut self, dir: u32, name: &[u8], target: u32, type_code: u8) -> Result<u8> {
+        let mut inode = self.read_inode(dir)?;
+        self.drop_index(dir, &mut inode)?;
+        let (_, old_code, b, off) = self.find_entry(dir, name)?.ok_or(Errno::ENOENT)?;
         let filetype = self.geo.filetype;
         let block = self.meta_block_mut(b, MetaKind::Dir, dir)?;
         put32(block, off, target);
@@ -256,7 +329,8 @@ impl State {
             block[off + 7] = type_code;
         }
         let mut inode = self.read_inode(dir)?;
-        self.touch_dir(dir, &mut inode)
+        self.touch_dir(dir, &mut inode)?;
+        Ok(if filetype { type_code } else { old_code })
     }
 
     /// Tells whether directory `dir` holds nothing but `.` and `..`.

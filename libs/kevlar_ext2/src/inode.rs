@@ -9,44 +9,6 @@ use crate::layout::*;
 use crate::state::{extra_of, State};
 use crate::Flavour;
 
-/// Inode records whose checksum `read_inode` verified, as their bytes,
-/// in a direct-mapped table (slot = inode number modulo its size): a
-/// record read again with the same bytes has the same (good) checksum,
-/// and comparing 256 bytes costs a small part of a crc32c over them.
-/// Every read and write system call on a file reads its inode, and so do
-/// path lookups (each directory on the way) and page faults on mapped
-/// files, so without this each of them paid a crc32c of the inode (Linux
-/// checks it once, when the inode comes into its inode cache). A program
-/// start touches dozens of inodes in turn (its libraries, the directories
-/// searched): the table holds that many.
-#[derive(Default)]
-pub(crate) struct VerifiedInodes {
-    entries: alloc::vec::Vec<(u32, alloc::vec::Vec<u8>)>,
-}
-
-const VERIFIED_INODES: usize = 128;
-
-impl VerifiedInodes {
-    fn slot(ino: u32) -> usize {
-        ino as usize % VERIFIED_INODES
-    }
-
-    /// Whether `record` is, byte for byte, a verified record of `ino`.
-    fn holds(&self, ino: u32, record: &[u8]) -> bool {
-        ino != 0 && self.entries.get(Self::slot(ino)).is_some_and(|(i, bytes)| *i == ino && same_bytes(bytes, record))
-    }
-
-    fn remember(&mut self, ino: u32, record: &[u8]) {
-        if self.entries.is_empty() {
-            self.entries.resize_with(VERIFIED_INODES, Default::default);
-        }
-        let slot = &mut self.entries[Self::slot(ino)];
-        slot.0 = ino;
-        slot.1.clear();
-        slot.1.extend_from_slice(record);
-    }
-}
-
 /// `a == b`, eight bytes at a time (the byte-wise `memcmp` of a kernel
 /// without SIMD would cost as much as the checksum).
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
@@ -69,22 +31,25 @@ impl State {
         Ok((block, byte % self.geo.block_size))
     }
 
-    /// Reads inode `ino` (the whole record), its checksum checked.
+    /// Reads inode `ino` (the whole record), its checksum checked when it
+    /// comes from its block; a record in the inode cache is the block's
+    /// current bytes, already checked or written here.
     pub fn read_inode(&mut self, ino: u32) -> Result<DiskInode> {
+        if let Some(record) = self.icache.get(ino) {
+            return Ok(DiskInode(record.to_vec()));
+        }
         let (block, off) = self.inode_location(ino)?;
         let size = self.geo.inode_size;
         let data = self.block(block)?;
         let inode = DiskInode(data[off..off + size].to_vec());
+        // A record changed since the last commit has no checksum yet (it
+        // gets one at commit): nothing to check.
         if let Some(seed) = self.geo.csum_seed {
-            // A record changed since the last commit has no checksum yet
-            // (it gets one at commit): nothing to check.
-            if !self.verified_inodes.holds(ino, &inode.0) && !self.unsealed_inodes.contains(&ino) {
-                if !csum::inode_ok(seed, ino, &inode.0) {
-                    return Err(Errno::EBADMSG);
-                }
-                self.verified_inodes.remember(ino, &inode.0);
+            if !self.unsealed_inodes.contains(&ino) && !csum::inode_ok(seed, ino, &inode.0) {
+                return Err(Errno::EBADMSG);
             }
         }
+        self.icache.put(ino, &inode.0);
         Ok(inode)
     }
 
@@ -95,12 +60,24 @@ impl State {
         let seed = self.geo.csum_seed;
         // Unchanged (a write within the timestamps' granularity that
         // neither grew the file nor allocated): the block stays clean and
-        // the checksum, already right, is not computed again.
-        if inode.0.len() >= self.geo.inode_size && same_bytes(&self.block(block)?[off..off + size], &inode.0[..size]) {
-            return Ok(());
+        // the checksum, already right, is not computed again. The cached
+        // copy, when there is one, is the block's bytes.
+        if inode.0.len() >= self.geo.inode_size {
+            let unchanged = match self.icache.get(ino) {
+                Some(record) => same_bytes(record, &inode.0[..size]),
+                None => same_bytes(&self.block(block)?[off..off + size], &inode.0[..size]),
+            };
+            if unchanged {
+                return Ok(());
+            }
         }
         let data = self.block_mut(block)?;
         data[off..off + size].copy_from_slice(&inode.0[..size]);
+        if size == self.geo.inode_size {
+            self.icache.put(ino, &inode.0[..size]);
+        } else {
+            self.icache.forget(ino);
+        }
         if seed.is_some() {
             // The checksum is set at commit (`seal_inodes`), once for
             // all the changes until then: a log line appended per request
@@ -119,9 +96,9 @@ impl State {
             let (block, off) = self.inode_location(ino)?;
             let data = self.block_mut(block)?;
             csum::seal_inode(seed, ino, &mut data[off..off + size]);
-            // Sealed here, so good: the next read_inode need not check.
+            // The cached copy takes the checksum too.
             let sealed = alloc::vec::Vec::from(&data[off..off + size]);
-            self.verified_inodes.remember(ino, &sealed);
+            self.icache.update(ino, &sealed);
         }
         Ok(())
     }
@@ -222,6 +199,7 @@ impl State {
     pub fn new_inode(&mut self, goal_group: u32, mode: u32, uid: u32, gid: u32) -> Result<(u32, DiskInode)> {
         let is_dir = mode & g::S_IFMT == g::S_IFDIR;
         let ino = self.alloc_inode(goal_group, is_dir)?;
+        self.names.forget(ino);
         let mut inode = DiskInode::zeroed(self.geo.inode_size);
         inode.set_mode(mode as u16);
         inode.set_uid(uid);
@@ -246,6 +224,9 @@ impl State {
 
     /// Frees an inode whose last link went: its blocks, then its number.
     pub fn destroy_inode(&mut self, ino: u32) -> Result<()> {
+        // A directory's name index goes with it (the number may come
+        // back as another directory).
+        self.names.forget(ino);
         self.orphan_del(ino)?;
         let mut inode = self.read_inode(ino)?;
         if inode.mode() == 0 || inode.get(ino::DTIME) != 0 {

@@ -35,7 +35,12 @@
 //!   past [`CACHE_BLOCKS`]); regular files' data lives in a page cache of
 //!   pages from a [`PageSource`] (the kernel's are frames it maps, so
 //!   `read`, `write`, shared and private mappings and exec share them),
-//!   filled with read-ahead. Changes stay in memory (write-back): they
+//!   filled with read-ahead. Inode records live in a bounded
+//!   set-associative cache (`icache.rs`) and recently searched
+//!   directories have a name index (`names.rs`), so a lookup or stat of a
+//!   hot name neither scans directory blocks nor parses the inode table;
+//!   both follow every change under the same lock and are dropped by
+//!   [`Ext2Fs::drop_inode_caches`]. Changes stay in memory (write-back): they
 //!   reach the device by [`Ext2Fs::write_back`] (the kernel's periodic
 //!   flusher), [`Ext2Fs::sync`] (which also flushes the device's own
 //!   cache) and [`Ext2Fs::unmount`] (which also marks the file system
@@ -64,10 +69,12 @@ mod discard;
 mod extent;
 mod falloc;
 mod handle;
+mod icache;
 mod inode;
 mod jbd2;
 mod journal;
 mod layout;
+mod names;
 mod node;
 mod orphan;
 mod state;
@@ -156,6 +163,25 @@ pub struct Usage {
     pub inodes: u64,
     /// Free inodes.
     pub free_inodes: u64,
+}
+
+/// Counts of the inode cache and the name cache (tests, diagnostics).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InodeCacheStats {
+    /// Inode records held.
+    pub inodes: usize,
+    /// Inode reads answered from the cache since the mount.
+    pub inode_hits: u64,
+    /// Inode reads that went to the inode table.
+    pub inode_misses: u64,
+    /// Directories with a name index.
+    pub dirs: usize,
+    /// Entries those indexes hold.
+    pub names: usize,
+    /// Name searches answered by an index since the mount.
+    pub name_hits: u64,
+    /// Name searches that scanned the directory.
+    pub name_misses: u64,
 }
 
 /// A mounted ext2 file system.
@@ -345,6 +371,22 @@ impl Ext2Fs {
         let mut st = self.state.lock();
         st.trim_cache();
         st.drop_clean_pages()
+    }
+
+    /// Drops the inode cache and the directories' name indexes
+    /// (drop_caches' 2, memory pressure); returns how many inode records
+    /// and directory indexes went.
+    pub fn drop_inode_caches(&self) -> usize {
+        let mut st = self.state.lock();
+        st.icache.clear() + st.names.clear()
+    }
+
+    /// Returns the inode and name caches' counts.
+    pub fn inode_cache_stats(&self) -> InodeCacheStats {
+        let st = self.state.lock();
+        let (inode_hits, inode_misses) = st.icache.counts();
+        let (name_hits, name_misses) = st.names.counts();
+        InodeCacheStats { inodes: st.icache.len(), inode_hits, inode_misses, dirs: st.names.dirs(), names: st.names.entries(), name_hits, name_misses }
     }
 
     /// Returns the page cache's counts.

@@ -171,9 +171,11 @@ pub struct State {
     pub(crate) orphans: BTreeSet<u32>,
     /// What FITRIM remembers (`trim.rs`).
     pub(crate) trim: crate::trim::TrimState,
-    /// Inode records whose checksum was verified, so that reading one
-    /// again unchanged skips the crc32c (`read_inode`).
-    pub(crate) verified_inodes: crate::inode::VerifiedInodes,
+    /// Copies of recently used inode records (`icache.rs`): read_inode
+    /// of a hot inode neither finds its block nor checks its checksum.
+    pub(crate) icache: crate::icache::InodeCache,
+    /// Indexes of recently searched directories (`names.rs`).
+    pub(crate) names: crate::names::NameCache,
     /// Inodes whose record changed in its (dirty) inode-table block since
     /// the last commit: their checksum is set once, at commit
     /// (`seal_checksums`), not at every write that grows a file.
@@ -354,7 +356,8 @@ impl State {
             journal: None,
             orphans: BTreeSet::new(),
             trim: crate::trim::TrimState::default(),
-            verified_inodes: crate::inode::VerifiedInodes::default(),
+            icache: crate::icache::InodeCache::new(inode_size),
+            names: crate::names::NameCache::default(),
             unsealed_inodes: BTreeSet::new(),
             free_run_hint: (u32::MAX, 0),
         };

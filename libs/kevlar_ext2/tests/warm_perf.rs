@@ -110,3 +110,75 @@ fn create_write_close_small_files() {
     fs.sync().unwrap();
     println!("create+write+utime: {:.0} ns a file, sync {:.1} ms", c, t.elapsed().as_secs_f64() * 1e3);
 }
+
+/// A path walk on a root like Debian's: lookups of existing and absent
+/// names in `/usr/bin` (2,000 entries) and `/usr/lib/x86_64-linux-gnu`
+/// (3,000), each directory of the path looked up and the file stat'ed,
+/// as `execvp`'s search along PATH and the dynamic loader's along its
+/// library path do. Hashed-tree directories (`e2fsck -D`), as mke2fs
+/// makes big ones. Uses the public API only, so the same file measures
+/// the crate before and after a change.
+#[test]
+#[ignore]
+fn path_walk_in_big_directories() {
+    let scratch = Scratch::new("pathwalk");
+    let src = scratch.0.join("src");
+    for (dir, n) in [("usr/bin", 2000), ("usr/lib/x86_64-linux-gnu", 3000), ("usr/local/bin", 3)] {
+        std::fs::create_dir_all(src.join(dir)).unwrap();
+        for i in 0..n {
+            std::fs::write(src.join(format!("{}/prog-{:05}", dir, i)), b"#").unwrap();
+        }
+    }
+    let image = scratch.0.join("walk.img");
+    std::fs::File::create(&image).unwrap().set_len(64 << 20).unwrap();
+    let out = Command::new(tool("mke2fs")).args(["-q", "-F", "-t", "ext4", "-b", "4096", "-E", "root_owner=0:0", "-d"]).arg(&src).arg(&image).output().unwrap();
+    assert!(out.status.success(), "mke2fs failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(tool("e2fsck")).args(["-fyD"]).arg(&image).output().unwrap();
+    assert!(out.status.code().unwrap_or(8) < 4);
+    let dev: Arc<dyn BlockDevice> = disk_of(&image);
+    let clock: Arc<dyn Clock> = Arc::new(Ticking(std::sync::Mutex::new(Timespec::new(1_700_000_000, 0))));
+    let fs = Ext2Fs::mount_with_pages(dev, clock, EXT4, Arc::new(kevlar_vfs::HeapPages), 1 << 20).unwrap();
+    let root = fs.root();
+    let rounds = std::env::var("WALK_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(20usize);
+    let (found, absent) = walk_loops(&root, rounds);
+    println!("path walk + stat (CPU time), found: {:.0} ns; a search (misses in /usr/local/bin and /usr/lib/x86_64-linux-gnu, hit in /usr/bin): {:.0} ns", found, absent);
+}
+
+/// This thread's time on a CPU in ns (the host is shared: wall time
+/// would count the other programs' turns).
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat").ok().and_then(|s| s.split_whitespace().next()?.parse().ok()).unwrap_or(0)
+}
+
+#[inline(never)]
+fn walk_loops(root: &Arc<dyn kevlar_vfs::Inode>, rounds: usize) -> (f64, f64) {
+    let lookup = |path: &str| -> Result<Arc<dyn kevlar_vfs::Inode>, kevlar_vfs::Errno> {
+        let mut node = root.clone();
+        for part in path.split('/').filter(|p| !p.is_empty()) {
+            node = node.lookup(part.as_bytes())?;
+        }
+        Ok(node)
+    };
+    let paths: Vec<String> = (0..200).map(|i| if i % 2 == 0 { format!("usr/bin/prog-{:05}", i * 9) } else { format!("usr/lib/x86_64-linux-gnu/prog-{:05}", i * 13) }).collect();
+    // Warm: everything read once.
+    for p in &paths {
+        lookup(p).unwrap().stat().unwrap();
+    }
+    let t = cpu_ns();
+    for _ in 0..rounds {
+        for p in &paths {
+            lookup(p).unwrap().stat().unwrap();
+        }
+    }
+    let found = (cpu_ns() - t) as f64 / (rounds * paths.len()) as f64;
+    let t = cpu_ns();
+    for _ in 0..rounds {
+        for i in 0..200 {
+            assert!(lookup(&format!("usr/local/bin/prog-{:05}", i * 9 + 5)).is_err());
+            assert!(lookup(&format!("usr/lib/x86_64-linux-gnu/absent-{:05}", i)).is_err());
+            lookup(&format!("usr/bin/prog-{:05}", i * 9)).unwrap();
+        }
+    }
+    let absent = (cpu_ns() - t) as f64 / (rounds * 200) as f64;
+    (found, absent)
+}
