@@ -87,7 +87,7 @@ pub struct InetEntry {
 }
 
 /// An AF_UNIX socket as /proc/net/unix shows it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct UnixEntry {
     /// SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET.
     pub sock_type: u32,
@@ -116,7 +116,7 @@ pub struct UnixEntry {
 
 /// What a socket shows in /proc/net, with the nsfs inode number of its
 /// network namespace.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Entry {
     /// TCP and UDP.
     Inet(u64, InetEntry),

@@ -1,11 +1,13 @@
 /* sock_diag's refusals: the socket types it opens with, a request too
  * short for its family's header (EINVAL), a family past AF_MAX (EINVAL)
  * or without a handler (AF_NETLINK here: ENOENT, its module not loaded),
- * an unknown message type (EINVAL), SOCK_DESTROY (EOPNOTSUPP: no handler
- * can destroy), a protocol inet_diag has no handler for (ENOENT: in the
+ * an unknown message type (EINVAL), SOCK_DESTROY (unix_diag cannot:
+ * EOPNOTSUPP; inet_diag finds no such socket: ENOENT; destroy.c does
+ * more), a protocol inet_diag has no handler for (ENOENT: in the
  * NLMSG_DONE of a dump, in NLMSG_ERROR for one socket), UDP-Lite (an
  * empty dump), a request without NLM_F_REQUEST (ignored, acknowledged
- * with NLM_F_ACK), NLM_F_ACK on a dump (no acknowledgement), and the old
+ * with NLM_F_ACK), NLM_F_ACK on a dump (no acknowledgement), either of
+ * NLM_F_ROOT and NLM_F_MATCH asking for a dump, and the old
  * TCPDIAG_GETSOCK request (struct inet_diag_req: both families). */
 #include "sockdiag.h"
 
@@ -68,6 +70,9 @@ int main(void)
     try(d, "no NLM_F_REQUEST", SOCK_DIAG_BY_FAMILY, NLM_F_DUMP, &req, sizeof req);
     try(d, "no NLM_F_REQUEST, NLM_F_ACK", SOCK_DIAG_BY_FAMILY, NLM_F_DUMP | NLM_F_ACK, &req, sizeof req);
     try(d, "dump with NLM_F_ACK", SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP | NLM_F_ACK, &req, sizeof req);
+    try(d, "NLM_F_ROOT alone (a dump)", SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_ROOT, &req, sizeof req);
+    try(d, "NLM_F_MATCH alone (a dump)", SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_MATCH, &req, sizeof req);
+    try(d, "unix, NLM_F_ROOT alone", SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_ROOT, &ureq, sizeof ureq);
     try(d, "one socket, nothing matches", SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, &req, sizeof req);
     try(d, "one socket, nothing matches, NLM_F_ACK", SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_ACK, &req, sizeof req);
     /* The old request: 4 bytes of family and lengths, the id, states,

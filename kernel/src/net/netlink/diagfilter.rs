@@ -74,6 +74,9 @@ fn lands_on_op(code: &[u8], cc: usize) -> bool {
         if cc == len {
             return true;
         }
+        if len < OP_LEN {
+            return false;
+        }
         let (_, yes, _) = op(code, at);
         if yes < OP_LEN || yes & 3 != 0 {
             return false;

@@ -773,10 +773,11 @@ impl Socket for NetlinkSocket {
             }
             Ok(d)
         })?;
-        // The next part of a dump once the queue is half empty.
+        // The next part of a dump once the queue is half empty (after a
+        // peek too, as netlink_recvmsg does).
         let more = {
             let s = self.inner.lock();
-            !peek && !s.dump_rest.is_empty() && s.charged <= self.options.get().rcvbuf / 2
+            !s.dump_rest.is_empty() && s.charged <= self.options.get().rcvbuf / 2
         };
         if more {
             self.dump_part();

@@ -172,6 +172,12 @@ pub fn handle(sock: &NetlinkSocket, hdr: &Header, msg: &[u8], out: &mut Vec<Vec<
     }
 }
 
+/// Whether a request is a dump: sock_diag's handlers take either of
+/// NLM_F_ROOT and NLM_F_MATCH for one.
+pub fn wants_dump(hdr: &Header) -> bool {
+    hdr.flags & nl::NLM_F_DUMP as u16 != 0
+}
+
 /// inet_diag_handler_cmd: a dump, or one socket.
 fn inet(hdr: &Header, body: &[u8], asker: &Asker, out: &mut Vec<Vec<u8>>) -> Result<Handled> {
     if body.len() < REQ_V2_LEN {
@@ -182,7 +188,7 @@ fn inet(hdr: &Header, body: &[u8], asker: &Asker, out: &mut Vec<Vec<u8>>) -> Res
     if let Some(p) = attrs.protocol {
         req.protocol = p;
     }
-    if hdr.kind == SOCK_DIAG_BY_FAMILY && hdr.is_dump() {
+    if hdr.kind == SOCK_DIAG_BY_FAMILY && wants_dump(hdr) {
         let filter = match attrs.bytecode {
             Some(code) => Some(Bytecode::audit(code, asker.net_admin)?),
             None => None,
@@ -206,7 +212,7 @@ fn compat(hdr: &Header, body: &[u8], asker: &Asker, out: &mut Vec<Vec<u8>>) -> R
     let protocol = if hdr.kind == TCPDIAG_GETSOCK { netabi::IPPROTO_TCP as u32 } else { netabi::IPPROTO_DCCP as u32 };
     let id = SockId::parse(&body[4..52]);
     let states = u32::from_le_bytes(body[52..56].try_into().unwrap());
-    if hdr.is_dump() {
+    if wants_dump(hdr) {
         let attrs = request_attrs(&body[REQ_COMPAT_LEN..]);
         let filter = match attrs.bytecode {
             Some(code) => Some(Bytecode::audit(code, asker.net_admin)?),

@@ -56,7 +56,7 @@ pub fn handle(hdr: &Header, body: &[u8], asker: &Asker, out: &mut Vec<Vec<u8>>) 
     let word = |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().unwrap());
     let req = Req { states: word(4), ino: word(8), show: word(12), cookie: [word(16), word(20)] };
     let inodes = procnet::inodes_by_address();
-    if hdr.is_dump() {
+    if super::sockdiag::wants_dump(hdr) {
         let list = procnet::sockets_of(asker.net, |e| matches!(e, Entry::Unix(..)));
         for l in &list {
             let Entry::Unix(_, e) = &l.entry else { continue };
