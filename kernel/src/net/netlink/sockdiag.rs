@@ -114,7 +114,8 @@ struct SockId {
     dport: u16,
     src: [u8; 16],
     dst: [u8; 16],
-    ifindex: u32,
+    // idiag_if is not looked at: no socket here is bound to a device, and
+    // Linux's lookups match a socket without one on any.
     cookie: [u32; 2],
 }
 
@@ -125,7 +126,6 @@ impl SockId {
             dport: u16::from_be_bytes([b[2], b[3]]),
             src: b[4..20].try_into().unwrap(),
             dst: b[20..36].try_into().unwrap(),
-            ifindex: u32::from_le_bytes(b[36..40].try_into().unwrap()),
             cookie: [u32::from_le_bytes(b[40..44].try_into().unwrap()), u32::from_le_bytes(b[44..48].try_into().unwrap())],
         }
     }
