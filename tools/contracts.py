@@ -820,8 +820,9 @@ def build_debian(quiet: bool = False) -> list:
     entries = [bi.File("/init", os.path.join(DEBIAN_OUT_DIR, "debian-init"), 0o755),
                bi.Dir("/dev"), bi.Dir("/root", 0o700), bi.Dir("/lib/modules/oracle")]
     try:
-        # The Debian suite boots with a network card (eth0, for `ip`).
-        modules = oracle().disk_modules(with_net=True)
+        # The Debian suite boots with a network card (eth0, for `ip`), and
+        # sock_diag's handlers (for `ss`, which Kevlar answers over them).
+        modules = oracle().disk_modules(with_net=True) + oracle().modules(oracle().DIAG_MODULES)
     except Exception as e:
         print(f"contracts: no Linux modules for the Debian disk: {e}", file=sys.stderr)
         modules = []
@@ -837,6 +838,23 @@ def build_debian(quiet: bool = False) -> list:
               f"{os.path.relpath(DEBIAN_CPIO, REPO_ROOT)} + "
               f"{os.path.relpath(debian_disk(), REPO_ROOT)}")
     return tests
+
+
+# The sock_diag tests load Linux's diag modules from /lib/modules/oracle
+# (sockdiag/sockdiag.h); only an image with them carries the modules.
+SOCKDIAG_AREA = "sockdiag"
+
+
+def sockdiag_modules(bi) -> list:
+    """Image entries for the oracle's sock_diag handler modules (none
+    without the kernel package: Linux's answers then say ENOENT)."""
+    entries = [bi.Dir("/lib"), bi.Dir("/lib/modules"), bi.Dir("/lib/modules/oracle")]
+    try:
+        paths = oracle().modules(oracle().DIAG_MODULES)
+    except Exception as e:
+        print(f"contracts: no Linux modules for the sockdiag tests: {e}", file=sys.stderr)
+        paths = []
+    return entries + [bi.File(f"/lib/modules/oracle/{os.path.basename(p)}", p, 0o644) for p in paths]
 
 
 def build(quiet: bool = False, include_busybox: bool = False, suite: str = "contracts") -> list:
@@ -895,6 +913,8 @@ def build(quiet: bool = False, include_busybox: bool = False, suite: str = "cont
     glibc_tests = [t.exe for t in tests if t.area == GLIBC_AREA]
     if glibc_tests:
         entries += glibc_image_entries(bi, glibc_tests)
+    if any(t.area == SOCKDIAG_AREA for t in tests):
+        entries += sockdiag_modules(bi)
     if include_busybox:
         entries += bi.busybox_entries()
     bi.build(entries, CPIO)

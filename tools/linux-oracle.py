@@ -200,14 +200,31 @@ NET_MODULES = [
 ]
 
 
+# sock_diag's handlers, modules in Debian's kernel (sock_diag itself is
+# built in): the sockdiag contract tests load them under Linux (Kevlar has
+# them built in).
+DIAG_MODULES = [
+    "net/ipv4/inet_diag.ko",
+    "net/ipv4/tcp_diag.ko",
+    "net/ipv4/udp_diag.ko",
+    "net/unix/unix_diag.ko",
+]
+
+
 def disk_modules(quiet: bool = True, with_net: bool = False) -> list:
     """Paths of DISK_MODULES (and NET_MODULES with `with_net`) unpacked
     under build/linux/modules/ from the kernel package (extracted on first
     use), in load order."""
+    return modules(DISK_MODULES + (NET_MODULES if with_net else []), quiet)
+
+
+def modules(wanted: list, quiet: bool = True) -> list:
+    """Paths of the kernel package's modules `wanted` (paths under its
+    kernel/ directory), unpacked under build/linux/modules/ on first use,
+    in the order given."""
     kernel = fetch(quiet=quiet)
     release = os.path.basename(kernel)[len("vmlinuz-"):]
     out_dir = os.path.join(LINUX_DIR, "modules", release)
-    wanted = DISK_MODULES + (NET_MODULES if with_net else [])
     paths = [os.path.join(out_dir, os.path.basename(m)) for m in wanted]
     if all(os.path.isfile(p) for p in paths):
         return paths

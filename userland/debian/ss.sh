@@ -3,11 +3,10 @@
 # 127.0.0.1:4711 and a unix stream listener (python3, after bringing lo
 # up), with the owning process (-p, found through /proc/PID/fd's
 # socket:[N]); ss under `unshare -n` (a new network namespace) does not
-# list them. Kevlar has no NETLINK_SOCK_DIAG, so ss reads /proc/net/tcp
-# and /proc/net/unix; Linux answers it over sock_diag: the columns that
-# differ between the two paths (queues, inodes, pids) are left out, and
-# so is ss's complaint on stderr that the sock_diag socket cannot be
-# made (it then reads the files).
+# list them. Both kernels answer ss over NETLINK_SOCK_DIAG (Linux with
+# its diag modules, which debian-init loads): the listener's Send-Q is
+# its backlog (inet_diag's idiag_wqueue). Queues of connections, inodes
+# and pids are left out; so is stderr.
 ss() { command ss "$@" 2>/dev/null; }
 ip link set lo up
 rm -f /tmp/ss-ready /tmp/ss-test.sock
@@ -23,6 +22,8 @@ py=$!
 for i in $(seq 100); do [ -e /tmp/ss-ready ] && break; sleep 0.1; done
 echo "listening TCP:"
 ss -tln | awk '$4 == "127.0.0.1:4711" { print $1, $4, $5 }'
+echo "its backlog:"
+ss -tln | awk '$4 == "127.0.0.1:4711" { print "Send-Q", $3 }'
 echo "with the process:"
 ss -tlnp | awk '$4 == "127.0.0.1:4711" { print $1, $4, $6 }' | sed 's/pid=[0-9]*,//'
 echo "the connection, both ends:"

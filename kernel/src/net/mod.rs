@@ -396,6 +396,13 @@ pub trait Socket: Send + Sync {
     fn proc_entry(&self) -> Option<procnet::Entry> {
         None
     }
+
+    /// Ends the socket's connection with `err` as its pending error, as
+    /// sock_diag's SOCK_DESTROY asks (the protocol's diag_destroy:
+    /// tcp_abort, udp_abort); EOPNOTSUPP for a protocol without one.
+    fn diag_destroy(&self, _err: Errno) -> Result<()> {
+        Err(Errno::EOPNOTSUPP)
+    }
 }
 
 /// Creates a socket of `family`, `sock_type` (flags stripped) and
@@ -759,12 +766,12 @@ impl SocketFile {
     /// Wraps `socket` as an open file owned by the caller; `flags` are the
     /// status flags (O_NONBLOCK).
     pub fn open(socket: Arc<dyn Socket>, flags: u32) -> Arc<OpenFile> {
-        let (uid, gid) = crate::process::current().map_or((0, 0), |t| {
+        let (uid, gid, cgroup) = crate::process::current().map_or((0, 0, 1), |t| {
             let c = t.process.creds.lock();
-            (c.euid, c.egid)
+            (c.euid, c.egid, t.process.cgroup.cgroup().id)
         });
         let ino = NEXT_SOCKET_INO.fetch_add(1, Ordering::Relaxed);
-        procnet::register(ino, &socket, uid);
+        procnet::register(ino, &socket, uid, cgroup);
         let ops = Arc::new(SocketFile { socket, ino, uid, gid });
         let mut path = b"socket:[".to_vec();
         path.extend_from_slice(alloc::format!("{}]", ino).as_bytes());

@@ -75,10 +75,19 @@ pub struct InetEntry {
     /// Bytes queued to read, or connections waiting for accept on a
     /// listener (rx_queue).
     pub rx_queue: usize,
+    /// listen()'s backlog (0 when not listening).
+    pub backlog: usize,
+    /// The sk_shutdown bits (RCV_SHUTDOWN 1, SEND_SHUTDOWN 2).
+    pub shutdown: u8,
+    /// IPV6_V6ONLY (AF_INET6 only).
+    pub v6only: bool,
+    /// The port was bound by the user, not picked by the stack (Linux's
+    /// SOCK_BINDPORT_LOCK).
+    pub port_locked: bool,
 }
 
 /// An AF_UNIX socket as /proc/net/unix shows it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct UnixEntry {
     /// SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET.
     pub sock_type: u32,
@@ -88,11 +97,26 @@ pub struct UnixEntry {
     pub connected: bool,
     /// The bound address as getsockname gives it (family first).
     pub name: Option<Arc<Vec<u8>>>,
+    /// The bound file's node: its inode number and its file system's
+    /// st_dev (a path binding only).
+    pub node: Option<(u64, u64)>,
+    /// The other end (or a datagram socket's default destination).
+    pub peer: Option<Arc<dyn Socket>>,
+    /// A listener's connections not yet accepted: the connecting sockets.
+    pub pending_peers: Vec<Option<Arc<dyn Socket>>>,
+    /// listen()'s backlog (0 when not listening).
+    pub backlog: usize,
+    /// Bytes queued to read (FIONREAD; 0 on a listener).
+    pub rx_queue: usize,
+    /// Bytes this socket has queued at its peers.
+    pub tx_queue: usize,
+    /// The RCV_SHUTDOWN and SEND_SHUTDOWN bits.
+    pub shutdown: u8,
 }
 
 /// What a socket shows in /proc/net, with the nsfs inode number of its
 /// network namespace.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Entry {
     /// TCP and UDP.
     Inet(u64, InetEntry),
@@ -103,14 +127,16 @@ pub enum Entry {
 struct Record {
     socket: Weak<dyn Socket>,
     uid: u32,
+    cgroup: u64,
 }
 
 /// The sockets that have an open file, by inode number.
 static SOCKETS: SpinLock<BTreeMap<u64, Record>> = SpinLock::new(BTreeMap::new());
 
-/// Records a socket's file (its inode number and owner).
-pub fn register(ino: u64, socket: &Arc<dyn Socket>, uid: u32) {
-    SOCKETS.lock().insert(ino, Record { socket: Arc::downgrade(socket), uid });
+/// Records a socket's file (its inode number, owner and the id of the
+/// owner's cgroup).
+pub fn register(ino: u64, socket: &Arc<dyn Socket>, uid: u32, cgroup: u64) {
+    SOCKETS.lock().insert(ino, Record { socket: Arc::downgrade(socket), uid, cgroup });
 }
 
 /// Forgets a socket's file (it was closed).
@@ -119,31 +145,54 @@ pub fn unregister(ino: u64) {
 }
 
 /// A listed socket: its inode number, its owner, what it shows.
-struct Listed {
-    ino: u64,
-    uid: u32,
-    entry: Entry,
+pub struct Listed {
+    /// The inode number (socket:[N]).
+    pub ino: u64,
+    /// The owner (the effective uid of the process that made its file).
+    pub uid: u32,
+    /// The id of the cgroup that process was in.
+    pub cgroup: u64,
+    /// What the socket says of itself.
+    pub entry: Entry,
+    /// Its options (buffer sizes).
+    pub socket: Arc<dyn Socket>,
 }
 
 /// The recorded sockets of network namespace `net` (nsfs inode number)
 /// that `keep` takes, in inode order. The families are asked with no
 /// lock of this table held (they take their stacks' locks).
 fn listed(net: u64, keep: impl Fn(&Entry) -> bool) -> Vec<Listed> {
-    let live: Vec<(u64, u32, Arc<dyn Socket>)> = SOCKETS.lock().iter().filter_map(|(&ino, r)| Some((ino, r.uid, r.socket.upgrade()?))).collect();
+    let live: Vec<(u64, u32, u64, Arc<dyn Socket>)> = SOCKETS.lock().iter().filter_map(|(&ino, r)| Some((ino, r.uid, r.cgroup, r.socket.upgrade()?))).collect();
     let mut out = Vec::new();
-    for (ino, uid, socket) in live {
+    for (ino, uid, cgroup, socket) in live {
         if let Some(entry) = socket.proc_entry() {
             let in_net = match &entry {
                 Entry::Inet(n, _) | Entry::Unix(n, _) => *n == net,
             };
             if in_net && keep(&entry) {
-                out.push(Listed { ino, uid, entry });
+                out.push(Listed { ino, uid, cgroup, entry, socket });
             }
         }
-        // The last reference may go here: dropped with no lock held.
-        drop(socket);
     }
     out
+}
+
+/// [`listed`] for sock_diag: the recorded sockets of namespace `net`
+/// that `keep` takes, in inode order, each with the socket itself. The
+/// caller drops them with no lock held (a last reference may go there).
+pub fn sockets_of(net: u64, keep: impl Fn(&Entry) -> bool) -> Vec<Listed> {
+    listed(net, keep)
+}
+
+/// The inode numbers of the recorded sockets, by the address of the
+/// socket (what [`address_of`] gives), to name a peer.
+pub fn inodes_by_address() -> BTreeMap<usize, u64> {
+    SOCKETS.lock().iter().map(|(&ino, r)| (r.socket.as_ptr() as *const () as usize, ino)).collect()
+}
+
+/// The address [`inodes_by_address`] is keyed by.
+pub fn address_of(socket: &Arc<dyn Socket>) -> usize {
+    Arc::as_ptr(socket) as *const () as usize
 }
 
 /// An IPv4 address as Linux prints a __be32 with %08X on a little-endian
@@ -162,7 +211,7 @@ fn hex6(addr: [u8; 16]) -> String {
 }
 
 /// The bytes of an address as IPv4 (an IPv6 one shows as 0).
-fn v4_bytes(addr: IpAddress) -> [u8; 4] {
+pub fn v4_bytes(addr: IpAddress) -> [u8; 4] {
     match addr {
         IpAddress::Ipv4(a) => a.octets(),
         IpAddress::Ipv6(a) => {
@@ -177,7 +226,7 @@ fn v4_bytes(addr: IpAddress) -> [u8; 4] {
 }
 
 /// The bytes of an address as IPv6 (IPv4 is v4-mapped).
-fn v6_bytes(addr: IpAddress) -> [u8; 16] {
+pub fn v6_bytes(addr: IpAddress) -> [u8; 16] {
     match addr {
         IpAddress::Ipv6(a) => a.octets(),
         IpAddress::Ipv4(a) => {

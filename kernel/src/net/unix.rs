@@ -437,8 +437,11 @@ impl UnixSocket {
             let mut embryo_state = Self::fresh_inner(State::Connected, false);
             embryo_state.peer = Some(self.arc());
             embryo_state.peer_cred = Some(Ucred::current_effective());
-            // A listener is bound, and a bound name never changes.
+            // A listener is bound, and a bound name never changes. The
+            // connection shares its file too (without owning its entry
+            // in the name table), as unix_stream_connect copies the path.
             embryo_state.name = listener.name();
+            embryo_state.node = listener.inner.lock().node.clone();
             let embryo = Self::new(self.sock_type, embryo_state);
             let listener_cred = {
                 let mut l = listener.inner.lock();
@@ -1028,12 +1031,27 @@ impl Socket for UnixSocket {
 
     fn proc_entry(&self) -> Option<crate::net::procnet::Entry> {
         let s = self.inner.lock();
-        let entry = crate::net::procnet::UnixEntry {
+        let listening = s.state == State::Listening;
+        let pending: Vec<Arc<UnixSocket>> = s.pending.iter().cloned().collect();
+        let node = s.node.clone();
+        let mut entry = crate::net::procnet::UnixEntry {
             sock_type: self.sock_type,
-            listening: s.state == State::Listening,
+            listening,
             connected: s.state == State::Connected,
             name: s.name.clone(),
+            node: None,
+            peer: s.peer.clone().map(|p| p as Arc<dyn Socket>),
+            pending_peers: Vec::new(),
+            backlog: if listening { s.backlog } else { 0 },
+            rx_queue: if listening { 0 } else if self.connection_based() { s.queue.iter().map(Message::unread).sum() } else { s.queue.front().map_or(0, |m| m.data.len()) },
+            tx_queue: self.wmem(),
+            shutdown: s.shutdown,
         };
+        drop(s);
+        // The connections' own locks are taken after the listener's is
+        // dropped; each knows the socket that connected.
+        entry.pending_peers = pending.iter().map(|c| c.inner.lock().peer.clone().map(|p| p as Arc<dyn Socket>)).collect();
+        entry.node = node.and_then(|n| n.stat().ok()).map(|st| (st.ino, st.dev));
         Some(crate::net::procnet::Entry::Unix(self.net, entry))
     }
 

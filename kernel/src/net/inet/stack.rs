@@ -985,6 +985,21 @@ impl Stack {
         }
     }
 
+    /// Aborts a connection for sock_diag's SOCK_DESTROY (tcp_abort): a
+    /// reset goes out and `err` is the connection's pending error (not
+    /// the ECONNRESET a reset from the peer would give).
+    pub fn abort_conn(&mut self, handle: SocketHandle, err: Errno) {
+        let s = self.sockets.get_mut::<tcp::Socket>(handle);
+        s.abort();
+        let state = s.state();
+        if let Some(c) = self.conns.get_mut(&handle) {
+            c.last = state;
+            c.reset = true;
+            c.error = Some(err);
+        }
+        self.mark(handle);
+    }
+
     /// Gives up a connection whose last fd closed: a FIN (or a reset when
     /// unread data is left, or SO_LINGER with a zero time, as Linux's
     /// tcp_close), then reaped once closed; `port_id` is held until then.

@@ -781,8 +781,8 @@ impl Socket for TcpSocket {
                 Phase::Closed => None,
                 Phase::Listening(id) => {
                     let (ip, port, _) = s.bound?;
-                    let waiting = st.listeners.get(&id).map_or(0, |l| l.ready.len());
-                    Some(InetEntry { v6: self.v6, transport: Transport::Tcp, local: (ip, port), remote: none, state: state::LISTEN, tx_queue: 0, rx_queue: waiting })
+                    let (waiting, backlog) = st.listeners.get(&id).map_or((0, 0), |l| (l.ready.len(), l.backlog));
+                    Some(InetEntry { v6: self.v6, transport: Transport::Tcp, local: (ip, port), remote: none, state: state::LISTEN, tx_queue: 0, rx_queue: waiting, backlog, shutdown: s.shutdown, v6only: s.ip6.v6only, port_locked: !s.autobound && matches!(s.bound, Some((_, _, Some(_)))) })
                 }
                 Phase::Connecting(h) | Phase::Connected(h) => {
                     let sock = st.sockets.get::<stcp::Socket>(h);
@@ -801,11 +801,39 @@ impl Socket for TcpSocket {
                     };
                     let local = sock.local_endpoint().map_or_else(|| s.bound.map_or(none, |(ip, port, _)| (ip, port)), |e| (e.addr, e.port));
                     let remote = sock.remote_endpoint().map_or(none, |e| (e.addr, e.port));
-                    Some(InetEntry { v6: self.v6, transport: Transport::Tcp, local, remote, state: code, tx_queue: sock.send_queue(), rx_queue: sock.recv_queue() })
+                    // sk_shutdown: what the user asked for, and receiving
+                    // ends once the peer's FIN came (tcp_fin).
+                    let mut shutdown = s.shutdown;
+                    if matches!(code, state::CLOSE_WAIT | state::LAST_ACK | state::CLOSING | state::TIME_WAIT) {
+                        shutdown |= RCV_SHUTDOWN;
+                    }
+                    Some(InetEntry { v6: self.v6, transport: Transport::Tcp, local, remote, state: code, tx_queue: sock.send_queue(), rx_queue: sock.recv_queue(), backlog: 0, shutdown, v6only: s.ip6.v6only, port_locked: !s.autobound && matches!(s.bound, Some((_, _, Some(_)))) })
                 }
             }
         })?;
         Some(Entry::Inet(self.net.inum, entry))
+    }
+
+    fn diag_destroy(&self, err: Errno) -> Result<()> {
+        stack::with_stack_in(&self.net, |st| {
+            let mut s = self.inner.lock();
+            match s.phase {
+                Phase::Listening(id) => {
+                    // A listener stops listening (its queue is reset) and
+                    // keeps its port.
+                    st.remove_listener(id);
+                    s.phase = Phase::Closed;
+                    s.error = Some(err);
+                }
+                Phase::Connecting(h) | Phase::Connected(h) => st.abort_conn(h, err),
+                Phase::Closed => {}
+            }
+            // tcp_done: shut both ways.
+            s.shutdown = SHUTDOWN_MASK;
+        });
+        self.events.fetch_add(1, Ordering::Relaxed);
+        self.events.wake();
+        Ok(())
     }
 
     fn check_option_level(&self, level: i32) -> Result<()> {

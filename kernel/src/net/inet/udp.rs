@@ -46,6 +46,9 @@ struct Inner {
     /// The source address connect chose (getsockname reports it).
     source: Option<IpAddress>,
     shutdown: u8,
+    /// The port was picked by the stack (bind to port 0, or an implicit
+    /// bind): Linux's sk_userlocks without SOCK_BINDPORT_LOCK.
+    autobound: bool,
     error: Option<Errno>,
     ip: IpOptions,
     /// SOL_IPV6 options (AF_INET6).
@@ -74,7 +77,7 @@ impl UdpSocket {
     pub fn new(v6: bool) -> Arc<UdpSocket> {
         Arc::new(UdpSocket {
             v6,
-            inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, source: None, shutdown: 0, error: None, ip: IpOptions::default(), ip6: Ipv6Options::default() }),
+            inner: SpinLock::new(Inner { handle: None, bound: None, peer: None, source: None, shutdown: 0, autobound: false, error: None, ip: IpOptions::default(), ip6: Ipv6Options::default() }),
             options: SocketOptions::default(),
             events: SockEvents::new(),
             refused: Arc::new(AtomicBool::new(false)),
@@ -85,6 +88,7 @@ impl UdpSocket {
     /// Binds (port 0: ephemeral) and opens the smoltcp socket.
     fn bind_to(&self, st: &mut Stack, s: &mut Inner, ip: IpAddress, port: u16) -> Result<()> {
         let reuse = self.options.get().reuseaddr;
+        let asked = port;
         let (port, id) = st.bind_port(Proto::Udp, PortAddr::of(ip, s.ip6.v6only), port, reuse)?;
         let rx = sudp::PacketBuffer::new(vec![sudp::PacketMetadata::EMPTY; RX_PACKETS], vec![0u8; RX_BYTES]);
         let tx = sudp::PacketBuffer::new(vec![sudp::PacketMetadata::EMPTY; TX_PACKETS], vec![0u8; TX_BYTES]);
@@ -96,6 +100,7 @@ impl UdpSocket {
         }
         s.handle = Some(st.add_udp(sock, port, self.events.clone(), self.refused.clone()));
         s.bound = Some((ip, port, id));
+        s.autobound = asked == 0;
         Ok(())
     }
 
@@ -220,11 +225,11 @@ impl Socket for UdpSocket {
 
     fn proc_entry(&self) -> Option<crate::net::procnet::Entry> {
         use crate::net::procnet::{state, Entry, InetEntry, Transport};
-        let (handle, local, remote) = {
+        let (handle, local, remote, shutdown, v6only, port_locked) = {
             let s = self.inner.lock();
             let (ip, port, _) = s.bound?;
             let ip = if ip.is_unspecified() { s.source.unwrap_or(ip) } else { ip };
-            (s.handle, (ip, port), s.peer)
+            (s.handle, (ip, port), s.peer, s.shutdown, s.ip6.v6only, !s.autobound)
         };
         let (tx_queue, rx_queue) = handle.map_or((0, 0), |h| {
             stack::look_at_stack_in(&self.net, |st| {
@@ -234,7 +239,7 @@ impl Socket for UdpSocket {
         });
         let code = if remote.is_some() { state::ESTABLISHED } else { state::CLOSE };
         let remote = remote.unwrap_or((self.any_addr(), 0));
-        Some(Entry::Inet(self.net.inum, InetEntry { v6: self.v6, transport: Transport::Udp, local, remote, state: code, tx_queue, rx_queue }))
+        Some(Entry::Inet(self.net.inum, InetEntry { v6: self.v6, transport: Transport::Udp, local, remote, state: code, tx_queue, rx_queue, backlog: 0, shutdown, v6only, port_locked }))
     }
 
     fn local_name(&self) -> Result<Vec<u8>> {
@@ -416,6 +421,23 @@ impl Socket for UdpSocket {
     fn poll_counts(&self) -> (u64, u64) {
         let n = self.events.load(Ordering::Relaxed);
         (n, n)
+    }
+
+    fn diag_destroy(&self, err: Errno) -> Result<()> {
+        // udp_abort: the error, and the association dissolved
+        // (__udp_disconnect); the port stays bound.
+        stack::with_stack_in(&self.net, |st| {
+            let mut s = self.inner.lock();
+            s.error = Some(err);
+            s.peer = None;
+            s.source = None;
+            if let Some(h) = s.handle {
+                st.set_udp_peer(h, None);
+            }
+        });
+        self.events.fetch_add(1, Ordering::Relaxed);
+        self.events.wake();
+        Ok(())
     }
 
     fn take_error(&self) -> Option<Errno> {

@@ -18,10 +18,13 @@
 //! asked for and queued as datagrams.
 
 pub mod addrlife;
+pub mod diagfilter;
 pub mod audit;
 pub mod route;
 pub mod route6;
+pub mod sockdiag;
 pub mod uevent;
+pub mod unixdiag;
 
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::sync::{Arc, Weak};
@@ -54,9 +57,12 @@ const MIN_GROUPS: u32 = 32;
 /// What a queued datagram is charged besides its bytes (an sk_buff's
 /// overhead, roughly), against SO_RCVBUF.
 const SKB_OVERHEAD: usize = 576;
-/// The largest datagram a dump part fills (Linux sizes dump skbs up to
-/// 32 KiB, the largest receive buffer seen).
-const DUMP_CHUNK: usize = 32 * 1024 - 512;
+/// What a dump part fills at least (NLMSG_GOODSIZE: a page less the
+/// sk_buff's shared info).
+const DUMP_GOODSIZE: usize = 4096 - 320;
+/// The most a dump part fills: the largest receive buffer seen, capped
+/// at 32 KiB less the shared info (netlink_recvmsg's max_recvmsg_len).
+const DUMP_MAX: usize = 32 * 1024 - 320;
 
 // The SOL_NETLINK flag options, as bits of `Inner::flags`.
 const F_PKTINFO: u32 = 1 << 0;
@@ -82,11 +88,11 @@ fn family_groups(protocol: u32) -> u32 {
 }
 
 /// Whether a protocol can be opened here: those with a kernel side
-/// (NETLINK_ROUTE, NETLINK_KOBJECT_UEVENT) and NETLINK_USERSOCK, between
-/// user sockets only. Other families are EPROTONOSUPPORT, as on a Linux
-/// without them.
+/// (NETLINK_ROUTE, NETLINK_SOCK_DIAG, NETLINK_KOBJECT_UEVENT,
+/// NETLINK_AUDIT) and NETLINK_USERSOCK, between user sockets only. Other
+/// families are EPROTONOSUPPORT, as on a Linux without them.
 fn supported(protocol: u32) -> bool {
-    matches!(protocol, nl::NETLINK_ROUTE | nl::NETLINK_USERSOCK | nl::NETLINK_KOBJECT_UEVENT | nl::NETLINK_AUDIT)
+    matches!(protocol, nl::NETLINK_ROUTE | nl::NETLINK_USERSOCK | nl::NETLINK_SOCK_DIAG | nl::NETLINK_KOBJECT_UEVENT | nl::NETLINK_AUDIT)
 }
 
 /// One queued datagram.
@@ -116,6 +122,12 @@ struct Inner {
     charged: usize,
     /// A pending error (ENOBUFS after a dropped notification).
     error: Option<Errno>,
+    /// The messages of a dump not yet queued, its NLMSG_DONE last (Linux
+    /// makes each part when the reader has taken the one before).
+    dump_rest: VecDeque<Vec<u8>>,
+    /// The largest receive buffer seen (max_recvmsg_len): a dump part
+    /// fills that much.
+    max_recv: usize,
 }
 
 /// An AF_NETLINK socket.
@@ -163,6 +175,8 @@ pub fn create(sock_type: u32, protocol: i32) -> Result<Arc<dyn Socket>> {
             queue: VecDeque::new(),
             charged: 0,
             error: None,
+            dump_rest: VecDeque::new(),
+            max_recv: 0,
         }),
         waiters: WaitQueue::new(),
         pollers: PollQueue::new(),
@@ -320,37 +334,55 @@ impl NetlinkSocket {
         self.from_kernel_with(data, false);
     }
 
-    /// Queues a dump's messages packed into datagrams of up to
-    /// [`DUMP_CHUNK`] bytes, and its NLMSG_DONE alone after them (the
-    /// dump's last call finds nothing more to add), as Linux sends them.
-    fn send_dump(&self, mut messages: Vec<Vec<u8>>) {
-        // A dump is queued whole if the queue has room when it starts
-        // (Linux sends its parts as the reader makes room), else it is
-        // lost with ENOBUFS.
+    /// Starts a dump: its messages are queued a part at a time (the
+    /// first now), each part as many as fit in the largest receive buffer
+    /// seen (at least a page's worth), its NLMSG_DONE in a part of its
+    /// own (the dump's last call finds nothing more to add), as Linux
+    /// sends them. EBUSY while another dump is being read.
+    fn send_dump(&self, messages: Vec<Vec<u8>>) -> Result<()> {
         {
             let mut st = self.inner.lock();
+            if !st.dump_rest.is_empty() {
+                return Err(Errno::EBUSY);
+            }
+            // A dump whose first part finds the queue full is lost with
+            // ENOBUFS (netlink_dump's overrun).
             if st.charged > self.options.get().rcvbuf {
                 if st.flags & F_NO_ENOBUFS == 0 {
                     st.error = Some(Errno::ENOBUFS);
                 }
                 drop(st);
                 self.changed();
-                return;
+                return Ok(());
             }
+            st.dump_rest = messages.into();
         }
-        let done = messages.pop();
-        let mut dgram: Vec<u8> = Vec::new();
-        for m in messages {
-            if !dgram.is_empty() && dgram.len() + m.len() > DUMP_CHUNK {
-                self.from_kernel_with(core::mem::take(&mut dgram), true);
+        self.dump_part();
+        Ok(())
+    }
+
+    /// Queues the next part of a running dump.
+    fn dump_part(&self) {
+        let part = {
+            let mut st = self.inner.lock();
+            let room = st.max_recv.clamp(DUMP_GOODSIZE, DUMP_MAX);
+            let mut part: Vec<u8> = Vec::new();
+            while let Some(next) = st.dump_rest.front() {
+                // NLMSG_DONE goes alone; the others as many as fit.
+                let last = st.dump_rest.len() == 1;
+                if !part.is_empty() && (last || part.len() + next.len() > room) {
+                    break;
+                }
+                let m = st.dump_rest.pop_front().unwrap();
+                part.extend_from_slice(&m);
+                if last {
+                    break;
+                }
             }
-            dgram.extend_from_slice(&m);
-        }
-        if !dgram.is_empty() {
-            self.from_kernel_with(dgram, true);
-        }
-        if let Some(d) = done {
-            self.from_kernel_with(d, true);
+            part
+        };
+        if !part.is_empty() {
+            self.from_kernel_with(part, true);
         }
     }
 
@@ -372,14 +404,15 @@ impl NetlinkSocket {
                     nl::NETLINK_ROUTE => route::handle(self, &hdr, &msg[..len], &mut out),
                     nl::NETLINK_KOBJECT_UEVENT => uevent::handle(&hdr),
                     nl::NETLINK_AUDIT => audit::handle(self, &hdr, &msg[..len], &mut out),
+                    nl::NETLINK_SOCK_DIAG => sockdiag::handle(self, &hdr, &msg[..len], &mut out),
                     _ => Err(Errno::EOPNOTSUPP),
                 };
                 match result {
                     // A dump answered: no acknowledgement.
-                    Ok(Handled::Dump) => {
-                        acked = true;
-                        self.send_dump(out);
-                    }
+                    Ok(Handled::Dump) => match self.send_dump(out) {
+                        Ok(()) => acked = true,
+                        Err(e) => err = e.code(),
+                    },
                     Ok(Handled::Done) => out.into_iter().for_each(|m| self.from_kernel(m)),
                     Err(e) => err = e.code(),
                 }
@@ -722,6 +755,10 @@ impl Socket for NetlinkSocket {
         }
         let peek = flags & netabi::MSG_PEEK != 0;
         let timeout = self.options.get().rcvtimeo_ns;
+        {
+            let mut s = self.inner.lock();
+            s.max_recv = s.max_recv.max(sink.room()).min(DUMP_MAX);
+        }
         let dgram = super::wait_for(&self.waiters, nonblocking || flags & netabi::MSG_DONTWAIT != 0, timeout, || {
             let mut s = self.inner.lock();
             if let Some(e) = s.error.take() {
@@ -736,6 +773,15 @@ impl Socket for NetlinkSocket {
             }
             Ok(d)
         })?;
+        // The next part of a dump once the queue is half empty (after a
+        // peek too, as netlink_recvmsg does).
+        let more = {
+            let s = self.inner.lock();
+            !s.dump_rest.is_empty() && s.charged <= self.options.get().rcvbuf / 2
+        };
+        if more {
+            self.dump_part();
+        }
         let (pktinfo, passcred) = (self.inner.lock().flags & F_PKTINFO != 0, self.options.passcred());
         let full = dgram.data.len();
         let n = full.min(sink.room());
