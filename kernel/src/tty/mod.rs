@@ -641,7 +641,7 @@ impl Tty {
                 Ok(0)
             }
             // The console driver's own ioctls (Linux's `vt_ioctl`).
-            _ if let Driver::VirtualConsole(_) = &self.driver => {
+            _ if matches!(self.driver, Driver::VirtualConsole(_)) => {
                 vt::ioctl(self, self.rdev.1 as usize - 1, request, arg).unwrap_or(Err(Errno::ENOTTY))
             }
             _ => Err(Errno::ENOTTY),

@@ -64,7 +64,7 @@ const TIOCL_UNBLANKSCREEN: u8 = 4;
 const TIOCL_GETSHIFTSTATE: u8 = 6;
 const TIOCL_GETMOUSEREPORTING: u8 = 7;
 const TIOCL_SETKMSGREDIRECT: u8 = 11;
-const TIOCL_GETFGCONSOLE: u8 = 16;
+const TIOCL_GETFGCONSOLE: u8 = 12;
 const TIOCL_GETKMSGREDIRECT: u8 = 17;
 
 /// What a console's output is drawn on: its latest bytes.
@@ -167,9 +167,13 @@ impl Consoles {
         self.allocated[index].as_ref().is_some_and(|c| c.tty.state.lock().opens > 0)
     }
 
-    /// Whether console `index` cannot be deallocated (Linux's `vt_busy`).
+    /// Whether console `index` cannot be deallocated (Linux's `vt_busy`):
+    /// open, in the foreground, or holding the selection. There is never
+    /// a selection here, and Linux compares the console with the
+    /// selection's (absent) owner, so an unallocated console counts as
+    /// holding it: freeing one fails with EBUSY.
     fn busy(&self, index: usize) -> bool {
-        self.in_use(index) || index == self.foreground
+        self.in_use(index) || index == self.foreground || self.allocated[index].is_none()
     }
 
     /// Asks for a switch to console `to` (Linux's `set_console` and
@@ -178,11 +182,11 @@ impl Consoles {
     /// release signal and the switch waits for its VT_RELDISP.
     fn switch_to(&mut self, to: usize) {
         let from = self.foreground;
-        let Some(current) = self.allocated[from].as_mut() else { return };
-        if current.switch_mode.mode == VT_AUTO && current.display_mode == KD_GRAPHICS {
+        if to == from || self.allocated[to].is_none() {
             return;
         }
-        if to == from || self.allocated[to].is_none() {
+        let Some(current) = self.allocated[from].as_mut() else { return };
+        if current.switch_mode.mode == VT_AUTO && current.display_mode == KD_GRAPHICS {
             return;
         }
         if current.switch_mode.mode == VT_PROCESS {
@@ -190,11 +194,9 @@ impl Consoles {
             if signal_owner(current.owner, current.switch_mode.relsig) {
                 return;
             }
-            // The owner is gone: the console goes back to VT_AUTO.
+            // The owner is gone: the console goes back to VT_AUTO (and
+            // text mode), and the switch happens.
             reset(current);
-            if current.display_mode == KD_GRAPHICS {
-                return;
-            }
         }
         self.complete_switch(to);
     }
