@@ -45,7 +45,7 @@ const VIRTUAL_CONSOLES: [&str; 64] = ["tty0", "tty1", "tty2", "tty3", "tty4", "t
 /// Every character device: [`DEVICES`], then the virtual consoles (devtmpfs
 /// makes their nodes 0600 root, as Linux's; udev's rules widen them).
 pub fn char_devices() -> impl Iterator<Item = DeviceInfo> {
-    let consoles = VIRTUAL_CONSOLES.iter().enumerate().map(|(minor, name)| DeviceInfo { name, major: 4, minor: minor as u32, mode: 0o600, class: "tty" });
+    let consoles = VIRTUAL_CONSOLES.iter().enumerate().map(|(minor, &name)| DeviceInfo { name, major: 4, minor: minor as u32, mode: 0o600, class: "tty" });
     DEVICES.iter().copied().chain(consoles)
 }
 

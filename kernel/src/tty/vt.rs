@@ -30,7 +30,7 @@ use crate::error::{Errno, Result};
 use crate::process::signal::{self, SigInfo};
 use crate::process::wait_queue::WaitQueue;
 use crate::process::{current, find_process, Pid, Process};
-use crate::uaccess::{copy_from_user, copy_to_user, read_bytes};
+use crate::uaccess::{copy_to_user, read_bytes};
 
 /// How many virtual consoles there can be (Linux's MAX_NR_CONSOLES).
 pub const MAX_CONSOLES: usize = 63;
