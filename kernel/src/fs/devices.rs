@@ -10,6 +10,7 @@ use super::file::{FileOps, OpenFile};
 use crate::error::{Errno, Result};
 
 /// A character device the kernel provides, as devtmpfs and sysfs show it.
+#[derive(Clone, Copy)]
 pub struct DeviceInfo {
     /// The node's name under /dev.
     pub name: &'static str,
@@ -36,6 +37,17 @@ pub const DEVICES: [DeviceInfo; 10] = [
     DeviceInfo { name: "urandom", major: 1, minor: 9, mode: 0o666, class: "mem" },
     DeviceInfo { name: "zero", major: 1, minor: 5, mode: 0o666, class: "mem" },
 ];
+
+/// The virtual consoles' nodes: /dev/tty0 (the foreground console) and
+/// /dev/tty1../dev/tty63, as 4:0..4:63.
+const VIRTUAL_CONSOLES: [&str; 64] = ["tty0", "tty1", "tty2", "tty3", "tty4", "tty5", "tty6", "tty7", "tty8", "tty9", "tty10", "tty11", "tty12", "tty13", "tty14", "tty15", "tty16", "tty17", "tty18", "tty19", "tty20", "tty21", "tty22", "tty23", "tty24", "tty25", "tty26", "tty27", "tty28", "tty29", "tty30", "tty31", "tty32", "tty33", "tty34", "tty35", "tty36", "tty37", "tty38", "tty39", "tty40", "tty41", "tty42", "tty43", "tty44", "tty45", "tty46", "tty47", "tty48", "tty49", "tty50", "tty51", "tty52", "tty53", "tty54", "tty55", "tty56", "tty57", "tty58", "tty59", "tty60", "tty61", "tty62", "tty63"];
+
+/// Every character device: [`DEVICES`], then the virtual consoles (devtmpfs
+/// makes their nodes 0600 root, as Linux's; udev's rules widen them).
+pub fn char_devices() -> impl Iterator<Item = DeviceInfo> {
+    let consoles = VIRTUAL_CONSOLES.iter().enumerate().map(|(minor, &name)| DeviceInfo { name, major: 4, minor: minor as u32, mode: 0o600, class: "tty" });
+    DEVICES.iter().copied().chain(consoles)
+}
 
 /// Which device a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

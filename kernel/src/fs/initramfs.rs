@@ -115,7 +115,7 @@ fn populate_disks(dev: &Arc<dyn Inode>) -> Result<()> {
 /// Creates devtmpfs's nodes: one per device the kernel has, with the
 /// modes Linux's devtmpfs gives them (and, as there, no symlinks).
 pub fn populate_devtmpfs(dev: &Arc<dyn Inode>) -> Result<()> {
-    for d in super::devices::DEVICES.iter() {
+    for d in super::devices::char_devices() {
         if dev.lookup(d.name.as_bytes()).is_err() {
             dev.create(d.name.as_bytes(), FileType::CharDevice, d.mode, 0, 0, make_rdev(d.major, d.minor))?;
         }

@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 use kevlar_platform::sync::SpinLock;
 use kevlar_vfs::Inode;
 
-use super::devices::DEVICES;
+use super::devices::char_devices;
 use super::synth::{Attr, FixedDir, Polling, SynthFile, SynthLink};
 
 static ROOT: SpinLock<Option<Arc<dyn Inode>>> = SpinLock::new(None);
@@ -104,7 +104,7 @@ fn build() -> Arc<dyn Inode> {
     }
 
     let mut classes: Vec<(&str, FixedDir, FixedDir)> = Vec::new();
-    for device in DEVICES.iter() {
+    for device in char_devices() {
         if !classes.iter().any(|(name, _, _)| *name == device.class) {
             let class_dir = b.dir(&class, device.class);
             let virtual_dir = b.dir(&virtual_devices, device.class);
@@ -122,6 +122,12 @@ fn build() -> Arc<dyn Inode> {
             // Kevlar's is the serial port. systemd's getty generator
             // starts serial-getty@ on what it lists.
             b.file(&node, "active", format!("ttyS0\n"));
+        }
+        if device.class == "tty" && device.name == "tty0" {
+            // The foreground virtual console (logind reads it to learn
+            // which console is active).
+            let active = SynthFile::new(b.attr(0o444), Box::new(|| Ok(crate::tty::vt::active_name().into_bytes()))).with_size(4096).with_polling(Polling::Kernfs);
+            node.add(b"active", active);
         }
         b.link(&node, "subsystem", format!("../../../../class/{}", device.class));
         b.link(class_dir, device.name, format!("../../devices/virtual/{}/{}", device.class, device.name));

@@ -16,6 +16,7 @@
 pub mod console;
 pub mod devpts;
 pub mod pty;
+pub mod vt;
 
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
@@ -34,7 +35,8 @@ use crate::process::wait_queue::WaitQueue;
 use crate::process::{all_processes, current, Pid, Process};
 use crate::uaccess::{copy_from_user, copy_to_user};
 
-/// Major of the serial ports (/dev/ttyS0 is 4:64).
+/// Major of the virtual consoles (/dev/ttyN is 4:N) and the serial ports
+/// (/dev/ttyS0 is 4:64).
 pub const TTY_MAJOR: u32 = 4;
 /// Major of /dev/tty (5:0), /dev/console (5:1) and /dev/ptmx (5:2).
 pub const TTYAUX_MAJOR: u32 = 5;
@@ -47,6 +49,8 @@ enum Driver {
     Console,
     /// The master side of a pseudo-terminal.
     PtySlave(Weak<pty::Pty>),
+    /// A virtual console's screen.
+    VirtualConsole(vt::Screen),
 }
 
 /// Session leaders whose terminal hung up under them, with the group that
@@ -132,14 +136,14 @@ impl Tty {
     fn pty(&self) -> Option<Arc<pty::Pty>> {
         match &self.driver {
             Driver::PtySlave(pty) => pty.upgrade(),
-            Driver::Console => None,
+            Driver::Console | Driver::VirtualConsole(_) => None,
         }
     }
 
     /// Room for output at the device now.
     fn output_room(&self) -> usize {
         match &self.driver {
-            Driver::Console => usize::MAX,
+            Driver::Console | Driver::VirtualConsole(_) => usize::MAX,
             Driver::PtySlave(pty) => pty.upgrade().map_or(0, |p| p.output_room()),
         }
     }
@@ -151,6 +155,7 @@ impl Tty {
         }
         match &self.driver {
             Driver::Console => kevlar_platform::console::write_exact(bytes),
+            Driver::VirtualConsole(screen) => screen.show(bytes),
             Driver::PtySlave(pty) => {
                 if let Some(pty) = pty.upgrade() {
                     pty.push_output(bytes);
@@ -218,6 +223,7 @@ impl Tty {
                     pty.wait.wake_all();
                 }
             }
+            Driver::VirtualConsole(_) => {}
         }
         notify_ready();
     }
@@ -654,6 +660,10 @@ impl Tty {
                 copy_to_user(arg, &0i32.to_le_bytes())?; // N_TTY
                 Ok(0)
             }
+            // The console driver's own ioctls (Linux's `vt_ioctl`).
+            _ if matches!(self.driver, Driver::VirtualConsole(_)) => {
+                vt::ioctl(self, self.rdev.1 as usize - 1, request, arg).unwrap_or(Err(Errno::ENOTTY))
+            }
             _ => Err(Errno::ENOTTY),
         }
     }
@@ -927,6 +937,10 @@ pub fn open(major: u32, minor: u32, stat: &Stat, flags: u32) -> Result<Option<Ar
         (TTYAUX_MAJOR, 1) => (console::tty(), true, true),
         (TTYAUX_MAJOR, 2) => return pty::open_master(stat).map(Some),
         (TTY_MAJOR, 64) => (console::tty(), false, false),
+        // /dev/tty0 is the foreground console, never made a controlling
+        // terminal by open (Linux's `tty_open`).
+        (TTY_MAJOR, 0) => (vt::open(0), false, true),
+        (TTY_MAJOR, minor) if minor as usize <= vt::MAX_CONSOLES => (vt::open(minor), false, false),
         (major, index) if (PTS_MAJOR..PTS_MAJOR + 8).contains(&major) => {
             let index = (major - PTS_MAJOR) * 256 + index;
             (pty::open_slave(index)?, false, false)
