@@ -73,8 +73,9 @@ int main(void)
 
     struct mapper m;
     mapper_init(&m);
-    int ready[2];
+    int ready[2], go[2];
     pipe(ready);
+    pipe(go);
     pid_t pid = fork();
     if (pid == 0) {
         close(pair[0]);
@@ -94,6 +95,7 @@ int main(void)
             out("inner listen: %s", errname(errno));
         post(ready[1]);
         int s = accept(l, NULL, NULL);
+        await(go[0]);
         groups_of("inner, root's connection", s, 64);
         _exit(0);
     }
@@ -106,6 +108,7 @@ int main(void)
     check("root connects", connect(s, (struct sockaddr *)&a, alen));
     groups_of("root, the inner listener", s, 4);
     groups_of("root, the inner listener", s, 64);
+    post(go[1]);
     reap("inner", pid);
     return 0;
 }

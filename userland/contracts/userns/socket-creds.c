@@ -93,6 +93,7 @@ int main(void)
     int pair[2];
     socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair);
     pid_t outer = getpid();
+    peercred("root, SO_PEERCRED of its own pair", pair[0], outer);
     int on = 1;
     pid_t pid = fork();
     if (pid == 0) {
@@ -107,6 +108,7 @@ int main(void)
             out("inner listen: %s", errname(errno));
         post(ready[1]);
         int s = accept(l, NULL, NULL);
+        await(go[0]);
         peercred("inner, SO_PEERCRED of root's connection", s, outer);
         setsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
         post(ready[1]);
@@ -124,6 +126,7 @@ int main(void)
         check("inner sends without credentials", send_creds(s, NULL));
         post(ready[1]);
 
+        await(go[0]);
         receive("inner receives root's claimed 100003/100004", s, outer);
         receive("inner receives root's own ids", s, outer);
         receive("inner receives root's implicit ids", s, outer);
@@ -131,7 +134,6 @@ int main(void)
     }
     close(pair[1]);
     mapper_serve(&m);
-    peercred("root, SO_PEERCRED of its own pair", pair[0], outer);
     await(ready[0]);
     int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
     struct sockaddr_un a;
@@ -139,6 +141,7 @@ int main(void)
     check("root connects", connect(s, (struct sockaddr *)&a, alen));
     peercred("root, SO_PEERCRED of the inner listener", s, pid);
     setsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+    post(go[1]);
     await(ready[0]);
     await(ready[0]);
     receive("root receives the inner's own ids", s, pid);
@@ -150,6 +153,7 @@ int main(void)
     struct ucred own = {outer, 0, 0};
     check("root sends its own ids", send_creds(s, &own));
     check("root sends without credentials", send_creds(s, NULL));
+    post(go[1]);
     reap("inner", pid);
     return 0;
 }
