@@ -399,7 +399,7 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
             Change::Job(report) => report.code_and_status(),
         };
         // The child's uid as the waiter's user namespace sees it.
-        let uid = crate::ns::user::uid_seen_by(me, child.creds.lock().uid);
+        let uid = crate::ns::user::uid_seen_by(&me, child.creds.lock().uid);
         info[0..4].copy_from_slice(&(abi::SIGCHLD as i32).to_le_bytes());
         info[8..12].copy_from_slice(&code.to_le_bytes());
         info[16..20].copy_from_slice(&shown.to_le_bytes());
