@@ -180,10 +180,13 @@ impl Credentials {
         if self.securebits & secbit::NO_SETUID_FIXUP != 0 {
             return;
         }
-        if old_fsuid == 0 && self.fsuid != 0 {
+        // Root is the namespace's root (its uid 0 as a kernel id).
+        let root = crate::ns::user::root_uid(&self.user_ns);
+        let is_root = |id: u32| Some(id) == root;
+        if is_root(old_fsuid) && !is_root(self.fsuid) {
             self.cap_effective &= !access::CAP_FS_MASK;
         }
-        if old_fsuid != 0 && self.fsuid == 0 {
+        if !is_root(old_fsuid) && is_root(self.fsuid) {
             self.cap_effective |= self.cap_permitted & access::CAP_FS_MASK;
         }
     }
@@ -197,8 +200,13 @@ impl Credentials {
             return;
         }
         let (ruid, euid, suid) = old;
-        let had_root = ruid == 0 || euid == 0 || suid == 0;
-        if had_root && self.uid != 0 && self.euid != 0 && self.suid != 0 {
+        // Root is the namespace's root (its uid 0 as a kernel id), as in
+        // Linux's cap_emulate_setxuid: setresuid(0, 0, 0) inside a user
+        // namespace keeps the capabilities there.
+        let root = crate::ns::user::root_uid(&self.user_ns);
+        let is_root = |id: u32| Some(id) == root;
+        let had_root = is_root(ruid) || is_root(euid) || is_root(suid);
+        if had_root && !is_root(self.uid) && !is_root(self.euid) && !is_root(self.suid) {
             if !self.keep_caps {
                 self.cap_permitted = 0;
                 self.cap_effective = 0;
@@ -207,10 +215,10 @@ impl Credentials {
             // away from root and an exec to drop them (Linux).
             self.cap_ambient = 0;
         }
-        if euid == 0 && self.euid != 0 {
+        if is_root(euid) && !is_root(self.euid) {
             self.cap_effective = 0;
         }
-        if euid != 0 && self.euid == 0 {
+        if !is_root(euid) && is_root(self.euid) {
             self.cap_effective = self.cap_permitted;
         }
     }
