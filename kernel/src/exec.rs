@@ -371,6 +371,7 @@ pub fn execve(thread: &Arc<Thread>, frame: &mut TrapFrame, dirfd: i32, path: &[u
     process.did_exec.store(true, core::sync::atomic::Ordering::Relaxed);
     // exec drops the thread and process keyrings (Linux's prepare_exec_creds).
     process.keys.lock().exec();
+    *process.exec_user_ns.lock() = loaded.creds.user_ns.clone();
     *process.creds.lock() = loaded.creds;
     process.dumpable.store(loaded.exec.dumpable, core::sync::atomic::Ordering::Relaxed);
     if loaded.exec.secure {

@@ -3,6 +3,7 @@
 //! the `ipc64_perm` ownership and mode, and the permission rules.
 
 use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
 
 use super::abi::*;
 use crate::error::{Errno, Result};
@@ -38,6 +39,12 @@ fn in_group(creds: &Credentials, gid: u32) -> bool {
     creds.fsgid == gid || creds.groups.contains(&gid)
 }
 
+/// The user namespace owning the caller's IPC namespace: where Linux
+/// asks CAP_IPC_OWNER and CAP_SYS_ADMIN over its objects.
+fn owner_ns() -> Arc<crate::ns::user::UserNs> {
+    crate::ns::user::owner_of(super::ns::current())
+}
+
 impl Perm {
     /// A new object's permissions for `key`, owned by the caller.
     pub fn new(key: i32, creds: &Credentials, flags: u32) -> Perm {
@@ -48,6 +55,7 @@ impl Perm {
     /// rwx bits) must be granted to the caller's class, or the caller needs
     /// CAP_IPC_OWNER. EACCES otherwise.
     pub fn check(&self, process: &Process, requested: u32) -> Result<()> {
+        let owner = owner_ns();
         let creds = process.creds.lock();
         let requested = (requested >> 6) | (requested >> 3) | requested;
         let mut granted = self.mode;
@@ -56,27 +64,41 @@ impl Perm {
         } else if in_group(&creds, self.cgid) || in_group(&creds, self.gid) {
             granted >>= 3;
         }
-        if (requested & !granted & 0o7) != 0 && !creds.has_cap(nr::CAP_IPC_OWNER) {
+        if (requested & !granted & 0o7) != 0 && !crate::ns::user::ns_capable(&creds, &owner, nr::CAP_IPC_OWNER) {
             return Err(Errno::EACCES);
         }
         Ok(())
     }
 
-    /// IPC_SET and IPC_RMID: the owner, the creator or CAP_SYS_ADMIN.
+    /// IPC_SET and IPC_RMID: the owner, the creator or CAP_SYS_ADMIN in
+    /// the user namespace owning the IPC namespace.
     pub fn check_owner(&self, process: &Process) -> Result<()> {
+        let owner = owner_ns();
         let creds = process.creds.lock();
-        if creds.euid == self.uid || creds.euid == self.cuid || creds.has_cap(nr::CAP_SYS_ADMIN) {
+        if creds.euid == self.uid || creds.euid == self.cuid || crate::ns::user::ns_capable(&creds, &owner, nr::CAP_SYS_ADMIN) {
             Ok(())
         } else {
             Err(Errno::EPERM)
         }
     }
 
-    /// IPC_SET's new owner and permission bits.
-    pub fn set(&mut self, uid: u32, gid: u32, mode: u32) {
+    /// IPC_SET's new owner and permission bits, the ids as `process`'s
+    /// user namespace numbers them (EINVAL for one it does not map, as
+    /// Linux's ipc_update_perm).
+    pub fn set(&mut self, process: &Process, uid: u32, gid: u32, mode: u32) -> Result<()> {
+        let ns = process.creds.lock().user_ns.clone();
+        let (Some(uid), Some(gid)) = (ns.uid_down(uid), ns.gid_down(gid)) else { return Err(Errno::EINVAL) };
         self.uid = uid;
         self.gid = gid;
         self.mode = (self.mode & !0o777) | (mode & 0o777);
+        Ok(())
+    }
+
+    /// The same permissions with the owner and creator ids as user
+    /// namespace `ns` sees them (IPC_STAT, /proc/sysvipc): the overflow id
+    /// for one it does not map.
+    pub fn shown(&self, ns: &crate::ns::user::UserNs) -> Perm {
+        Perm { uid: ns.uid_shown(self.uid), gid: ns.gid_shown(self.gid), cuid: ns.uid_shown(self.cuid), cgid: ns.gid_shown(self.cgid), ..*self }
     }
 
     /// `struct ipc64_perm` (48 bytes).

@@ -221,7 +221,8 @@ pub fn stat(process: &Process, id: i32, cmd: i32) -> Result<([u8; 120], i32)> {
         queue.perm.check(process, ids::READ)?;
     }
     let mut out = [0u8; 120];
-    queue.perm.write_to(&mut out[..48]);
+    let ns = process.creds.lock().user_ns.clone();
+    queue.perm.shown(&ns).write_to(&mut out[..48]);
     ids::put_u64(&mut out, 48, queue.stime as u64);
     ids::put_u64(&mut out, 56, queue.rtime as u64);
     ids::put_u64(&mut out, 64, queue.ctime as u64);
@@ -242,9 +243,9 @@ pub fn set(process: &Process, id: i32, ds: &[u8; 120]) -> Result<()> {
     if qbytes > MSG_MNB.get32() as u64 && !crate::process::access::capable(process, linux_raw_sys::general::CAP_SYS_RESOURCE) {
         return Err(Errno::EPERM);
     }
-    queue.qbytes = qbytes as usize;
     let (uid, gid, mode) = ids::read_perm_set(ds);
-    queue.perm.set(uid, gid, mode);
+    queue.perm.set(process, uid, gid, mode)?;
+    queue.qbytes = qbytes as usize;
     queue.ctime = super::now_secs();
     drop(queues);
     WAITERS.wake_all();
@@ -263,9 +264,11 @@ pub fn remove(process: &Process, id: i32) -> Result<()> {
 
 /// /proc/sysvipc/msg.
 pub fn proc_text() -> String {
+    // The ids as the reader's user namespace sees them.
+    let ns = crate::ns::user::current_ns();
     let mut s = String::from("       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n");
     for q in QUEUES.lock().iter() {
-        let p = &q.perm;
+        let p = &q.perm.shown(&ns);
         let _ = writeln!(
             s,
             "{:>10} {:>10}  {:>4o}  {:>10} {:>10} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>10} {:>10} {:>10}",

@@ -237,7 +237,8 @@ pub fn stat(process: &Process, id: i32, cmd: i32) -> Result<([u8; 104], i32)> {
         set.perm.check(process, ids::READ)?;
     }
     let mut out = [0u8; 104];
-    set.perm.write_to(&mut out[..48]);
+    let ns = process.creds.lock().user_ns.clone();
+    set.perm.shown(&ns).write_to(&mut out[..48]);
     ids::put_u64(&mut out, 48, set.otime as u64);
     ids::put_u64(&mut out, 64, set.ctime as u64);
     ids::put_u64(&mut out, 80, set.sems.len() as u64);
@@ -332,7 +333,7 @@ pub fn set(process: &Process, id: i32, ds: &[u8; 104]) -> Result<()> {
     let set = state.sets.get_mut(id)?;
     set.perm.check_owner(process)?;
     let (uid, gid, mode) = ids::read_perm_set(ds);
-    set.perm.set(uid, gid, mode);
+    set.perm.set(process, uid, gid, mode)?;
     set.ctime = super::now_secs();
     Ok(())
 }
@@ -376,9 +377,11 @@ pub fn exit(pid: i32) {
 
 /// /proc/sysvipc/sem.
 pub fn proc_text() -> String {
+    // The ids as the reader's user namespace sees them.
+    let ns = crate::ns::user::current_ns();
     let mut s = String::from("       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n");
     for set in STATE.lock().sets.iter() {
-        let p = &set.perm;
+        let p = &set.perm.shown(&ns);
         let _ = writeln!(
             s,
             "{:>10} {:>10}  {:>4o} {:>10} {:>5} {:>5} {:>5} {:>5} {:>10} {:>10}",

@@ -238,7 +238,8 @@ pub fn stat(process: &Process, id: i32, cmd: i32) -> Result<([u8; 112], i32)> {
         s.perm.check(process, ids::READ)?;
     }
     let mut out = [0u8; 112];
-    s.perm.write_to(&mut out[..48]);
+    let ns = process.creds.lock().user_ns.clone();
+    s.perm.shown(&ns).write_to(&mut out[..48]);
     ids::put_u64(&mut out, 48, s.size as u64);
     ids::put_u64(&mut out, 56, s.atime as u64);
     ids::put_u64(&mut out, 64, s.dtime as u64);
@@ -277,7 +278,7 @@ pub fn set(process: &Process, id: i32, ds: &[u8; 112]) -> Result<()> {
     let s = segments.get_mut(id)?;
     s.perm.check_owner(process)?;
     let (uid, gid, mode) = ids::read_perm_set(ds);
-    s.perm.set(uid, gid, mode);
+    s.perm.set(process, uid, gid, mode)?;
     s.ctime = super::now_secs();
     Ok(())
 }
@@ -298,9 +299,11 @@ pub fn remove(process: &Process, id: i32) -> Result<()> {
 
 /// /proc/sysvipc/shm.
 pub fn proc_text() -> String {
+    // The ids as the reader's user namespace sees them.
+    let ns = crate::ns::user::current_ns();
     let mut out = String::from("       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n");
     for s in segments().iter() {
-        let p = &s.perm;
+        let p = &s.perm.shown(&ns);
         let _ = writeln!(
             out,
             "{:>10} {:>10}  {:>4o} {:>21} {:>5} {:>5}  {:>5} {:>5} {:>5} {:>5} {:>5} {:>10} {:>10} {:>10} {:>21} {:>21}",

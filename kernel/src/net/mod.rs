@@ -110,6 +110,14 @@ impl Ucred {
         }
     }
 
+    /// These credentials as the calling process sees them: the pid in its
+    /// PID namespace, the ids in its user namespace (the overflow id for
+    /// one it does not map: Linux's cred_to_ucred and scm_recv).
+    pub fn seen_by_caller(self) -> Ucred {
+        let ns = crate::ns::user::current_ns();
+        Ucred { pid: crate::ns::pid::local(self.pid), uid: ns.uid_shown(self.uid), gid: ns.gid_shown(self.gid) }
+    }
+
     /// Encodes `struct ucred`.
     pub fn to_bytes(self) -> [u8; 12] {
         let mut out = [0u8; 12];
@@ -117,6 +125,26 @@ impl Ucred {
         out[4..8].copy_from_slice(&self.uid.to_le_bytes());
         out[8..].copy_from_slice(&self.gid.to_le_bytes());
         out
+    }
+}
+
+/// What a unix socket records of the process at the other end (Linux's
+/// sk_peer_pid and sk_peer_cred): SO_PEERCRED's ids and SO_PEERGROUPS'
+/// supplementary groups, kernel ids.
+#[derive(Clone, Debug)]
+pub struct PeerCred {
+    pub cred: Ucred,
+    pub groups: Arc<[u32]>,
+}
+
+impl PeerCred {
+    /// The calling process: its effective ids and its groups.
+    pub fn current() -> PeerCred {
+        let groups: Arc<[u32]> = match crate::process::current() {
+            Some(t) => Arc::from(t.process.creds.lock().groups.as_slice()),
+            None => Arc::from(&[][..]),
+        };
+        PeerCred { cred: Ucred::current_effective(), groups }
     }
 }
 
@@ -340,6 +368,11 @@ pub trait Socket: Send + Sync {
     fn set_error(&self, error: Errno);
     /// The credentials SO_PEERCRED reports.
     fn peer_cred(&self) -> Ucred;
+    /// The peer's supplementary groups (SO_PEERGROUPS; None: the socket
+    /// has no peer credentials, ENODATA).
+    fn peer_groups(&self) -> Option<Arc<[u32]>> {
+        None
+    }
     /// Returns whether the socket is listening (SO_ACCEPTCONN).
     fn is_listening(&self) -> bool;
     /// Returns the bytes queued for reading (FIONREAD/SIOCINQ).
@@ -687,7 +720,8 @@ pub fn get_socket_option(socket: &dyn Socket, name: u32) -> Result<Vec<u8>> {
         name if timestamp::is_option(name) && socket.family() == u32::from(netabi::AF_UNIX) => int(o.timestamping.get(name) as i32),
         netabi::SO_PEERCRED => {
             let cred = socket.peer_cred();
-            Ucred { pid: crate::ns::pid::local(cred.pid), ..cred }.to_bytes().to_vec()
+            // No peer: pid 0 and ids -1, unmapped (cred_to_ucred).
+            if cred == Ucred::NONE { cred } else { cred.seen_by_caller() }.to_bytes().to_vec()
         }
         netabi::SO_ACCEPTCONN => int(socket.is_listening() as i32),
         netabi::SO_REUSEADDR => int(o.reuseaddr as i32),

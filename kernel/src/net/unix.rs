@@ -23,7 +23,7 @@ use kevlar_platform::sync::SpinLock;
 use kevlar_vfs::{FileType, Inode, Timespec, WalkFlags};
 use linux_raw_sys::net as netabi;
 
-use super::{wait_for, Incoming, Outgoing, Sink, Socket, SocketOptions, Ucred};
+use super::{wait_for, Incoming, Outgoing, PeerCred, Sink, Socket, SocketOptions, Ucred};
 use crate::error::{Errno, Result};
 use crate::fs::file::{OpenFile, PollEvents, POLLERR, POLLHUP, POLLIN, POLLOUT, POLLRDHUP, POLLRDNORM, POLLWRBAND, POLLWRNORM};
 use crate::process::wait_queue::WaitQueue;
@@ -112,8 +112,8 @@ struct Inner {
     /// The pending error (SO_ERROR): ECONNRESET when a peer closed with
     /// unread data.
     error: Option<Errno>,
-    /// SO_PEERCRED.
-    peer_cred: Option<Ucred>,
+    /// SO_PEERCRED and SO_PEERGROUPS.
+    peer_cred: Option<PeerCred>,
     /// The last fd closed.
     dead: bool,
     /// Has an open file: false for a connection not yet accepted (Linux
@@ -207,13 +207,13 @@ impl UnixSocket {
     /// Creates two sockets connected to each other (socketpair).
     pub fn create_pair(sock_type: u32, protocol: i32) -> Result<(Arc<UnixSocket>, Arc<UnixSocket>)> {
         let sock_type = Self::checked_type(sock_type, protocol)?;
-        let cred = Ucred::current_effective();
+        let cred = PeerCred::current();
         let a = Self::new(sock_type, Self::fresh_inner(State::Connected, true));
         let b = Self::new(sock_type, Self::fresh_inner(State::Connected, true));
         for (x, y) in [(&a, &b), (&b, &a)] {
             let mut s = x.inner.lock();
             s.peer = Some(y.clone());
-            s.peer_cred = Some(cred);
+            s.peer_cred = Some(cred.clone());
         }
         Ok((a, b))
     }
@@ -436,7 +436,7 @@ impl UnixSocket {
             // The server end of the connection, connected to us already.
             let mut embryo_state = Self::fresh_inner(State::Connected, false);
             embryo_state.peer = Some(self.arc());
-            embryo_state.peer_cred = Some(Ucred::current_effective());
+            embryo_state.peer_cred = Some(PeerCred::current());
             // A listener is bound, and a bound name never changes. The
             // connection shares its file too (without owning its entry
             // in the name table), as unix_stream_connect copies the path.
@@ -451,7 +451,7 @@ impl UnixSocket {
                     continue;
                 }
                 l.pending.push_back(embryo.clone());
-                l.peer_cred
+                l.peer_cred.clone()
             };
             {
                 let mut s = self.inner.lock();
@@ -940,8 +940,9 @@ impl UnixSocket {
 }
 
 /// What SCM_CREDENTIALS reports for a message sent without credentials:
-/// no pid, and the overflow ids (Linux's invalid ids, munged).
-const NO_CREDS: Ucred = Ucred { pid: 0, uid: 65534, gid: 65534 };
+/// no pid, and invalid ids (no namespace maps them: the receiver sees the
+/// overflow id, as Linux's munged INVALID_UID).
+const NO_CREDS: Ucred = Ucred { pid: 0, uid: u32::MAX, gid: u32::MAX };
 
 /// The credentials filesystem checks use (the file-system ids).
 fn fs_cred(thread: &Thread) -> kevlar_vfs::Credentials {
@@ -990,7 +991,7 @@ impl Socket for UnixSocket {
         s.backlog = backlog;
         s.state = State::Listening;
         // Connecting sockets take these as their peer credentials.
-        s.peer_cred = Some(Ucred::current_effective());
+        s.peer_cred = Some(PeerCred::current());
         drop(s);
         if grew {
             self.changed();
@@ -1172,7 +1173,11 @@ impl Socket for UnixSocket {
     }
 
     fn peer_cred(&self) -> Ucred {
-        self.inner.lock().peer_cred.unwrap_or(Ucred::NONE)
+        self.inner.lock().peer_cred.as_ref().map_or(Ucred::NONE, |p| p.cred)
+    }
+
+    fn peer_groups(&self) -> Option<Arc<[u32]>> {
+        self.inner.lock().peer_cred.as_ref().map(|p| p.groups.clone())
     }
 
     fn is_listening(&self) -> bool {

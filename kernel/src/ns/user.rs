@@ -109,6 +109,13 @@ impl UserNs {
         self.gid_up(kid).unwrap_or(OVERFLOW_ID)
     }
 
+    /// User id `id` as this namespace numbers it, as namespace `to`
+    /// numbers it (Linux's from_kuid_munged(to, make_kuid(self, id))):
+    /// the overflow id when either side does not map it.
+    pub fn uid_into(&self, to: &UserNs, id: u32) -> u32 {
+        self.uid_down(id).map_or(OVERFLOW_ID, |kid| to.uid_shown(kid))
+    }
+
     /// Whether this is the initial user namespace.
     pub fn is_init(&self) -> bool {
         self.parent.is_none()
@@ -168,6 +175,19 @@ pub fn init_ns() -> Arc<UserNs> {
     });
     *slot = Some(ns.clone());
     ns
+}
+
+/// The user namespace of the running process (the initial one outside
+/// a process): the one ids shown to the caller are mapped into.
+pub fn current_ns() -> Arc<UserNs> {
+    crate::process::current().map_or_else(init_ns, |t| t.process.creds.lock().user_ns.clone())
+}
+
+/// Kernel user id `kid` as `viewer`'s user namespace shows it (the
+/// si_uid of a SIGCHLD, a waitid, a signal the kernel sends for someone).
+pub fn uid_seen_by(viewer: &crate::process::Process, kid: u32) -> u32 {
+    let ns = viewer.creds.lock().user_ns.clone();
+    ns.uid_shown(kid)
 }
 
 /// Makes a user namespace below `creds`'s, owned by its effective ids

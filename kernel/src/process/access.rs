@@ -7,9 +7,12 @@
 //! kernel/sys.c `check_prlimit_permission` and `set_one_prio_perm`,
 //! kernel/sched/core.c `check_same_owner`, kernel/ptrace.c
 //! `__ptrace_may_access`), with the
-//! credentials read once under their lock. Capabilities are those of the
-//! caller's effective set; there are no user namespaces, so "capable in
-//! the target's namespace" is "capable".
+//! credentials read once under their lock. Where Linux asks for a
+//! capability over another process (ns_capable on the target's user
+//! namespace) the caller's sets count in its own namespace and every
+//! capability in a namespace below it that its effective uid owns
+//! (`ns::user::ns_capable`): the creator of a user namespace may signal,
+//! trace and renice what runs inside it whatever ids those processes took.
 
 use core::sync::atomic::Ordering;
 
@@ -41,17 +44,23 @@ fn creds_of(caller: &Process, target: &Process) -> (Credentials, Credentials) {
     (mine, theirs)
 }
 
+/// Whether `mine` holds `cap` in the user namespace of the process whose
+/// credentials are `theirs` (Linux's ns_capable(tcred->user_ns, cap)).
+fn capable_over_creds(mine: &Credentials, theirs: &Credentials, cap: u32) -> bool {
+    crate::ns::user::ns_capable(mine, &theirs.user_ns, cap)
+}
+
 /// Linux's check_kill_permission: a process may always signal itself;
 /// otherwise the sender's real or effective uid must be the target's real
-/// or saved uid, or the sender holds CAP_KILL, or the signal is SIGCONT
-/// within the sender's session.
+/// or saved uid, or the sender holds CAP_KILL in the target's user
+/// namespace, or the signal is SIGCONT within the sender's session.
 pub fn may_signal(sender: &Process, target: &Process, sig: u32) -> bool {
     if core::ptr::eq(sender, target) {
         return true;
     }
     let (mine, theirs) = creds_of(sender, target);
     let ids_match = [mine.uid, mine.euid].iter().any(|&id| id == theirs.uid || id == theirs.suid);
-    if ids_match || mine.has_cap(abi::CAP_KILL) {
+    if ids_match || capable_over_creds(&mine, &theirs, abi::CAP_KILL) {
         return true;
     }
     sig == abi::SIGCONT && sender.sid.load(Ordering::Relaxed) == target.sid.load(Ordering::Relaxed)
@@ -59,7 +68,8 @@ pub fn may_signal(sender: &Process, target: &Process, sig: u32) -> bool {
 
 /// Linux's check_prlimit_permission (reading or changing another
 /// process's limits): the caller's real uid and gid must equal all three
-/// of the target's, or the caller holds CAP_SYS_RESOURCE.
+/// of the target's, or the caller holds CAP_SYS_RESOURCE in the target's
+/// user namespace.
 pub fn check_prlimit(caller: &Process, target: &Process) -> Result<()> {
     if core::ptr::eq(caller, target) {
         return Ok(());
@@ -67,15 +77,16 @@ pub fn check_prlimit(caller: &Process, target: &Process) -> Result<()> {
     let (mine, theirs) = creds_of(caller, target);
     let ids_match = [theirs.uid, theirs.euid, theirs.suid].iter().all(|&u| u == mine.uid)
         && [theirs.gid, theirs.egid, theirs.sgid].iter().all(|&g| g == mine.gid);
-    if ids_match || mine.has_cap(abi::CAP_SYS_RESOURCE) { Ok(()) } else { Err(Errno::EPERM) }
+    if ids_match || capable_over_creds(&mine, &theirs, abi::CAP_SYS_RESOURCE) { Ok(()) } else { Err(Errno::EPERM) }
 }
 
 /// Linux's set_one_prio_perm (setpriority on another process): the
 /// caller's effective uid is the target's real or effective uid, or the
-/// caller holds CAP_SYS_NICE. EPERM otherwise.
+/// caller holds CAP_SYS_NICE in the target's user namespace. EPERM
+/// otherwise.
 pub fn check_set_priority(caller: &Process, target: &Process) -> Result<()> {
     let (mine, theirs) = creds_of(caller, target);
-    if mine.euid == theirs.uid || mine.euid == theirs.euid || mine.has_cap(abi::CAP_SYS_NICE) {
+    if mine.euid == theirs.uid || mine.euid == theirs.euid || capable_over_creds(&mine, &theirs, abi::CAP_SYS_NICE) {
         Ok(())
     } else {
         Err(Errno::EPERM)
@@ -138,8 +149,9 @@ pub enum PtraceCreds {
 /// Linux's ptrace_may_access: a process may always access itself (and its
 /// threads). Otherwise the caller's uid and gid (file-system or real ones,
 /// as `creds` says) must equal all three of the target's, or the caller
-/// holds CAP_SYS_PTRACE; then a target that is not dumpable needs
-/// CAP_SYS_PTRACE too. With Yama's ptrace_scope at 0, as Debian's kernel
+/// holds CAP_SYS_PTRACE in the target's user namespace; then a target
+/// that is not dumpable needs that capability in the user namespace of
+/// its last exec (Linux's mm->user_ns). With Yama's ptrace_scope at 0, as Debian's kernel
 /// boots, attaching needs nothing more (scope 1 would add: only
 /// descendants).
 pub fn ptrace_may_access(caller: &Process, target: &Process, mode: PtraceMode, creds: PtraceCreds) -> bool {
@@ -151,14 +163,17 @@ pub fn ptrace_may_access(caller: &Process, target: &Process, mode: PtraceMode, c
         PtraceCreds::Fs => (mine.fsuid, mine.fsgid),
         PtraceCreds::Real => (mine.uid, mine.gid),
     };
-    let ptrace_cap = mine.has_cap(abi::CAP_SYS_PTRACE);
+    let ptrace_cap = capable_over_creds(&mine, &theirs, abi::CAP_SYS_PTRACE);
     let ids_match = [theirs.uid, theirs.euid, theirs.suid].iter().all(|&u| u == uid)
         && [theirs.gid, theirs.egid, theirs.sgid].iter().all(|&g| g == gid);
     if !ids_match && !ptrace_cap {
         return false;
     }
-    if !target.dumpable.load(Ordering::Relaxed) && !ptrace_cap {
-        return false;
+    if !target.dumpable.load(Ordering::Relaxed) {
+        let exec_ns = target.exec_user_ns.lock().clone();
+        if !crate::ns::user::ns_capable(&mine, &exec_ns, abi::CAP_SYS_PTRACE) {
+            return false;
+        }
     }
     // Attaching asks no more than reading: Debian's kernel leaves Yama's
     // ptrace_scope at 0 (classic ptrace permissions).

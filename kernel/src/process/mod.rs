@@ -160,6 +160,13 @@ impl Credentials {
         self.cap_effective & (1 << cap) != 0
     }
 
+    /// The real uid as the holder's own user namespace numbers it: what
+    /// a signal it sends carries as si_uid before the receiver's
+    /// namespace is considered.
+    pub fn own_view_uid(&self) -> u32 {
+        self.user_ns.uid_shown(self.uid)
+    }
+
     /// The identity file permission checks use: the file-system ids and
     /// the supplementary groups.
     pub fn fs_cred(&self) -> kevlar_vfs::Credentials {
@@ -173,10 +180,13 @@ impl Credentials {
         if self.securebits & secbit::NO_SETUID_FIXUP != 0 {
             return;
         }
-        if old_fsuid == 0 && self.fsuid != 0 {
+        // Root is the namespace's root (its uid 0 as a kernel id).
+        let root = crate::ns::user::root_uid(&self.user_ns);
+        let is_root = |id: u32| Some(id) == root;
+        if is_root(old_fsuid) && !is_root(self.fsuid) {
             self.cap_effective &= !access::CAP_FS_MASK;
         }
-        if old_fsuid != 0 && self.fsuid == 0 {
+        if !is_root(old_fsuid) && is_root(self.fsuid) {
             self.cap_effective |= self.cap_permitted & access::CAP_FS_MASK;
         }
     }
@@ -190,8 +200,13 @@ impl Credentials {
             return;
         }
         let (ruid, euid, suid) = old;
-        let had_root = ruid == 0 || euid == 0 || suid == 0;
-        if had_root && self.uid != 0 && self.euid != 0 && self.suid != 0 {
+        // Root is the namespace's root (its uid 0 as a kernel id), as in
+        // Linux's cap_emulate_setxuid: setresuid(0, 0, 0) inside a user
+        // namespace keeps the capabilities there.
+        let root = crate::ns::user::root_uid(&self.user_ns);
+        let is_root = |id: u32| Some(id) == root;
+        let had_root = is_root(ruid) || is_root(euid) || is_root(suid);
+        if had_root && !is_root(self.uid) && !is_root(self.euid) && !is_root(self.suid) {
             if !self.keep_caps {
                 self.cap_permitted = 0;
                 self.cap_effective = 0;
@@ -200,10 +215,10 @@ impl Credentials {
             // away from root and an exec to drop them (Linux).
             self.cap_ambient = 0;
         }
-        if euid == 0 && self.euid != 0 {
+        if is_root(euid) && !is_root(self.euid) {
             self.cap_effective = 0;
         }
-        if euid != 0 && self.euid == 0 {
+        if !is_root(euid) && is_root(self.euid) {
             self.cap_effective = self.cap_permitted;
         }
     }
@@ -336,6 +351,12 @@ pub struct Process {
     /// by exec; a process that is not dumpable has its /proc files owned
     /// by root and closed to other users.
     pub dumpable: AtomicBool,
+    /// The user namespace the process was in at its last exec (Linux's
+    /// mm->user_ns, inherited by fork): tracing a process that is not
+    /// dumpable takes CAP_SYS_PTRACE there, so one that entered a user
+    /// namespace of its own and changed ids stays closed to that
+    /// namespace's owner until it makes itself dumpable again.
+    pub exec_user_ns: SpinLock<Arc<crate::ns::user::UserNs>>,
     /// Set once the parent has reaped it.
     reaped: AtomicBool,
     /// PR_SET_PDEATHSIG: the signal to get when the parent exits.
@@ -868,6 +889,7 @@ pub fn spawn_init(vm: Vm, frame: &TrapFrame, fs: FsContext, files: FdTable, comm
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
         dumpable: AtomicBool::new(true),
+        exec_user_ns: SpinLock::new(crate::ns::user::init_ns()),
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),
@@ -1063,6 +1085,7 @@ pub fn fork(parent_thread: &Arc<Thread>, frame: &TrapFrame, options: CloneOption
         did_exec: AtomicBool::new(false),
         reaped: AtomicBool::new(false),
         dumpable: AtomicBool::new(parent.dumpable.load(Ordering::Relaxed)),
+        exec_user_ns: SpinLock::new(parent.exec_user_ns.lock().clone()),
         exit_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         children_cpu_ns: core::sync::atomic::AtomicU64::new(0),
         death_signal: core::sync::atomic::AtomicU32::new(0),

@@ -727,7 +727,8 @@ pub fn wait_tracees(me: &Process, pid: Pid, keep: bool, stops: bool, exits: bool
     }
     drop(list);
     let found = found.map(|(tracee, report)| {
-        let uid = tracee.process.creds.lock().uid;
+        // The tracee's uid as the waiting tracer sees it.
+        let uid = crate::ns::user::uid_seen_by(me, tracee.process.creds.lock().uid);
         (tracee.tid(), uid, report)
     });
     (any, found)
@@ -858,7 +859,7 @@ fn stop(thread: &Arc<Thread>, frame: Option<&mut TrapFrame>, code: u32, info: Si
 fn notify_tracer(thread: &Thread, tracer: &Arc<Process>, code: u32) {
     let action = tracer.signals.lock().actions[SIGCHLD as usize - 1];
     if action.handler != signal::SIG_IGN && action.flags & signal::SA_NOCLDSTOP == 0 {
-        let uid = thread.process.creds.lock().uid;
+        let uid = crate::ns::user::uid_seen_by(tracer, thread.process.creds.lock().uid);
         let _ = signal::send_signal_info(tracer, SigInfo::child(abi::CLD_TRAPPED as i32, thread.tid(), uid, (code & 0x7f) as i32));
     }
     tracer.child_event.wake_all();
@@ -867,7 +868,7 @@ fn notify_tracer(thread: &Thread, tracer: &Arc<Process>, code: u32) {
 /// The siginfo of a SIGTRAP stop (syscall and event stops): si_code is
 /// the stop's code, si_pid and si_uid the tracee's.
 fn trap_info(thread: &Thread, code: u32) -> SigInfo {
-    let uid = thread.process.creds.lock().uid;
+    let uid = thread.process.creds.lock().own_view_uid();
     SigInfo::from_process(SIGTRAP, code as i32, thread.process.pid, uid)
 }
 
@@ -1040,7 +1041,7 @@ pub fn on_exec(thread: &Arc<Thread>, old_tid: Pid) {
         return;
     }
     if !note_event(thread, pt::PTRACE_EVENT_EXEC, old_tid as u64) {
-        let uid = thread.process.creds.lock().uid;
+        let uid = thread.process.creds.lock().own_view_uid();
         let _ = signal::send_signal_to_thread(thread, SigInfo::from_process(SIGTRAP, abi::SI_USER as i32, thread.process.pid, uid));
     }
 }
@@ -1062,7 +1063,7 @@ pub fn signal_delivery(thread: &Arc<Thread>, frame: &mut TrapFrame, info: SigInf
             }
             // Another signal: from the tracer, as Linux builds it.
             let tracer = tracer_of(thread);
-            let (pid, uid) = tracer.map_or((0, 0), |p| (p.pid, p.creds.lock().uid));
+            let (pid, uid) = tracer.map_or((0, 0), |p| (p.pid, crate::ns::user::uid_seen_by(&thread.process, p.creds.lock().uid)));
             Some(SigInfo::from_process(sig, abi::SI_USER as i32, pid, uid))
         }
         Some(Resume::Listen) => Some(info),
@@ -1142,7 +1143,7 @@ pub fn on_thread_exit(thread: &Arc<Thread>, status: Option<ExitStatus>) {
                 ExitStatus::Signaled(s, false) => (abi::CLD_KILLED, s as i32),
             };
             if tracer.signals.lock().actions[SIGCHLD as usize - 1].handler != signal::SIG_IGN {
-                let uid = thread.process.creds.lock().uid;
+                let uid = crate::ns::user::uid_seen_by(&tracer, thread.process.creds.lock().uid);
                 let _ = signal::send_signal_info(&tracer, SigInfo::child(code as i32, thread.tid(), uid, value));
             }
             tracer.child_event.wake_all();

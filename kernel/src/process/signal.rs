@@ -198,6 +198,28 @@ impl SigInfo {
         self.with(0, &pid.to_le_bytes())
     }
 
+    /// Whether the union holds a sender's pid and uid (Linux's
+    /// has_si_pid_and_uid: the SIL_KILL, SIL_CHLD and SIL_RT layouts):
+    /// kill and queued signals, SI_KERNEL, and SIGCHLD's own codes.
+    pub fn carries_sender(&self) -> bool {
+        match self.code {
+            SI_TIMER | abi::SI_SIGIO => false,
+            c if c <= 0 || c == SI_KERNEL => true,
+            c => self.signo == SIGCHLD && c <= abi::NSIGCHLD as i32,
+        }
+    }
+
+    /// The si_uid of a siginfo that carries a sender.
+    pub fn sender_uid(&self) -> u32 {
+        u32::from_le_bytes(self.fields[4..8].try_into().unwrap())
+    }
+
+    /// The same siginfo with `_kill`'s uid replaced: the sender's uid as
+    /// the receiver's user namespace numbers it.
+    pub fn with_sender_uid(self, uid: u32) -> Self {
+        self.with(4, &uid.to_le_bytes())
+    }
+
     /// SIGCHLD: `_sigchld` holds the child's pid, uid and status (exit
     /// code or signal); its CPU times stay zero (not accounted yet).
     pub fn child(code: i32, pid: Pid, uid: u32, status: i32) -> Self {
@@ -999,12 +1021,13 @@ pub fn end_exec(process: &Process) {
 
 /// The siginfo of a signal the kernel sends for a condition a process
 /// caused: si_code SI_USER with the current process as the sender, like
-/// Linux's "no info" sends; SI_KERNEL outside a process.
-fn no_info(sig: u32) -> SigInfo {
+/// Linux's "no info" sends (its uid as `target`'s user namespace sees
+/// it); SI_KERNEL outside a process.
+fn no_info(sig: u32, target: &Process) -> SigInfo {
     match current() {
         Some(thread) => {
             let uid = thread.process.creds.lock().uid;
-            SigInfo::from_process(sig, SI_USER, thread.process.pid, uid)
+            SigInfo::from_process(sig, SI_USER, thread.process.pid, crate::ns::user::uid_seen_by(target, uid))
         }
         None => SigInfo::new(sig, SI_KERNEL),
     }
@@ -1013,13 +1036,13 @@ fn no_info(sig: u32) -> SigInfo {
 /// Sends `sig` to a process for a condition it caused (the parent-death
 /// signal).
 pub fn send_signal(process: &Arc<Process>, sig: u32) {
-    let _ = send_signal_info(process, no_info(sig));
+    let _ = send_signal_info(process, no_info(sig, process));
 }
 
 /// Sends `sig` to the thread whose system call caused it (SIGPIPE,
 /// SIGXFSZ).
 pub fn send_signal_to_current(thread: &Arc<Thread>, sig: u32) {
-    let _ = send_signal_to_thread(thread, no_info(sig));
+    let _ = send_signal_to_thread(thread, no_info(sig, &thread.process));
 }
 
 /// Queues a fault signal with its si_code and address for the thread that
@@ -1059,7 +1082,8 @@ fn notify_parent_of_job(child: &Arc<Process>, report: JobReport) {
     let action = parent.signals.lock().actions[SIGCHLD as usize - 1];
     if action.handler != SIG_IGN && action.flags & SA_NOCLDSTOP == 0 {
         let (code, status) = report.code_and_status();
-        let uid = child.creds.lock().uid;
+        // The child's uid as the parent's user namespace sees it.
+        let uid = crate::ns::user::uid_seen_by(&parent, child.creds.lock().uid);
         let _ = send_signal_info(&parent, SigInfo::child(code, crate::ns::pid::local_in(&crate::ns::pid::of(&parent), child.pid), uid, status));
     }
     parent.child_event.wake_all();
@@ -1084,7 +1108,7 @@ pub fn notify_parent_of_exit(child: &Process, parent: &Arc<Process>, status: Exi
             ExitStatus::Signaled(sig, false) => (abi::CLD_KILLED, sig as i32),
             ExitStatus::Signaled(sig, true) => (abi::CLD_DUMPED, sig as i32),
         };
-        let uid = child.creds.lock().uid;
+        let uid = crate::ns::user::uid_seen_by(parent, child.creds.lock().uid);
         let _ = send_signal_info(parent, SigInfo::child(code as i32, crate::ns::pid::local_in(&crate::ns::pid::of(parent), child.pid), uid, value));
     }
 }

@@ -398,7 +398,8 @@ pub fn waitid(thread: &Arc<Thread>, idtype: u32, id: i32, infop: usize, options:
             }
             Change::Job(report) => report.code_and_status(),
         };
-        let uid = child.creds.lock().uid;
+        // The child's uid as the waiter's user namespace sees it.
+        let uid = crate::ns::user::uid_seen_by(&me, child.creds.lock().uid);
         info[0..4].copy_from_slice(&(abi::SIGCHLD as i32).to_le_bytes());
         info[8..12].copy_from_slice(&code.to_le_bytes());
         info[16..20].copy_from_slice(&shown.to_le_bytes());
@@ -613,6 +614,9 @@ pub fn setgroups(thread: &Thread, size: usize, list: usize) -> Result<isize> {
         let gid = u32::from_le_bytes(super::read_bytes::<4>(list + i * 4)?);
         groups.push(ns.gid_down(gid).ok_or(Errno::EINVAL)?);
     }
+    // Kept in the order of the kernel ids (Linux's groups_sort): what
+    // getgroups and SO_PEERGROUPS give back.
+    groups.sort_unstable();
     thread.process.creds.lock().groups = groups;
     Ok(0)
 }

@@ -213,10 +213,22 @@ fn send_to(sender: &Process, target: &Arc<Process>, info: SigInfo) -> Result<()>
 /// or SI_TKILL with the sender's global pid) carries the sender's pid as
 /// its own namespace numbers it, or 0 when the target's namespace cannot
 /// see the sender (Linux's prepare_kill_siginfo and send_signal_locked).
+/// Any siginfo with a sender crossing into another user namespace has
+/// its si_uid, an id of the sender's namespace, renumbered for the
+/// target's (the overflow id if it cannot name it), as Linux's
+/// send_signal_locked does: a made-up one from rt_sigqueueinfo too.
 fn ours(sender: &Process, target: &Process, info: SigInfo) -> SigInfo {
-    if info == SigInfo::from_process(info.signo, info.code, sender.pid, sender.creds.lock().uid) {
+    let (pid, uid) = sender_ids(sender);
+    let info = if info == SigInfo::from_process(info.signo, info.code, pid, uid) {
         let visible = ns_pid::local_in(&ns_pid::of(target), sender.pid) != 0;
         info.with_sender_pid(if visible { ns_pid::local_in(&ns_pid::of(sender), sender.pid) } else { 0 })
+    } else {
+        info
+    };
+    let from = sender.creds.lock().user_ns.clone();
+    let to = target.creds.lock().user_ns.clone();
+    if info.carries_sender() && !alloc::sync::Arc::ptr_eq(&from, &to) {
+        info.with_sender_uid(from.uid_into(&to, info.sender_uid()))
     } else {
         info
     }
@@ -296,9 +308,10 @@ fn send_to_pid(sender: &Process, pid: Pid, info: SigInfo) -> Result<()> {
     }
 }
 
-/// The sender's pid and real uid, for si_pid and si_uid.
+/// The sender's pid and real uid (as its own user namespace numbers
+/// it), for si_pid and si_uid.
 fn sender_ids(process: &Process) -> (Pid, u32) {
-    (process.pid, process.creds.lock().uid)
+    (process.pid, process.creds.lock().own_view_uid())
 }
 
 pub fn kill(thread: &Thread, pid: i32, sig: u32) -> Result<isize> {

@@ -368,15 +368,17 @@ fn parse_control(thread: &Thread, buf: &[u8]) -> Result<Control> {
 fn check_creds(thread: &Thread, raw: &[u8]) -> Result<Ucred> {
     // The pid as the sender's PID namespace numbers it.
     let pid = crate::ns::pid::global(i32::from_le_bytes(raw[..4].try_into().unwrap()));
-    let uid = u32::from_le_bytes(raw[4..8].try_into().unwrap());
-    let gid = u32::from_le_bytes(raw[8..12].try_into().unwrap());
-    if uid == u32::MAX || gid == u32::MAX {
-        return Err(Errno::EINVAL);
-    }
     let c = thread.process.creds.lock().clone();
-    // Linux's scm_check_creds: another pid needs CAP_SYS_ADMIN, other ids
-    // CAP_SETUID and CAP_SETGID.
-    let pid_ok = pid == thread.process.pid || c.has_cap(linux_raw_sys::general::CAP_SYS_ADMIN);
+    // The ids as the sender's user namespace numbers them: one it does
+    // not map (or -1) is EINVAL.
+    let uid = c.user_ns.uid_down(u32::from_le_bytes(raw[4..8].try_into().unwrap()));
+    let gid = c.user_ns.gid_down(u32::from_le_bytes(raw[8..12].try_into().unwrap()));
+    let (Some(uid), Some(gid)) = (uid, gid) else { return Err(Errno::EINVAL) };
+    // Linux's scm_check_creds: another pid needs CAP_SYS_ADMIN over the
+    // sender's PID namespace (in the user namespace owning it), other ids
+    // CAP_SETUID and CAP_SETGID in the sender's own.
+    let pid_ns_owner = crate::ns::user::owner_of(crate::ns::pid::of(&thread.process).inum);
+    let pid_ok = pid == thread.process.pid || crate::ns::user::ns_capable(&c, &pid_ns_owner, linux_raw_sys::general::CAP_SYS_ADMIN);
     let uid_ok = uid == c.uid || uid == c.euid || uid == c.suid || c.has_cap(linux_raw_sys::general::CAP_SETUID);
     let gid_ok = gid == c.gid || gid == c.egid || gid == c.sgid || c.has_cap(linux_raw_sys::general::CAP_SETGID);
     if !(pid_ok && uid_ok && gid_ok) {
@@ -623,8 +625,8 @@ fn recv_one(thread: &Thread, file: &OpenFile, socket: &dyn Socket, msg: usize, f
             control.put(*level, *kind, data)?;
         }
         if let Some(creds) = got.creds {
-            // The sender as the receiver's PID namespace numbers it.
-            let creds = crate::net::Ucred { pid: crate::ns::pid::local(creds.pid), ..creds };
+            // The sender as the receiver's PID and user namespaces see it.
+            let creds = creds.seen_by_caller();
             control.put(netabi::SOL_SOCKET, netabi::SCM_CREDENTIALS, &creds.to_bytes())?;
         }
         if !got.rights.is_empty() {
@@ -764,10 +766,31 @@ pub fn getsockopt(thread: &Thread, fd: i32, level: i32, name: u32, value: usize,
     if name == netabi::SO_GET_FILTER {
         return get_filter(&*socket, value, len as usize, len_ptr);
     }
+    if name == netabi::SO_PEERGROUPS {
+        return get_peer_groups(&*socket, value, len as usize, len_ptr);
+    }
     let bytes = net::get_socket_option(&*socket, name)?;
     let n = (len as usize).min(bytes.len());
     copy_to_user(value, &bytes[..n])?;
     copy_to_user(len_ptr, &(n as i32).to_le_bytes())?;
+    Ok(0)
+}
+
+/// SO_PEERGROUPS: the peer's supplementary groups as the caller's user
+/// namespace sees them. ENODATA without peer credentials; a buffer too
+/// short gets ERANGE with the length it needs written back (Linux's
+/// sock_getsockopt).
+fn get_peer_groups(socket: &dyn Socket, value: usize, len: usize, len_ptr: usize) -> Result<isize> {
+    let groups = socket.peer_groups().ok_or(Errno::ENODATA)?;
+    let needed = groups.len() * 4;
+    if len < needed {
+        copy_to_user(len_ptr, &(needed as i32).to_le_bytes())?;
+        return Err(Errno::ERANGE);
+    }
+    let ns = crate::ns::user::current_ns();
+    let bytes: Vec<u8> = groups.iter().flat_map(|&g| ns.gid_shown(g).to_le_bytes()).collect();
+    copy_to_user(value, &bytes)?;
+    copy_to_user(len_ptr, &(needed as i32).to_le_bytes())?;
     Ok(0)
 }
 
