@@ -186,8 +186,9 @@ pub fn current_ns() -> Arc<UserNs> {
 /// Kernel user id `kid` as `viewer`'s user namespace shows it (the
 /// si_uid of a SIGCHLD, a waitid, a signal the kernel sends for someone).
 pub fn uid_seen_by(viewer: &crate::process::Process, kid: u32) -> u32 {
-    let ns = viewer.creds.lock().user_ns.clone();
-    ns.uid_shown(kid)
+    // Read under the lock, no reference taken: every signal sent comes
+    // through here.
+    viewer.creds.lock().user_ns.uid_shown(kid)
 }
 
 /// Makes a user namespace below `creds`'s, owned by its effective ids
