@@ -151,6 +151,8 @@ impl State {
 
     /// Frees block `b`.
     pub fn free_block(&mut self, b: u32) -> Result<()> {
+        // Some cached page may have been backed by it.
+        self.map_epoch += 1;
         if b < self.geo.first_data_block || b >= self.geo.blocks_count {
             return Err(Errno::EIO);
         }

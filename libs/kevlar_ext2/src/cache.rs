@@ -50,6 +50,17 @@ pub struct CachedPage {
     pub mapped_writable: bool,
     /// When it became dirty (seconds of the file system's clock).
     pub dirty_since: u32,
+    /// The [`State::map_epoch`] under which every block of the page was
+    /// seen mapped and written (0: not known). While the epoch has not
+    /// moved, an overwrite needs no block lookup: Linux's mapped buffer
+    /// heads.
+    pub backed_at: u64,
+}
+
+impl CachedPage {
+    fn new(page: Arc<dyn DataPage>) -> CachedPage {
+        CachedPage { page, dirty: false, mapped_writable: false, dirty_since: 0, backed_at: 0 }
+    }
 }
 
 impl CachedPage {
@@ -134,7 +145,7 @@ impl State {
 
     fn insert_page(&mut self, ino: u32, index: u64, page: Arc<dyn DataPage>) -> Result<Arc<dyn DataPage>> {
         self.make_room(1);
-        self.pages.insert((ino, index), CachedPage { page: page.clone(), dirty: false, mapped_writable: false, dirty_since: 0 });
+        self.pages.insert((ino, index), CachedPage::new(page.clone()));
         Ok(page)
     }
 
@@ -178,26 +189,34 @@ impl State {
                 break; // read-ahead stops at what is already here
             }
             let page = self.new_page()?;
+            let mut mapped = 0;
             for k in 0..bpp {
                 let lblk = index * bpp + k;
                 if lblk * bs as u64 >= size {
                     break;
                 }
+                // 0: a hole or an unwritten run.
                 let b = self.bmap(inode, ino, lblk, false)?;
                 if b != 0 {
                     pieces.push(Piece { block: b, page: page.clone(), offset: k as usize * bs });
+                    mapped += 1;
                 }
             }
-            fresh.push((index, page));
+            fresh.push((index, page, mapped == bpp));
         }
         self.transfer(&mut pieces, false)?;
         let tail = (size % PAGE_SIZE as u64) as usize;
         self.make_room(fresh.len());
-        for (index, page) in fresh {
+        let epoch = self.map_epoch;
+        for (index, page, backed) in fresh {
             if tail != 0 && index == size / PAGE_SIZE as u64 {
                 page.zero(tail, PAGE_SIZE - tail);
             }
-            self.pages.insert((ino, index), CachedPage { page, dirty: false, mapped_writable: false, dirty_since: 0 });
+            let mut entry = CachedPage::new(page);
+            if backed {
+                entry.backed_at = epoch;
+            }
+            self.pages.insert((ino, index), entry);
         }
         Ok(())
     }
@@ -246,37 +265,47 @@ impl State {
     /// Reads up to `len` file bytes at `offset` from the cached pages into
     /// `io`; returns the count (short when `io` faulted).
     pub fn read_data_io(&mut self, ino: u32, offset: u64, len: usize, io: &mut dyn kevlar_vfs::PageIo) -> Result<usize> {
-        let mut inode = self.read_inode(ino)?;
-        let size = inode.size();
+        // Only the size is needed while the pages are cached: the record
+        // is copied only for a miss, which maps blocks.
+        let size = self.inode_size(ino)?;
         if offset >= size {
             return Ok(0);
         }
         let len = (len as u64).min(size - offset) as usize;
         let end = offset + len as u64;
         let mut done = 0;
+        let mut inode = None;
         while done < len {
             let pos = offset + done as u64;
             let index = pos / PAGE_SIZE as u64;
             let in_page = (pos % PAGE_SIZE as u64) as usize;
             let n = (PAGE_SIZE - in_page).min(len - done);
-            let wanted = end.div_ceil(PAGE_SIZE as u64) - index;
-            let page = match self.cached_page(ino, index) {
-                Some(page) => page,
+            let moved = match self.pages.get(&(ino, index)) {
+                // Copied from the cached page in place (no reference taken).
+                Some(e) => io.page(&*e.page, in_page, n),
                 None => {
+                    let inode = match &mut inode {
+                        Some(inode) => inode,
+                        None => inode.insert(self.read_inode(ino)?),
+                    };
                     // A miss where the last read-ahead of this file ended
                     // is a sequential read: read twice as far ahead.
+                    let wanted = end.div_ceil(PAGE_SIZE as u64) - index;
                     let (last_ino, last_end, last_len) = self.read_ahead;
                     let window = if last_ino == ino && last_end == index { (last_len * 2).clamp(READ_AHEAD_PAGES, MAX_READ_AHEAD_PAGES) } else { READ_AHEAD_PAGES };
                     let ahead = wanted.max(window);
                     self.read_ahead = (ino, index + ahead, window);
-                    self.file_page(ino, &mut inode, index, ahead)?
+                    let page = self.file_page(ino, inode, index, ahead)?;
+                    io.page(&*page, in_page, n)
                 }
             };
-            let moved = io.page(&*page, in_page, n);
             done += moved;
             if moved < n {
                 break;
             }
+        }
+        if let Some(inode) = inode {
+            self.recycle_inode(inode);
         }
         Ok(done)
     }
@@ -312,6 +341,10 @@ impl State {
         }
         let len = (len as u64).min(max - offset) as usize;
         let bs = self.geo.block_size as u64;
+        let times_before = (self.inode_time(&inode, crate::layout::ino::MTIME), self.inode_time(&inode, crate::layout::ino::CTIME));
+        // Blocks were looked up (and perhaps allocated): the record may
+        // have changed besides its size and times.
+        let mut mapped_blocks = false;
         let mut done = 0;
         let mut error = None;
         while done < len {
@@ -319,6 +352,25 @@ impl State {
             let index = pos / PAGE_SIZE as u64;
             let in_page = (pos % PAGE_SIZE as u64) as usize;
             let n = (PAGE_SIZE - in_page).min(len - done);
+            // An overwrite of a cached page known to sit on written blocks:
+            // the bytes, the dirty mark, nothing else.
+            let (epoch, now) = (self.map_epoch, self.now);
+            if let Some(e) = self.pages.get_mut(&(ino, index)).filter(|e| e.backed_at == epoch) {
+                let moved = io.page(&*e.page, in_page, n);
+                if moved == 0 {
+                    break;
+                }
+                if !e.needs_write_back() {
+                    e.dirty_since = now;
+                }
+                e.dirty = true;
+                done += moved;
+                if moved < n {
+                    break;
+                }
+                continue;
+            }
+            mapped_blocks = true;
             // The page first (its old bytes come from the blocks it has
             // now), then the blocks the write needs.
             let whole = in_page == 0 && n == PAGE_SIZE;
@@ -385,19 +437,36 @@ impl State {
                 break;
             }
             self.mark_dirty(ino, index);
+            // Every block of the page mapped and written now: later
+            // overwrites skip the lookups.
+            let bpp = self.blocks_per_page();
+            if pos / bs <= index * bpp && (pos + moved as u64 - 1) / bs + 1 >= (index + 1) * bpp {
+                let epoch = self.map_epoch;
+                if let Some(e) = self.pages.get_mut(&(ino, index)) {
+                    e.backed_at = epoch;
+                }
+            }
             done += moved;
             if moved < n {
                 break;
             }
         }
+        let mut grew = false;
         if done > 0 {
             let end = offset + done as u64;
             if end > inode.size() {
                 inode.set_size(end);
+                grew = true;
             }
             self.stamp(&mut inode, &[crate::layout::ino::MTIME, crate::layout::ino::CTIME]);
         }
-        self.write_inode(ino, &inode)?;
+        let times_after = (self.inode_time(&inode, crate::layout::ino::MTIME), self.inode_time(&inode, crate::layout::ino::CTIME));
+        // Within one tick of the coarse clock an overwrite changes nothing
+        // in the record (Linux's file_update_time skips it too).
+        if mapped_blocks || grew || times_after != times_before {
+            self.write_inode(ino, &inode)?;
+        }
+        self.recycle_inode(inode);
         match error {
             Some(e) if done == 0 => Err(e),
             _ => Ok(done),

@@ -51,6 +51,9 @@ impl State {
             return Err(Errno::EOPNOTSUPP);
         }
         let mut inode = self.read_inode(ino)?;
+        // Runs may move or turn unwritten: no cached page stays known to
+        // be backed by written blocks.
+        self.map_epoch += 1;
         let bs = self.geo.block_size as u64;
         let extents = self.uses_extents(&inode);
         if mode & (COLLAPSE | INSERT) != 0 && (offset | len) % bs != 0 {

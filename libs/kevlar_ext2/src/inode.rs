@@ -35,9 +35,13 @@ impl State {
     /// comes from its block; a record in the inode cache is the block's
     /// current bytes, already checked or written here.
     pub fn read_inode(&mut self, ino: u32) -> Result<DiskInode> {
+        let mut buf = core::mem::take(&mut self.spare_record);
         if let Some(record) = self.icache.get(ino) {
-            return Ok(DiskInode(record.to_vec()));
+            buf.clear();
+            buf.extend_from_slice(record);
+            return Ok(DiskInode(buf));
         }
+        self.spare_record = buf;
         let (block, off) = self.inode_location(ino)?;
         let size = self.geo.inode_size;
         let data = self.block(block)?;
@@ -51,6 +55,24 @@ impl State {
         }
         self.icache.put(ino, &inode.0);
         Ok(inode)
+    }
+
+    /// Gives back a record [`State::read_inode`] returned, once it is no
+    /// longer needed: the next read reuses its buffer.
+    pub(crate) fn recycle_inode(&mut self, inode: DiskInode) {
+        self.spare_record = inode.0;
+    }
+
+    /// The size of inode `ino`, read in place from the inode cache when it
+    /// holds the record (nothing copied), else through `read_inode`.
+    pub(crate) fn inode_size(&mut self, ino: u32) -> Result<u64> {
+        if let Some(record) = self.icache.get(ino) {
+            return Ok(record_size(record));
+        }
+        let inode = self.read_inode(ino)?;
+        let size = inode.size();
+        self.recycle_inode(inode);
+        Ok(size)
     }
 
     /// Writes inode `ino` (the whole record, with its checksum).

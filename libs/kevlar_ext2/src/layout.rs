@@ -329,6 +329,16 @@ pub const I_BLOCK_BYTES: usize = 60;
 /// and clears it when changing such a directory, as Linux's ext2 does).
 pub const INDEX_FL: u32 = 0x1000;
 
+/// The size of the inode whose record is `record`, as [`DiskInode::size`].
+pub fn record_size(record: &[u8]) -> u64 {
+    let low = u64::from(le32(record, ino::SIZE));
+    if u32::from(le16(record, ino::MODE)) & linux_raw_sys::general::S_IFMT == linux_raw_sys::general::S_IFREG {
+        low | u64::from(le32(record, ino::SIZE_HIGH)) << 32
+    } else {
+        low
+    }
+}
+
 /// A whole on-disk inode record (`s_inode_size` bytes).
 #[derive(Clone, Debug)]
 pub struct DiskInode(pub Vec<u8>);
@@ -372,12 +382,7 @@ impl DiskInode {
     /// Size in bytes; the high half (`i_size_high`) counts for regular
     /// files only (it is `i_dir_acl` for directories).
     pub fn size(&self) -> u64 {
-        let low = u64::from(le32(&self.0, ino::SIZE));
-        if self.is_regular() {
-            low | u64::from(le32(&self.0, ino::SIZE_HIGH)) << 32
-        } else {
-            low
-        }
+        record_size(&self.0)
     }
     /// Sets the size (the high half only for regular files).
     pub fn set_size(&mut self, v: u64) {

@@ -185,6 +185,14 @@ pub struct State {
     /// new files do not each scan past every block the earlier ones took
     /// (`find_free_run`).
     pub(crate) free_run_hint: (u32, u32),
+    /// Moves whenever a block is freed or fallocate changes a file's map:
+    /// a cached page found wholly mapped to written blocks under the
+    /// current value needs no block lookup before it is overwritten
+    /// ([`CachedPage::backed_at`]).
+    pub(crate) map_epoch: u64,
+    /// A record buffer [`State::read_inode`] reuses, so the per-call copy
+    /// of a hot inode allocates nothing.
+    pub(crate) spare_record: Vec<u8>,
 }
 
 fn mount_error(errno: Errno, message: String) -> MountError {
@@ -360,6 +368,8 @@ impl State {
             names: crate::names::NameCache::default(),
             unsealed_inodes: BTreeSet::new(),
             free_run_hint: (u32::MAX, 0),
+            map_epoch: 1,
+            spare_record: Vec::new(),
         };
         let mut state = state;
         if flavour == Flavour::Ext4 {
