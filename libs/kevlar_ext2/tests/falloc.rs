@@ -120,6 +120,40 @@ fn punch_hole_frees_whole_blocks_and_zeroes_partial_ones() {
     assert_eq!(read_all(&f), want, "after a remount");
 }
 
+/// A page that stays cached while fallocate frees some of its blocks
+/// must not be overwritten as if its blocks were all still there: the
+/// write maps them again (the cache's "backed" knowledge is dropped).
+#[test]
+fn overwrite_of_a_cached_page_after_a_punch_maps_its_blocks_again() {
+    let scratch = Scratch::new("falloc-rewrite");
+    let image = mkfs(&scratch, "ext4", 65536, &["-b", "1024"]);
+    let disk = disk_of(&image);
+    let fs = mount(&disk, Flavour::Ext4);
+    let root = fs.root();
+    let f = mkfile(&root, "f");
+    let data = pattern(64 * 1024, 5);
+    f.write_at(0, &data).unwrap();
+    // An overwrite of every page while they are known to be backed.
+    f.write_at(0, &data).unwrap();
+    let before = blocks(&f);
+    // Blocks 1-7 freed; page 0 (blocks 0-3) stays cached, zeroed from 1000.
+    f.fallocate(PUNCH | KEEP, 1000, 8000, NO_LIMIT).unwrap();
+    assert_eq!(blocks(&f), before - 7 * 2);
+    let page = pattern(4096, 9);
+    f.write_at(0, &page).unwrap();
+    assert_eq!(blocks(&f), before - 4 * 2, "blocks 1-3 mapped again");
+    let mut want = data.clone();
+    want[4096..9000].fill(0);
+    want[..4096].copy_from_slice(&page);
+    assert_eq!(read_all(&f), want);
+    drop((f, root));
+    finish(fs, &disk, &image, "f");
+    let disk2 = disk_of(&image);
+    let fs = mount(&disk2, Flavour::Ext4);
+    let f = fs.root().lookup(b"f").unwrap();
+    assert_eq!(read_all(&f), want, "after a remount");
+}
+
 #[test]
 fn zero_collapse_and_insert_range() {
     let scratch = Scratch::new("falloc-shift");
