@@ -87,10 +87,11 @@ build/kernel-tests.cpio: userland/kernel-tests/leak.c userland/kernel-tests/rebo
 
 # Benchmarks against Linux (docs/benchmarks.md): both modes (icount, then
 # wall-clock with 5 alternating boots per kernel) of the microbenchmarks,
-# BusyBox workloads and the Debian application benchmarks, against Linux on
+# BusyBox workloads, the Debian application benchmarks and the boot of
+# Debian with systemd to its login prompt, against Linux on
 # -cpu max,-erms,-fsrm (the headline) and on -cpu max; both write
 # build/bench/summary.tsv. MODE=icount or MODE=wallclock runs one mode,
-# SUITE=micro or SUITE=apps one suite, RUNS=N sets the wall-clock boots;
+# SUITE=micro, SUITE=apps or SUITE=boot one suite, RUNS=N sets the wall-clock boots;
 # QUICK=1 runs Kevlar only, briefly (make test does, so the benchmarks never
 # rot); KVM=1 measures under KVM, reported separately.
 bench: kernel

@@ -9,7 +9,8 @@ them side by side (docs/benchmarks.md).
                                    # -cpu max,-erms,-fsrm (headline) and -cpu max, Kevlar
                                    # -> build/bench/{report.*,wallclock/,summary.tsv}
     tools/bench.py --mode icount   # one mode (or wallclock; --icount, --wallclock)
-    tools/bench.py --suite micro   # one suite (or apps)
+    tools/bench.py --suite micro   # one suite (or apps, or boot: Debian with systemd
+                                   # booted to its login prompt)
     tools/bench.py --smp 1         # one CPU count only
     tools/bench.py --runs 2        # boots per kernel (wall-clock default 5, icount 1)
     tools/bench.py --quick         # Kevlar only, tiny counts, micro suite (make test);
@@ -31,7 +32,10 @@ the words of /bench/args and powers off; /bench/nop is what the exec
 benchmarks start; BusyBox and its applet links provide the workloads. The
 apps image (build/bench/apps/apps.cpio) starts bench-init in disk mode: it
 mounts the Debian root (tools/build-bench-root.py) from the virtio disk and
-runs userland/bench/apps/apps.sh there.
+runs userland/bench/apps/apps.sh there. The boot suite boots the Debian
+image with systemd (build/debian-systemd, tools/debian-boot-test.py's
+machine and login) and reads, after root's login, the guest's own
+monotonic timestamps of the boot (systemd's and getty's): see BOOT_PROBE.
 
 Output lines parsed from the guest (everything else is ignored):
     BENCH <name> <ns>  |  BENCH <name> unsupported <why>
@@ -77,6 +81,9 @@ APPS_OUT = os.path.join(OUT_DIR, "apps")
 # 50 MiB tar on both kernels. Same for both kernels.
 APPS_MEM = "1024M"
 APPS_TIMEOUT = 3600.0
+# A TCG boot of Debian with systemd to its login prompt: Linux's took
+# 9 minutes of host time at a load of 20 (docs/debian-boot.md).
+DEBIAN_BOOT_TIMEOUT = 3600.0
 # Baselines: the virtual CPU Linux is compared on. Under icount a `rep
 # movsb`/`rep stosb` iteration counts as one instruction per byte; with ERMS
 # and FSRM (`-cpu max`) Linux copies and clears memory that way, Kevlar
@@ -109,6 +116,7 @@ from toolload import load as _load  # noqa: E402 (after the path)
 
 
 run_qemu = _load("run_qemu", "run-qemu.py")
+debian_boot_test = _load("debian_boot_test", "debian-boot-test.py")
 build_initramfs = _load("build_initramfs", "build-initramfs.py")
 linux_oracle = _load("linux_oracle", "linux-oracle.py")
 
@@ -495,6 +503,90 @@ def run_one(cfg: KernelConfig, smp: int, mode: Mode, image: str, timeout: float,
     }
 
 
+def boot_clock_command() -> str:
+    """A shell command that writes userland/bench/boot-clock.c's program to
+    /tmp and runs it: compiled without libc (a few hundred bytes once
+    gzipped), so that it fits in one line typed on the console."""
+    import base64
+    import gzip
+    os.makedirs(BIN_DIR, exist_ok=True)
+    out = os.path.join(BIN_DIR, "boot-clock")
+    cmd = ["musl-gcc", "-static", "-Os", "-Wall", "-Werror", "-nostdlib", "-ffreestanding", "-fno-builtin",
+           "-fno-tree-loop-distribute-patterns", "-fno-stack-protector", "-fno-asynchronous-unwind-tables",
+           "-Wl,--build-id=none", "-s", "-o", out, BOOT_CLOCK_SRC]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise BenchError(f"boot-clock failed to build:\n{r.stderr}")
+    with open(out, "rb") as f:
+        packed = base64.b64encode(gzip.compress(f.read(), 9, mtime=0)).decode()
+    return f"echo {packed} | base64 -d | gunzip > /tmp/boot-clock && chmod +x /tmp/boot-clock && /tmp/boot-clock"
+
+
+def boot_probe_figures(res: dict) -> tuple:
+    """(figures in ms, problems) from a boot suite run's BOOT_PROBE output."""
+    stamps = {}
+    for key in ("times", "getty"):
+        for line in res.get("probe", {}).get(key, {}).get("out", []):
+            name, _, value = line.partition("=")
+            if value.strip().isdigit():
+                stamps[name.strip()] = int(value)
+    figs, problems = {}, []
+    start, finish = stamps.get("UserspaceTimestampMonotonic"), stamps.get("FinishTimestampMonotonic")
+    getty = stamps.get("ExecMainStartTimestampMonotonic")
+    clock = [l.split()[1:] for l in res.get("probe", {}).get("clock", {}).get("out", [])
+             if l.startswith("BOOT-CLOCK ")]
+    zero_ns = None
+    if clock and len(clock[0]) == 4 and all(v.isdigit() for v in clock[0]):
+        t1, m1, t2, m2 = map(int, clock[0])
+        if t2 > t1 and m2 > m1:
+            # TSC ticks per ns (1 under icount); the TSC at the clock's zero.
+            rate = (t2 - t1) / (m2 - m1)
+            zero_ns = t1 / rate - m1
+            figs["boot_debian_clock_zero_ms"] = zero_ns / 1e6
+    if zero_ns is None:
+        problems.append(f"boot-clock printed no usable BOOT-CLOCK line: {clock}")
+    if getty and zero_ns is not None:
+        figs["boot_debian_login_ms"] = (getty * 1000 + zero_ns) / 1e6
+    elif not getty:
+        problems.append("no start time of serial-getty@ttyS0.service")
+    if start and finish and finish > start:
+        figs["boot_systemd_kernel_ms"] = start / 1000
+        figs["boot_systemd_userspace_ms"] = (finish - start) / 1000
+    else:
+        problems.append(f"systemd's timestamps missing: {stamps}")
+    return figs, problems
+
+
+def run_debian_boot(cfg: KernelConfig, smp: int, mode: Mode, timeout: float, log: str) -> dict:
+    """One boot of the Debian image with systemd to root's login (the boot
+    suite), on the benchmark's machine: its CPU, icount, fixed RTC."""
+    kernel = "linux" if cfg.is_linux else "kevlar"
+    machine = {"cpu": cpu_flags(mode, cfg.baseline), "icount": mode.icount, "accel": mode.accel,
+               "extra": tuple(RTC_FLAGS)}
+    probe = [(k, c.format(boot_clock=boot_clock_command())) for k, c in BOOT_PROBE]
+    res = debian_boot_test.run_boot(kernel, cfg.kernel, smp, timeout, log, probe=probe, ssh=False,
+                                    machine=machine)
+    figs, problems = boot_probe_figures(res)
+    if res.get("error"):
+        problems.insert(0, res["error"])
+    state = " ".join(res.get("probe", {}).get("state", {}).get("out", []))
+    if res.get("login") and state != "running":
+        problems.append(f"is-system-running: {state!r}")
+    po = res.get("poweroff") or {}
+    if not po.get("ended"):
+        problems.append("QEMU did not end after poweroff")
+    analyze = res.get("probe", {}).get("analyze", {}).get("out", [])
+    return {
+        "config": cfg.key, "label": cfg.label, "baseline": cfg.baseline, "suite": "boot", "smp": smp,
+        "command": res["command"], "command_line": shlex.join(res["command"]),
+        "wall_s": res.get("elapsed_s", 0.0), "exit_status": po.get("status"), "ok": not problems,
+        "problems": problems, "figures": {}, "details": {}, "why": {},
+        "notes": [f"{cfg.label} systemd-analyze: {analyze[0]}"] if analyze else [],
+        "boot_raw": {"host_s_to_login_prompt": res.get("boot_s")}, "boot": figs,
+        "uname": None, "cmdline": None, "vulnerabilities": {}, "log": os.path.relpath(log, REPO_ROOT),
+    }
+
+
 def skipped_run(cfg: KernelConfig, smp: int, reason: str) -> dict:
     return {"config": cfg.key, "label": cfg.label, "smp": smp, "repeat": 0, "skipped": reason,
             "command": [], "command_line": "", "wall_s": 0.0, "exit_status": None, "ok": True,
@@ -513,6 +605,31 @@ BOOT_ROWS = [
     ("boot_entry_to_banner_ms", "boot: kernel entry → banner, ms (Kevlar)", "ms"),
     ("mem_used_at_init_mib", "memory used at /init, MiB (totalram − freeram)", "MiB"),
     ("mem_not_free_at_init_mib", "memory not free at /init, MiB (512 MiB − freeram)", "MiB"),
+    ("boot_debian_login_ms", "Debian boot: power-on → login prompt (serial getty starts), ms", "ms"),
+    ("boot_debian_clock_zero_ms", "Debian boot: power-on → the kernel's CLOCK_MONOTONIC zero, ms", "ms"),
+    ("boot_systemd_kernel_ms", "Debian boot: systemd-analyze's \"kernel\" (clock zero → systemd), ms", "ms"),
+    ("boot_systemd_userspace_ms", "Debian boot: systemd-analyze's \"userspace\" (→ boot finished), ms", "ms"),
+]
+
+# The boot suite: what root runs after logging in. Guest time cannot be read
+# from the host under icount, and the time a login takes depends on the
+# host (idle guest time is skipped), so every figure is a timestamp the
+# guest took itself, on its CLOCK_MONOTONIC, during the boot: systemd
+# records when it started and when the boot's jobs finished, and when it
+# started serial-getty@ttyS0 (agetty, which prints the login prompt next).
+# The kernels' monotonic clocks start at different points of their boots
+# (Linux's after the firmware and its decompressor), so boot-clock (typed
+# in by boot_clock_command()) reads the TSC, which counts from the
+# machine's reset, against CLOCK_MONOTONIC: where the clock's zero lies
+# after power-on.
+BOOT_CLOCK_SRC = os.path.join(SRC_DIR, "boot-clock.c")
+BOOT_PROBE = [
+    ("state", "systemctl is-system-running --wait"),
+    ("clock", "{boot_clock}"),
+    ("times", "systemctl show -p UserspaceTimestampMonotonic -p FinishTimestampMonotonic"),
+    ("getty", "systemctl show -p ExecMainStartTimestampMonotonic serial-getty@ttyS0.service"),
+    # Its own summary, for the log: the same two figures, as a user reads them.
+    ("analyze", "systemd-analyze"),
 ]
 
 
@@ -922,7 +1039,9 @@ def summary_rows(report: dict) -> list:
             continue
         for title, rows in sections({k: runs_by_key[k] for k in (linux_key, kev_key)}):
             if title.startswith("Boot"):
-                continue
+                # The Debian boot's rows are benchmarks; the initramfs
+                # boot's are context for the others.
+                rows = [row for row in rows if row[0].startswith(("boot_debian_login", "boot_systemd"))]
             for name, _, unit, vals, _ in rows:
                 ops = ops_of(runs_by_key, name)
                 cells = []
@@ -1112,7 +1231,8 @@ def parse_args(argv=None):
                    "benchmarks (make test)")
     p.add_argument("--suite", default=None,
                    help="comma-separated: micro (microbenchmarks and BusyBox workloads, "
-                   "initramfs), apps (Debian programs on the disk); default both, quick: micro")
+                   "initramfs), apps (Debian programs on the disk), boot (Debian with systemd to "
+                   "its login prompt); default all three, quick: micro")
     p.add_argument("--smp", type=int, action="append",
                    help="CPU count (repeatable; default 1 and 2 for micro, 1 for apps; quick: 1)")
     p.add_argument("--kernels", default=None,
@@ -1145,8 +1265,9 @@ def parse_args(argv=None):
 def run_mode(mode: Mode, ns, configs: list, images: dict, disk: Optional[str]) -> tuple:
     """Every boot of one mode; returns (report, exit status)."""
     runs_n = ns.runs or (DEFAULT_RUNS_WALLCLOCK if mode.name == "wallclock" and not ns.quick else 1)
-    suites = [s for s in ("micro", "apps") if s in images]
-    smps_of = {"micro": ns.smp or ([1] if ns.quick else [1, 2]), "apps": ns.smp or [1]}
+    suites = [s for s in ("micro", "apps", "boot") if s in images]
+    smps_of = {"micro": ns.smp or ([1] if ns.quick else [1, 2]), "apps": ns.smp or [1],
+               "boot": ns.smp or [1]}
     smps = sorted({n for s in suites for n in smps_of[s]})
     out_dir = ns.out or (os.path.join(mode.out_dir, "quick") if ns.quick else mode.out_dir)
     os.makedirs(out_dir, exist_ok=True)
@@ -1169,10 +1290,13 @@ def run_mode(mode: Mode, ns, configs: list, images: dict, disk: Optional[str]) -
               (f"-r{rep + 1}" if runs_n > 1 else "")
         log = os.path.join(LOG_DIR, tag + ".log")
         say(f"{where} ...")
-        timeout = ns.timeout or (QUICK_TIMEOUT if ns.quick else
-                                 APPS_TIMEOUT if suite == "apps" else DEFAULT_TIMEOUT)
-        r = run_one(cfg, smp, mode, images[suite], timeout, log,
-                    disk=disk if suite == "apps" else None)
+        timeout = ns.timeout or (QUICK_TIMEOUT if ns.quick else APPS_TIMEOUT if suite == "apps" else
+                                 DEBIAN_BOOT_TIMEOUT if suite == "boot" else DEFAULT_TIMEOUT)
+        if suite == "boot":
+            r = run_debian_boot(cfg, smp, mode, timeout, log)
+        else:
+            r = run_one(cfg, smp, mode, images[suite], timeout, log,
+                        disk=disk if suite == "apps" else None)
         r["repeat"] = rep
         runs.append(r)
         n_ok = sum("value" in f for f in r["figures"].values())
@@ -1181,7 +1305,11 @@ def run_mode(mode: Mode, ns, configs: list, images: dict, disk: Optional[str]) -
             + ("" if r["ok"] else f"; PROBLEM: {'; '.join(r['problems'])} (log {r['log']})"))
     derive_entry_to_init([r for r in runs if r.get("suite") == "micro"])
     image_info = {s: {"path": os.path.relpath(images[s], REPO_ROOT), "sha256": sha256(images[s]),
-                      "bench_args": open(images[s] + ".args").read().split()} for s in suites}
+                      "bench_args": open(images[s] + ".args").read().split()} for s in suites
+                  if s != "boot"}
+    if "boot" in suites:
+        image_info["boot"] = {"path": os.path.relpath(images["boot"], REPO_ROOT),
+                              "probe": [c for _, c in BOOT_PROBE]}
     if disk and "apps" in suites:
         image_info["apps-disk"] = {"path": os.path.relpath(disk, REPO_ROOT)}
     report = {
@@ -1263,16 +1391,19 @@ def main(argv=None) -> int:
     if ns.out and len(modes) > 1:
         say("--out needs one mode (--mode icount or wallclock)")
         return 2
-    suites = (ns.suite.split(",") if ns.suite else ["micro"] if ns.quick else ["micro", "apps"])
-    if any(s not in ("micro", "apps") for s in suites):
-        say(f"unknown suite in {ns.suite!r} (micro, apps)")
+    suites = (ns.suite.split(",") if ns.suite else ["micro"] if ns.quick else ["micro", "apps", "boot"])
+    if any(s not in ("micro", "apps", "boot") for s in suites):
+        say(f"unknown suite in {ns.suite!r} (micro, apps, boot)")
         return 2
+    boot_rows = {row[0] for row in BOOT_ROWS if row[0].startswith(("boot_debian", "boot_systemd"))}
+    only_boot = [n for n in ns.only if n in boot_rows]
     only_apps = [n for n in ns.only if n.startswith("app_")]
-    only_micro = [n for n in ns.only if not n.startswith("app_")]
+    only_micro = [n for n in ns.only if not n.startswith("app_") and n not in boot_rows]
     if ns.only:
         if not ns.suite:
-            suites = ["micro", "apps"]
-        suites = [s for s in suites if (s == "apps" and only_apps) or (s == "micro" and only_micro)]
+            suites = ["micro", "apps", "boot"]
+        suites = [s for s in suites if (s == "apps" and only_apps) or (s == "micro" and only_micro)
+                  or (s == "boot" and only_boot)]
         if not suites:
             say("--only names no benchmark of the chosen suites")
             return 2
@@ -1293,6 +1424,13 @@ def main(argv=None) -> int:
                                             os.path.join(APPS_OUT, "apps.cpio"))
             if "apps" in suites:
                 images["apps"] = images_apps
+        if "boot" in suites and (ns.quick or ns.kvm):
+            if ns.suite or ns.only:
+                say("the boot suite runs in the icount and wallclock modes, not with --quick or --kvm")
+                return 2
+            suites.remove("boot")
+        if "boot" in suites:
+            images["boot"] = debian_boot_test.boot.image()
         if ns.build_only:
             for path in [full_image, quick_image] + list(images.values()) + [disk]:
                 print(path)

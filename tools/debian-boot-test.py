@@ -18,8 +18,11 @@ each an outcome named `debian-boot:<check>[smpN]`:
     poweroff     `poweroff` ends the VM through systemd (QEMU exits by itself)
     units        the state of every unit (`systemctl list-units --all`) is
                  the state it has under Linux 6.1 booting the same image
+    warnings     every warning of the boot (`journalctl -b -p warning`) is
+                 one Linux 6.1's boot of the image logs too, or is in
+                 ALLOWED_WARNINGS (with why it cannot go yet)
 
-Only `units` needs an oracle: the same image booted under Debian's Linux 6.1
+Only `units` and `warnings` need an oracle: the same image booted under Debian's Linux 6.1
 the same way (its login, its list of units), cached in
 build/oracle/debian-boot-<key>.json, keyed by the image, Linux's kernel and
 initramfs and the guest commands. Without a cache Linux is booted first;
@@ -80,7 +83,10 @@ PROBE = [
     ("units", "systemctl list-units --all --no-legend --plain --full"),
     ("journal", "journalctl -b --no-pager -o cat | grep -E "
                 "'^(Reached target multi-user.target|Started ssh.service)' | sort -u"),
-    ("warnings", "journalctl -b --no-pager -o cat -p warning"),
+    # Every message of this boot at priority warning or worse, with its
+    # sender (journalctl's short form; warning_key() drops the date,
+    # host, pid and numbers before the lists are compared).
+    ("warnings", "journalctl -b --no-pager -o short -p warning"),
     ("ssh-pid", "systemctl show -p MainPID --value ssh.service"),
     ("restart", "systemctl restart ssh.service && systemctl is-active ssh.service"),
     ("ssh-pid-after", "systemctl show -p MainPID --value ssh.service"),
@@ -103,6 +109,48 @@ IGNORED_UNITS = [r".*\.device", r"session-\d+\.scope", r"user@\d+\.service", r"u
 # difference fails `units`. The list only shrinks (docs/debian-boot.md,
 # "What is left"): when a feature lands, its units leave it.
 MISSING_FEATURES: dict = {}
+# Warnings only Kevlar's boot logs that it cannot lose yet: (regex over
+# the normalised line (warning_key), why). Any other warning Linux's boot
+# does not log fails `warnings`. The list only shrinks.
+ALLOWED_WARNINGS = [
+    (r"systemd: [\w@.-]+: unit configures an IP firewall, but the local system does not support "
+     r"BPF/cgroup firewalling\.",
+     "no bpf(2): systemd's IPAddressDeny= firewalls (journald, udevd, logind) need eBPF programs "
+     "attached to cgroups, which Kevlar does not run (Linux built without CONFIG_BPF_SYSCALL logs it too)"),
+    (r"systemd: \(This warning is only shown for the first unit using IP firewalling\.\)",
+     "the second line of the same message"),
+    # A bug, not a missing feature: kept visible here until it is found.
+    (r"systemd-udevd: Failed to touch /run/udev/queue, ignoring: Read-only file system",
+     "bug not found yet: in systemd-udevd's namespace (PrivateMounts=, ProtectHostname=) its writes "
+     "under /run/udev fail with EROFS, although ns/service-namespace, which builds that namespace "
+     "step by step, passes"),
+    (r"\(udev-worker\): [\w-]+: Failed to process device, ignoring: Read-only file system",
+     "the same bug: udev's workers cannot write /run/udev/data (the device units are as under Linux)"),
+]
+# journalctl's short form: "Nov 27 06:28:23 HOST IDENT[PID]: MESSAGE".
+_JOURNAL_PREFIX = re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ([^\s:\[]+)(?:\[\d+\])?: ")
+
+
+def warning_key(line: str) -> str:
+    """A warning line as both kernels' boots can agree on it: no date,
+    host name or pid, and every number (pids, sequence numbers, line
+    numbers of generated files, durations) as N."""
+    m = _JOURNAL_PREFIX.match(line)
+    if m:
+        line = f"{m.group(1)}: {line[m.end():]}"
+    return re.sub(r"\d+", "N", line.strip())
+
+
+def warning_keys(lines: list) -> list:
+    """The distinct normalised warnings, in the order first logged."""
+    keys = []
+    for line in lines:
+        key = warning_key(line)
+        if key and not key.startswith("-- ") and key not in keys:
+            keys.append(key)
+    return keys
+
+
 # How QEMU ends when the guest powers off: 0 after Linux's ACPI S5, 1
 # after Kevlar's isa-debug-exit with the success code (docs/testing.md).
 POWEROFF_STATUS = {"linux": 0, "kevlar": 1}
@@ -216,11 +264,25 @@ def compared_units(units: dict) -> dict:
     return {u: s for u, s in units.items() if not rx.fullmatch(u)}
 
 
-def run_boot(kernel: str, elf: str, smp: int, timeout: float, log_path: str) -> dict:
-    """Boots `kernel` and runs PROBE as root; returns what it saw."""
+def _ssh_uname(port: int, deadline: float) -> str:
+    """`uname -a` through the guest's sshd from the host, or why it failed."""
+    r = subprocess.run(["ssh", "-p", str(port), "-i", boot.client_key(),
+                        "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                        "-o", "BatchMode=yes", "-o", "ConnectTimeout=120", "-o", "LogLevel=ERROR",
+                        "root@127.0.0.1", "uname", "-a"], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=max(30.0, deadline - time.monotonic()))
+    return r.stdout.strip() if r.returncode == 0 else f"failed (status {r.returncode}): {r.stderr.strip()[-300:]}"
+
+
+def run_boot(kernel: str, elf: str, smp: int, timeout: float, log_path: str, probe: list = PROBE,
+             ssh: bool = True, machine: dict | None = None) -> dict:
+    """Boots `kernel` and runs `probe` as root (then ssh from the host, if
+    `ssh`, and poweroff); returns what it saw. `machine`: more keywords
+    for debian-boot.py's command() (the benchmark's CPU, icount, clock)."""
     port = _free_port()
-    cmd = boot.command(kernel, elf, port, smp, append=TEST_APPEND)
-    result = {"kernel": kernel, "smp": smp, "login": False, "probe": {}, "ssh": None, "poweroff": None}
+    cmd = boot.command(kernel, elf, port, smp, append=TEST_APPEND, **(machine or {}))
+    result = {"kernel": kernel, "smp": smp, "login": False, "probe": {}, "ssh": None, "poweroff": None,
+              "command": cmd}
     start = time.monotonic()
     deadline = start + timeout
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
@@ -246,17 +308,12 @@ def run_boot(kernel: str, elf: str, smp: int, timeout: float, log_path: str) -> 
             # terminal's width and goes through no pager.
             con.send("stty -echo; export SYSTEMD_PAGER= SYSTEMD_COLORS=0 COLUMNS=500")
             con.expect(SHELL, deadline, "shell prompt")
-            for n, (key, command) in enumerate(PROBE):
+            for n, (key, command) in enumerate(probe):
                 lines, status = con.run(command, deadline, n)
                 result["probe"][key] = {"out": lines, "status": status}
             result["probe_s"] = round(time.monotonic() - start, 1)
-            ssh = subprocess.run(["ssh", "-p", str(port), "-i", boot.client_key(),
-                                  "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                                  "-o", "BatchMode=yes", "-o", "ConnectTimeout=120", "-o", "LogLevel=ERROR",
-                                  "root@127.0.0.1", "uname", "-a"], capture_output=True, text=True,
-                                 stdin=subprocess.DEVNULL, timeout=max(30.0, deadline - time.monotonic()))
-            result["ssh"] = ssh.stdout.strip() if ssh.returncode == 0 else \
-                f"failed (status {ssh.returncode}): {ssh.stderr.strip()[-300:]}"
+            if ssh:
+                result["ssh"] = _ssh_uname(port, deadline)
             con.send("poweroff")
             ended = con.wait_exit(min(POWEROFF_GRACE, max(10.0, deadline - time.monotonic())))
             result["poweroff"] = {"ended": ended, "status": con.proc.returncode}
@@ -329,6 +386,19 @@ def judge(res: dict, linux: dict | None, linux_note: str, suffix: str) -> list:
         detail = (f"{len(ref) - len(diff)} of {len(ref)} units as under Linux"
                   + (f"; for want of a feature: {', '.join(known)}" if known else ""))
         add("units", not unexplained, detail if not unexplained else "; ".join(unexplained))
+    if linux is None:
+        add("warnings", False, linux_note)
+    elif "warnings" not in probe:
+        add("warnings", False, err)
+    else:
+        mine, ref = warning_keys(_out(res, "warnings")), set(warning_keys(_out(linux, "warnings")))
+        only_mine = [k for k in mine if k not in ref]
+        allowed = [(k, why) for k in only_mine for rx, why in ALLOWED_WARNINGS if re.fullmatch(rx, k)]
+        unexplained = [k for k in only_mine if k not in {a for a, _ in allowed}]
+        detail = (f"no warning Linux's boot has not: {len(mine)} distinct warnings, Linux {len(ref)}"
+                  + (f"; allowed: {'; '.join(f'{k!r} ({why})' for k, why in allowed)}" if allowed else ""))
+        add("warnings", not unexplained, detail if not unexplained else
+            f"{len(unexplained)} warnings only Kevlar's boot logs: " + " | ".join(unexplained))
     return out
 
 
@@ -378,7 +448,7 @@ def run(kernel: str, initrd: str = "", smp: int = 1, timeout: float = KEVLAR_TIM
     res = run_boot("kevlar", kernel, smp, timeout, log)
     results = judge(res, ref, note, suffix or f"[smp{smp}]")
     if not linux:
-        results = [r for r in results if not r[0].startswith("debian-boot:units")]
+        results = [r for r in results if not r[0].startswith(("debian-boot:units", "debian-boot:warnings"))]
     with open(os.path.splitext(log)[0] + ".json", "w") as f:
         json.dump(res, f, indent=1)
     return results

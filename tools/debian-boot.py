@@ -86,8 +86,11 @@ def linux_initramfs() -> str:
 
 
 def command(kernel: str = "kevlar", kevlar_elf: str = DEFAULT_KERNEL, port: int = DEFAULT_PORT,
-            smp: int = 1, append: str = "", interactive: bool = False) -> list:
-    """The QEMU argv booting the image under `kernel` (kevlar or linux)."""
+            smp: int = 1, append: str = "", interactive: bool = False, cpu: str | None = None,
+            icount: bool = False, accel: str = "tcg", extra: tuple = ()) -> list:
+    """The QEMU argv booting the image under `kernel` (kevlar or linux).
+    `cpu`, `icount` and `extra` (more QEMU arguments) are the benchmark's
+    machine (tools/bench.py's boot suite): the test keeps QEMU's defaults."""
     run_qemu = _load("run_qemu", "run-qemu.py")
     disk = image()
     words = COMMON_APPEND
@@ -103,7 +106,8 @@ def command(kernel: str = "kevlar", kevlar_elf: str = DEFAULT_KERNEL, port: int 
     if append:
         words += " " + append
     opts = run_qemu.Options(kernel=vmlinuz, initrd=initrd, append=words, smp=smp, mem=MEM,
-                            interactive=interactive, net="none")
+                            interactive=interactive, net="none", cpu=cpu, icount=icount, accel=accel,
+                            extra=list(extra))
     cmd = run_qemu.build_command(opts)
     cmd += ["-drive", f"file={disk},if=none,id=d0,format=raw,snapshot=on",
             "-device", "virtio-blk-pci,drive=d0",

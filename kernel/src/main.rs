@@ -35,6 +35,7 @@ mod user;
 mod uts;
 
 use alloc::vec::Vec;
+use error::Errno;
 
 use kevlar_platform::{exit, println, BootContext, ExitCode};
 
@@ -117,6 +118,7 @@ fn start_user_space(context: &BootContext) -> ! {
     // As Linux: root= is mounted when no initramfs init runs (none given,
     // or none at /init in it), and a root that cannot be mounted is fatal.
     let initramfs_init = context.initrd.is_some() && root.lookup(b"init").is_ok();
+    let mounted_root = cmdline.get("root").is_some() && !initramfs_init;
     let root = match cmdline.get("root") {
         Some(spec) if !initramfs_init => {
             match block::root::mount(&root, spec, cmdline.get("rootfstype"), cmdline.get("rootflags"), cmdline.has("rw")) {
@@ -128,8 +130,13 @@ fn start_user_space(context: &BootContext) -> ! {
     };
     let fs_context = fs::FsContext::new(root.clone());
     let creds = process::Credentials::default();
+    // As Linux: /init is the initramfs's; on a root mounted from root= the
+    // first of Linux's defaults that exists runs, and a missing one is no
+    // news (the boot log of a Debian root would otherwise begin with a
+    // warning about /init).
     let candidates: Vec<&[u8]> = match cmdline.get("init") {
         Some(init) => alloc::vec![init.as_bytes()],
+        None if mounted_root => alloc::vec![&b"/sbin/init"[..], b"/etc/init", b"/bin/init", b"/bin/sh"],
         None => alloc::vec![&b"/init"[..], b"/sbin/init", b"/bin/sh"],
     };
     // As Linux: the command line's words the kernel does not take go to
@@ -146,6 +153,10 @@ fn start_user_space(context: &BootContext) -> ! {
         argv.extend(extra_args.iter().map(|a| a.as_bytes().to_vec()));
         let loaded = match exec::load(&fs_context, &creds, None, path, argv, env.clone()) {
             Ok(loaded) => loaded,
+            Err(e) if e == Errno::ENOENT => {
+                log::debug!("init: no {}", syscalls::show(path));
+                continue;
+            }
             Err(e) => {
                 log::warn!("init: cannot run {}: {:?}", syscalls::show(path), e);
                 continue;

@@ -95,6 +95,13 @@ impl Args {
 static REPORTED: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
 const REPORTED_BITS: usize = REPORTED.len() * 64;
 
+/// Missing calls that a Linux kernel can be built without, and that
+/// programs probe at every start expecting ENOSYS then (systemd asks bpf(2)
+/// whether it can firewall units; Linux without CONFIG_BPF_SYSCALL answers
+/// ENOSYS and logs nothing): logged at debug level, not as a warning in
+/// every boot's log. They stay missing (docs/syscalls.md).
+const PROBED_OPTIONAL: [usize; 1] = [nr::__NR_bpf as usize];
+
 fn report_unknown(number: usize) {
     let slot = number.min(REPORTED_BITS - 1);
     let (word, bit) = (slot / 64, 1u64 << (slot % 64));
@@ -106,6 +113,10 @@ fn report_unknown(number: usize) {
         return;
     }
     let name = names::SYSCALL_NAMES.get(number).copied().filter(|n| !n.is_empty()).unwrap_or("?");
+    if PROBED_OPTIONAL.contains(&number) {
+        log::debug!("unimplemented system call {} ({}): ENOSYS", name, number);
+        return;
+    }
     log::warn!("unimplemented system call {} ({}): ENOSYS", name, number);
 }
 

@@ -145,6 +145,13 @@ static CONSOLES: SpinLock<Consoles> = SpinLock::new(Consoles {
 /// Woken after every switch (VT_WAITACTIVE).
 static SWITCHED: WaitQueue = WaitQueue::new();
 
+/// KDSIGACCEPT's registration (Linux's `vt_spawn_con`): the process that
+/// asked for a signal when the keyboard's "spawn a console" key
+/// (kbrequest, Alt-Up) is pressed, and which signal. systemd registers
+/// for SIGWINCH at every boot. Kevlar has no keyboard to press it, like a
+/// Linux without one: the registration is kept and never fires.
+static SPAWN_CONSOLE: SpinLock<Option<(Pid, u32)>> = SpinLock::new(None);
+
 fn new_console(index: usize) -> Console {
     // Linux's console driver: the standard settings, read as UTF-8.
     let mut termios = Termios::standard();
@@ -276,6 +283,16 @@ pub(super) fn ioctl(tty: &Arc<Tty>, index: usize, request: u32, arg: usize) -> O
     let require = || if perm { Ok(()) } else { Err(Errno::EPERM) };
     let result = match request {
         ioctl::KDGKBTYPE => copy_to_user(arg, &[KB_101]).map(|_| 0),
+        ioctl::KDSIGACCEPT => {
+            if !perm || !crate::process::access::capable(&process, abi::CAP_KILL) {
+                Err(Errno::EPERM)
+            } else if arg == 0 || arg > abi::_NSIG as usize || arg == abi::SIGKILL as usize {
+                Err(Errno::EINVAL)
+            } else {
+                *SPAWN_CONSOLE.lock() = Some((process.pid, arg as u32));
+                Ok(0)
+            }
+        }
         ioctl::KDGETMODE => {
             let mode = CONSOLES.lock().allocated[index].as_ref().map_or(KD_TEXT, |c| c.display_mode);
             put_int(arg, mode)
