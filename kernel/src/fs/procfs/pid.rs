@@ -17,7 +17,7 @@ use super::line::{nums, Line};
 use super::{fs_id, parse_number, pid_ino};
 use crate::error::{Errno, Result};
 use crate::fs::file::OpenFile;
-use crate::fs::synth::{Attr, DirSource, Parent, Polling, SynthDir, SynthFile, SynthLink};
+use crate::fs::synth::{attr_identity, Attr, DirSource, Parent, Polling, SynthDir, SynthFile, SynthLink};
 use crate::fs::FsContext;
 use crate::process::access::{self, PtraceCreds, PtraceMode};
 use crate::ns::pid::{self as ns_pid, PidNs};
@@ -538,25 +538,11 @@ impl PidLink {
 }
 
 impl Inode for PidLink {
-    fn fs_id(&self) -> u64 {
-        self.attr.fs_id
-    }
-
-    fn ino(&self) -> u64 {
-        self.attr.ino
-    }
-
-    fn file_type(&self) -> FileType {
-        FileType::Symlink
-    }
+    attr_identity!(FileType::Symlink);
 
     fn stat(&self) -> Result<Stat> {
         // A magic link's size is 64 on Linux.
         Ok(self.attr.stat(FileType::Symlink, 1, 64))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn read_link(&self) -> Result<Vec<u8>> {
