@@ -1230,8 +1230,13 @@ pub fn renameat2(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, 
     }
     let moving = crate::fs::notify::victim(&*old.dir, old_name);
     let replaced = crate::fs::notify::victim(&*new.dir, new_name);
+    let exchanged = if flags.contains(RenameFlags::EXCHANGE) { new.dir.lookup(new_name).ok() } else { None };
     old.dir.rename(old_name, &new.dir, new_name, flags)?;
     crate::fs::path_memo::names_changed();
+    crate::fs::path_memo::moved(&source, &new.dir, new_name);
+    if let Some(other) = exchanged {
+        crate::fs::path_memo::moved(&other, &old.dir, old_name);
+    }
     crate::fs::notify::moved(&old.dir, old_name, &new.dir, new_name, moving, replaced);
     Ok(0)
 }
