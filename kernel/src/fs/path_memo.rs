@@ -114,24 +114,21 @@ pub fn moved(node: &Arc<dyn Inode>, dir: &Arc<dyn Inode>, name: &[u8]) {
     moves.push_back(Move { node: id, dir: Arc::downgrade(dir), name: name.to_vec() });
 }
 
-/// The path `node` was last moved to, if that name still leads to it
-/// (unlinked, or its name taken by another file: None, as Linux's
-/// deleted dentry).
-pub fn moved_path(fs: &FsContext, node: &Arc<dyn Inode>) -> Option<Vec<u8>> {
+/// The path `node` was last moved to by rename, and whether that name
+/// still leads to it (unlinked since, or its name taken by another file:
+/// false, and Linux's deleted dentry shows that last name).
+pub fn moved_path(fs: &FsContext, node: &Arc<dyn Inode>) -> Option<(Vec<u8>, bool)> {
     let id = (node.fs_id(), node.ino());
     let (dir, name) = {
         let moves = MOVES.lock();
         let m = moves.iter().rev().find(|m| m.node == id)?;
         (m.dir.upgrade()?, m.name.clone())
     };
-    let found = dir.lookup(&name).ok()?;
-    if !kevlar_vfs::same_inode(&*found, &**node) {
-        return None;
-    }
+    let there = dir.lookup(&name).is_ok_and(|found| kevlar_vfs::same_inode(&*found, &**node));
     let mut path = super::dir_path(fs, dir).ok()?;
     if path != b"/" {
         path.push(b'/');
     }
     path.extend_from_slice(&name);
-    Some(path)
+    Some((path, there))
 }

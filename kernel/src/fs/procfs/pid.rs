@@ -466,16 +466,17 @@ enum Link {
 
 /// The absolute path of the file opened (or executed) by lexically
 /// absolute `path`, with symlinks resolved; where the file was renamed
-/// since, its new path; or the path with " (deleted)" when neither leads
-/// to `node`.
+/// since, its new path; the last of the two with " (deleted)" when
+/// neither leads to `node`.
 fn file_path(fs: &FsContext, path: &[u8], node: Option<&Arc<dyn Inode>>) -> Vec<u8> {
     match crate::fs::canonical_path(fs, path) {
         Ok((real, found)) if node.is_none_or(|n| kevlar_vfs::same_inode(&**n, &*found)) => real,
         _ => {
-            if let Some(moved) = node.and_then(|n| crate::fs::path_memo::moved_path(fs, n)) {
+            let moved = node.and_then(|n| crate::fs::path_memo::moved_path(fs, n));
+            if let Some((moved, true)) = moved {
                 return moved;
             }
-            let mut out = path.to_vec();
+            let mut out = moved.map_or_else(|| path.to_vec(), |(last, _)| last);
             out.extend_from_slice(crate::fs::DELETED);
             out
         }
