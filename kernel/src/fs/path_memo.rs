@@ -7,12 +7,19 @@
 //! table of the context's namespace (its change count) and the context's
 //! root (chroot). New names cannot change where an existing path leads,
 //! so creating files does not count.
+//!
+//! A path recorded at open or exec stops leading to its file when the
+//! file is renamed, where Linux's links follow the file's dentry to its
+//! new name. The latest moves of files are kept here (the directory and
+//! name each went to) so the links can follow them too.
 
-use alloc::sync::Arc;
+use alloc::collections::VecDeque;
+use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use kevlar_platform::sync::SpinLock;
+use kevlar_vfs::Inode;
 
 use super::FsContext;
 
@@ -76,4 +83,52 @@ impl PathMemo {
         }
         text
     }
+}
+
+/// How many moves are remembered: older ones are forgotten (a link of a
+/// file moved that long ago shows as deleted).
+const MOVES_KEPT: usize = 256;
+
+/// A file's move by rename: the file (file system and inode number), the
+/// directory it went to and its name there.
+struct Move {
+    node: (u64, u64),
+    dir: Weak<dyn Inode>,
+    name: Vec<u8>,
+}
+
+static MOVES: SpinLock<VecDeque<Move>> = SpinLock::new(VecDeque::new());
+
+/// Records that `node` (not a directory: a directory's path is found by
+/// walking up from it) now has the name `name` in `dir`.
+pub fn moved(node: &Arc<dyn Inode>, dir: &Arc<dyn Inode>, name: &[u8]) {
+    if node.file_type() == kevlar_vfs::FileType::Directory {
+        return;
+    }
+    let id = (node.fs_id(), node.ino());
+    let mut moves = MOVES.lock();
+    moves.retain(|m| m.node != id);
+    if moves.len() == MOVES_KEPT {
+        moves.pop_front();
+    }
+    moves.push_back(Move { node: id, dir: Arc::downgrade(dir), name: name.to_vec() });
+}
+
+/// The path `node` was last moved to by rename, and whether that name
+/// still leads to it (unlinked since, or its name taken by another file:
+/// false, and Linux's deleted dentry shows that last name).
+pub fn moved_path(fs: &FsContext, node: &Arc<dyn Inode>) -> Option<(Vec<u8>, bool)> {
+    let id = (node.fs_id(), node.ino());
+    let (dir, name) = {
+        let moves = MOVES.lock();
+        let m = moves.iter().rev().find(|m| m.node == id)?;
+        (m.dir.upgrade()?, m.name.clone())
+    };
+    let there = dir.lookup(&name).is_ok_and(|found| kevlar_vfs::same_inode(&*found, &**node));
+    let mut path = super::dir_path(fs, dir).ok()?;
+    if path != b"/" {
+        path.push(b'/');
+    }
+    path.extend_from_slice(&name);
+    Some((path, there))
 }

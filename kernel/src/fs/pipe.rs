@@ -502,6 +502,25 @@ impl Pipe {
         Ok(n)
     }
 
+    /// Puts back at the front bytes a reader took but could not copy to
+    /// its buffer: Linux's pipe_read leaves a buffer it fails to copy in
+    /// the pipe, and the call is EFAULT. (A reader that came in between
+    /// has taken later bytes first; none is lost or doubled.)
+    pub fn unread(&self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        {
+            let mut state = self.state.lock();
+            let rest = core::mem::take(&mut state.data);
+            state.data.extend(bytes);
+            state.data.extend(rest);
+            state.read_events += 1;
+        }
+        self.waiters.wake_all();
+        super::file::notify_pollers();
+    }
+
     /// Copies up to `max` bytes from the front without consuming them.
     pub fn peek(&self, max: usize) -> alloc::vec::Vec<u8> {
         let state = self.state.lock();

@@ -32,6 +32,30 @@ pub type OpenCheck = Box<dyn Fn() -> Result<()> + Send + Sync>;
 /// Resolves a magic link to its node (see [`Inode::magic_link`]).
 pub type Resolver = Box<dyn Fn() -> Result<Arc<dyn Inode>> + Send + Sync>;
 
+/// The `Inode` methods a node answers from its `attr` field alone: its
+/// file system, number, type (`$file_type`) and `as_any`. Shared by the
+/// synthetic nodes here and the few of procfs that are types of their own.
+macro_rules! attr_identity {
+    ($file_type:expr) => {
+        fn fs_id(&self) -> u64 {
+            self.attr.fs_id
+        }
+
+        fn ino(&self) -> u64 {
+            self.attr.ino
+        }
+
+        fn file_type(&self) -> FileType {
+            $file_type
+        }
+
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    };
+}
+pub(crate) use attr_identity;
+
 /// Identity, owner and permission bits of a synthetic node.
 #[derive(Clone, Copy, Debug)]
 pub struct Attr {
@@ -186,24 +210,10 @@ impl SynthFile {
 }
 
 impl Inode for SynthFile {
-    fn fs_id(&self) -> u64 {
-        self.attr.fs_id
-    }
-
-    fn ino(&self) -> u64 {
-        self.attr.ino
-    }
-
-    fn file_type(&self) -> FileType {
-        FileType::Regular
-    }
+    attr_identity!(FileType::Regular);
 
     fn stat(&self) -> Result<Stat> {
         Ok(self.attr.stat(FileType::Regular, 1, self.size))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
@@ -341,27 +351,13 @@ impl SynthLink {
 }
 
 impl Inode for SynthLink {
-    fn fs_id(&self) -> u64 {
-        self.attr.fs_id
-    }
-
-    fn ino(&self) -> u64 {
-        self.attr.ino
-    }
-
-    fn file_type(&self) -> FileType {
-        FileType::Symlink
-    }
+    attr_identity!(FileType::Symlink);
 
     fn stat(&self) -> Result<Stat> {
         // Linux reports a magic link's size as 64 (and 0 for the others of
         // procfs, whose targets are computed).
         let size = if self.magic.is_some() { 64 } else { 0 };
         Ok(self.attr.stat(FileType::Symlink, 1, size))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn read_link(&self) -> Result<Vec<u8>> {
@@ -449,17 +445,7 @@ impl SynthDir {
 }
 
 impl Inode for SynthDir {
-    fn fs_id(&self) -> u64 {
-        self.attr.fs_id
-    }
-
-    fn ino(&self) -> u64 {
-        self.attr.ino
-    }
-
-    fn file_type(&self) -> FileType {
-        FileType::Directory
-    }
+    attr_identity!(FileType::Directory);
 
     fn stat(&self) -> Result<Stat> {
         let subdirs = u32::try_from(self.source.subdir_count()).unwrap_or(u32::MAX - 2);
@@ -470,10 +456,6 @@ impl Inode for SynthDir {
         // The link count needs a count of the subdirectories (every
         // process, for /proc): not what a path walk asks for.
         Ok(self.attr.stat(FileType::Directory, 2, 0))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn lookup(&self, name: &[u8]) -> Result<Arc<dyn Inode>> {

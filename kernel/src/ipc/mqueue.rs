@@ -384,7 +384,22 @@ impl MqFile {
             }
             if n.how == abi::SIGEV_SIGNAL && n.signo != 0 {
                 if let Some(target) = crate::process::find_process(n.pid) {
-                    let uid = sender.creds.lock().uid;
+                    // si_uid: the sender's uid as the namespace of the
+                    // process told sees it (Linux's notify_user_ns);
+                    // Linux's send_signal_locked then takes that number
+                    // as an id of the sender's namespace and maps it
+                    // again into the target's when the two differ, so a
+                    // sender outside gives the overflow id even where the
+                    // target's map names its uid.
+                    let (kid, from) = {
+                        let c = sender.creds.lock();
+                        (c.uid, c.user_ns.clone())
+                    };
+                    let to = target.creds.lock().user_ns.clone();
+                    let mut uid = to.uid_shown(kid);
+                    if !Arc::ptr_eq(&from, &to) {
+                        uid = from.uid_into(&to, uid);
+                    }
                     let info = SigInfo::queued(n.signo, abi::SI_MESGQ, sender.pid, uid, n.value);
                     let _ = crate::process::signal::send_signal_info(&target, info);
                 }

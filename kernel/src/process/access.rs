@@ -106,24 +106,31 @@ pub fn can_nice(caller: &Process, target: &Process, nice: i32) -> bool {
 /// effective or real uid.
 pub fn same_owner(caller: &Process, target: &Process) -> bool {
     let (mine, theirs) = creds_of(caller, target);
+    owns(&mine, &theirs)
+}
+
+fn owns(mine: &Credentials, theirs: &Credentials) -> bool {
     mine.euid == theirs.euid || mine.euid == theirs.uid
 }
 
 /// Linux's set_task_ioprio check: the caller's effective or real uid is
-/// the target's real uid, or CAP_SYS_NICE. EPERM otherwise.
+/// the target's real uid, or CAP_SYS_NICE in the initial user namespace
+/// (Linux's capable, not ns_capable: root of a user namespace may not
+/// change another user's I/O priority, even inside it). EPERM otherwise.
 pub fn check_set_ioprio(caller: &Process, target: &Process) -> Result<()> {
     let (mine, theirs) = creds_of(caller, target);
-    if theirs.uid == mine.euid || theirs.uid == mine.uid || mine.has_cap(abi::CAP_SYS_NICE) {
+    if theirs.uid == mine.euid || theirs.uid == mine.uid || (mine.user_ns.is_init() && mine.has_cap(abi::CAP_SYS_NICE)) {
         Ok(())
     } else {
         Err(Errno::EPERM)
     }
 }
 
-/// The check of sched_setaffinity (and of changing another user's
-/// scheduling): the same owner, or CAP_SYS_NICE. EPERM otherwise.
+/// The check of sched_setaffinity: the same owner (check_same_owner), or
+/// CAP_SYS_NICE in the target's user namespace. EPERM otherwise.
 pub fn check_scheduling(caller: &Process, target: &Process) -> Result<()> {
-    if same_owner(caller, target) || capable(caller, abi::CAP_SYS_NICE) { Ok(()) } else { Err(Errno::EPERM) }
+    let (mine, theirs) = creds_of(caller, target);
+    if owns(&mine, &theirs) || capable_over_creds(&mine, &theirs, abi::CAP_SYS_NICE) { Ok(()) } else { Err(Errno::EPERM) }
 }
 
 /// How much access a ptrace-style check asks for.

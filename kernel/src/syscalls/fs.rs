@@ -175,7 +175,10 @@ pub(super) fn read_file(thread: &Thread, f: &Arc<OpenFile>, buf: usize, len: usi
                 Err(_) if done > 0 => break,
                 Err(e) => return Err(e),
             };
-            copy_to_user(buf + done, &kbuf[..n])?;
+            if let Err(e) = copy_to_user(buf + done, &kbuf[..n]) {
+                give_back(f, &kbuf[..n]);
+                return Err(e);
+            }
             done += n;
             if n < want || !fill {
                 break;
@@ -288,8 +291,15 @@ pub(super) fn read_vectored(thread: &Thread, f: &Arc<OpenFile>, vecs: &IoVecs, o
         return result;
     }
     let wanted = vecs.total();
-    if wanted <= CHUNK {
-        return readv_small(f, vecs.as_slice(), wanted, offset);
+    // A pipe's data is taken in one go, whatever the vectors add up to:
+    // Linux's pipe_read returns what is there, never waiting on a later
+    // vector once it has some.
+    let once = match f.ops.pipe() {
+        Some(pipe) => Some(wanted.min(pipe.capacity().max(CHUNK))),
+        None => (wanted <= CHUNK).then_some(wanted),
+    };
+    if let Some(size) = once {
+        return readv_once(f, vecs.as_slice(), size, offset);
     }
     let mut total = 0isize;
     let mut pos = offset;
@@ -358,14 +368,14 @@ fn rw_pages(thread: &Thread, f: &OpenFile, vecs: &IoVecs, offset: Option<i64>, w
     Some(moved?.map(|n| n as isize))
 }
 
-/// readv of at most CHUNK bytes: one read into a kernel buffer, scattered
-/// to the vectors (one file lookup, one operation: a pipe's data is taken
-/// at once, as Linux does).
-fn readv_small(f: &Arc<OpenFile>, vecs: &[(usize, usize)], wanted: usize, offset: Option<i64>) -> Result<isize> {
+/// readv as one read of up to `size` bytes into a kernel buffer,
+/// scattered to the vectors (one file lookup, one operation: a pipe's data
+/// is taken at once, as Linux does).
+fn readv_once(f: &Arc<OpenFile>, vecs: &[(usize, usize)], size: usize, offset: Option<i64>) -> Result<isize> {
     if f.ops.inode().is_some_and(|i| i.file_type() == FileType::Directory) {
         return Err(Errno::EISDIR);
     }
-    with_bounce(wanted, |kbuf| {
+    with_bounce(size, |kbuf| {
         let n = match offset {
             Some(p) => f.ops.read(f, p as u64, kbuf)?,
             None => f.read(kbuf)?,
@@ -376,11 +386,23 @@ fn readv_small(f: &Arc<OpenFile>, vecs: &[(usize, usize)], wanted: usize, offset
                 break;
             }
             let part = len.min(n - at);
-            copy_to_user(base, &kbuf[at..at + part])?;
+            if let Err(e) = copy_to_user(base, &kbuf[at..at + part]) {
+                give_back(f, &kbuf[..n]);
+                return Err(e);
+            }
             at += part;
         }
         Ok(n as isize)
     })
+}
+
+/// After a copy to the reader failed: a pipe keeps the bytes (see
+/// [`Pipe::unread`](crate::fs::pipe::Pipe::unread)); other files have
+/// nothing to give back.
+fn give_back(f: &OpenFile, taken: &[u8]) {
+    if let Some(pipe) = f.ops.pipe() {
+        pipe.unread(taken);
+    }
 }
 
 pub fn writev(thread: &Thread, fd: i32, iov: usize, count: usize, offset: Option<i64>) -> Result<isize> {
@@ -1208,8 +1230,13 @@ pub fn renameat2(thread: &Thread, olddirfd: i32, oldpath: usize, newdirfd: i32, 
     }
     let moving = crate::fs::notify::victim(&*old.dir, old_name);
     let replaced = crate::fs::notify::victim(&*new.dir, new_name);
+    let exchanged = if flags.contains(RenameFlags::EXCHANGE) { new.dir.lookup(new_name).ok() } else { None };
     old.dir.rename(old_name, &new.dir, new_name, flags)?;
     crate::fs::path_memo::names_changed();
+    crate::fs::path_memo::moved(&source, &new.dir, new_name);
+    if let Some(other) = exchanged {
+        crate::fs::path_memo::moved(&other, &old.dir, old_name);
+    }
     crate::fs::notify::moved(&old.dir, old_name, &new.dir, new_name, moving, replaced);
     Ok(0)
 }

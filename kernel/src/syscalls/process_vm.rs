@@ -12,70 +12,29 @@
 //! the first local fault; the count copied so far is returned, or EFAULT
 //! if nothing was.
 
-use alloc::vec::Vec;
-
-use super::read_bytes;
+use super::iovec::IoVecs;
 use crate::error::{Errno, Result};
 use crate::process::access::{self, PtraceCreds, PtraceMode};
 use crate::process::{find_process, find_thread, Thread};
 use crate::uaccess::{copy_from_user, copy_to_user};
 use kevlar_platform::mm::PAGE_SIZE;
 
-/// Linux's UIO_MAXIOV.
-const UIO_MAXIOV: usize = 1024;
-/// Linux's MAX_RW_COUNT: the most one call transfers.
-const MAX_RW_COUNT: usize = 0x7fff_f000;
-/// The end of user space (access_ok's bound).
-const USER_END: usize = 0x0000_8000_0000_0000;
 /// Pages copied between checks for SIGKILL and yielding the CPU.
 const PAGES_PER_BREATH: usize = 64;
-
-/// Reads `count` iovecs at `addr` (EINVAL beyond UIO_MAXIOV or for a
-/// length that is negative as an ssize_t; EFAULT for the array).
-fn read_iovecs(addr: usize, count: usize) -> Result<Vec<(usize, usize)>> {
-    if count > UIO_MAXIOV {
-        return Err(Errno::EINVAL);
-    }
-    let mut vecs = Vec::with_capacity(count);
-    for i in 0..count {
-        let raw = read_bytes::<16>(addr + i * 16)?;
-        let base = u64::from_le_bytes(raw[..8].try_into().unwrap()) as usize;
-        let len = u64::from_le_bytes(raw[8..].try_into().unwrap()) as usize;
-        if len > isize::MAX as usize {
-            return Err(Errno::EINVAL);
-        }
-        vecs.push((base, len));
-    }
-    Ok(vecs)
-}
-
-/// The local iovecs as Linux's import_iovec leaves them: each buffer
-/// inside user space (EFAULT), the total cut at MAX_RW_COUNT.
-fn import_local(addr: usize, count: usize) -> Result<Vec<(usize, usize)>> {
-    let mut vecs = read_iovecs(addr, count)?;
-    let mut total = 0usize;
-    for v in vecs.iter_mut() {
-        if v.0.checked_add(v.1).is_none_or(|end| end > USER_END) {
-            return Err(Errno::EFAULT);
-        }
-        v.1 = v.1.min(MAX_RW_COUNT - total);
-        total += v.1;
-    }
-    Ok(vecs)
-}
 
 pub fn process_vm_rw(thread: &Thread, pid: i32, local: usize, local_count: usize, remote: usize, remote_count: usize, flags: u64, write: bool) -> Result<isize> {
     if flags != 0 {
         return Err(Errno::EINVAL);
     }
-    let local = import_local(local, local_count)?;
-    if local.iter().all(|v| v.1 == 0) {
+    let local = IoVecs::read(local, local_count)?;
+    if local.total() == 0 {
         return Ok(0);
     }
-    let remote = read_iovecs(remote, remote_count)?;
-    if remote.iter().all(|v| v.1 == 0) {
+    let remote = IoVecs::read_remote(remote, remote_count)?;
+    if remote.total() == 0 {
         return Ok(0);
     }
+    let (local, remote) = (local.as_slice(), remote.as_slice());
     let global = crate::ns::pid::global(pid);
     let target = find_process(global).or_else(|| find_thread(global).map(|t| t.process.clone())).ok_or(Errno::ESRCH)?;
     if pid <= 0 || target.exit_status().is_some() {
@@ -89,7 +48,7 @@ pub fn process_vm_rw(thread: &Thread, pid: i32, local: usize, local_count: usize
     let mut buf = [0u8; PAGE_SIZE];
     let (mut li, mut loff) = (0usize, 0usize);
     let mut pages = 0usize;
-    'remote: for &(rbase, rlen) in &remote {
+    'remote: for &(rbase, rlen) in remote {
         let mut roff = 0usize;
         while roff < rlen {
             while li < local.len() && loff == local[li].1 {

@@ -219,7 +219,13 @@ fn send_to(sender: &Process, target: &Arc<Process>, info: SigInfo) -> Result<()>
 /// send_signal_locked does: a made-up one from rt_sigqueueinfo too.
 fn ours(sender: &Process, target: &Process, info: SigInfo) -> SigInfo {
     let (pid, uid) = sender_ids(sender);
-    let info = if info == SigInfo::from_process(info.signo, info.code, pid, uid) {
+    let made_here = info == SigInfo::from_process(info.signo, info.code, pid, uid);
+    if core::ptr::eq(sender, target) {
+        // To itself (raise): it sees itself and its own ids, with no
+        // namespace to cross (the common case, kept to one lookup).
+        return if made_here { info.with_sender_pid(ns_pid::local_in(&ns_pid::of(sender), sender.pid)) } else { info };
+    }
+    let info = if made_here {
         let visible = ns_pid::local_in(&ns_pid::of(target), sender.pid) != 0;
         info.with_sender_pid(if visible { ns_pid::local_in(&ns_pid::of(sender), sender.pid) } else { 0 })
     } else {

@@ -11,6 +11,7 @@ use core::mem::{offset_of, size_of};
 
 use linux_raw_sys::net as netabi;
 
+use super::iovec::IoVecs;
 use super::read_bytes;
 use crate::error::{Errno, Result};
 use crate::fs::file::OpenFile;
@@ -90,29 +91,6 @@ fn write_addr(name: &[u8], addr: usize, len_ptr: usize) -> Result<()> {
         copy_to_user(addr, &name[..len as usize])?;
     }
     copy_to_user(len_ptr, &(name.len() as i32).to_le_bytes())
-}
-
-/// Reads an iovec array: EMSGSIZE past UIO_MAXIOV, EINVAL for a negative
-/// length, EFAULT for a segment outside user space; the total is cut to
-/// MAX_RW_COUNT.
-fn read_iovecs(iov: usize, count: usize) -> Result<Vec<(usize, usize)>> {
-    if count > MAX_IOVECS {
-        return Err(Errno::EMSGSIZE);
-    }
-    let mut out = Vec::with_capacity(count);
-    for i in 0..count {
-        let raw = read_bytes::<16>(iov + i * 16)?;
-        let base = u64::from_le_bytes(raw[..8].try_into().unwrap()) as usize;
-        let len = u64::from_le_bytes(raw[8..].try_into().unwrap()) as usize;
-        if len > isize::MAX as usize {
-            return Err(Errno::EINVAL);
-        }
-        if !kevlar_platform::x86::user::is_user_range(base, len) {
-            return Err(Errno::EFAULT);
-        }
-        out.push((base, len));
-    }
-    Ok(cap_segments(out))
 }
 
 fn user_range(buf: usize, len: usize) -> Result<Vec<(usize, usize)>> {
@@ -402,7 +380,7 @@ pub fn sendmsg(thread: &Thread, fd: i32, msg: usize, flags: u32) -> Result<isize
 /// whether that was all of them.
 fn send_one(thread: &Thread, file: &OpenFile, socket: &dyn Socket, msg: usize, flags: u32) -> Result<(usize, bool)> {
     let hdr = read_msghdr(msg)?;
-    let segments = read_iovecs(hdr.iov, hdr.iov_len)?;
+    let segments = IoVecs::read_msg(hdr.iov, hdr.iov_len)?.to_vec();
     let addr = if hdr.name_len > 0 { Some(read_addr(hdr.name, hdr.name_len)?) } else { None };
     if hdr.control_len > i32::MAX as usize || hdr.control_len >= MAX_CONTROL {
         return Err(Errno::ENOBUFS);
@@ -609,7 +587,7 @@ pub fn recvmmsg(thread: &Thread, fd: i32, vec: usize, count: u32, flags: u32, ti
 /// the msg_flags.
 fn recv_one(thread: &Thread, file: &OpenFile, socket: &dyn Socket, msg: usize, flags: u32) -> Result<(usize, u32)> {
     let hdr = read_msghdr(msg)?;
-    let segments = read_iovecs(hdr.iov, hdr.iov_len)?;
+    let segments = IoVecs::read_msg(hdr.iov, hdr.iov_len)?.to_vec();
     let mut sink = Sink::user(segments);
     let got: Incoming = socket.recv(&mut sink, flags, nonblocking(file, flags))?;
     let mut msg_flags = got.msg_flags | (flags & netabi::MSG_CMSG_CLOEXEC);

@@ -11,13 +11,7 @@
 
 static int destroy(int d, int proto, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, const uint32_t *cookie)
 {
-    struct inet_diag_req_v2 req = {.family = AF_INET, .protocol = proto, .states = 0xfff};
-    req.id.src[0] = src;
-    req.id.dst[0] = dst;
-    req.id.sport = htons(sport);
-    req.id.dport = htons(dport);
-    req.id.cookie[0] = cookie ? cookie[0] : INET_DIAG_NOCOOKIE;
-    req.id.cookie[1] = cookie ? cookie[1] : INET_DIAG_NOCOOKIE;
+    struct inet_diag_req_v2 req = inet_req(proto, src, sport, dst, dport, cookie);
     struct replies r;
     ask(d, SOCK_DESTROY, NLM_F_REQUEST | NLM_F_ACK, &req, sizeof req, &r);
     int n = r.n;
@@ -45,7 +39,7 @@ static int listed(int d, int proto, int fd)
     inet_dump(d, AF_INET, proto, 0xfff, 0, &r);
     int n = 0;
     for (int i = 0; i < r.n; i++)
-        n += ((struct inet_diag_msg *)(r.msg[i] + 1))->inode == ino_of(fd);
+        n += reply_ino(r.msg[i]) == ino_of(fd);
     replies_free(&r);
     return n;
 }
@@ -62,14 +56,9 @@ int main(void)
 {
     diag_setup();
     uint32_t lo = htonl(INADDR_LOOPBACK);
-    int l = socket(AF_INET, SOCK_STREAM, 0);
+    int c, s;
+    int l = tcp_connection(4850, 4, &c, &s);
     struct sockaddr_in a = loopback(4850);
-    check("bind", bind(l, (struct sockaddr *)&a, sizeof a));
-    check("listen", listen(l, 4));
-    int c = socket(AF_INET, SOCK_STREAM, 0);
-    check("connect", connect(c, (struct sockaddr *)&a, sizeof a));
-    int s = accept(l, NULL, NULL);
-    check("accept", s < 0 ? -1 : 0);
     int d = diag_open();
     uint16_t cport = port_of(c);
 

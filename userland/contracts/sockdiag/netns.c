@@ -12,13 +12,11 @@ static int listed(int d, int family, unsigned long ino)
     if (family == AF_UNIX) {
         struct unix_diag_req req = {.family = AF_UNIX, .states = 0xfff};
         ask(d, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, &req, sizeof req, &r);
-        for (int i = 0; i < r.n; i++)
-            n += ((struct unix_diag_msg *)(r.msg[i] + 1))->ino == ino;
     } else {
         inet_dump(d, AF_INET, IPPROTO_TCP, 0xfff, 0, &r);
-        for (int i = 0; i < r.n; i++)
-            n += ((struct inet_diag_msg *)(r.msg[i] + 1))->inode == ino;
     }
+    for (int i = 0; i < r.n; i++)
+        n += reply_ino(r.msg[i]) == ino;
     replies_free(&r);
     return n;
 }
@@ -26,17 +24,12 @@ static int listed(int d, int family, unsigned long ino)
 int main(void)
 {
     diag_setup();
-    int l1 = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = loopback(4830);
-    check("bind", bind(l1, (struct sockaddr *)&a, sizeof a));
-    check("listen", listen(l1, 1));
+    int l1 = tcp_listener("bind", 4830, 1);
     int u1 = socket(AF_UNIX, SOCK_DGRAM, 0);
     int d1 = diag_open();
     fresh_net();
     int d2 = diag_open();
-    int l2 = socket(AF_INET, SOCK_STREAM, 0);
-    check("bind in the new namespace", bind(l2, (struct sockaddr *)&a, sizeof a));
-    check("listen", listen(l2, 1));
+    int l2 = tcp_listener("bind in the new namespace", 4830, 1);
     int u2 = socket(AF_UNIX, SOCK_DGRAM, 0);
     out("first diag socket: first listener %d, second %d, first unix %d, second %d", listed(d1, AF_INET, ino_of(l1)), listed(d1, AF_INET, ino_of(l2)),
         listed(d1, AF_UNIX, ino_of(u1)), listed(d1, AF_UNIX, ino_of(u2)));

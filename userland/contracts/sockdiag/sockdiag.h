@@ -281,4 +281,81 @@ static void out_sorted(char **lines, int n)
         free(lines[i]);
     }
 }
+/* The inode a reply names: unix_diag's or inet_diag's, by its family. */
+static unsigned long reply_ino(struct nlmsghdr *h) __attribute__((unused));
+static unsigned long reply_ino(struct nlmsghdr *h)
+{
+    if (*(uint8_t *)(h + 1) == AF_UNIX)
+        return ((struct unix_diag_msg *)(h + 1))->ino;
+    return ((struct inet_diag_msg *)(h + 1))->inode;
+}
+
+/* Writes the line shown for reply `h`, about fds[k]. */
+typedef void (*describe_fn)(struct nlmsghdr *h, int k, char *line, size_t size);
+
+/* Prints how `r` ended, a line for each reply about one of fds[0..n)
+ * (sorted) and how many replies were about other sockets; frees `r`. */
+static void show_replies(const char *label, struct replies *r, const int *fds, int n, describe_fn describe) __attribute__((unused));
+static void show_replies(const char *label, struct replies *r, const int *fds, int n, describe_fn describe)
+{
+    out("%s: %s", label, ending(r));
+    char *lines[64];
+    int shown = 0, others = 0;
+    for (int i = 0; i < r->n; i++) {
+        int k = which_fd(reply_ino(r->msg[i]), fds, n);
+        if (k < 0) {
+            others++;
+            continue;
+        }
+        char line[600];
+        describe(r->msg[i], k, line, sizeof line);
+        if (shown < 64)
+            lines[shown++] = strdup(line);
+    }
+    out_sorted(lines, shown);
+    out("  other sockets: %d", others);
+    replies_free(r);
+}
+
+/* An inet_diag request for one IPv4 socket of `protocol` by its ends
+ * (addresses in network order, ports as numbers) and its cookie (NULL:
+ * none). */
+static struct inet_diag_req_v2 inet_req(int protocol, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, const uint32_t *cookie) __attribute__((unused));
+static struct inet_diag_req_v2 inet_req(int protocol, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, const uint32_t *cookie)
+{
+    struct inet_diag_req_v2 req = {.family = AF_INET, .protocol = protocol, .states = 0xfff};
+    req.id.src[0] = src;
+    req.id.dst[0] = dst;
+    req.id.sport = htons(sport);
+    req.id.dport = htons(dport);
+    req.id.cookie[0] = cookie ? cookie[0] : INET_DIAG_NOCOOKIE;
+    req.id.cookie[1] = cookie ? cookie[1] : INET_DIAG_NOCOOKIE;
+    return req;
+}
+
+/* A TCP listener on 127.0.0.1:`port`, saying how bind ("bind" or
+ * `bind_label`) and listen went. */
+static int tcp_listener(const char *bind_label, uint16_t port, int backlog) __attribute__((unused));
+static int tcp_listener(const char *bind_label, uint16_t port, int backlog)
+{
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = loopback(port);
+    check(bind_label, bind(l, (struct sockaddr *)&a, sizeof a));
+    check("listen", listen(l, backlog));
+    return l;
+}
+
+/* A listener on 127.0.0.1:`port` and a connection to it: the client's
+ * end in *client, the accepted one in *server. */
+static int tcp_connection(uint16_t port, int backlog, int *client, int *server) __attribute__((unused));
+static int tcp_connection(uint16_t port, int backlog, int *client, int *server)
+{
+    int l = tcp_listener("bind", port, backlog);
+    struct sockaddr_in a = loopback(port);
+    *client = socket(AF_INET, SOCK_STREAM, 0);
+    check("connect", connect(*client, (struct sockaddr *)&a, sizeof a));
+    *server = accept(l, NULL, NULL);
+    check("accept", *server < 0 ? -1 : 0);
+    return l;
+}
 #endif

@@ -15,45 +15,42 @@
 static const char *names[] = {"listener", "client", "server", "listener6", "unused"};
 static int fds[5];
 
+static void describe(struct nlmsghdr *h, int k, char *line, size_t size)
+{
+    struct inet_diag_msg *m = (struct inet_diag_msg *)(h + 1);
+    snprintf(line, size, "  %s: type %d flags %#x family %s %s local %s remote %s uid %u cookie-set %s attrs %s", names[k], h->nlmsg_type,
+                 h->nlmsg_flags, m->family == AF_INET ? "inet" : m->family == AF_INET6 ? "inet6" : "?", tcpstate(m->state),
+                 endpoint(m->family, m->id.src, m->id.sport), endpoint(m->family, m->id.dst, m->id.dport), m->uid,
+                 yesno(m->id.cookie[0] || m->id.cookie[1]), attr_list(h, sizeof *m));
+}
+
 static void show_dump(const char *label, int fd, int family, uint32_t states, uint8_t ext)
 {
     struct replies r;
     inet_dump(fd, family, IPPROTO_TCP, states, ext, &r);
-    out("%s: %s", label, ending(&r));
-    char *lines[64];
-    int n = 0, others = 0;
+    show_replies(label, &r, fds, 5, describe);
+}
+
+/* Which of the listener, client and server a dump of `req` lists. */
+static void count_listed(int d, const char *label, const struct inet_diag_req_v2 *req)
+{
+    struct replies r;
+    int listed[4] = {0};
+    ask(d, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, req, sizeof *req, &r);
     for (int i = 0; i < r.n; i++) {
-        struct nlmsghdr *h = r.msg[i];
-        struct inet_diag_msg *m = (struct inet_diag_msg *)(h + 1);
-        int k = which_fd(m->inode, fds, 5);
-        if (k < 0) {
-            others++;
-            continue;
-        }
-        char line[400];
-        snprintf(line, sizeof line, "  %s: type %d flags %#x family %s %s local %s remote %s uid %u cookie-set %s attrs %s", names[k], h->nlmsg_type,
-                 h->nlmsg_flags, m->family == AF_INET ? "inet" : m->family == AF_INET6 ? "inet6" : "?", tcpstate(m->state),
-                 endpoint(m->family, m->id.src, m->id.sport), endpoint(m->family, m->id.dst, m->id.dport), m->uid,
-                 yesno(m->id.cookie[0] || m->id.cookie[1]), attr_list(h, sizeof *m));
-        if (n < 64)
-            lines[n++] = strdup(line);
+        int k = which_fd(reply_ino(r.msg[i]), fds, 4);
+        if (k >= 0)
+            listed[k]++;
     }
-    out_sorted(lines, n);
-    out("  other sockets: %d", others);
+    out("%s: %s, listener %d client %d server %d", label, ending(&r), listed[0], listed[1], listed[2]);
     replies_free(&r);
 }
 
 int main(void)
 {
     diag_setup();
-    int l = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = loopback(4800);
-    check("bind", bind(l, (struct sockaddr *)&a, sizeof a));
-    check("listen", listen(l, 7));
-    int c = socket(AF_INET, SOCK_STREAM, 0);
-    check("connect", connect(c, (struct sockaddr *)&a, sizeof a));
-    int s = accept(l, NULL, NULL);
-    check("accept", s < 0 ? -1 : 0);
+    int c, s;
+    int l = tcp_connection(4800, 7, &c, &s);
     int l6 = socket(AF_INET6, SOCK_STREAM, 0);
     int one = 1;
     setsockopt(l6, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
@@ -101,26 +98,10 @@ int main(void)
     /* By port: the request's id.sport and id.dport. */
     struct inet_diag_req_v2 req = {.family = AF_INET, .protocol = IPPROTO_TCP, .states = TCPF_ALL};
     req.id.sport = htons(4800);
-    ask(d, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, &req, sizeof req, &r);
-    int listed[5] = {0};
-    for (int i = 0; i < r.n; i++) {
-        int k = which_fd(((struct inet_diag_msg *)(r.msg[i] + 1))->inode, fds, 4);
-        if (k >= 0)
-            listed[k]++;
-    }
-    out("sport 4800: %s, listener %d client %d server %d", ending(&r), listed[0], listed[1], listed[2]);
-    replies_free(&r);
+    count_listed(d, "sport 4800", &req);
     req.id.sport = 0;
     req.id.dport = htons(4800);
-    memset(listed, 0, sizeof listed);
-    ask(d, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, &req, sizeof req, &r);
-    for (int i = 0; i < r.n; i++) {
-        int k = which_fd(((struct inet_diag_msg *)(r.msg[i] + 1))->inode, fds, 4);
-        if (k >= 0)
-            listed[k]++;
-    }
-    out("dport 4800: %s, listener %d client %d server %d", ending(&r), listed[0], listed[1], listed[2]);
-    replies_free(&r);
+    count_listed(d, "dport 4800", &req);
     /* Memory attributes: SKMEMINFO's buffers are SO_RCVBUF/SO_SNDBUF. */
     int rcv = 65536;
     setsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);

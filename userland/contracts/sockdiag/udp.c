@@ -11,43 +11,25 @@
 static const char *names[] = {"bound", "connected", "bound6", "unbound"};
 static int fds[4];
 
+static void describe(struct nlmsghdr *h, int k, char *line, size_t size)
+{
+    struct inet_diag_msg *m = (struct inet_diag_msg *)(h + 1);
+    snprintf(line, size, "  %s: flags %#x family %s state %d local %s remote %s uid %u attrs %s", names[k], h->nlmsg_flags,
+                 m->family == AF_INET ? "inet" : "inet6", m->state, endpoint(m->family, m->id.src, m->id.sport),
+                 endpoint(m->family, m->id.dst, m->id.dport), m->uid, attr_list(h, sizeof *m));
+}
+
 static void show_dump(const char *label, int fd, int family, uint32_t states)
 {
     struct replies r;
     inet_dump(fd, family, IPPROTO_UDP, states, 0, &r);
-    out("%s: %s", label, ending(&r));
-    char *lines[64];
-    int n = 0, others = 0;
-    for (int i = 0; i < r.n; i++) {
-        struct nlmsghdr *h = r.msg[i];
-        struct inet_diag_msg *m = (struct inet_diag_msg *)(h + 1);
-        int k = which_fd(m->inode, fds, 4);
-        if (k < 0) {
-            others++;
-            continue;
-        }
-        char line[400];
-        snprintf(line, sizeof line, "  %s: flags %#x family %s state %d local %s remote %s uid %u attrs %s", names[k], h->nlmsg_flags,
-                 m->family == AF_INET ? "inet" : "inet6", m->state, endpoint(m->family, m->id.src, m->id.sport),
-                 endpoint(m->family, m->id.dst, m->id.dport), m->uid, attr_list(h, sizeof *m));
-        if (n < 64)
-            lines[n++] = strdup(line);
-    }
-    out_sorted(lines, n);
-    out("  other sockets: %d", others);
-    replies_free(&r);
+    show_replies(label, &r, fds, 4, describe);
 }
 
 /* One socket by a request's id; prints which fd came back. */
-static void lookup(int d, const char *label, int family, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, const uint32_t *cookie, int flags)
+static void lookup(int d, const char *label, uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport, const uint32_t *cookie, int flags)
 {
-    struct inet_diag_req_v2 req = {.family = family, .protocol = IPPROTO_UDP, .states = 0xfff};
-    req.id.src[0] = src;
-    req.id.dst[0] = dst;
-    req.id.sport = htons(sport);
-    req.id.dport = htons(dport);
-    req.id.cookie[0] = cookie ? cookie[0] : INET_DIAG_NOCOOKIE;
-    req.id.cookie[1] = cookie ? cookie[1] : INET_DIAG_NOCOOKIE;
+    struct inet_diag_req_v2 req = inet_req(IPPROTO_UDP, src, sport, dst, dport, cookie);
     struct replies r;
     ask(d, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | flags, &req, sizeof req, &r);
     char found[160] = "";
@@ -81,11 +63,11 @@ int main(void)
     show_dump("CLOSE only", d, AF_INET, 1 << 7);
     show_dump("ESTABLISHED only", d, AF_INET, 1 << 1);
     uint32_t lo = htonl(INADDR_LOOPBACK);
-    lookup(d, "local 127.0.0.1:4810 (as the request's destination)", AF_INET, 0, 0, lo, 4810, NULL, 0);
-    lookup(d, "local 4810 as the request's source", AF_INET, lo, 4810, 0, 0, NULL, 0);
-    lookup(d, "connected, from 4810 to 4811", AF_INET, lo, 4810, lo, 4811, NULL, 0);
-    lookup(d, "with NLM_F_ACK", AF_INET, 0, 0, lo, 4810, NULL, NLM_F_ACK);
-    lookup(d, "nothing on 4899", AF_INET, 0, 0, lo, 4899, NULL, 0);
+    lookup(d, "local 127.0.0.1:4810 (as the request's destination)", 0, 0, lo, 4810, NULL, 0);
+    lookup(d, "local 4810 as the request's source", lo, 4810, 0, 0, NULL, 0);
+    lookup(d, "connected, from 4810 to 4811", lo, 4810, lo, 4811, NULL, 0);
+    lookup(d, "with NLM_F_ACK", 0, 0, lo, 4810, NULL, NLM_F_ACK);
+    lookup(d, "nothing on 4899", 0, 0, lo, 4899, NULL, 0);
     /* The cookie a dump gave, then a wrong one. */
     struct replies r;
     inet_dump(d, AF_INET, IPPROTO_UDP, 0xfff, 0, &r);
@@ -96,8 +78,8 @@ int main(void)
             memcpy(cookie, m->id.cookie, sizeof cookie);
     }
     replies_free(&r);
-    lookup(d, "the dump's cookie", AF_INET, 0, 0, lo, 4810, cookie, 0);
+    lookup(d, "the dump's cookie", 0, 0, lo, 4810, cookie, 0);
     cookie[0] ^= 0x5a5a;
-    lookup(d, "another cookie", AF_INET, 0, 0, lo, 4810, cookie, 0);
+    lookup(d, "another cookie", 0, 0, lo, 4810, cookie, 0);
     return 0;
 }

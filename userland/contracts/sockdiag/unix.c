@@ -19,7 +19,7 @@ static const char *fdname(uint32_t ino)
     return k < 0 ? (ino ? "other" : "0") : names[k];
 }
 
-static void describe(struct nlmsghdr *h, char *line, size_t size)
+static void describe(struct nlmsghdr *h, int k, char *line, size_t size)
 {
     struct unix_diag_msg *m = (struct unix_diag_msg *)(h + 1);
     int len = NL_ATTRLEN(h, sizeof *m);
@@ -78,23 +78,7 @@ static void show_dump(const char *label, int d, uint32_t states, uint32_t show)
     struct unix_diag_req req = {.family = AF_UNIX, .states = states, .show = show};
     struct replies r;
     ask(d, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, &req, sizeof req, &r);
-    out("%s: %s", label, ending(&r));
-    char *lines[64];
-    int n = 0, others = 0;
-    for (int i = 0; i < r.n; i++) {
-        struct unix_diag_msg *m = (struct unix_diag_msg *)(r.msg[i] + 1);
-        if (which_fd(m->ino, fds, 6) < 0) {
-            others++;
-            continue;
-        }
-        char line[600];
-        describe(r.msg[i], line, sizeof line);
-        if (n < 64)
-            lines[n++] = strdup(line);
-    }
-    out_sorted(lines, n);
-    out("  other sockets: %d", others);
-    replies_free(&r);
+    show_replies(label, &r, fds, 6, describe);
 }
 
 static void exact(int d, const char *label, uint32_t ino, const uint32_t *cookie, uint32_t show)
@@ -106,7 +90,7 @@ static void exact(int d, const char *label, uint32_t ino, const uint32_t *cookie
     out("%s: %d replies, then %s", label, r.n, ending(&r));
     for (int i = 0; i < r.n; i++) {
         char line[600];
-        describe(r.msg[i], line, sizeof line);
+        describe(r.msg[i], -1, line, sizeof line);
         out("%s", line);
     }
     replies_free(&r);

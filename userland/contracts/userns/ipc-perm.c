@@ -123,9 +123,6 @@ int main(void)
 
     struct mapper m;
     mapper_init(&m);
-    int ready[2], go[2];
-    pipe(ready);
-    pipe(go);
     pid_t pid = fork();
     if (pid == 0) {
         if (inner_enter(&m) < 0)
@@ -149,12 +146,12 @@ int main(void)
             out("inner, its segment: %s", errname(errno));
         else
             perm_line("inner, its segment", &s.shm_perm);
-        post(ready[1]);
-        await(go[0]);
+        inner_ready(&m);
+        inner_wait(&m);
         _exit(0);
     }
     mapper_serve(&m);
-    await(ready[0]);
+    root_wait(&m);
     int own = shmget(KEY_INNER, 0, 0);
     struct shmid_ds s;
     if (shmctl(own, IPC_STAT, &s) < 0)
@@ -162,7 +159,7 @@ int main(void)
     else
         perm_line("root, the inner's segment", &s.shm_perm);
     proc_lines("root", "shm");
-    post(go[1]);
+    root_go(&m);
     reap("inner", pid);
     shmctl(own, IPC_RMID, NULL);
     shmctl(shm, IPC_RMID, NULL);

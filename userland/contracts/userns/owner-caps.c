@@ -5,10 +5,13 @@
  * prlimit on that process succeed; reading its memory does not while it
  * is not dumpable (its memory belongs to the initial namespace, where it
  * last ran exec) and does once it makes itself dumpable, and so does
- * PTRACE_ATTACH. The other way round, and for uid 2000 that owns nothing,
+ * PTRACE_ATTACH, and sched_setaffinity (CAP_SYS_NICE over the target);
+ * ioprio_set is not (Linux asks for CAP_SYS_NICE in the initial
+ * namespace). The other way round, and for uid 2000 that owns nothing,
  * each is EPERM. The signal that crossed carries si_uid 65534. */
 #include "inner.h"
 #include <grp.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -23,7 +26,8 @@ static long peek(pid_t pid, int *value)
     return process_vm_readv(pid, &local, 1, &remote, 1, 0);
 }
 
-/* kill, setpriority, prlimit and a memory read aimed at `pid`. */
+/* kill, setpriority, prlimit, sched_setaffinity, ioprio_set and a
+ * memory read aimed at `pid`. */
 static void act_on(const char *who, pid_t pid)
 {
     char label[128];
@@ -34,6 +38,13 @@ static void act_on(const char *who, pid_t pid)
     struct rlimit old;
     snprintf(label, sizeof label, "%s: prlimit read", who);
     check(label, prlimit(pid, RLIMIT_NOFILE, NULL, &old));
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(0, &cpus);
+    snprintf(label, sizeof label, "%s: sched_setaffinity", who);
+    check(label, sched_setaffinity(pid, sizeof cpus, &cpus));
+    snprintf(label, sizeof label, "%s: ioprio_set", who);
+    check(label, syscall(SYS_ioprio_set, 1, pid, (2 << 13) | 4));
     snprintf(label, sizeof label, "%s: process_vm_readv", who);
     int value = 0;
     check(label, peek(pid, &value));

@@ -8,19 +8,8 @@
 #include "inner.h"
 #include <grp.h>
 #include <netinet/in.h>
-#include <stddef.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 
 static const char NAME[] = "\0userns-peergroups";
-
-static socklen_t address(struct sockaddr_un *a)
-{
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    memcpy(a->sun_path, NAME, sizeof NAME - 1);
-    return offsetof(struct sockaddr_un, sun_path) + sizeof NAME - 1;
-}
 
 static void groups_of(const char *label, int fd, socklen_t room)
 {
@@ -73,9 +62,6 @@ int main(void)
 
     struct mapper m;
     mapper_init(&m);
-    int ready[2], go[2];
-    pipe(ready);
-    pipe(go);
     pid_t pid = fork();
     if (pid == 0) {
         close(pair[0]);
@@ -88,27 +74,20 @@ int main(void)
         int own[2];
         socketpair(AF_UNIX, SOCK_STREAM, 0, own);
         groups_of("inner, its own pair", own[0], 64);
-        int l = socket(AF_UNIX, SOCK_STREAM, 0);
-        struct sockaddr_un a;
-        socklen_t alen = address(&a);
-        if (bind(l, (struct sockaddr *)&a, alen) < 0 || listen(l, 1) < 0)
-            out("inner listen: %s", errname(errno));
-        post(ready[1]);
+        int l = listen_abstract(SOCK_STREAM, NAME, sizeof NAME - 1);
+        inner_ready(&m);
         int s = accept(l, NULL, NULL);
-        await(go[0]);
+        inner_wait(&m);
         groups_of("inner, root's connection", s, 64);
         _exit(0);
     }
     close(pair[1]);
     mapper_serve(&m);
-    await(ready[0]);
-    int s = socket(AF_UNIX, SOCK_STREAM, 0);
-    struct sockaddr_un a;
-    socklen_t alen = address(&a);
-    check("root connects", connect(s, (struct sockaddr *)&a, alen));
+    root_wait(&m);
+    int s = connect_abstract("root connects", SOCK_STREAM, NAME, sizeof NAME - 1);
     groups_of("root, the inner listener", s, 4);
     groups_of("root, the inner listener", s, 64);
-    post(go[1]);
+    root_go(&m);
     reap("inner", pid);
     return 0;
 }

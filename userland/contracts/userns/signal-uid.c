@@ -4,8 +4,12 @@
  * give a child's uid as the parent's namespace sees it; a process that
  * became root of its own namespace (ids 0..999 = 100000..100999) cannot
  * signal root outside, and /proc/PID/status shows each side's ids as the
- * reader's namespace sees them. */
+ * reader's namespace sees them. A message queue's notification signal
+ * (SI_MESGQ) carries the sender's uid as the registered process's
+ * namespace sees it, which Linux then maps a second time as an id of the
+ * sender's namespace: 65534 for root outside and for uid 100005 alike. */
 #include "inner.h"
+#include <mqueue.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -75,17 +79,20 @@ int main(void)
 
     struct mapper m;
     mapper_init(&m);
-    int go[2], ready[2];
-    pipe(go);
-    pipe(ready);
+    static const char QUEUE[] = "/userns-signal-uid";
+    mq_unlink(QUEUE);
+    struct mq_attr attr = {.mq_maxmsg = 4, .mq_msgsize = 16};
+    mqd_t q = mq_open(QUEUE, O_CREAT | O_EXCL | O_WRONLY, 0666, &attr);
+    if (q == (mqd_t)-1)
+        out("mq_open: %s", errname(errno));
     pid_t outer = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         if (inner_enter(&m) < 0)
             _exit(1);
         out("inside: uid %d gid %d", (int)getuid(), (int)getgid());
-        post(ready[1]);
-        await(go[0]);
+        inner_ready(&m);
+        inner_wait(&m);
         take("inside, kill from root outside", SIGUSR1);
         take("inside, SI_QUEUE claiming 100005", SIGRTMIN);
         take("inside, SI_QUEUE claiming 7", SIGRTMIN);
@@ -108,20 +115,41 @@ int main(void)
         check("inside, SI_QUEUE to root outside", queue_claiming(outer, SIGRTMIN, 0));
         status_ids("inside, status of root outside:", outer);
         status_ids("inside, status of itself:", getpid());
-        post(ready[1]);
-        await(go[0]);
+        mqd_t mine = mq_open(QUEUE, O_RDONLY);
+        struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN};
+        check("inside, mq_notify", mq_notify(mine, &ev));
+        inner_ready(&m);
+        inner_wait(&m);
+        take("inside, SI_MESGQ of root outside's message", SIGRTMIN);
+        char msg[16];
+        mq_receive(mine, msg, sizeof msg, NULL);
+        check("inside, mq_notify again", mq_notify(mine, &ev));
+        inner_ready(&m);
+        inner_wait(&m);
+        take("inside, SI_MESGQ of uid 100005's message", SIGRTMIN);
         _exit(0);
     }
     mapper_serve(&m);
-    await(ready[0]);
+    root_wait(&m);
     kill(pid, SIGUSR1);
     check("SI_QUEUE claiming 100005", queue_claiming(pid, SIGRTMIN, INNER_BASE + 5));
     check("SI_QUEUE claiming 7", queue_claiming(pid, SIGRTMIN, 7));
     check("SI_QUEUE claiming -1", queue_claiming(pid, SIGRTMIN, (uid_t)-1));
-    post(go[1]);
-    await(ready[0]);
+    root_go(&m);
+    root_wait(&m);
     status_ids("outside, status of the inner process:", pid);
-    post(go[1]);
+    check("mq_send", mq_send(q, "a", 1, 0));
+    root_go(&m);
+    root_wait(&m);
+    pid_t sender = fork();
+    if (sender == 0) {
+        if (setresuid(INNER_BASE + 5, INNER_BASE + 5, INNER_BASE + 5) < 0 || mq_send(q, "b", 1, 0) < 0)
+            _exit(1);
+        _exit(0);
+    }
+    reap("uid 100005's mq_send", sender);
+    take("outside, SIGCHLD of uid 100005's process", SIGCHLD);
+    root_go(&m);
     take("outside, SIGCHLD of the inner process", SIGCHLD);
     siginfo_t si;
     memset(&si, 0, sizeof si);
@@ -130,6 +158,7 @@ int main(void)
     else
         show_info("outside, waitid", &si);
     struct timespec none = {0, 0};
+    mq_unlink(QUEUE);
     out("outside, signals left: %s", sigtimedwait(&set, NULL, &none) < 0 ? errname(errno) : "some");
     return 0;
 }

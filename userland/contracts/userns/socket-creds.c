@@ -7,19 +7,8 @@
  * without CAP_SYS_ADMIN over its PID namespace) and hands them to the
  * receiver in the receiver's, explicit or added for SO_PASSCRED. */
 #include "inner.h"
-#include <stddef.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 
 static const char NAME[] = "\0userns-socket-creds";
-
-static socklen_t address(struct sockaddr_un *a)
-{
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    memcpy(a->sun_path, NAME, sizeof NAME - 1);
-    return offsetof(struct sockaddr_un, sun_path) + sizeof NAME - 1;
-}
 
 static void peercred(const char *label, int fd, pid_t expected)
 {
@@ -87,9 +76,6 @@ int main(void)
 {
     struct mapper m;
     mapper_init(&m);
-    int ready[2], go[2];
-    pipe(ready);
-    pipe(go);
     int pair[2];
     socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair);
     pid_t outer = getpid();
@@ -101,17 +87,13 @@ int main(void)
         if (inner_enter(&m) < 0)
             _exit(1);
         peercred("inner, SO_PEERCRED of a pair root made", pair[1], outer);
-        int l = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-        struct sockaddr_un a;
-        socklen_t alen = address(&a);
-        if (bind(l, (struct sockaddr *)&a, alen) < 0 || listen(l, 1) < 0)
-            out("inner listen: %s", errname(errno));
-        post(ready[1]);
+        int l = listen_abstract(SOCK_SEQPACKET, NAME, sizeof NAME - 1);
+        inner_ready(&m);
         int s = accept(l, NULL, NULL);
-        await(go[0]);
+        inner_wait(&m);
         peercred("inner, SO_PEERCRED of root's connection", s, outer);
         setsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
-        post(ready[1]);
+        inner_ready(&m);
 
         struct ucred mine = {getpid(), 0, 0};
         check("inner sends its own ids", send_creds(s, &mine));
@@ -124,9 +106,9 @@ int main(void)
         struct ucred pid_of_root = {outer, 0, 0};
         check("inner sends root's pid", send_creds(s, &pid_of_root));
         check("inner sends without credentials", send_creds(s, NULL));
-        post(ready[1]);
+        inner_ready(&m);
 
-        await(go[0]);
+        inner_wait(&m);
         receive("inner receives root's claimed 100003/100004", s, outer);
         receive("inner receives root's own ids", s, outer);
         receive("inner receives root's implicit ids", s, outer);
@@ -134,16 +116,13 @@ int main(void)
     }
     close(pair[1]);
     mapper_serve(&m);
-    await(ready[0]);
-    int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-    struct sockaddr_un a;
-    socklen_t alen = address(&a);
-    check("root connects", connect(s, (struct sockaddr *)&a, alen));
+    root_wait(&m);
+    int s = connect_abstract("root connects", SOCK_SEQPACKET, NAME, sizeof NAME - 1);
     peercred("root, SO_PEERCRED of the inner listener", s, pid);
     setsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
-    post(go[1]);
-    await(ready[0]);
-    await(ready[0]);
+    root_go(&m);
+    root_wait(&m);
+    root_wait(&m);
     receive("root receives the inner's own ids", s, pid);
     receive("root receives the inner's 5 and 6", s, pid);
     receive("root receives the inner's implicit ids", s, pid);
@@ -153,7 +132,7 @@ int main(void)
     struct ucred own = {outer, 0, 0};
     check("root sends its own ids", send_creds(s, &own));
     check("root sends without credentials", send_creds(s, NULL));
-    post(go[1]);
+    root_go(&m);
     reap("inner", pid);
     return 0;
 }

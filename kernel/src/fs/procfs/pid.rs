@@ -17,7 +17,7 @@ use super::line::{nums, Line};
 use super::{fs_id, parse_number, pid_ino};
 use crate::error::{Errno, Result};
 use crate::fs::file::OpenFile;
-use crate::fs::synth::{Attr, DirSource, Parent, Polling, SynthDir, SynthFile, SynthLink};
+use crate::fs::synth::{attr_identity, Attr, DirSource, Parent, Polling, SynthDir, SynthFile, SynthLink};
 use crate::fs::FsContext;
 use crate::process::access::{self, PtraceCreds, PtraceMode};
 use crate::ns::pid::{self as ns_pid, PidNs};
@@ -465,13 +465,18 @@ enum Link {
 }
 
 /// The absolute path of the file opened (or executed) by lexically
-/// absolute `path`, with symlinks resolved, or the path with
-/// " (deleted)" when it no longer leads to `node`.
+/// absolute `path`, with symlinks resolved; where the file was renamed
+/// since, its new path; the last of the two with " (deleted)" when
+/// neither leads to `node`.
 fn file_path(fs: &FsContext, path: &[u8], node: Option<&Arc<dyn Inode>>) -> Vec<u8> {
     match crate::fs::canonical_path(fs, path) {
         Ok((real, found)) if node.is_none_or(|n| kevlar_vfs::same_inode(&**n, &*found)) => real,
         _ => {
-            let mut out = path.to_vec();
+            let moved = node.and_then(|n| crate::fs::path_memo::moved_path(fs, n));
+            if let Some((moved, true)) = moved {
+                return moved;
+            }
+            let mut out = moved.map_or_else(|| path.to_vec(), |(last, _)| last);
             out.extend_from_slice(crate::fs::DELETED);
             out
         }
@@ -538,25 +543,11 @@ impl PidLink {
 }
 
 impl Inode for PidLink {
-    fn fs_id(&self) -> u64 {
-        self.attr.fs_id
-    }
-
-    fn ino(&self) -> u64 {
-        self.attr.ino
-    }
-
-    fn file_type(&self) -> FileType {
-        FileType::Symlink
-    }
+    attr_identity!(FileType::Symlink);
 
     fn stat(&self) -> Result<Stat> {
         // A magic link's size is 64 on Linux.
         Ok(self.attr.stat(FileType::Symlink, 1, 64))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 
     fn read_link(&self) -> Result<Vec<u8>> {
