@@ -37,6 +37,15 @@ const DEFAULT_SNDBUF: usize = 16384;
 const DEFAULT_RCVBUF: usize = 131072;
 /// The most bytes one step of a receive or send stages.
 const CHUNK: usize = stack::TCP_BUFFER;
+/// Reads up to this size use a buffer on the stack.
+const SMALL_READ: usize = 2048;
+
+/// What one step of a receive took from the connection: bytes in the
+/// small buffer, or a larger buffer of its own (empty: end of file).
+enum Read {
+    Small(usize),
+    Big(Vec<u8>),
+}
 
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -251,13 +260,15 @@ impl TcpSocket {
                     if s.shutdown & SEND_SHUTDOWN != 0 {
                         return Err(Errno::EPIPE);
                     }
-                    let sock = st.sockets.get_mut::<stcp::Socket>(h);
-                    match sock.state() {
+                    match st.sockets.get::<stcp::Socket>(h).state() {
                         S::SynSent | S::SynReceived => return Ok(None),
                         S::Established | S::CloseWait => {}
                         _ => return Err(Errno::EPIPE),
                     }
-                    match sock.send_slice(&data[done..]) {
+                    if s.cork && st.hold(h, &data[done..]) {
+                        return Ok(Some(data.len() - done));
+                    }
+                    match st.sockets.get_mut::<stcp::Socket>(h).send_slice(&data[done..]) {
                         Ok(0) => Ok(None),
                         Ok(n) => {
                             st.note_local(h);
@@ -566,6 +577,9 @@ impl Socket for TcpSocket {
         let waitall = flags & netabi::MSG_WAITALL != 0 && !peek;
         let mut got = 0;
         let want = sink.room();
+        // Small reads (requests, responses of a few hundred bytes) go
+        // through this buffer instead of a zeroed heap one per call.
+        let mut small = [0u8; SMALL_READ];
         loop {
             let room = want - got;
             let step = wait_for(&self.events.waiters, nonblocking, timeout, || {
@@ -578,14 +592,21 @@ impl Socket for TcpSocket {
                     let sock = st.sockets.get_mut::<stcp::Socket>(h);
                     if sock.recv_queue() > 0 && room > 0 {
                         let n = room.min(CHUNK).min(sock.recv_queue());
-                        let mut buf = vec![0u8; n];
-                        let n = if peek { sock.peek_slice(&mut buf) } else { sock.recv_slice(&mut buf) }.unwrap_or(0);
-                        buf.truncate(n);
+                        let read = if n <= SMALL_READ {
+                            let buf = &mut small[..n];
+                            let n = if peek { sock.peek_slice(buf) } else { sock.recv_slice(buf) }.unwrap_or(0);
+                            Read::Small(n)
+                        } else {
+                            let mut buf = vec![0u8; n];
+                            let n = if peek { sock.peek_slice(&mut buf) } else { sock.recv_slice(&mut buf) }.unwrap_or(0);
+                            buf.truncate(n);
+                            Read::Big(buf)
+                        };
                         st.note_local(h);
-                        return Ok(Some(buf));
+                        return Ok(Some(read));
                     }
                     if room == 0 {
-                        return Ok(Some(Vec::new()));
+                        return Ok(Some(Read::Small(0)));
                     }
                     if let Some(e) = st.conns.get_mut(&h).and_then(|c| c.error.take()) {
                         // EPIPE (a reset after the peer's FIN) reads as
@@ -594,23 +615,28 @@ impl Socket for TcpSocket {
                             if let Some(c) = st.conns.get_mut(&h) {
                                 c.error = Some(e);
                             }
-                            return Ok(Some(Vec::new()));
+                            return Ok(Some(Read::Small(0)));
                         }
                         return Err(e);
                     }
                     if s.shutdown & RCV_SHUTDOWN != 0 {
-                        return Ok(Some(Vec::new()));
+                        return Ok(Some(Read::Small(0)));
                     }
                     let sock = st.sockets.get::<stcp::Socket>(h);
                     match sock.state() {
                         S::SynSent | S::SynReceived => Ok(None),
-                        _ if !sock.may_recv() => Ok(Some(Vec::new())),
+                        _ if !sock.may_recv() => Ok(Some(Read::Small(0))),
                         _ => Ok(None),
                     }
                 })
             });
-            let data = match step {
-                Ok(d) => d,
+            let big;
+            let data: &[u8] = match step {
+                Ok(Read::Small(n)) => &small[..n],
+                Ok(Read::Big(v)) => {
+                    big = v;
+                    &big
+                }
                 Err(_) if got > 0 => break,
                 Err(e) => return Err(e),
             };
@@ -641,6 +667,7 @@ impl Socket for TcpSocket {
                 Phase::Connecting(h) | Phase::Connected(h) => {
                     s.shutdown |= mode;
                     if mode & SEND_SHUTDOWN != 0 {
+                        st.release_held(h);
                         st.sockets.get_mut::<stcp::Socket>(h).close();
                         st.mark(h);
                     }
@@ -693,7 +720,8 @@ impl Socket for TcpSocket {
                         S::Closed => shutdown |= SHUTDOWN_MASK,
                         _ => {}
                     }
-                    (state, sock.recv_queue() > 0, sock.send_queue() < sock.send_capacity())
+                    let held = c.map_or(0, |c| c.held.len());
+                    (state, sock.recv_queue() > 0, sock.send_queue() + held < sock.send_capacity())
                 }
                 None => (S::Closed, false, true),
             };
@@ -769,7 +797,7 @@ impl Socket for TcpSocket {
     }
 
     fn unsent_bytes(&self) -> usize {
-        self.handle().map_or(0, |h| stack::with_stack_in(&self.net, |st| st.sockets.get::<stcp::Socket>(h).send_queue()))
+        self.handle().map_or(0, |h| stack::with_stack_in(&self.net, |st| st.sockets.get::<stcp::Socket>(h).send_queue() + st.held_len(h)))
     }
 
     fn proc_entry(&self) -> Option<crate::net::procnet::Entry> {
@@ -857,6 +885,11 @@ impl Socket for TcpSocket {
                         // acknowledgement (uncorking sends what is held).
                         let nagle = inner.cork || !inner.nodelay;
                         if let Some(h) = h {
+                            // Uncorking, or TCP_NODELAY set, sends what the
+                            // cork held (Linux's tcp_push_pending_frames).
+                            if on == (name == netabi::TCP_NODELAY) {
+                                st.release_held(h);
+                            }
                             st.sockets.get_mut::<stcp::Socket>(h).set_nagle_enabled(nagle);
                         }
                     });
@@ -925,7 +958,13 @@ impl Socket for TcpSocket {
                         st.release_port(id);
                     }
                 }
-                Phase::Connecting(h) | Phase::Connected(h) => st.orphan(h, port_id, linger_abort, reuse),
+                Phase::Connecting(h) | Phase::Connected(h) => {
+                    // Closing sends what a cork held, ahead of the FIN.
+                    if !linger_abort {
+                        st.release_held(h);
+                    }
+                    st.orphan(h, port_id, linger_abort, reuse)
+                }
                 Phase::Closed => {
                     if let Some(id) = port_id {
                         st.release_port(id);
