@@ -37,15 +37,6 @@ const DEFAULT_SNDBUF: usize = 16384;
 const DEFAULT_RCVBUF: usize = 131072;
 /// The most bytes one step of a receive or send stages.
 const CHUNK: usize = stack::TCP_BUFFER;
-/// Reads up to this size use a buffer on the stack.
-const SMALL_READ: usize = 2048;
-
-/// What one step of a receive took from the connection: bytes in the
-/// small buffer, or a larger buffer of its own (empty: end of file).
-enum Read {
-    Small(usize),
-    Big(Vec<u8>),
-}
 
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -577,9 +568,6 @@ impl Socket for TcpSocket {
         let waitall = flags & netabi::MSG_WAITALL != 0 && !peek;
         let mut got = 0;
         let want = sink.room();
-        // Small reads (requests, responses of a few hundred bytes) go
-        // through this buffer instead of a zeroed heap one per call.
-        let mut small = [0u8; SMALL_READ];
         loop {
             let room = want - got;
             let step = wait_for(&self.events.waiters, nonblocking, timeout, || {
@@ -592,21 +580,14 @@ impl Socket for TcpSocket {
                     let sock = st.sockets.get_mut::<stcp::Socket>(h);
                     if sock.recv_queue() > 0 && room > 0 {
                         let n = room.min(CHUNK).min(sock.recv_queue());
-                        let read = if n <= SMALL_READ {
-                            let buf = &mut small[..n];
-                            let n = if peek { sock.peek_slice(buf) } else { sock.recv_slice(buf) }.unwrap_or(0);
-                            Read::Small(n)
-                        } else {
-                            let mut buf = vec![0u8; n];
-                            let n = if peek { sock.peek_slice(&mut buf) } else { sock.recv_slice(&mut buf) }.unwrap_or(0);
-                            buf.truncate(n);
-                            Read::Big(buf)
-                        };
+                        let mut buf = vec![0u8; n];
+                        let n = if peek { sock.peek_slice(&mut buf) } else { sock.recv_slice(&mut buf) }.unwrap_or(0);
+                        buf.truncate(n);
                         st.note_local(h);
-                        return Ok(Some(read));
+                        return Ok(Some(buf));
                     }
                     if room == 0 {
-                        return Ok(Some(Read::Small(0)));
+                        return Ok(Some(Vec::new()));
                     }
                     if let Some(e) = st.conns.get_mut(&h).and_then(|c| c.error.take()) {
                         // EPIPE (a reset after the peer's FIN) reads as
@@ -615,28 +596,23 @@ impl Socket for TcpSocket {
                             if let Some(c) = st.conns.get_mut(&h) {
                                 c.error = Some(e);
                             }
-                            return Ok(Some(Read::Small(0)));
+                            return Ok(Some(Vec::new()));
                         }
                         return Err(e);
                     }
                     if s.shutdown & RCV_SHUTDOWN != 0 {
-                        return Ok(Some(Read::Small(0)));
+                        return Ok(Some(Vec::new()));
                     }
                     let sock = st.sockets.get::<stcp::Socket>(h);
                     match sock.state() {
                         S::SynSent | S::SynReceived => Ok(None),
-                        _ if !sock.may_recv() => Ok(Some(Read::Small(0))),
+                        _ if !sock.may_recv() => Ok(Some(Vec::new())),
                         _ => Ok(None),
                     }
                 })
             });
-            let big;
-            let data: &[u8] = match step {
-                Ok(Read::Small(n)) => &small[..n],
-                Ok(Read::Big(v)) => {
-                    big = v;
-                    &big
-                }
+            let data = match step {
+                Ok(d) => d,
                 Err(_) if got > 0 => break,
                 Err(e) => return Err(e),
             };
