@@ -4,6 +4,7 @@
 //! (SIOCGIFFLAGS...) are in `iface.rs`.
 
 pub mod acks;
+pub mod cork;
 pub mod iface;
 pub mod ipv6;
 pub mod sockets;

@@ -625,6 +625,8 @@ pub struct Conn {
     /// Whether it acknowledges at once or lets data carry its ACKs
     /// (`acks.rs`).
     acks: super::acks::AckMode,
+    /// Bytes TCP_CORK holds back from smoltcp (`cork.rs`).
+    pub(super) held: super::cork::Held,
 }
 
 /// What the stack knows of a UDP socket besides smoltcp's state.
@@ -728,6 +730,9 @@ pub struct Stack {
     /// ns): the sweep's and `with_stack_in`'s time, one clock read per
     /// round.
     pump_ns: u64,
+    /// Connections that may hold corked bytes (`cork.rs`), for their
+    /// 200 ms ceiling.
+    pub(super) held_conns: Vec<SocketHandle>,
 }
 
 impl Stack {
@@ -802,6 +807,7 @@ impl Stack {
             scratch_groups: Vec::new(),
             next_poll_ns: u64::MAX,
             pump_ns: 0,
+            held_conns: Vec::new(),
         }
     }
 
@@ -915,7 +921,7 @@ impl Stack {
             return;
         }
         let state = self.sockets.get::<tcp::Socket>(handle).state();
-        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events, ports: None, acks: Default::default() });
+        self.conns.insert(handle, Conn { last: state, signature: (state, 0, 0), error: None, reset: false, orphan: false, port_id: None, reuse: false, events, ports: None, acks: Default::default(), held: Default::default() });
         self.dirty.insert(handle);
         if !self.index(handle) {
             self.unindexed.insert(handle);
@@ -1370,6 +1376,8 @@ impl Stack {
         if timers || ahead_us > 0 {
             self.sockets.mark_due(kevlar_platform::time::monotonic_ns() + ahead_us * 1000);
         }
+        // Corked bytes past their ceiling go out in this pump.
+        let hold_deadline = if self.held_conns.is_empty() { u64::MAX } else { self.release_expired_holds(kevlar_platform::time::monotonic_ns()) };
         // Bounded: each round moves at least one packet or ends.
         for _ in 0..4096 {
             self.pump_ns = kevlar_platform::time::monotonic_ns();
@@ -1417,7 +1425,7 @@ impl Stack {
                 break;
             }
         }
-        let mut next = self.sockets.next_poll();
+        let mut next = self.sockets.next_poll().min(hold_deadline);
         if self.device.eth.is_some() {
             // The card is polled at every tick.
             next = next.min(self.pump_ns);

@@ -251,13 +251,15 @@ impl TcpSocket {
                     if s.shutdown & SEND_SHUTDOWN != 0 {
                         return Err(Errno::EPIPE);
                     }
-                    let sock = st.sockets.get_mut::<stcp::Socket>(h);
-                    match sock.state() {
+                    match st.sockets.get::<stcp::Socket>(h).state() {
                         S::SynSent | S::SynReceived => return Ok(None),
                         S::Established | S::CloseWait => {}
                         _ => return Err(Errno::EPIPE),
                     }
-                    match sock.send_slice(&data[done..]) {
+                    if s.cork && st.hold(h, &data[done..]) {
+                        return Ok(Some(data.len() - done));
+                    }
+                    match st.sockets.get_mut::<stcp::Socket>(h).send_slice(&data[done..]) {
                         Ok(0) => Ok(None),
                         Ok(n) => {
                             st.note_local(h);
@@ -641,6 +643,7 @@ impl Socket for TcpSocket {
                 Phase::Connecting(h) | Phase::Connected(h) => {
                     s.shutdown |= mode;
                     if mode & SEND_SHUTDOWN != 0 {
+                        st.release_held(h);
                         st.sockets.get_mut::<stcp::Socket>(h).close();
                         st.mark(h);
                     }
@@ -693,7 +696,8 @@ impl Socket for TcpSocket {
                         S::Closed => shutdown |= SHUTDOWN_MASK,
                         _ => {}
                     }
-                    (state, sock.recv_queue() > 0, sock.send_queue() < sock.send_capacity())
+                    let held = c.map_or(0, |c| c.held.len());
+                    (state, sock.recv_queue() > 0, sock.send_queue() + held < sock.send_capacity())
                 }
                 None => (S::Closed, false, true),
             };
@@ -769,7 +773,7 @@ impl Socket for TcpSocket {
     }
 
     fn unsent_bytes(&self) -> usize {
-        self.handle().map_or(0, |h| stack::with_stack_in(&self.net, |st| st.sockets.get::<stcp::Socket>(h).send_queue()))
+        self.handle().map_or(0, |h| stack::with_stack_in(&self.net, |st| st.sockets.get::<stcp::Socket>(h).send_queue() + st.held_len(h)))
     }
 
     fn proc_entry(&self) -> Option<crate::net::procnet::Entry> {
@@ -857,6 +861,11 @@ impl Socket for TcpSocket {
                         // acknowledgement (uncorking sends what is held).
                         let nagle = inner.cork || !inner.nodelay;
                         if let Some(h) = h {
+                            // Uncorking, or TCP_NODELAY set, sends what the
+                            // cork held (Linux's tcp_push_pending_frames).
+                            if on == (name == netabi::TCP_NODELAY) {
+                                st.release_held(h);
+                            }
                             st.sockets.get_mut::<stcp::Socket>(h).set_nagle_enabled(nagle);
                         }
                     });
@@ -925,7 +934,13 @@ impl Socket for TcpSocket {
                         st.release_port(id);
                     }
                 }
-                Phase::Connecting(h) | Phase::Connected(h) => st.orphan(h, port_id, linger_abort, reuse),
+                Phase::Connecting(h) | Phase::Connected(h) => {
+                    // Closing sends what a cork held, ahead of the FIN.
+                    if !linger_abort {
+                        st.release_held(h);
+                    }
+                    st.orphan(h, port_id, linger_abort, reuse)
+                }
                 Phase::Closed => {
                     if let Some(id) = port_id {
                         st.release_port(id);
