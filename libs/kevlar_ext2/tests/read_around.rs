@@ -151,3 +151,4 @@ fn inodes_of_one_directory_come_in_few_requests() {
     assert!(reads.len() <= 2, "{} requests for {} inodes: {:?}", reads.len(), files, reads);
     assert!(reads.iter().all(|&(_, len)| len <= INODE_READAHEAD_BLOCKS as usize * PAGE));
 }
+
