@@ -30,8 +30,12 @@ pub const READ_AHEAD_PAGES: u64 = 8;
 /// on every miss where the last read-ahead ended.
 pub const MAX_READ_AHEAD_PAGES: u64 = 32;
 
-/// Pages read ahead on a page fault: what fault-around can then map.
-pub const FAULT_AHEAD_PAGES: u64 = 16;
+/// Pages read around a page fault that misses the cache (Linux's mmap
+/// read-around, do_sync_mmap_readahead: the read-ahead window, 128 KiB,
+/// starting half a window before the faulting page): one request brings
+/// the neighbours a program's code and data faults touch next, which
+/// fault-around then maps without another fault.
+pub const FAULT_AROUND_READ_PAGES: u64 = 32;
 
 /// Most pages one miss reads.
 const MAX_FILL_PAGES: u64 = 64;
@@ -133,6 +137,26 @@ impl State {
         }
     }
 
+    /// Returns page `index` of file `ino` (size from `inode`) for a page
+    /// fault: on a miss, the uncached pages of the
+    /// [`FAULT_AROUND_READ_PAGES`] window from half a window before it are
+    /// read too (pages already cached are skipped, not an end to the
+    /// window: faults come in any order).
+    pub fn fault_page(&mut self, ino: u32, inode: &mut DiskInode, index: u64) -> Result<Arc<dyn DataPage>> {
+        if let Some(e) = self.pages.get(&(ino, index)) {
+            return Ok(e.page.clone());
+        }
+        let first = index.saturating_sub(FAULT_AROUND_READ_PAGES / 2);
+        self.fill_span(ino, inode, first, FAULT_AROUND_READ_PAGES, true)?;
+        match self.pages.get(&(ino, index)) {
+            Some(e) => Ok(e.page.clone()),
+            None => {
+                let page = self.new_page()?;
+                self.insert_page(ino, index, page)
+            }
+        }
+    }
+
     /// Returns a zero-filled page; when memory is short, clean pages of
     /// this cache make room first.
     fn new_page(&mut self) -> Result<Arc<dyn DataPage>> {
@@ -174,6 +198,12 @@ impl State {
     /// and lie within the file, merging neighbouring blocks into one
     /// request; bytes past the end of the file read as zeros.
     fn fill_pages(&mut self, ino: u32, inode: &mut DiskInode, first: u64, count: u64) -> Result<()> {
+        self.fill_span(ino, inode, first, count, false)
+    }
+
+    /// [`State::fill_pages`]; with `past_cached`, a cached page in the
+    /// span is skipped instead of ending it.
+    fn fill_span(&mut self, ino: u32, inode: &mut DiskInode, first: u64, count: u64, past_cached: bool) -> Result<()> {
         let size = inode.size();
         let count = count.min(MAX_FILL_PAGES).min((self.page_limit / 2).max(1) as u64);
         let end = first.saturating_add(count).min(size.div_ceil(PAGE_SIZE as u64));
@@ -183,7 +213,7 @@ impl State {
         let mut fresh = Vec::new();
         for index in first..end {
             if self.pages.contains_key(&(ino, index)) {
-                if index == first {
+                if index == first || past_cached {
                     continue;
                 }
                 break; // read-ahead stops at what is already here

@@ -89,7 +89,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use kevlar_vfs::{BlockDevice, Clock, Errno, FileType, HeapPages, Inode, PageSource};
 use spin::Mutex;
 
-pub use cache::{CacheStats, FAULT_AHEAD_PAGES};
+pub use cache::{CacheStats, FAULT_AROUND_READ_PAGES};
+pub use inode::INODE_READAHEAD_BLOCKS;
 pub use journal::Recovery;
 pub use node::Ext2Node;
 pub use trim::TrimRange;

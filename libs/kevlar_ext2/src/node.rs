@@ -316,7 +316,7 @@ impl Inode for Ext2Node {
         if index >= inode.size().div_ceil(kevlar_vfs::PAGE_SIZE as u64) {
             return Err(Errno::ENXIO);
         }
-        st.file_page(self.ino, &mut inode, index, crate::cache::FAULT_AHEAD_PAGES)
+        st.fault_page(self.ino, &mut inode, index)
     }
 
     fn cached_page(&self, index: u64) -> Option<Arc<dyn kevlar_vfs::DataPage>> {
