@@ -21,7 +21,7 @@ const XFEATURE_YMM: u64 = 1 << 2;
 const XFEATURE_MPX: u64 = 0b11 << 3;
 /// AVX-512: opmask, ZMM_Hi256, Hi16_ZMM (enabled together or not at all).
 const XFEATURE_AVX512: u64 = 0b111 << 5;
-const XFEATURE_PKRU: u64 = 1 << 9;
+pub(crate) const XFEATURE_PKRU: u64 = 1 << 9;
 
 /// Size of the legacy FXSAVE region and of the XSAVE header after it.
 pub const LEGACY_SIZE: usize = 512;
