@@ -140,6 +140,19 @@ impl FpuArea {
         Some(area)
     }
 
+    /// Sets the PKRU value the image holds (and marks the component
+    /// present so XRSTOR loads it). Nothing without PKRU in XCR0.
+    pub(crate) fn set_pkru(&mut self, value: u32) {
+        if user_xfeatures() & XFEATURE_PKRU == 0 {
+            return;
+        }
+        let (offset, _) = component_layout(9);
+        let bytes = self.bytes_mut();
+        bytes[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
+        let bv = u64::from_le_bytes(bytes[LEGACY_SIZE..LEGACY_SIZE + 8].try_into().unwrap()) | XFEATURE_PKRU;
+        bytes[LEGACY_SIZE..LEGACY_SIZE + 8].copy_from_slice(&bv.to_le_bytes());
+    }
+
     fn bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: `ptr` points to `state_size()` bytes owned by self, and
         // `&mut self` makes the access unique.

@@ -415,7 +415,12 @@ impl Task {
 
     /// Creates a task that enters user mode with the registers in `frame`.
     pub fn new_user(frame: &TrapFrame, fpu: FpuInit) -> Option<Arc<Task>> {
-        let fpu_area = FpuArea::initial()?;
+        let mut fpu_area = FpuArea::initial()?;
+        if super::pkru::enabled() {
+            // A fresh program (init) starts with Linux's default PKRU, as
+            // one started by execve does.
+            fpu_area.set_pkru(super::pkru::DEFAULT);
+        }
         let stack = stacks::alloc()?;
         let top = stack.top() as u64;
         let frame_addr = top - core::mem::size_of::<TrapFrame>() as u64;
