@@ -94,7 +94,7 @@ fn exec_open(node: &Arc<dyn Inode>, abs: &[u8], mnt: kevlar_vfs::MountId) -> Res
 }
 
 fn prot_of(seg: &kevlar_elf::Segment) -> Prot {
-    Prot { read: seg.readable, write: seg.writable, exec: seg.executable }
+    Prot { read: seg.readable, write: seg.writable, exec: seg.executable, key: 0 }
 }
 
 /// Maps the segments of `plan` (already biased) from `file`, executed by
@@ -249,7 +249,7 @@ pub fn load_at(fs: &FsContext, creds: &Credentials, no_new_privs: bool, start: O
     vm.map(Vma {
         start: STACK_TOP - STACK_SIZE,
         end: STACK_TOP,
-        prot: Prot { read: true, write: true, exec: plan.stack_executable },
+        prot: Prot { read: true, write: true, exec: plan.stack_executable, key: 0 },
         backing: Backing::Anonymous,
         shared_page_base: 0,
         write_denied: false,

@@ -28,12 +28,28 @@ fn user_exception(frame: &mut TrapFrame, exception: Exception) {
     let Some(thread) = current() else { return };
     let process = thread.process.clone();
     let (sig, code, addr) = match exception {
-        Exception::PageFault { addr, write, exec, .. } => {
+        Exception::PageFault { addr, write, exec, key_denied, .. } => {
             thread.fault_count.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
             crate::mm::vmstat::count(crate::mm::vmstat::Event::PageFault, 1);
             thread.last_fault.store(addr as u64 | (write as u64) << 63 | (exec as u64) << 62, core::sync::atomic::Ordering::Relaxed);
             let vm = process.vm.lock().clone();
-            let outcome = vm.lock().handle_fault(addr, write, exec);
+            // A protection key's refusal comes first, as on Linux (it
+            // outranks the area's own rights, and maps nothing).
+            let outcome = {
+                let mut vm = vm.lock();
+                match vm.key_denial(addr, write, exec, key_denied) {
+                    Some(key) => Err(key),
+                    None => Ok(vm.handle_fault(addr, write, exec)),
+                }
+            };
+            let outcome = match outcome {
+                Ok(outcome) => outcome,
+                Err(key) => {
+                    drop(vm);
+                    signal::send_key_fault_signal(&thread, addr as u64, key);
+                    return;
+                }
+            };
             match outcome {
                 FaultOutcome::Fixed => {
                     drop(vm);

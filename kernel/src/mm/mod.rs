@@ -21,6 +21,7 @@ mod force;
 pub mod vmstat;
 pub mod mempolicy;
 mod remap;
+mod pkeys;
 pub mod layout;
 pub mod user_fault;
 
@@ -45,6 +46,10 @@ pub struct Prot {
     pub write: bool,
     /// Execution allowed.
     pub exec: bool,
+    /// The protection key (0-15) its pages carry; 0 unless pkey_mprotect
+    /// gave another. Part of the rights as on Linux (a VMA flag): areas
+    /// with different keys are never one area.
+    pub key: u8,
 }
 
 impl Prot {
@@ -54,7 +59,7 @@ impl Prot {
         if bits & !(PROT_READ | PROT_WRITE | PROT_EXEC) != 0 {
             return Err(Errno::EINVAL);
         }
-        Ok(Prot { read: bits & PROT_READ != 0, write: bits & PROT_WRITE != 0, exec: bits & PROT_EXEC != 0 })
+        Ok(Prot { read: bits & PROT_READ != 0, write: bits & PROT_WRITE != 0, exec: bits & PROT_EXEC != 0, key: 0 })
     }
 
     fn page_flags(self, writable_now: bool) -> PageFlags {
@@ -68,11 +73,16 @@ impl Prot {
         if !self.any() {
             flags |= PageFlags::NO_ACCESS;
         }
-        flags
+        flags.with_key(self.key)
     }
 
     fn any(self) -> bool {
         self.read || self.write || self.exec
+    }
+
+    /// PROT_EXEC alone.
+    pub fn is_exec_only(self) -> bool {
+        self.exec && !self.read && !self.write
     }
 }
 
@@ -295,12 +305,17 @@ pub struct Vm {
     /// The native AIO contexts (Linux's mm->ioctx_table): per address
     /// space, not inherited by fork, gone with the address space.
     pub aio: crate::aio::Contexts,
+    /// The protection keys pkey_alloc handed out, one bit per key; key 0
+    /// is always in use from the start (pkeys.rs).
+    keys: u16,
+    /// The key of execute-only memory once one was taken (pkeys.rs).
+    exec_only: Option<u8>,
 }
 
 impl Vm {
     /// Creates an empty address space.
     pub fn new() -> Result<Vm> {
-        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None, locks: mlock::Locks::default(), membarrier: 0, aio: Default::default() })
+        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None, locks: mlock::Locks::default(), membarrier: 0, aio: Default::default(), keys: pkeys::INITIAL, exec_only: None })
     }
 
     /// The address space every exited process holds: empty, made once, so
@@ -391,7 +406,14 @@ impl Vm {
     }
 
     /// Changes the protection of `[start, end)`; every page must be mapped.
+    /// Each area keeps its protection key.
     pub fn protect(&mut self, start: usize, end: usize, prot: Prot) -> Result<()> {
+        self.protect_keyed(start, end, prot, None)
+    }
+
+    /// `protect`, giving the pages protection key `key` (pkey_mprotect), or
+    /// keeping each area's with None.
+    pub fn protect_keyed(&mut self, start: usize, end: usize, prot: Prot, key: Option<u8>) -> Result<()> {
         // Linux requires the whole range to be covered.
         let mut cursor = start;
         while cursor < end {
@@ -406,9 +428,12 @@ impl Vm {
         }
         self.split(start);
         self.split(end);
+        let exec_key = if key.is_none() && prot.is_exec_only() { self.exec_only_key() } else { None };
+        let exec_only = self.exec_only;
         let starts: Vec<usize> = self.vmas.range(start..end).map(|(&s, _)| s).collect();
         for s in starts {
             let vma = self.vmas.get_mut(&s).unwrap();
+            let prot = Prot { key: pkeys::mprotect_key(vma.prot, prot, key, exec_key, exec_only), ..prot };
             vma.prot = prot;
             let shared = vma.is_shared();
             let (vs, ve) = (vma.start, vma.end);
@@ -616,8 +641,8 @@ impl Vm {
         pages.extend(image);
         let count = pages.len();
         let pages = Arc::new(pages);
-        let read = Prot { read: true, write: false, exec: false };
-        let read_exec = Prot { read: true, write: false, exec: true };
+        let read = Prot { read: true, write: false, exec: false, key: 0 };
+        let read_exec = Prot { read: true, write: false, exec: true, key: 0 };
         self.map(Vma { start: VVAR_ADDR, end: vdso, prot: read, backing: Backing::Pages(pages.clone()), shared_page_base: 0, write_denied: false, exec_denied: false });
         self.map(Vma { start: vdso, end: VVAR_ADDR + count * PAGE_SIZE, prot: read_exec, backing: Backing::Pages(pages), shared_page_base: 1, write_denied: false, exec_denied: false });
         for va in (VVAR_ADDR..VVAR_ADDR + count * PAGE_SIZE).step_by(PAGE_SIZE) {
@@ -637,7 +662,7 @@ impl Vm {
             return;
         }
         let Some(page) = PageRef::alloc_zeroed() else { return };
-        let read = Prot { read: true, write: false, exec: false };
+        let read = Prot { read: true, write: false, exec: false, key: 0 };
         self.map(Vma { start: VVAR_ADDR, end: VVAR_ADDR + PAGE_SIZE, prot: read, backing: Backing::Pages(Arc::new(alloc::vec![page])), shared_page_base: 0, write_denied: false, exec_denied: false });
         let _ = self.handle_fault(VVAR_ADDR, false, false);
     }
@@ -725,6 +750,14 @@ impl Vm {
         (size, self.space.mapped_pages() as u64)
     }
 
+    /// Returns the user addresses of the 4 KiB pages mapped now, in order
+    /// (a larger page counts as its 4 KiB parts).
+    pub fn mapped_addresses(&self) -> Vec<usize> {
+        let mut pages = Vec::new();
+        self.space.walk(|va, _, _, size| pages.extend((va..va + size.bytes()).step_by(PAGE_SIZE)));
+        pages
+    }
+
     /// Returns the mappings in address order.
     pub fn vmas(&self) -> impl Iterator<Item = &Vma> {
         self.vmas.values()
@@ -734,7 +767,7 @@ impl Vm {
     pub fn fork(&mut self) -> Result<Vm> {
         let space = self.space.fork_copy().map_err(|_| Errno::ENOMEM)?;
         // Locks are not inherited (fork), as on Linux.
-        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone(), locks: mlock::Locks::default(), membarrier: self.membarrier, aio: Default::default() })
+        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone(), locks: mlock::Locks::default(), membarrier: self.membarrier, aio: Default::default(), keys: self.keys, exec_only: self.exec_only })
     }
 
     /// Moves the program break; returns the new break (the old one when
@@ -750,7 +783,7 @@ impl Vm {
             if !self.is_free(old_end, new_end) {
                 return self.brk;
             }
-            let rw = Prot { read: true, write: true, exec: false };
+            let rw = Prot { read: true, write: true, exec: false, key: 0 };
             // Extend the heap VMA if it ends right here, else start one.
             let heap = self.vmas.range(..old_end).next_back().map(|(&s, v)| (s, v.end, v.prot, matches!(v.backing, Backing::Anonymous)));
             match heap {

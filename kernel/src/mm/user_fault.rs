@@ -12,7 +12,15 @@ use crate::process::current;
 pub fn resolve(addr: usize, write: bool) -> bool {
     let Some(thread) = current() else { return false };
     let vm = thread.process.vm.lock().clone();
-    let outcome = vm.lock().handle_fault(addr, write, false);
+    let outcome = {
+        let mut vm = vm.lock();
+        // A page the thread's PKRU closes is not mapped for it (the copy
+        // fails with EFAULT, as Linux's access_error decides).
+        if vm.key_denial(addr, write, false, false).is_some() {
+            return false;
+        }
+        vm.handle_fault(addr, write, false)
+    };
     if outcome == FaultOutcome::OutOfMemory {
         // The copy fails with EFAULT; the killer runs on the way back to
         // user mode (locks may be held here).

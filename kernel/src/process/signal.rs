@@ -243,6 +243,13 @@ impl SigInfo {
         Self::new(signo, code).with(0, &addr.to_le_bytes())
     }
 
+    /// A protection-key fault (SIGSEGV, SEGV_PKUERR): `_sigfault` holds
+    /// the address and, after the 8-byte slot _addr_lsb and _addr_bnd's
+    /// padding share, si_pkey.
+    pub fn key_fault(addr: u64, key: u8) -> Self {
+        Self::fault(SIGSEGV, abi::SEGV_PKUERR as i32, addr).with(16, &u32::from(key).to_le_bytes())
+    }
+
     /// A seccomp filter's SIGSYS (SYS_SECCOMP): `_sigsys` holds the
     /// address after the system call instruction, the call's number and
     /// the audit architecture; si_errno carries the filter's data.
@@ -1049,6 +1056,12 @@ pub fn send_signal_to_current(thread: &Arc<Thread>, sig: u32) {
 /// faulted.
 pub fn send_fault_signal(thread: &Arc<Thread>, sig: u32, code: i32, addr: u64) {
     force_signal_to_thread(thread, SigInfo::fault(sig, code, addr));
+}
+
+/// Sends SIGSEGV with SEGV_PKUERR for an access at `addr` that the
+/// protection key `key` of the page refused.
+pub fn send_key_fault_signal(thread: &Arc<Thread>, addr: u64, key: u8) {
+    force_signal_to_thread(thread, SigInfo::key_fault(addr, key));
 }
 
 /// Queues a signal the thread cannot refuse (Linux's force_sig_info): if

@@ -138,6 +138,8 @@ pub fn mmap(thread: &Thread, addr: usize, len: usize, prot: u32, flags: u32, fd:
             vm.find_free(len).ok_or(Errno::ENOMEM)?
         }
     };
+    // Execute-only memory gets the address space's execute-only key.
+    let prot = if prot.is_exec_only() { Prot { key: vm.exec_only_key().unwrap_or(0), ..prot } } else { prot };
     vm.map(Vma { start, end: start + len, prot, backing, shared_page_base: 0, write_denied, exec_denied });
     // A locked mapping (MAP_LOCKED, MCL_FUTURE) is made present, as on
     // Linux (MAP_POPULATE is not).

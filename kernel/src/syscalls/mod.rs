@@ -42,6 +42,7 @@ mod process_madvise;
 mod process_vm;
 mod remap;
 mod pidfd;
+mod pkey;
 mod ptrace;
 mod rwv2;
 mod utime;
@@ -549,6 +550,9 @@ syscall_table! { thread, frame, a;
         nr::__NR_mmap => memory::mmap(thread, a.usize(0), a.usize(1), a.u32(2), a.u32(3), a.i32(4), a.0[5]),
         nr::__NR_munmap => memory::munmap(thread, a.usize(0), a.usize(1)),
         nr::__NR_mprotect => memory::mprotect(thread, a.usize(0), a.usize(1), a.u32(2)),
+        nr::__NR_pkey_mprotect => pkey::pkey_mprotect(thread, a.usize(0), a.usize(1), a.usize(2), a.i32(3)),
+        nr::__NR_pkey_alloc => pkey::pkey_alloc(thread, a.usize(0), a.usize(1)),
+        nr::__NR_pkey_free => pkey::pkey_free(thread, a.i32(0)),
         // partial(mremap): MREMAP_DONTUNMAP returns EINVAL
         nr::__NR_mremap => memory::mremap(thread, a.usize(0), a.usize(1), a.usize(2), a.u32(3), a.usize(4)),
         nr::__NR_madvise => memory::madvise(thread, a.usize(0), a.usize(1), a.u32(2)),

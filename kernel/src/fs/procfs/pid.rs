@@ -143,12 +143,13 @@ enum Kind {
 /// The entries of `/proc/PID`, in listing order; the inode of the one at
 /// index i is the directory's plus i + 1. One table for every process,
 /// so that a lookup builds nothing but the node it returns.
-const PID_ENTRIES: [(&[u8], Kind); 28] = [
+const PID_ENTRIES: [(&[u8], Kind); 29] = [
     (b"auxv", Kind::Text(0o400, auxv, true)),
     (b"cmdline", Kind::Text(0o444, cmdline, false)),
     (b"environ", Kind::Text(0o400, environ, true)),
     (b"limits", Kind::Text(0o444, limits, false)),
     (b"maps", Kind::Text(0o444, maps, true)),
+    (b"smaps", Kind::Text(0o444, smaps, true)),
     (b"mountinfo", Kind::Text(0o444, mountinfo, false)),
     (b"mounts", Kind::Text(0o444, mounts, false)),
     (b"stat", Kind::Numbered(0o444, stat)),
@@ -1141,6 +1142,18 @@ fn limits(p: &Arc<Process>) -> Result<Vec<u8>> {
 }
 
 fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
+    map_lines(p, false)
+}
+
+/// /proc/PID/smaps: maps' lines, each followed by the area's size, page
+/// sizes, resident memory and (with protection keys) its key, in Linux's
+/// format. Linux's other counters (Pss, the clean/dirty split, swap...)
+/// are not kept yet and not shown.
+fn smaps(p: &Arc<Process>) -> Result<Vec<u8>> {
+    map_lines(p, true)
+}
+
+fn map_lines(p: &Arc<Process>, details: bool) -> Result<Vec<u8>> {
     check_access(p)?;
     let fs = p.fs.lock().clone();
     // Copy what each line needs, then name files without the address
@@ -1157,15 +1170,19 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
         name: &'static str,
         /// A name made for this mapping (a System V segment's).
         label: Option<String>,
+        /// Pages mapped (for smaps).
+        resident: usize,
     }
     let lines: Vec<Line> = {
         let vm = p.vm.lock().clone();
         let vm = vm.lock();
         let stack_at = vm.program.as_ref().map(|m| m.areas.start_stack);
         let heap = (vm.brk_start, vm.brk.next_multiple_of(4096));
+        let mapped = if details { vm.mapped_addresses() } else { Vec::new() };
         vm.vmas()
             .map(|vma| {
-                let mut line = Line { start: vma.start, end: vma.end, prot: vma.prot, shared: false, offset: 0, dev: 0, ino: 0, path: None, name: "", label: None };
+                let resident = mapped.partition_point(|&va| va < vma.end) - mapped.partition_point(|&va| va < vma.start);
+                let mut line = Line { start: vma.start, end: vma.end, prot: vma.prot, shared: false, offset: 0, dev: 0, ino: 0, path: None, name: "", label: None, resident };
                 match &vma.backing {
                     crate::mm::Backing::File { file, offset, shared, .. } => {
                         let (dev, ino, path) = file.identity();
@@ -1242,6 +1259,15 @@ fn maps(p: &Arc<Process>) -> Result<Vec<u8>> {
             out.push_str(&String::from_utf8_lossy(&name));
         }
         out.push('\n');
+        if details {
+            let _ = writeln!(out, "Size:           {:8} kB", (line.end - line.start) >> 10);
+            let _ = writeln!(out, "KernelPageSize: {:8} kB", 4);
+            let _ = writeln!(out, "MMUPageSize:    {:8} kB", 4);
+            let _ = writeln!(out, "Rss:            {:8} kB", line.resident * 4);
+            if kevlar_platform::x86::pkru::enabled() {
+                let _ = writeln!(out, "ProtectionKey:  {:8}", line.prot.key);
+            }
+        }
     }
     Ok(out.into_bytes())
 }

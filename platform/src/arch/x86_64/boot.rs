@@ -150,6 +150,7 @@ pub(crate) fn init_cpu(index: usize) {
     trap::load_idt();
     cpu::enable_protections(if index == 0 { cpu::detect() } else { cpu::features() });
     super::fpu::init_cpu(index == 0);
+    super::pkru::init_cpu(index == 0);
     super::user::init_cpu();
 }
 

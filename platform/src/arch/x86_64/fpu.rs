@@ -21,7 +21,7 @@ const XFEATURE_YMM: u64 = 1 << 2;
 const XFEATURE_MPX: u64 = 0b11 << 3;
 /// AVX-512: opmask, ZMM_Hi256, Hi16_ZMM (enabled together or not at all).
 const XFEATURE_AVX512: u64 = 0b111 << 5;
-const XFEATURE_PKRU: u64 = 1 << 9;
+pub(crate) const XFEATURE_PKRU: u64 = 1 << 9;
 
 /// Size of the legacy FXSAVE region and of the XSAVE header after it.
 pub const LEGACY_SIZE: usize = 512;
@@ -138,6 +138,19 @@ impl FpuArea {
         bytes[0..2].copy_from_slice(&0x037fu16.to_le_bytes());
         bytes[MXCSR_OFFSET..MXCSR_OFFSET + 4].copy_from_slice(&0x1f80u32.to_le_bytes());
         Some(area)
+    }
+
+    /// Sets the PKRU value the image holds (and marks the component
+    /// present so XRSTOR loads it). Nothing without PKRU in XCR0.
+    pub(crate) fn set_pkru(&mut self, value: u32) {
+        if user_xfeatures() & XFEATURE_PKRU == 0 {
+            return;
+        }
+        let (offset, _) = component_layout(9);
+        let bytes = self.bytes_mut();
+        bytes[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
+        let bv = u64::from_le_bytes(bytes[LEGACY_SIZE..LEGACY_SIZE + 8].try_into().unwrap()) | XFEATURE_PKRU;
+        bytes[LEGACY_SIZE..LEGACY_SIZE + 8].copy_from_slice(&bv.to_le_bytes());
     }
 
     fn bytes_mut(&mut self) -> &mut [u8] {

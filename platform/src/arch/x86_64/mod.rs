@@ -12,6 +12,7 @@ pub mod io;
 pub mod ioapic;
 pub mod paging;
 pub mod percpu;
+pub mod pkru;
 mod refclock;
 pub mod serial;
 pub mod smp;

@@ -43,8 +43,23 @@ bitflags::bitflags! {
         /// mappings without private pages likewise); any change of the
         /// entry (`protect`, `replace_page`) drops the bit.
         const FILE_CACHE = 1 << 11;
+        /// The four bits of the page's protection key (bits 59-62), which
+        /// PKRU consults for user pages once CR4.PKE is on.
+        const KEY_BITS = 0xf << 59;
         /// Instruction fetches fault.
         const NO_EXECUTE = 1 << 63;
+    }
+}
+
+impl PageFlags {
+    /// These flags with the page's protection key set to `key` (0-15).
+    pub fn with_key(self, key: u8) -> PageFlags {
+        (self - PageFlags::KEY_BITS) | PageFlags::from_bits_retain((u64::from(key) & 0xf) << 59)
+    }
+
+    /// The page's protection key.
+    pub fn key(self) -> u8 {
+        ((self.bits() >> 59) & 0xf) as u8
     }
 }
 

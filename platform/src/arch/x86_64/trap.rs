@@ -255,6 +255,7 @@ fn decode_exception(frame: &TrapFrame) -> Exception {
             write: frame.error_code & 2 != 0,
             exec: frame.error_code & 16 != 0,
             present: frame.error_code & 1 != 0,
+            key_denied: frame.error_code & (1 << 5) != 0,
         },
         16 | 19 => Exception::FloatingPoint,
         17 => Exception::AlignmentCheck,

@@ -66,6 +66,8 @@ pub enum Exception {
         exec: bool,
         /// The page was present (a protection violation).
         present: bool,
+        /// The page's protection key denied the access (error code bit 5).
+        key_denied: bool,
     },
     /// #DE.
     DivideError,
@@ -228,7 +230,10 @@ pub(crate) fn usercopy_fault(frame: &mut TrapFrame, addr: usize) -> bool {
         return false;
     };
     let write = frame.error_code & 2 != 0;
-    if addr < USER_END {
+    // A protection key's refusal is final: mapping or copying the page
+    // would not change PKRU, so the copy fails (EFAULT) as on Linux.
+    let key_denied = frame.error_code & (1 << 5) != 0;
+    if addr < USER_END && !key_denied {
         if let Some(hooks) = hooks() {
             // The resolver may take sleeping locks; the copy ran with
             // interrupts on, so turning them on here restores that state.
@@ -410,7 +415,12 @@ impl Task {
 
     /// Creates a task that enters user mode with the registers in `frame`.
     pub fn new_user(frame: &TrapFrame, fpu: FpuInit) -> Option<Arc<Task>> {
-        let fpu_area = FpuArea::initial()?;
+        let mut fpu_area = FpuArea::initial()?;
+        if super::pkru::enabled() {
+            // A fresh program (init) starts with Linux's default PKRU, as
+            // one started by execve does.
+            fpu_area.set_pkru(super::pkru::DEFAULT);
+        }
         let stack = stacks::alloc()?;
         let top = stack.top() as u64;
         let frame_addr = top - core::mem::size_of::<TrapFrame>() as u64;
@@ -647,9 +657,12 @@ fn read_msr(msr: u32) -> u64 {
 }
 
 /// Resets the calling task's FPU state to the one a new program starts
-/// with (execve, and sigreturn without an FPU image as on Linux).
+/// with (execve, signal delivery, and sigreturn without an FPU image as on
+/// Linux), PKRU included: Linux gives it its default value, not XSAVE's
+/// initial 0.
 pub fn reset_fpu() {
     super::fpu::load_initial();
+    super::pkru::reset();
 }
 
 /// The task each CPU runs, as an owned `Arc` (raw pointer; 0 before the
