@@ -119,13 +119,6 @@ ALLOWED_WARNINGS = [
      "attached to cgroups, which Kevlar does not run (Linux built without CONFIG_BPF_SYSCALL logs it too)"),
     (r"systemd: \(This warning is only shown for the first unit using IP firewalling\.\)",
      "the second line of the same message"),
-    # A bug, not a missing feature: kept visible here until it is found.
-    (r"systemd-udevd: Failed to touch /run/udev/queue, ignoring: Read-only file system",
-     "bug not found yet: in systemd-udevd's namespace (PrivateMounts=, ProtectHostname=) its writes "
-     "under /run/udev fail with EROFS, although ns/service-namespace, which builds that namespace "
-     "step by step, passes"),
-    (r"\(udev-worker\): [\w-]+: Failed to process device, ignoring: Read-only file system",
-     "the same bug: udev's workers cannot write /run/udev/data (the device units are as under Linux)"),
 ]
 # journalctl's short form: "Nov 27 06:28:23 HOST IDENT[PID]: MESSAGE".
 _JOURNAL_PREFIX = re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ([^\s:\[]+)(?:\[\d+\])?: ")

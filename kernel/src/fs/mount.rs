@@ -286,6 +286,12 @@ impl MountNs {
         (mounts[p].root_key.0 == fs_id).then_some(mounts[p].flags)
     }
 
+    /// Tells whether mount `mnt` of this namespace holds a node of file
+    /// system `fs_id`.
+    pub fn holds(&self, mnt: MountId, fs_id: u64) -> bool {
+        mnt != NO_MOUNT && self.flags_by_id(mnt, fs_id).is_some()
+    }
+
     /// Returns the mount with id `mnt` if it holds `node` (is of its file
     /// system).
     pub fn mount_by_id(&self, mnt: MountId, node: &dyn Inode) -> Option<Mount> {

@@ -31,6 +31,9 @@ pub type Writer = Box<dyn Fn(&[u8]) -> Result<usize> + Send + Sync>;
 pub type OpenCheck = Box<dyn Fn() -> Result<()> + Send + Sync>;
 /// Resolves a magic link to its node (see [`Inode::magic_link`]).
 pub type Resolver = Box<dyn Fn() -> Result<Arc<dyn Inode>> + Send + Sync>;
+/// Tells the mount a magic link's node was reached through (see
+/// [`Inode::magic_link_mount`]).
+pub type MountOf = Box<dyn Fn(&Arc<dyn Inode>) -> kevlar_vfs::MountId + Send + Sync>;
 
 /// The `Inode` methods a node answers from its `attr` field alone: its
 /// file system, number, type (`$file_type`) and `as_any`. Shared by the
@@ -336,17 +339,24 @@ pub struct SynthLink {
     attr: Attr,
     target: Generator,
     magic: Option<Resolver>,
+    mount: Option<MountOf>,
 }
 
 impl SynthLink {
     /// Creates an ordinary link.
     pub fn new(attr: Attr, target: Generator) -> Arc<SynthLink> {
-        Arc::new(SynthLink { attr, target, magic: None })
+        Arc::new(SynthLink { attr, target, magic: None, mount: None })
     }
 
     /// Creates a magic link: path resolution goes to `resolve`'s node.
     pub fn magic(attr: Attr, target: Generator, resolve: Resolver) -> Arc<SynthLink> {
-        Arc::new(SynthLink { attr, target, magic: Some(resolve) })
+        Arc::new(SynthLink { attr, target, magic: Some(resolve), mount: None })
+    }
+
+    /// Creates a magic link whose node was reached through the mount
+    /// `mount` tells (an open file's).
+    pub fn magic_in_mount(attr: Attr, target: Generator, resolve: Resolver, mount: MountOf) -> Arc<SynthLink> {
+        Arc::new(SynthLink { attr, target, magic: Some(resolve), mount: Some(mount) })
     }
 }
 
@@ -366,6 +376,10 @@ impl Inode for SynthLink {
 
     fn magic_link(&self) -> Option<Result<Arc<dyn Inode>>> {
         self.magic.as_ref().map(|resolve| resolve())
+    }
+
+    fn magic_link_mount(&self, node: &Arc<dyn Inode>) -> kevlar_vfs::MountId {
+        self.mount.as_ref().map_or(kevlar_vfs::NO_MOUNT, |mount| mount(node))
     }
 }
 

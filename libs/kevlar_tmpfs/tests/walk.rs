@@ -723,11 +723,15 @@ fn open_walks() {
 /// but whose [`Inode::magic_link`] is `target`: procfs's fd and exe links.
 struct MagicDir {
     target: Arc<dyn Inode>,
+    /// The mount the target was reached through (an open file's), or
+    /// NO_MOUNT.
+    mount: kevlar_vfs::MountId,
 }
 
 /// The magic link itself.
 struct Magic {
     target: Arc<dyn Inode>,
+    mount: kevlar_vfs::MountId,
 }
 
 impl Inode for MagicDir {
@@ -753,6 +757,7 @@ impl Inode for MagicDir {
         match name {
             b"link" => Ok(Arc::new(Magic {
                 target: self.target.clone(),
+                mount: self.mount,
             })),
             _ => Err(Errno::ENOENT),
         }
@@ -784,6 +789,9 @@ impl Inode for Magic {
     fn magic_link(&self) -> Option<Result<Arc<dyn Inode>>> {
         Some(Ok(self.target.clone()))
     }
+    fn magic_link_mount(&self, _node: &Arc<dyn Inode>) -> kevlar_vfs::MountId {
+        self.mount
+    }
 }
 
 #[test]
@@ -792,6 +800,7 @@ fn magic_links_jump_to_their_node() {
     let m = mkdir(&t.f.root, "m");
     let magic_to_b: Arc<dyn Inode> = Arc::new(MagicDir {
         target: t.b.clone(),
+        mount: kevlar_vfs::NO_MOUNT,
     });
     let mut mounts = Mounts::default();
     mounts.mount(&m, &magic_to_b);
@@ -837,6 +846,7 @@ fn magic_links_jump_to_their_node() {
     // A magic link to a file cannot be walked through.
     let magic_to_file: Arc<dyn Inode> = Arc::new(MagicDir {
         target: t.c.clone(),
+        mount: kevlar_vfs::NO_MOUNT,
     });
     let mut mounts = Mounts::default();
     mounts.mount(&m, &magic_to_file);
@@ -856,6 +866,36 @@ fn magic_links_jump_to_their_node() {
     // walk_parent leaves a magic link in the last component alone.
     let p = walk_parent(&c, None, b"/m/link").unwrap();
     assert_eq!(p.last, LastComponent::Normal(b"link".to_vec()));
+}
+
+#[test]
+fn a_magic_link_that_knows_its_mount_continues_the_walk_in_it() {
+    let t = tree();
+    let m = mkdir(&t.f.root, "m");
+    let opened_through: kevlar_vfs::MountId = 7;
+    let magic: Arc<dyn Inode> = Arc::new(MagicDir {
+        target: t.b.clone(),
+        mount: opened_through,
+    });
+    let mut mounts = Mounts::default();
+    mounts.mount(&m, &magic);
+    let c = ctx(&t.f.root, &t.f.root, &mounts);
+    // At the end and further down: the open file's mount, so its flags
+    // (not another bind's of the same file system) apply.
+    let (node, mnt) = kevlar_vfs::walk_mnt(&c, None, b"/m/link", WalkFlags::EMPTY).unwrap();
+    assert_eq!((node.ino(), mnt), (t.b.ino(), opened_through));
+    let (node, mnt) = kevlar_vfs::walk_mnt(&c, None, b"/m/link/c", WalkFlags::EMPTY).unwrap();
+    assert_eq!((node.ino(), mnt), (t.c.ino(), opened_through));
+    // A link that does not know it leaves the mount unknown.
+    let unknown: Arc<dyn Inode> = Arc::new(MagicDir {
+        target: t.b.clone(),
+        mount: kevlar_vfs::NO_MOUNT,
+    });
+    let mut mounts = Mounts::default();
+    mounts.mount(&m, &unknown);
+    let c = ctx(&t.f.root, &t.f.root, &mounts);
+    let (_, mnt) = kevlar_vfs::walk_mnt(&c, None, b"/m/link/c", WalkFlags::EMPTY).unwrap();
+    assert_eq!(mnt, kevlar_vfs::NO_MOUNT);
 }
 
 #[test]

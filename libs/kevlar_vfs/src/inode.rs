@@ -291,6 +291,16 @@ pub trait Inode: Send + Sync + Any {
         None
     }
 
+    /// The mount through which `node`, what [`Inode::magic_link`] gave,
+    /// was reached when it was opened (an open file's), so that a walk
+    /// through the link goes on in that mount and its flags apply (a
+    /// read-only bind elsewhere of the same file system does not);
+    /// [`NO_MOUNT`](crate::NO_MOUNT) when it is not known.
+    fn magic_link_mount(&self, node: &Arc<dyn Inode>) -> crate::MountId {
+        let _ = node;
+        crate::NO_MOUNT
+    }
+
     /// Adds the hard link `name` to `target`, which must be a non-directory
     /// on the same file system (else EPERM or EXDEV).
     fn link(&self, name: &[u8], target: &Arc<dyn Inode>) -> Result<()> {

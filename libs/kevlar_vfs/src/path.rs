@@ -703,10 +703,11 @@ impl<'c, 'a> Walker<'c, 'a> {
                             }
                             // The walk goes on from the node itself; it
                             // must be a directory if more follows (checked
-                            // at the next component or at the end). Its
-                            // mount is not known to the walk.
+                            // at the next component or at the end), in the
+                            // mount the link knows it in (an open file's),
+                            // else in one not known to the walk.
                             cur = node?;
-                            self.mnt = NO_MOUNT;
+                            self.mnt = child.magic_link_mount(&cur);
                             continue;
                         }
                         let target = child.read_link()?;

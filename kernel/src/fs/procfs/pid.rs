@@ -637,7 +637,18 @@ impl DirSource for FdSource {
                 None => Arc::new(FdTarget { file }),
             })
         };
-        Ok(SynthLink::magic(attr_of(&p, ino, perm), Box::new(target), Box::new(resolve)))
+        // The walk through the link goes on in the mount the file was
+        // opened through, if it is the reader's namespace's: that mount's
+        // flags apply (systemd's touch_file() sets times and modes by
+        // /proc/self/fd/N of an O_PATH descriptor; the file system's other
+        // mounts may be read-only binds).
+        let mount = move |node: &Arc<dyn Inode>| -> kevlar_vfs::MountId {
+            let Ok((file, _)) = open_file(pid, fd) else { return kevlar_vfs::NO_MOUNT };
+            let mnt = file.mount_id();
+            let same = file.ops.inode().is_some_and(|inode| kevlar_vfs::same_inode(&*inode, &**node));
+            if same && crate::fs::mount::current_ns().holds(mnt, node.fs_id()) { mnt } else { kevlar_vfs::NO_MOUNT }
+        };
+        Ok(SynthLink::magic_in_mount(attr_of(&p, ino, perm), Box::new(target), Box::new(resolve), Box::new(mount)))
     }
 
     fn create_error(&self) -> Errno {
