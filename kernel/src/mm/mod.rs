@@ -310,12 +310,15 @@ pub struct Vm {
     keys: u16,
     /// The key of execute-only memory once one was taken (pkeys.rs).
     exec_only: Option<u8>,
+    /// Whether a key other than 0 was ever handed out: until then every
+    /// area has key 0 and a fault need not look its area's key up.
+    keyed: bool,
 }
 
 impl Vm {
     /// Creates an empty address space.
     pub fn new() -> Result<Vm> {
-        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None, locks: mlock::Locks::default(), membarrier: 0, aio: Default::default(), keys: pkeys::INITIAL, exec_only: None })
+        Ok(Vm { space: AddressSpace::new().map_err(|_| Errno::ENOMEM)?, vmas: BTreeMap::new(), brk_start: 0, brk: 0, program: None, locks: mlock::Locks::default(), membarrier: 0, aio: Default::default(), keys: pkeys::INITIAL, exec_only: None, keyed: false })
     }
 
     /// The address space every exited process holds: empty, made once, so
@@ -767,7 +770,7 @@ impl Vm {
     pub fn fork(&mut self) -> Result<Vm> {
         let space = self.space.fork_copy().map_err(|_| Errno::ENOMEM)?;
         // Locks are not inherited (fork), as on Linux.
-        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone(), locks: mlock::Locks::default(), membarrier: self.membarrier, aio: Default::default(), keys: self.keys, exec_only: self.exec_only })
+        Ok(Vm { space, vmas: self.vmas.clone(), brk_start: self.brk_start, brk: self.brk, program: self.program.clone(), locks: mlock::Locks::default(), membarrier: self.membarrier, aio: Default::default(), keys: self.keys, exec_only: self.exec_only, keyed: self.keyed })
     }
 
     /// Moves the program break; returns the new break (the old one when

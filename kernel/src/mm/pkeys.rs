@@ -34,6 +34,7 @@ impl Vm {
         }
         let key = (!self.keys).trailing_zeros() as u8;
         self.keys |= 1 << key;
+        self.keyed |= key != 0;
         Some(key)
     }
 
@@ -82,6 +83,12 @@ impl Vm {
     /// covers `addr` or the key allows the access.
     pub fn key_denial(&self, addr: usize, write: bool, exec: bool, hardware: bool) -> Option<u8> {
         if !pkru::enabled() {
+            return None;
+        }
+        // Until a key other than 0 is handed out every area has key 0, so
+        // the thread's rights for key 0 decide without finding the area
+        // (every page fault comes through here).
+        if !hardware && !self.keyed && (exec || pkru::allows(pkru::read(), 0, write)) {
             return None;
         }
         let key = self.find(addr)?.prot.key;
