@@ -260,6 +260,23 @@ static ssize_t read_full(int fd, void *buf, size_t n)
     return got;
 }
 
+/* Copies file `from` to `to` (created or truncated with `mode`), as the
+ * tests that execute a program under another name need; returns `to`
+ * still open for writing (ETXTBSY tests keep it so), for the caller to
+ * close. */
+static int copy_file_open(const char *from, const char *to, mode_t mode) __attribute__((unused));
+static int copy_file_open(const char *from, const char *to, mode_t mode)
+{
+    int in = open(from, O_RDONLY);
+    int to_fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(in, buf, sizeof buf)) > 0)
+        write(to_fd, buf, n);
+    close(in);
+    return to_fd;
+}
+
 static const char *ftype(mode_t m) __attribute__((unused));
 static const char *ftype(mode_t m)
 {

@@ -4,17 +4,7 @@
  * made its parent die of SIGBUS at its next instruction fetch.) */
 #include "common.h"
 
-static int copy_self(const char *to)
-{
-    int in = open("/proc/self/exe", O_RDONLY);
-    int out_fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-    char buf[4096];
-    long n;
-    while ((n = read(in, buf, sizeof buf)) > 0)
-        write(out_fd, buf, n);
-    close(in);
-    return out_fd;
-}
+static int copy_self(const char *to) { return copy_file_open("/proc/self/exe", to, 0755); }
 
 /* Runs `path child` and returns how the exec went: 0 if the program ran
  * (it exits 7), else the errno execve failed with. */

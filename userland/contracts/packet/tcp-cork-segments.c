@@ -6,7 +6,7 @@
  * holds also goes out at tcp(7)'s 200 ms ceiling, and at shutdown for
  * writing, ahead of the FIN. */
 #include "packet.h"
-#include <netinet/tcp.h>
+#include "tcp-exchange.h"
 /* SIOCOUTQ is TIOCOUTQ (linux/sockios.h). */
 #define SIOCOUTQ TIOCOUTQ
 
@@ -33,21 +33,10 @@ static int readable_now(int fd)
 
 int main(void)
 {
-    lo_set(1);
-    int l = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    if (bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 4) < 0 || getsockname(l, (struct sockaddr *)&a, &al) < 0) {
-        out("listener: %s", errname(errno));
+    int c, s;
+    int port = tcp_loopback_pair(&c, &s);
+    if (port < 0)
         return 1;
-    }
-    int port = ntohs(a.sin_port);
-    int c = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(c, (struct sockaddr *)&a, sizeof a) < 0) {
-        out("connect: %s", errname(errno));
-        return 1;
-    }
-    int s = accept(l, NULL, NULL);
     int one = 1, zero = 0;
     check("TCP_NODELAY", setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one));
     /* A request, as the response's occasion. */
@@ -69,23 +58,8 @@ int main(void)
     read_exactly(c, 23, "response");
 
     int data = 0, bytes = 0;
-    unsigned char buf[2048];
-    for (;;) {
-        struct pollfd p = {.fd = ip, .events = POLLIN};
-        if (poll(&p, 1, 200) <= 0)
-            break;
-        struct sockaddr_ll ll;
-        socklen_t ll_len = sizeof ll;
-        long n = recvfrom(ip, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&ll, &ll_len);
-        if (n < 0)
-            break;
-        if (ll.sll_pkttype != PACKET_HOST || n < 40 || buf[9] != IPPROTO_TCP)
-            continue;
-        int ihl = (buf[0] & 15) * 4;
-        int total = (buf[2] << 8) | buf[3];
-        const unsigned char *t = buf + ihl;
-        int sport = (t[0] << 8) | t[1];
-        int payload = total - ihl - (t[12] >> 4) * 4;
+    int sport, dport, payload;
+    while (next_tcp_segment(ip, &sport, &dport, &payload)) {
         if (sport == port && payload > 0) {
             data++;
             bytes += payload;

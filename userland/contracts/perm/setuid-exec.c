@@ -12,13 +12,7 @@
 /* Copies the helper to `path` with `mode`, owned by uid/gid `owner`. */
 static void install(const char *path, mode_t mode, uid_t owner)
 {
-    int in = open(HELPER, O_RDONLY), outfd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0700);
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(in, buf, sizeof buf)) > 0)
-        write(outfd, buf, n);
-    close(in);
-    close(outfd);
+    close(copy_file_open(HELPER, path, 0700));
     if (chown(path, owner, owner) != 0 || chmod(path, mode) != 0)
         out("install %s: %s", path, errname(errno));
 }

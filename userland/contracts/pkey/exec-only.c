@@ -5,44 +5,21 @@
  * pkey_mprotect refuse it (EINVAL); mprotect to other rights gives the
  * area key 0 again. */
 #include "pkeys.h"
-#include <setjmp.h>
 #include <sys/mman.h>
-
-static sigjmp_buf jb;
-static volatile int got_code;
-static volatile unsigned got_pkey;
-
-static void on_fault(int s, siginfo_t *si, void *uc)
-{
-    (void)s;
-    (void)uc;
-    got_code = si->si_code;
-    got_pkey = si_pkey_of(si);
-    siglongjmp(jb, 1);
-}
 
 static void try_read(const char *label, volatile char *p)
 {
-    unsigned saved = rdpkru();
-    if (sigsetjmp(jb, 1) == 0) {
-        out("%s: ok value=%d", label, *p);
-        return;
-    }
-    wrpkru(saved);
-    out("%s: %s pkey=%u", label, got_code == SEGV_PKUERR ? "SEGV_PKUERR" : got_code == SEGV_ACCERR ? "SEGV_ACCERR" : "other", got_pkey);
+    char v;
+    if (!faults(p, 0, &v))
+        out("%s: ok value=%d", label, v);
+    else
+        out("%s: %s pkey=%u", label, pkey_fault_code_name(), pkey_fault_pkey);
 }
 
 int main(void)
 {
-    if (!ospke()) {
-        out("ospke: no");
-        return 0;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigaction(SIGSEGV, &sa, NULL);
+    require_ospke();
+    catch_faults();
     long pg = sysconf(_SC_PAGESIZE);
     char *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     p[0] = 3;

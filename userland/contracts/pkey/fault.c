@@ -8,45 +8,22 @@
  * runs with the default PKRU (every key but 0 closed), which a siglongjmp
  * out of it keeps. /proc/self/smaps shows each area's key. */
 #include "pkeys.h"
-#include <setjmp.h>
 #include <sys/mman.h>
-
-static sigjmp_buf jb;
-static volatile int got_sig, got_code;
-static volatile unsigned got_pkey, handler_pkru;
-static void *volatile got_addr;
-
-static void on_fault(int s, siginfo_t *si, void *uc)
-{
-    (void)uc;
-    got_sig = s;
-    got_code = si->si_code;
-    got_addr = si->si_addr;
-    got_pkey = si_pkey_of(si);
-    handler_pkru = rdpkru();
-    siglongjmp(jb, 1);
-}
 
 static void touch(const char *label, volatile char *p, int write)
 {
-    unsigned saved = rdpkru();
-    if (sigsetjmp(jb, 1) == 0) {
-        char v = 7;
-        if (write)
-            *p = v;
-        else
-            v = *p;
+    char v = 7;
+    if (!faults(p, write, &v)) {
         out("%s: ok value=%d", label, v);
         return;
     }
-    unsigned after = rdpkru();
-    wrpkru(saved);
-    const char *code = got_code == SEGV_PKUERR ? "SEGV_PKUERR" : got_code == SEGV_ACCERR ? "SEGV_ACCERR" : "other";
-    if (got_code == SEGV_PKUERR)
-        out("%s: %s %s addr=%s pkey=%u handler pkru=%#x after=%#x", label, signame(got_sig), code,
-            got_addr == (void *)p ? "same" : "different", got_pkey, handler_pkru, after);
+    const char *code = pkey_fault_code_name();
+    const char *addr = pkey_fault_addr == (void *)p ? "same" : "different";
+    if (pkey_fault_code == SEGV_PKUERR)
+        out("%s: %s %s addr=%s pkey=%u handler pkru=%#x after=%#x", label, signame(pkey_fault_sig), code, addr,
+            pkey_fault_pkey, pkey_fault_handler_pkru, pkey_fault_after_pkru);
     else
-        out("%s: %s %s addr=%s", label, signame(got_sig), code, got_addr == (void *)p ? "same" : "different");
+        out("%s: %s %s addr=%s", label, signame(pkey_fault_sig), code, addr);
 }
 
 static void smaps_key(const char *label, void *addr)
@@ -73,16 +50,9 @@ static void smaps_key(const char *label, void *addr)
 
 int main(void)
 {
-    if (!ospke()) {
-        out("ospke: no");
-        return 0;
-    }
+    require_ospke();
     long pg = sysconf(_SC_PAGESIZE);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigaction(SIGSEGV, &sa, NULL);
+    catch_faults();
     char *p = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     p[0] = 1;
     int fds[2];

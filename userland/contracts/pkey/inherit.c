@@ -7,32 +7,15 @@
  * the same page obey its own rights. */
 #include "pkeys.h"
 #include <pthread.h>
-#include <setjmp.h>
 #include <sys/mman.h>
-
-static sigjmp_buf jb;
-static volatile int got_code;
-static volatile unsigned got_pkey;
-
-static void on_fault(int s, siginfo_t *si, void *uc)
-{
-    (void)s;
-    (void)uc;
-    got_code = si->si_code;
-    got_pkey = si_pkey_of(si);
-    siglongjmp(jb, 1);
-}
 
 static const char *try_write(volatile char *p)
 {
     static __thread char buf[64];
-    unsigned saved = rdpkru();
-    if (sigsetjmp(jb, 1) == 0) {
-        *p = 5;
+    char v = 5;
+    if (!faults(p, 1, &v))
         return "ok";
-    }
-    wrpkru(saved);
-    snprintf(buf, sizeof buf, "%s pkey=%u", got_code == SEGV_PKUERR ? "SEGV_PKUERR" : "other", got_pkey);
+    snprintf(buf, sizeof buf, "%s pkey=%u", pkey_fault_code_name(), pkey_fault_pkey);
     return buf;
 }
 
@@ -59,21 +42,14 @@ static void *thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (!ospke()) {
-        out("ospke: no");
-        return 0;
-    }
+    require_ospke();
     if (argc > 1) {
         out("exec: pkru %#x", rdpkru());
         show("exec: free 1", sys_pkey_free(1));
         show("exec: alloc", sys_pkey_alloc(0, 0));
         return 0;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigaction(SIGSEGV, &sa, NULL);
+    catch_faults();
     long pg = sysconf(_SC_PAGESIZE);
     page = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     page[0] = 1;

@@ -32,15 +32,8 @@ static void on_usr1(int s, siginfo_t *si, void *ucv)
 
 int main(void)
 {
-    if (!ospke()) {
-        out("ospke: no");
-        return 0;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_usr1;
-    sa.sa_flags = SA_SIGINFO;
-    sigaction(SIGUSR1, &sa, NULL);
+    require_ospke();
+    on_signal(SIGUSR1, on_usr1, 0);
     long k = show("alloc", sys_pkey_alloc(0, PKEY_DISABLE_WRITE));
     unsigned before = rdpkru();
     out("pkru before: %#x", before);

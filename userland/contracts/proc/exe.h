@@ -5,17 +5,7 @@
 #define CONTRACTS_PROC_EXE_H
 #include "../common.h"
 
-static void copy_self(const char *to)
-{
-    int in = open("/proc/self/exe", O_RDONLY);
-    int outfd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(in, buf, sizeof buf)) > 0)
-        write(outfd, buf, n);
-    close(in);
-    close(outfd);
-}
+static void copy_self(const char *to) { close(copy_file_open("/proc/self/exe", to, 0755)); }
 
 static void show_link(const char *label, const char *link)
 {
