@@ -558,6 +558,24 @@ impl Inode for PidLink {
     fn magic_link(&self) -> Option<Result<Arc<dyn Inode>>> {
         Some(self.target())
     }
+
+    /// cwd and root go on in the mount the process holds its directory
+    /// in, if that is the reader's namespace's, as a walk through an open
+    /// file's link does (a read-only bind of the file system made elsewhere
+    /// must not lend its flags); exe in one not known.
+    fn magic_link_mount(&self, node: &Arc<dyn Inode>) -> kevlar_vfs::MountId {
+        let Ok(p) = process(self.pid) else { return kevlar_vfs::NO_MOUNT };
+        // Taken out of the lock: the reader's namespace is looked up after.
+        let (same, mnt) = {
+            let fs = p.fs.lock();
+            match self.which {
+                Link::Cwd => (kevlar_vfs::same_inode(&*fs.cwd, &**node), fs.cwd_mnt),
+                Link::Root => (kevlar_vfs::same_inode(&*fs.root, &**node), fs.root_mnt),
+                Link::Exe => return kevlar_vfs::NO_MOUNT,
+            }
+        };
+        if same && crate::fs::mount::current_ns().holds(mnt, node.fs_id()) { mnt } else { kevlar_vfs::NO_MOUNT }
+    }
 }
 
 /// Tells whether `node` is a `/proc/PID` magic link (cwd, exe, root).
