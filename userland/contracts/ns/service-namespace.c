@@ -48,16 +48,7 @@ static void show_state(void)
 int main(void)
 {
     int notify = service_run_create();
-    pid_t pid = fork();
-    if (pid == 0) {
-        service_enter_namespace();
-        out("in the service's namespace:");
-        show_state();
-        _exit(0);
-    }
-    reap("child", pid);
-    out("in the parent's namespace:");
-    show_state();
+    service_show_both(show_state);
     service_run_remove(notify);
     return 0;
 }

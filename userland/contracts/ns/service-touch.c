@@ -73,16 +73,7 @@ int main(void)
     int data = open(RUN "/udev/data/c4:64", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (data >= 0)
         close(data);
-    pid_t pid = fork();
-    if (pid == 0) {
-        service_enter_namespace();
-        out("in the service's namespace:");
-        show_state();
-        _exit(0);
-    }
-    reap("child", pid);
-    out("in the parent's namespace:");
-    show_state();
+    service_show_both(show_state);
     unlink(RUN "/udev/queue");
     unlink(RUN "/udev/data/c4:64");
     service_run_remove(notify);

@@ -118,4 +118,20 @@ static void service_enter_namespace(void)
     check("make / shared recursively", mount(NULL, "/", NULL, MS_SHARED | MS_REC, NULL));
     check("make incoming a slave", mount(NULL, RUN "/systemd/incoming", NULL, MS_SLAVE, NULL));
 }
+
+/* `show_state` in the service's namespace (a child's), then in the
+ * parent's. */
+static void service_show_both(void (*show_state)(void))
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        service_enter_namespace();
+        out("in the service's namespace:");
+        show_state();
+        _exit(0);
+    }
+    reap("child", pid);
+    out("in the parent's namespace:");
+    show_state();
+}
 #endif

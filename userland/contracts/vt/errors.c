@@ -37,6 +37,21 @@ static void unprivileged(int zero)
     check("VT_DISALLOCATE 9", ioctl(zero, VT_DISALLOCATE, 9));
 }
 
+static void console_user(int seven, int zero)
+{
+    check("ctty KDSKBMODE unicode", ioctl(seven, KDSKBMODE, K_UNICODE));
+    check("ctty VT_WAITACTIVE 1", ioctl(seven, VT_WAITACTIVE, 1));
+    char s = TIOCL_GETFGCONSOLE;
+    show("ctty TIOCLINUX GETFGCONSOLE", ioctl(seven, TIOCLINUX, &s));
+    s = TIOCL_GETSHIFTSTATE;
+    show("ctty TIOCLINUX GETSHIFTSTATE", ioctl(seven, TIOCLINUX, &s));
+    out("shift state: %d", s);
+    char redirect[2] = { TIOCL_SETKMSGREDIRECT, 0 };
+    check("ctty TIOCLINUX SETKMSGREDIRECT", ioctl(seven, TIOCLINUX, redirect));
+    /* Not its terminal: tty0 (console 1) stays out of reach. */
+    check("ctty VT_ACTIVATE through tty0", ioctl(zero, VT_ACTIVATE, 1));
+}
+
 int main(void)
 {
     int master = posix_openpt(O_RDWR | O_NOCTTY);
@@ -87,37 +102,8 @@ int main(void)
     check("KDSKBLED 0", ioctl(zero, KDSKBLED, 0));
 
     /* A user without capabilities. */
-    pid_t child = fork();
-    if (child == 0) {
-        if (setresuid(1000, 1000, 1000) < 0)
-            _exit(1);
-        unprivileged(zero);
-        _exit(0);
-    }
-    reap("uid 1000", child);
-
+    as_uid1000("uid 1000", unprivileged, zero);
     /* The same user with console 7 as its controlling terminal. */
-    child = fork();
-    if (child == 0) {
-        setsid();
-        int seven = open("/dev/tty7", O_RDWR);
-        check("open /dev/tty7 as controlling terminal", seven);
-        if (setresuid(1000, 1000, 1000) < 0)
-            _exit(1);
-        check("ctty KDSETMODE text", ioctl(seven, KDSETMODE, KD_TEXT));
-        check("ctty KDSKBMODE unicode", ioctl(seven, KDSKBMODE, K_UNICODE));
-        check("ctty VT_WAITACTIVE 1", ioctl(seven, VT_WAITACTIVE, 1));
-        char s = TIOCL_GETFGCONSOLE;
-        show("ctty TIOCLINUX GETFGCONSOLE", ioctl(seven, TIOCLINUX, &s));
-        s = TIOCL_GETSHIFTSTATE;
-        show("ctty TIOCLINUX GETSHIFTSTATE", ioctl(seven, TIOCLINUX, &s));
-        out("shift state: %d", s);
-        char redirect[2] = { TIOCL_SETKMSGREDIRECT, 0 };
-        check("ctty TIOCLINUX SETKMSGREDIRECT", ioctl(seven, TIOCLINUX, redirect));
-        /* Not its terminal: tty0 (console 1) stays out of reach. */
-        check("ctty VT_ACTIVATE through tty0", ioctl(zero, VT_ACTIVATE, 1));
-        _exit(0);
-    }
-    reap("controlling terminal", child);
+    as_console_user("controlling terminal", console_user, zero);
     return 0;
 }

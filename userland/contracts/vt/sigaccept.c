@@ -9,6 +9,18 @@
 
 #define KDSIGACCEPT 0x4B4E
 
+static void uid1000_requests(int zero)
+{
+    check("uid 1000 SIGWINCH", ioctl(zero, KDSIGACCEPT, SIGWINCH));
+    check("uid 1000 signal 0", ioctl(zero, KDSIGACCEPT, 0));
+}
+
+static void console_user_request(int seven, int zero)
+{
+    (void)zero;
+    check("ctty SIGWINCH", ioctl(seven, KDSIGACCEPT, SIGWINCH));
+}
+
 int main(void)
 {
     int master = posix_openpt(O_RDWR | O_NOCTTY);
@@ -29,29 +41,9 @@ int main(void)
     check("again SIGWINCH", ioctl(zero, KDSIGACCEPT, SIGWINCH));
 
     /* A user without capabilities: EPERM before the signal is looked at. */
-    pid_t child = fork();
-    if (child == 0) {
-        if (setresuid(1000, 1000, 1000) < 0)
-            _exit(1);
-        check("uid 1000 SIGWINCH", ioctl(zero, KDSIGACCEPT, SIGWINCH));
-        check("uid 1000 signal 0", ioctl(zero, KDSIGACCEPT, 0));
-        _exit(0);
-    }
-    reap("uid 1000", child);
-
+    as_uid1000("uid 1000", uid1000_requests, zero);
     /* Its controlling terminal is enough for other console changes, not
      * for this one: CAP_KILL is needed too. */
-    child = fork();
-    if (child == 0) {
-        setsid();
-        int seven = open("/dev/tty7", O_RDWR);
-        check("open /dev/tty7 as controlling terminal", seven);
-        if (setresuid(1000, 1000, 1000) < 0)
-            _exit(1);
-        check("ctty KDSETMODE text", ioctl(seven, KDSETMODE, KD_TEXT));
-        check("ctty SIGWINCH", ioctl(seven, KDSIGACCEPT, SIGWINCH));
-        _exit(0);
-    }
-    reap("controlling terminal", child);
+    as_console_user("controlling terminal", console_user_request, zero);
     return 0;
 }

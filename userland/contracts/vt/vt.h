@@ -81,3 +81,38 @@ static void __attribute__((unused)) show_byte(const char *label, int fd, unsigne
     else
         out("%s: 0x%x", label, v);
 }
+
+/* Runs body(fd) in a child as uid 1000 with no capabilities; reaps it as
+ * `label`. */
+static void as_uid1000(const char *label, void (*body)(int fd), int fd) __attribute__((unused));
+static void as_uid1000(const char *label, void (*body)(int fd), int fd)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        if (setresuid(1000, 1000, 1000) < 0)
+            _exit(1);
+        body(fd);
+        _exit(0);
+    }
+    reap(label, child);
+}
+
+/* The same with console 7 as the child's controlling terminal (opened in
+ * a new session before root is dropped) and put in text mode through it:
+ * body(seven, fd). */
+static void as_console_user(const char *label, void (*body)(int seven, int fd), int fd) __attribute__((unused));
+static void as_console_user(const char *label, void (*body)(int seven, int fd), int fd)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        setsid();
+        int seven = open("/dev/tty7", O_RDWR);
+        check("open /dev/tty7 as controlling terminal", seven);
+        if (setresuid(1000, 1000, 1000) < 0)
+            _exit(1);
+        check("ctty KDSETMODE text", ioctl(seven, KDSETMODE, KD_TEXT));
+        body(seven, fd);
+        _exit(0);
+    }
+    reap(label, child);
+}
