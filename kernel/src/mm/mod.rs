@@ -73,7 +73,8 @@ impl Prot {
         if !self.any() {
             flags |= PageFlags::NO_ACCESS;
         }
-        flags.with_key(self.key)
+        // Key 0 is the bits' clear state: only other keys are written.
+        if self.key == 0 { flags } else { flags.with_key(self.key) }
     }
 
     fn any(self) -> bool {

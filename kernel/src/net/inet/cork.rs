@@ -125,8 +125,8 @@ impl Stack {
             earliest = earliest.min(deadline);
             true
         });
-        list.dedup();
-        // release_held never adds to the list.
+        // A handle is listed once: `hold` adds it only when its held bytes
+        // were empty, and release_held never adds to the list.
         self.held_conns = list;
         earliest
     }
